@@ -1,0 +1,42 @@
+export type LudusErrorCode =
+  | 'CONFIG_INVALID'
+  | 'MODEL_TYPE_UNSUPPORTED'
+  | 'SAFETENSORS_MALFORMED'
+  | 'SAFETENSORS_DTYPE_UNSUPPORTED'
+  | 'CHECKPOINT_MISSING_FILE'
+  | 'CHECKPOINT_TENSOR_MISSING'
+  | 'CHECKPOINT_TENSOR_SHAPE'
+  | 'TOKENIZER_MISMATCH'
+  | 'TOKENIZER_INVALID'
+  | 'NON_FINITE'
+  | 'DEVICE_UNAVAILABLE'
+  | 'GRAPH_INVALID'
+  | 'ENGINE_RUN_FAILED'
+  | 'SEQUENCE_TOO_LONG'
+  | 'INPUT_INVALID'
+  | 'WORKER_FAILED';
+
+/** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
+export class LudusError extends Error {
+  readonly code: LudusErrorCode;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(code: LudusErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(`[${code}] ${message}`);
+    this.name = 'LudusError';
+    this.code = code;
+    this.details = details;
+  }
+
+  static is(value: unknown, code?: LudusErrorCode): value is LudusError {
+    return value instanceof LudusError && (code === undefined || value.code === code);
+  }
+
+  toJSON(): { code: LudusErrorCode; message: string; details: Readonly<Record<string, unknown>> } {
+    return { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+export const fail = (code: LudusErrorCode, message: string, details: Record<string, unknown> = {}): never => {
+  throw new LudusError(code, message, details);
+};
