@@ -1,0 +1,212 @@
+import onnxProto from 'onnx-proto';
+import { fail } from '../../core/errors.ts';
+
+const { onnx } = onnxProto;
+
+export type DType = 'float32' | 'float16' | 'float64' | 'int64' | 'int32' | 'bool' | 'uint8';
+export type Dim = number | string;
+export type TypedArray = Float32Array | Float64Array | Uint16Array | BigInt64Array | Int32Array | Uint8Array;
+
+const ONNX_TYPE: Record<DType, number> = {
+  float32: 1, uint8: 2, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11,
+};
+
+/** A named tensor flowing through a graph. `rank` is tracked when known, for gradient rules. */
+export interface Value {
+  readonly name: string;
+  readonly dtype: DType;
+}
+
+export type AttrValue = number | string | number[] | string[] | { float: number } | { floats: number[] } | { tensor: ConstTensor };
+
+export interface ConstTensor {
+  dtype: DType;
+  dims: number[];
+  data: TypedArray;
+}
+
+interface ValueInfo {
+  name: string;
+  dtype: DType;
+  shape?: Dim[];
+}
+
+export interface OpOptions {
+  domain?: string;
+  outputs?: number;
+  /** Output dtypes; defaults to the first input's dtype. */
+  dtypes?: DType[];
+  name?: string;
+}
+
+export const MS_DOMAIN = 'com.microsoft';
+
+/**
+ * Builds one ONNX graph from TypeScript. Values are plain `{ name, dtype }` handles; `op` appends a node.
+ * Encoding goes through onnx-proto so the wire format is the standard one.
+ */
+export class Graph {
+  private readonly nodes: object[] = [];
+  private readonly inputs: ValueInfo[] = [];
+  private readonly outputs: ValueInfo[] = [];
+  private readonly initializers: Array<{ name: string; tensor: ConstTensor }> = [];
+  private readonly names = new Set<string>();
+  private counter = 0;
+
+  constructor(readonly name = 'ludus') {}
+
+  private fresh(hint: string): string {
+    let candidate = `${hint}_${this.counter++}`;
+    while (this.names.has(candidate)) candidate = `${hint}_${this.counter++}`;
+    this.names.add(candidate);
+    return candidate;
+  }
+
+  private claim(name: string): string {
+    if (this.names.has(name)) fail('GRAPH_INVALID', `value name "${name}" is used twice in graph ${this.name}`);
+    this.names.add(name);
+    return name;
+  }
+
+  input(name: string, dtype: DType, shape: Dim[]): Value {
+    this.inputs.push({ name: this.claim(name), dtype, shape });
+    return { name, dtype };
+  }
+
+  initializer(name: string, tensor: ConstTensor): Value {
+    this.initializers.push({ name: this.claim(name), tensor });
+    return { name, dtype: tensor.dtype };
+  }
+
+  private constant(tensor: ConstTensor, hint: string): Value {
+    const name = this.fresh(hint);
+    this.initializers.push({ name, tensor });
+    return { name, dtype: tensor.dtype };
+  }
+
+  /** A small constant baked into the graph. */
+  const(data: number[] | TypedArray, dims: number[], dtype: DType = 'float32', hint = 'const'): Value {
+    return this.constant({ dtype, dims, data: toTyped(data, dtype) }, hint);
+  }
+
+  scalar(value: number, dtype: DType): Value {
+    return this.const([value], [], dtype, 'scalar');
+  }
+
+  ints(values: number[]): Value {
+    return this.const(values, [values.length], 'int64', 'ints');
+  }
+
+  op(opType: string, inputs: Array<Value | null>, attrs: Record<string, AttrValue> = {}, options: OpOptions = {}): Value[] {
+    const count = options.outputs ?? 1;
+    const first = inputs.find((v): v is Value => v !== null);
+    const outputs: Value[] = [];
+    for (let i = 0; i < count; i++) {
+      const dtype = options.dtypes?.[i] ?? first?.dtype ?? 'float32';
+      outputs.push({ name: this.fresh(opType.toLowerCase()), dtype });
+    }
+    this.nodes.push({
+      opType,
+      domain: options.domain ?? '',
+      name: options.name ?? this.fresh(`n_${opType}`),
+      input: inputs.map((v) => (v === null ? '' : v.name)),
+      output: outputs.map((v) => v.name),
+      attribute: Object.entries(attrs).map(([key, value]) => encodeAttr(key, value)),
+    });
+    return outputs;
+  }
+
+  /** Single-output convenience over `op`. */
+  op1(opType: string, inputs: Array<Value | null>, attrs: Record<string, AttrValue> = {}, options: OpOptions = {}): Value {
+    return this.op(opType, inputs, attrs, options)[0];
+  }
+
+  /** Marks a value as a graph output, renaming it through Identity when a public name is asked for. */
+  output(value: Value, name: string, shape?: Dim[], dtype: DType = value.dtype): Value {
+    const published = value.name === name ? value : this.op1('Identity', [value], {}, { name: `out_${name}` });
+    const finalName = published.name === name ? name : this.rename(published, name);
+    this.outputs.push({ name: finalName, dtype, shape });
+    return { name: finalName, dtype };
+  }
+
+  private rename(value: Value, name: string): string {
+    const node = this.nodes[this.nodes.length - 1] as { output: string[] };
+    this.claim(name);
+    node.output = node.output.map((o) => (o === value.name ? name : o));
+    return name;
+  }
+
+  get nodeCount(): number {
+    return this.nodes.length;
+  }
+
+  toBytes(opset = 23, irVersion = 11): Uint8Array {
+    const usesMs = this.nodes.some((n) => (n as { domain: string }).domain === MS_DOMAIN);
+    const model = onnx.ModelProto.create({
+      irVersion,
+      producerName: 'ludus',
+      opsetImport: [{ domain: '', version: opset }, ...(usesMs ? [{ domain: MS_DOMAIN, version: 1 }] : [])],
+      graph: {
+        name: this.name,
+        node: this.nodes,
+        input: this.inputs.map(valueInfo),
+        output: this.outputs.map(valueInfo),
+        initializer: this.initializers.map(({ name, tensor }) => ({
+          name,
+          dims: tensor.dims,
+          dataType: ONNX_TYPE[tensor.dtype],
+          rawData: new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength),
+        })),
+      },
+    });
+    return onnx.ModelProto.encode(model).finish();
+  }
+}
+
+function valueInfo(info: ValueInfo): object {
+  return {
+    name: info.name,
+    type: {
+      tensorType: {
+        elemType: ONNX_TYPE[info.dtype],
+        ...(info.shape ? { shape: { dim: info.shape.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) } } : {}),
+      },
+    },
+  };
+}
+
+function encodeAttr(name: string, value: AttrValue): object {
+  const { AttributeType } = onnx.AttributeProto;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) return { name, type: AttributeType.FLOAT, f: value };
+    return { name, type: AttributeType.INT, i: value };
+  }
+  if (typeof value === 'string') return { name, type: AttributeType.STRING, s: new TextEncoder().encode(value) };
+  if (Array.isArray(value)) {
+    if (value.length > 0 && typeof value[0] === 'string') {
+      return { name, type: AttributeType.STRINGS, strings: (value as string[]).map((s) => new TextEncoder().encode(s)) };
+    }
+    return { name, type: AttributeType.INTS, ints: value as number[] };
+  }
+  if ('float' in value) return { name, type: AttributeType.FLOAT, f: value.float };
+  if ('floats' in value) return { name, type: AttributeType.FLOATS, floats: value.floats };
+  const t = value.tensor;
+  return {
+    name,
+    type: AttributeType.TENSOR,
+    t: { dims: t.dims, dataType: ONNX_TYPE[t.dtype], rawData: new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength) },
+  };
+}
+
+export function toTyped(data: number[] | TypedArray, dtype: DType): TypedArray {
+  if (!Array.isArray(data)) return data;
+  switch (dtype) {
+    case 'float32': return Float32Array.from(data);
+    case 'float64': return Float64Array.from(data);
+    case 'int64': return BigInt64Array.from(data.map((x) => BigInt(x)));
+    case 'int32': return Int32Array.from(data);
+    case 'bool':
+    case 'uint8': return Uint8Array.from(data);
+    case 'float16': return Uint16Array.from(data);
+  }
+}

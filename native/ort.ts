@@ -1,0 +1,104 @@
+import * as ort from 'onnxruntime-node';
+import { LudusError, fail } from '../core/errors.ts';
+import type { DType, TypedArray } from './onnx/graph.ts';
+
+/** The one module that touches onnxruntime-node. Everything else passes plain typed arrays. */
+
+export type Device = 'cpu' | 'cuda';
+
+export interface SessionOptions {
+  device?: Device;
+  threads?: number;
+  /** Human-readable label used in error messages. */
+  label?: string;
+}
+
+export interface HostTensor {
+  dtype: DType;
+  dims: readonly number[];
+  data: TypedArray;
+}
+
+export type Feeds = Record<string, HostTensor>;
+
+const ORT_TYPE: Record<DType, ort.Tensor.Type> = {
+  float32: 'float32', float16: 'float16', float64: 'float64', int64: 'int64', int32: 'int32', bool: 'bool', uint8: 'uint8',
+};
+
+export function cudaAvailable(): boolean {
+  return ort.listSupportedBackends().some((b) => b.name === 'cuda');
+}
+
+export const CUDA_INSTALL_HINT =
+  'onnxruntime-node was installed without its CUDA binaries. Reinstall it with them: ' +
+  'ONNXRUNTIME_NODE_INSTALL_CUDA=v12 npm rebuild onnxruntime-node --foreground-scripts ' +
+  '(or remove onnxruntime-node-install=skip from .npmrc and run npm install with ONNXRUNTIME_NODE_INSTALL=""), ' +
+  'on a machine with CUDA 12 and cuDNN 9.';
+
+export class Session {
+  private constructor(
+    private readonly inner: ort.InferenceSession,
+    readonly label: string,
+  ) {}
+
+  static async create(model: Uint8Array, options: SessionOptions = {}): Promise<Session> {
+    const device = options.device ?? 'cpu';
+    const label = options.label ?? 'graph';
+    if (device === 'cuda' && !cudaAvailable()) fail('DEVICE_UNAVAILABLE', `--device cuda: ${CUDA_INSTALL_HINT}`);
+    try {
+      const inner = await ort.InferenceSession.create(model, {
+        executionProviders: device === 'cuda' ? ['cuda', 'cpu'] : ['cpu'],
+        intraOpNumThreads: options.threads ?? 0,
+        interOpNumThreads: 1,
+        graphOptimizationLevel: 'all',
+        enableCpuMemArena: true,
+        enableMemPattern: true,
+        executionMode: 'sequential',
+        logSeverityLevel: 3,
+      });
+      return new Session(inner, label);
+    } catch (error) {
+      throw new LudusError('GRAPH_INVALID', `onnxruntime rejected graph ${label}: ${(error as Error).message}`, { label });
+    }
+  }
+
+  get inputNames(): readonly string[] {
+    return this.inner.inputNames;
+  }
+
+  get outputNames(): readonly string[] {
+    return this.inner.outputNames;
+  }
+
+  /**
+   * Runs the graph. Inputs are passed zero-copy. `preallocated` outputs are written in place (the static KV
+   * caches rely on it); the remaining requested outputs are returned as fresh host tensors.
+   */
+  async run(feeds: Feeds, outputs: readonly string[], preallocated: Feeds = {}): Promise<Record<string, HostTensor>> {
+    const ortFeeds: Record<string, ort.Tensor> = {};
+    for (const [name, t] of Object.entries(feeds)) ortFeeds[name] = toOrt(t);
+    const fetches: Record<string, ort.Tensor | null> = {};
+    for (const name of outputs) fetches[name] = preallocated[name] ? toOrt(preallocated[name]) : null;
+    let result: ort.InferenceSession.ReturnType;
+    try {
+      result = await this.inner.run(ortFeeds, fetches as ort.InferenceSession.FetchesType);
+    } catch (error) {
+      throw new LudusError('ENGINE_RUN_FAILED', `running ${this.label} failed: ${(error as Error).message}`, { label: this.label });
+    }
+    const out: Record<string, HostTensor> = {};
+    for (const name of outputs) {
+      if (preallocated[name]) continue;
+      const t = result[name];
+      out[name] = { dtype: t.type as DType, dims: t.dims, data: t.data as TypedArray };
+    }
+    return out;
+  }
+
+  async release(): Promise<void> {
+    await this.inner.release();
+  }
+}
+
+function toOrt(t: HostTensor): ort.Tensor {
+  return new ort.Tensor(ORT_TYPE[t.dtype], t.data as never, t.dims as number[]);
+}
