@@ -1,0 +1,231 @@
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { fail, type LudusErrorCode } from '../../core/errors.ts';
+import { parseHfConfig, toHfConfig, type ModelConfig } from '../model/config.ts';
+import { validateWeights, weightShapes, type Weights } from '../model/weights.ts';
+import { isMissingFileError, pathExists, replaceDirectory, writeFileDurably } from './files.ts';
+import { readSafetensors, readSafetensorsHeader, storedBytes, writeSafetensors, type EncodableDtype } from './safetensors.ts';
+
+/** A Hugging Face checkpoint directory: config.json + model.safetensors, or shards + model.safetensors.index.json. */
+
+export interface Checkpoint {
+  config: ModelConfig;
+  weights: Weights;
+}
+
+export interface SaveCheckpointOptions {
+  /** Split into shards of at most this many bytes (a larger single tensor gets a shard of its own). Default 5 GB, as transformers. */
+  shardBytes?: number;
+  /** Storage dtype of the weights; default F32. */
+  dtype?: EncodableDtype;
+  /** More files to place in the directory within the same atomic swap (tokenizer.json, ...), by file name. */
+  extraFiles?: Record<string, string | Uint8Array>;
+}
+
+export const CONFIG_FILE = 'config.json';
+export const GENERATION_CONFIG_FILE = 'generation_config.json';
+export const WEIGHTS_FILE = 'model.safetensors';
+export const WEIGHTS_INDEX_FILE = 'model.safetensors.index.json';
+const DEFAULT_SHARD_BYTES = 5_000_000_000;
+const TORCH_DTYPE: Record<EncodableDtype, string> = { F32: 'float32', F16: 'float16', BF16: 'bfloat16' };
+
+async function readJson(path: string, invalidCode: LudusErrorCode): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (isMissingFileError(error)) return fail('CHECKPOINT_MISSING_FILE', `${path}: file not found`, { file: path });
+    throw error;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    return fail(invalidCode, `${path}: not valid JSON (${(error as Error).message})`, { file: path });
+  }
+}
+
+const isRotaryBuffer = (name: string): boolean => name.endsWith('rotary_emb.inv_freq');
+
+/**
+ * Which stored tensors to load: those the config implies. Rotary inv_freq buffers and, with tied embeddings,
+ * a stored lm_head.weight are skipped; any other tensor means the config does not describe these weights.
+ */
+function tensorSelector(config: ModelConfig, configPath: string): (name: string, file: string) => boolean {
+  const expected = weightShapes(config);
+  return (name, file) => {
+    if (expected.has(name)) return true;
+    if (isRotaryBuffer(name) || (name === 'lm_head.weight' && config.tieWordEmbeddings)) return false;
+    return fail('CONFIG_INVALID', `${file}: tensor "${name}" is not part of the model ${configPath} describes`, { file, tensor: name, config: configPath });
+  };
+}
+
+function parseWeightMap(raw: unknown, where: string): Map<string, string> {
+  const weightMap = (raw as { weight_map?: unknown } | null)?.weight_map;
+  if (typeof weightMap !== 'object' || weightMap === null || Array.isArray(weightMap)) {
+    return fail('SAFETENSORS_MALFORMED', `${where}: "weight_map" is missing or not an object`, { file: where });
+  }
+  const map = new Map<string, string>();
+  for (const [name, shard] of Object.entries(weightMap)) {
+    if (typeof shard !== 'string' || shard !== basename(shard) || shard === '..' || shard === '.' || shard.includes('\\')) {
+      fail('SAFETENSORS_MALFORMED', `${where}: tensor "${name}" maps to ${JSON.stringify(shard)}, not a file name in this directory`, { file: where, tensor: name });
+    }
+    map.set(name, shard as string);
+  }
+  return map;
+}
+
+async function loadSharded(dir: string, indexPath: string, select: (name: string, file: string) => boolean): Promise<Weights> {
+  const weightMap = parseWeightMap(await readJson(indexPath, 'SAFETENSORS_MALFORMED'), indexPath);
+  const byShard = new Map<string, string[]>();
+  for (const [name, shard] of weightMap) {
+    if (select(name, indexPath)) byShard.set(shard, [...(byShard.get(shard) ?? []), name]);
+  }
+  const weights: Weights = new Map();
+  for (const [shard, names] of byShard) {
+    const shardPath = join(dir, shard);
+    const wanted = new Set(names);
+    const { tensors } = await readSafetensors(shardPath, { include: (name) => wanted.has(name) });
+    for (const name of names) {
+      const tensor = tensors.get(name);
+      if (!tensor) fail('CHECKPOINT_TENSOR_MISSING', `${shardPath}: tensor "${name}" is listed in ${indexPath} but not stored in this shard`, { file: shardPath, tensor: name });
+      weights.set(name, tensor!);
+    }
+  }
+  return weights;
+}
+
+/** Loads config.json and the weights beside it, checked against the shapes the config implies. */
+export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
+  const configPath = join(dir, CONFIG_FILE);
+  const config = parseHfConfig(await readJson(configPath, 'CONFIG_INVALID'), configPath);
+  const select = tensorSelector(config, configPath);
+  const singlePath = join(dir, WEIGHTS_FILE);
+  const indexPath = join(dir, WEIGHTS_INDEX_FILE);
+  let weights: Weights;
+  let where: string;
+  if (await pathExists(singlePath)) {
+    const wanted = new Set((await readSafetensorsHeader(singlePath)).entries.map((entry) => entry.name).filter((name) => select(name, singlePath)));
+    weights = (await readSafetensors(singlePath, { include: (name) => wanted.has(name) })).tensors;
+    where = singlePath;
+  } else if (await pathExists(indexPath)) {
+    weights = await loadSharded(dir, indexPath, select);
+    where = indexPath;
+  } else {
+    return fail('CHECKPOINT_MISSING_FILE', `${dir}: neither ${WEIGHTS_FILE} nor ${WEIGHTS_INDEX_FILE} found`, { file: singlePath });
+  }
+  validateWeights(config, weights, where);
+  return { config, weights };
+}
+
+/** Groups tensor names, in model order, into shards of at most `shardBytes` (transformers' greedy split). */
+function planShards(config: ModelConfig, dtype: EncodableDtype, shardBytes: number): string[][] {
+  const shards: string[][] = [];
+  let current: string[] = [];
+  let currentBytes = 0;
+  for (const [name, dims] of weightShapes(config)) {
+    const bytes = storedBytes(dims, dtype);
+    if (current.length > 0 && currentBytes + bytes > shardBytes) {
+      shards.push(current);
+      current = [];
+      currentBytes = 0;
+    }
+    current.push(name);
+    currentBytes += bytes;
+  }
+  if (current.length > 0) shards.push(current);
+  return shards;
+}
+
+const shardFileName = (index: number, count: number): string =>
+  `model-${String(index + 1).padStart(5, '0')}-of-${String(count).padStart(5, '0')}.safetensors`;
+
+/** JSON as transformers writes it: keys sorted, two-space indent, trailing newline. */
+function sortedJson(value: unknown): string {
+  const sortKeys = (v: unknown): unknown =>
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]))
+      : Array.isArray(v) ? v.map(sortKeys) : v;
+  return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
+}
+
+function generationConfig(config: ModelConfig): Record<string, unknown> {
+  const eos = config.eosTokenIds.length === 1 ? config.eosTokenIds[0] : config.eosTokenIds;
+  return {
+    _from_model_config: true,
+    ...(config.bosTokenId === null ? {} : { bos_token_id: config.bosTokenId }),
+    ...(config.eosTokenIds.length === 0 ? {} : { eos_token_id: eos }),
+  };
+}
+
+function checkWeightsToSave(dir: string, config: ModelConfig, weights: Weights): void {
+  const where = `saveCheckpoint(${dir})`;
+  validateWeights(config, weights, where);
+  const expected = weightShapes(config);
+  for (const name of weights.keys()) {
+    if (!expected.has(name)) fail('CONFIG_INVALID', `${where}: tensor "${name}" is not part of the model the config describes`, { tensor: name });
+  }
+}
+
+/** Replacing a directory deletes it, so only a checkpoint (or nothing, or an empty directory) may be replaced. */
+async function checkReplaceable(dir: string): Promise<void> {
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await stat(dir)).isDirectory();
+  } catch (error) {
+    if (isMissingFileError(error)) return;
+    throw error;
+  }
+  if (!isDirectory) fail('INPUT_INVALID', `${dir}: exists and is not a directory; refusing to replace it with a checkpoint`, { file: dir });
+  const entries = await readdir(dir);
+  if (entries.length > 0 && !entries.includes(CONFIG_FILE)) {
+    fail('INPUT_INVALID', `${dir}: exists, is not empty and holds no ${CONFIG_FILE}; refusing to replace it with a checkpoint`, { file: dir });
+  }
+}
+
+function checkExtraFiles(names: string[]): void {
+  for (const name of names) {
+    const reserved = name === CONFIG_FILE || name === GENERATION_CONFIG_FILE || name.endsWith('.safetensors') || name === WEIGHTS_INDEX_FILE;
+    if (reserved || name !== basename(name) || name === '.' || name === '..' || name.includes('\\')) {
+      fail('INPUT_INVALID', `extra file "${name}" must be a plain file name not written by saveCheckpoint itself`, { file: name });
+    }
+  }
+}
+
+/**
+ * Writes a checkpoint transformers can load: config.json, generation_config.json and model.safetensors (or shards
+ * plus an index when larger than `shardBytes`). The directory is built beside `dir` and swapped in whole, every
+ * file fsynced, so a crash leaves either the old checkpoint or the new one.
+ */
+export async function saveCheckpoint(dir: string, config: ModelConfig, weights: Weights, options: SaveCheckpointOptions = {}): Promise<void> {
+  const dtype = options.dtype ?? 'F32';
+  const shardBytes = options.shardBytes ?? DEFAULT_SHARD_BYTES;
+  if (!(shardBytes > 0)) fail('INPUT_INVALID', `shardBytes must be positive, got ${shardBytes}`);
+  const extraFiles = options.extraFiles ?? {};
+  checkExtraFiles(Object.keys(extraFiles));
+  checkWeightsToSave(dir, config, weights);
+  await checkReplaceable(dir);
+  const shards = planShards(config, dtype, shardBytes);
+  const subset = (names: string[]): Weights => new Map(names.map((name) => [name, weights.get(name)!]));
+  await replaceDirectory(dir, async (temp) => {
+    const torchDtype = TORCH_DTYPE[dtype];
+    const hfConfig = { ...toHfConfig(config), torch_dtype: torchDtype, ...('dtype' in config.raw ? { dtype: torchDtype } : {}) };
+    await writeFileDurably(join(temp, CONFIG_FILE), sortedJson(hfConfig));
+    await writeFileDurably(join(temp, GENERATION_CONFIG_FILE), sortedJson(generationConfig(config)));
+    if (shards.length === 1) {
+      await writeSafetensors(join(temp, WEIGHTS_FILE), subset(shards[0]), { dtype });
+    } else {
+      const weightMap: Record<string, string> = {};
+      let totalSize = 0;
+      for (let i = 0; i < shards.length; i++) {
+        const file = shardFileName(i, shards.length);
+        await writeSafetensors(join(temp, file), subset(shards[i]), { dtype });
+        for (const name of shards[i]) {
+          weightMap[name] = file;
+          totalSize += storedBytes(weights.get(name)!.dims, dtype);
+        }
+      }
+      await writeFileDurably(join(temp, WEIGHTS_INDEX_FILE), sortedJson({ metadata: { total_size: totalSize }, weight_map: weightMap }));
+    }
+    for (const [name, content] of Object.entries(extraFiles)) await writeFileDurably(join(temp, name), content);
+  });
+}
