@@ -11,50 +11,52 @@ export interface DecodeMember {
 }
 
 export interface DecodeGraphOptions {
-  /** Cache capacity in positions (prompt + generated). */
+  /** Largest position the rotary tables cover. */
   maxLen: number;
-  /** 'last': logits at each row's `last_index` ([B,V]); 'all': logits at every position ([B,S,V]). */
-  logits: 'last' | 'all';
+  /** 'last': next-token probabilities at each row's `last_index` ([B,V]); 'all': log-probabilities at every position ([B,S,V]). */
+  output: 'last' | 'all';
 }
 
-export const cacheName = (prefix: string, layer: number, kind: 'key' | 'value', io: 'past' | 'present'): string =>
-  `${prefix}${io}_${kind}_${layer}`;
-
-export const logitsName = (prefix: string): string => `${prefix}logits`;
-
-/** head_dim must be a multiple of 16 for onnxruntime's fused GroupQueryAttention kernel on CPU. */
-export function assertDecodable(config: ModelConfig, where: string): void {
-  if (config.headDim % 16 !== 0) {
-    fail('CONFIG_INVALID', `${where}: head_dim ${config.headDim} must be a multiple of 16 for the fused attention kernel`, { headDim: config.headDim });
-  }
-}
+export const cacheName = (prefix: string, layer: number, kind: 'key' | 'value'): string => `${prefix}past_${kind}_${layer}`;
+export const newKvName = (prefix: string, layer: number, kind: 'key' | 'value'): string => `${prefix}new_${kind}_${layer}`;
+export const probsName = (prefix: string): string => `${prefix}probs`;
+export const rowsName = (prefix: string): string => `${prefix}rows`;
+export const logprobsName = (prefix: string): string => `${prefix}logprobs`;
 
 /**
- * Builds one inference graph stepping every member over the same tokens: prefill and decode are the same graph
- * (S new tokens per row appended at each row's own position), with preallocated KV caches updated in place by
- * GroupQueryAttention (past and present bound to one buffer). Frozen weights are initializers, pre-transposed.
+ * Builds one inference graph stepping every member over the same tokens. Prefill, decode and multi-token appends
+ * are the same graph: each row appends S tokens after its own cached prefix.
  *
- * Inputs: input_ids [B,S] int64, seqlens_k [B] int32 (= past_len + S - 1), total_len [] int32 (max over rows of
- * past_len + S), last_index [B] int64 (for 'last'); per member and layer past_key_i / past_value_i [B,Hkv,maxLen,hd].
- * Outputs: per member `logits` and present_key_i / present_value_i (bind them to the past buffers).
+ * The KV caches are graph inputs only, read in place (onnxruntime-node copies every fetched output into a fresh
+ * buffer, so a cache that came back as an output would be copied whole on every step). The graph returns just the
+ * new keys (after RoPE) and values, [B,Hkv,S,hd], which the caller writes into its caches.
+ *
+ * Inputs: input_ids [B,S] int64, position_ids [B,S] int64 (past_len + s), past_mask [B,1,1,C] (0 where a cached
+ * position is valid, -inf after), chunk_mask [S,S] (causal, 0/-inf), inv_temperature [B,1], last_index [B] int64
+ * ('last'); per member and layer past_key_i / past_value_i [B,Hkv,C,hd] with any capacity C >= 1.
+ * 'last' also takes, per member, rows [N] int64: the rows whose next-token distribution it must return.
+ * Outputs per member: probs [N,V] (softmax of logits·inv_temperature) or logprobs [B,S,V]; new_key_i, new_value_i.
  */
 export function buildDecodeGraph(members: DecodeMember[], options: DecodeGraphOptions): Graph {
   const g = new Graph('ludus_decode');
-  const ids = g.input('input_ids', 'int64', ['B', 'S']);
-  const seqlens = g.input('seqlens_k', 'int32', ['B']);
-  const total = g.input('total_len', 'int32', []);
-  const lastIndex = options.logits === 'last' ? g.input('last_index', 'int64', ['B']) : null;
-  for (const member of members) {
-    assertDecodable(member.config, member.prefix || 'model');
-    buildMember(g, member, options, { ids, seqlens, total, lastIndex });
-  }
+  const shared: SharedInputs = {
+    ids: g.input('input_ids', 'int64', ['B', 'S']),
+    positions: g.input('position_ids', 'int64', ['B', 'S']),
+    pastMask: g.input('past_mask', 'float32', ['B', 1, 1, 'C']),
+    chunkMask: g.input('chunk_mask', 'float32', ['S', 'S']),
+    invTemperature: g.input('inv_temperature', 'float32', ['B', 1]),
+    lastIndex: options.output === 'last' ? g.input('last_index', 'int64', ['B']) : null,
+  };
+  for (const member of members) buildMember(g, member, options, shared);
   return g;
 }
 
 interface SharedInputs {
   ids: Value;
-  seqlens: Value;
-  total: Value;
+  positions: Value;
+  pastMask: Value;
+  chunkMask: Value;
+  invTemperature: Value;
   lastIndex: Value | null;
 }
 
@@ -66,88 +68,103 @@ function buildMember(g: Graph, member: DecodeMember, options: DecodeGraphOptions
     return t!;
   };
   const init = (name: string) => g.initializer(`${prefix}${name}`, { dtype: 'float32', dims: tensor(name).dims, data: tensor(name).data });
-  const initT = (name: string) => {
-    const t = tensor(name);
-    return g.initializer(`${prefix}${name}.T`, { dtype: 'float32', dims: [t.dims[1], t.dims[0]], data: transpose(t.data, t.dims[0], t.dims[1]) });
-  };
-  const concatT = (names: string[], label: string) => {
+  const stackT = (names: string[], label: string) => {
     const parts = names.map(tensor);
     const cols = parts[0].dims[1];
     const rows = parts.reduce((a, t) => a + t.dims[0], 0);
-    const stacked = new Float32Array(rows * cols);
-    let offset = 0;
-    for (const t of parts) {
-      stacked.set(t.data, offset);
-      offset += t.data.length;
-    }
-    return g.initializer(`${prefix}${label}.T`, { dtype: 'float32', dims: [cols, rows], data: transpose(stacked, rows, cols) });
+    return g.initializer(`${prefix}${label}.T`, { dtype: 'float32', dims: [cols, rows], data: transpose(concat(parts.map((t) => t.data)), rows, cols) });
   };
-  const concatBias = (names: string[], label: string) => {
-    const parts = names.map(tensor);
-    const data = new Float32Array(parts.reduce((a, t) => a + t.data.length, 0));
-    let offset = 0;
-    for (const t of parts) {
-      data.set(t.data, offset);
-      offset += t.data.length;
-    }
+  const stackBias = (names: string[], label: string) => {
+    const data = concat(names.map((n) => tensor(n).data));
     return g.initializer(`${prefix}${label}`, { dtype: 'float32', dims: [data.length], data });
   };
   const rms = (x: Value, weight: Value) => g.op1('RMSNormalization', [x, weight], { axis: -1, epsilon: { float: c.rmsNormEps } });
 
-  const qDim = c.numHeads * c.headDim;
-  const kvDim = c.numKvHeads * c.headDim;
+  const H = c.numHeads;
+  const Hkv = c.numKvHeads;
+  const hd = c.headDim;
+  const group = H / Hkv;
+  const qDim = H * hd;
+  const kvDim = Hkv * hd;
   const { cos, sin } = ropeTables(c, options.maxLen);
-  const cosCache = g.initializer(`${prefix}rope_cos`, { dtype: 'float32', dims: [options.maxLen, c.headDim / 2], data: cos });
-  const sinCache = g.initializer(`${prefix}rope_sin`, { dtype: 'float32', dims: [options.maxLen, c.headDim / 2], data: sin });
+  const cosCache = g.initializer(`${prefix}rope_cos`, { dtype: 'float32', dims: [options.maxLen, hd / 2], data: cos });
+  const sinCache = g.initializer(`${prefix}rope_sin`, { dtype: 'float32', dims: [options.maxLen, hd / 2], data: sin });
   const splitQkv = g.ints([qDim, kvDim, kvDim]);
   const splitMlp = g.ints([c.intermediateSize, c.intermediateSize]);
-  const headShape = g.ints([0, 0, -1, c.headDim]);
-  const flatShape = (dim: number) => g.ints([0, 0, dim]);
-  const qFlat = flatShape(qDim);
-  const kvFlat = flatShape(kvDim);
+  const perHead = g.ints([0, 0, -1, hd]);
+  const qGrouped = g.ints([0, 0, Hkv, group, hd]);
+  const merged = (dim: number) => g.ints([0, 0, dim]);
+  const scale = g.scalar(1 / Math.sqrt(hd), 'float32');
+  const tileGroups = g.ints([group, 1]);
+  const batchHeadsRows = g.ints([0, Hkv, -1, hd]);
+  const ungroup = g.ints([0, Hkv, group, -1, hd]);
+  const rope = (x: Value, heads: number) => g.op1('RotaryEmbedding', [x, cosCache, sinCache, inputs.positions], { num_heads: heads, interleaved: 0 });
+  const chunkMask = g.op1('Tile', [inputs.chunkMask, tileGroups]);
 
   let x = g.op1('Gather', [init('model.embed_tokens.weight'), inputs.ids], { axis: 0 });
   for (let i = 0; i < c.numLayers; i++) {
     const p = layerPrefix(i);
     const h = rms(x, init(`${p}.input_layernorm.weight`));
     const proj = [`${p}.self_attn.q_proj`, `${p}.self_attn.k_proj`, `${p}.self_attn.v_proj`];
-    let qkv = g.op1('MatMul', [h, concatT(proj.map((n) => `${n}.weight`), `${p}.self_attn.qkv_proj.weight`)]);
-    if (c.qkvBias) qkv = g.op1('Add', [qkv, concatBias(proj.map((n) => `${n}.bias`), `${p}.self_attn.qkv_proj.bias`)]);
+    let qkv = g.op1('MatMul', [h, stackT(proj.map((n) => `${n}.weight`), `${p}.self_attn.qkv_proj.weight`)]);
+    if (c.qkvBias) qkv = g.op1('Add', [qkv, stackBias(proj.map((n) => `${n}.bias`), `${p}.self_attn.qkv_proj.bias`)]);
     let [q, k, v] = g.op('Split', [qkv, splitQkv], { axis: -1 }, { outputs: 3 });
     if (c.qkNorm) {
-      q = g.op1('Reshape', [rms(g.op1('Reshape', [q, headShape]), init(`${p}.self_attn.q_norm.weight`)), qFlat]);
-      k = g.op1('Reshape', [rms(g.op1('Reshape', [k, headShape]), init(`${p}.self_attn.k_norm.weight`)), kvFlat]);
+      q = g.op1('Reshape', [rms(g.op1('Reshape', [q, perHead]), init(`${p}.self_attn.q_norm.weight`)), merged(qDim)]);
+      k = g.op1('Reshape', [rms(g.op1('Reshape', [k, perHead]), init(`${p}.self_attn.k_norm.weight`)), merged(kvDim)]);
     }
-    const pastKey = g.input(cacheName(prefix, i, 'key', 'past'), 'float32', ['B', c.numKvHeads, options.maxLen, c.headDim]);
-    const pastValue = g.input(cacheName(prefix, i, 'value', 'past'), 'float32', ['B', c.numKvHeads, options.maxLen, c.headDim]);
-    const [attn, presentKey, presentValue] = g.op(
-      'GroupQueryAttention',
-      [q, k, v, pastKey, pastValue, inputs.seqlens, inputs.total, cosCache, sinCache],
-      { num_heads: c.numHeads, kv_num_heads: c.numKvHeads, do_rotary: 1, rotary_interleaved: 0, scale: { float: 1 / Math.sqrt(c.headDim) } },
-      { domain: MS_DOMAIN, outputs: 3 },
-    );
-    g.output(presentKey, cacheName(prefix, i, 'key', 'present'));
-    g.output(presentValue, cacheName(prefix, i, 'value', 'present'));
-    let o = g.op1('MatMul', [attn, initT(`${p}.self_attn.o_proj.weight`)]);
+    q = g.op1('Mul', [rope(q, H), scale]);
+    k = rope(k, Hkv);
+    // [B,S,H*hd] -> [B,Hkv,group*S,hd]: the query heads sharing a kv head become rows of one matmul.
+    const qRows = g.op1('Reshape', [g.op1('Transpose', [g.op1('Reshape', [q, qGrouped])], { perm: [0, 2, 3, 1, 4] }), batchHeadsRows]);
+    const newKey = g.op1('Transpose', [g.op1('Reshape', [k, perHead])], { perm: [0, 2, 1, 3] });
+    const newValue = g.op1('Transpose', [g.op1('Reshape', [v, perHead])], { perm: [0, 2, 1, 3] });
+    g.output(newKey, newKvName(prefix, i, 'key'));
+    g.output(newValue, newKvName(prefix, i, 'value'));
+    const pastKey = g.input(cacheName(prefix, i, 'key'), 'float32', ['B', Hkv, 'C', hd]);
+    const pastValue = g.input(cacheName(prefix, i, 'value'), 'float32', ['B', Hkv, 'C', hd]);
+    const pastScores = g.op1('Add', [g.op1('FusedMatMul', [qRows, pastKey], { transB: 1 }, { domain: MS_DOMAIN }), inputs.pastMask]);
+    const newScores = g.op1('Add', [g.op1('FusedMatMul', [qRows, newKey], { transB: 1 }, { domain: MS_DOMAIN }), chunkMask]);
+    const probs = g.op1('Softmax', [g.op1('Concat', [pastScores, newScores], { axis: -1 })], { axis: -1 });
+    const [pastProbs, newProbs] = g.op('Split', [probs, g.op1('Concat', [g.op1('Shape', [pastKey], { start: 2, end: 3 }), g.op1('Shape', [newKey], { start: 2, end: 3 })], { axis: 0 })], { axis: -1 }, { outputs: 2 });
+    const attnRows = g.op1('Add', [g.op1('MatMul', [pastProbs, pastValue]), g.op1('MatMul', [newProbs, newValue])]);
+    const attn = g.op1('Reshape', [g.op1('Transpose', [g.op1('Reshape', [attnRows, ungroup])], { perm: [0, 3, 1, 2, 4] }), merged(qDim)]);
+    let o = g.op1('MatMul', [attn, stackT([`${p}.self_attn.o_proj.weight`], `${p}.self_attn.o_proj.weight`)]);
     if (c.oBias) o = g.op1('Add', [o, init(`${p}.self_attn.o_proj.bias`)]);
     x = g.op1('Add', [x, o]);
 
     const h2 = rms(x, init(`${p}.post_attention_layernorm.weight`));
-    let gateUp = g.op1('MatMul', [h2, concatT([`${p}.mlp.gate_proj.weight`, `${p}.mlp.up_proj.weight`], `${p}.mlp.gate_up_proj.weight`)]);
-    if (c.mlpBias) gateUp = g.op1('Add', [gateUp, concatBias([`${p}.mlp.gate_proj.bias`, `${p}.mlp.up_proj.bias`], `${p}.mlp.gate_up_proj.bias`)]);
+    let gateUp = g.op1('MatMul', [h2, stackT([`${p}.mlp.gate_proj.weight`, `${p}.mlp.up_proj.weight`], `${p}.mlp.gate_up_proj.weight`)]);
+    if (c.mlpBias) gateUp = g.op1('Add', [gateUp, stackBias([`${p}.mlp.gate_proj.bias`, `${p}.mlp.up_proj.bias`], `${p}.mlp.gate_up_proj.bias`)]);
     const [gate, up] = g.op('Split', [gateUp, splitMlp], { axis: -1 }, { outputs: 2 });
     const act = g.op1('Mul', [g.op1('Mul', [gate, g.op1('Sigmoid', [gate])]), up]);
-    let down = g.op1('MatMul', [act, initT(`${p}.mlp.down_proj.weight`)]);
+    let down = g.op1('MatMul', [act, stackT([`${p}.mlp.down_proj.weight`], `${p}.mlp.down_proj.weight`)]);
     if (c.mlpBias) down = g.op1('Add', [down, init(`${p}.mlp.down_proj.bias`)]);
     x = g.op1('Add', [x, down]);
   }
   let hidden = rms(x, init('model.norm.weight'));
+  const head = stackT([c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight'], 'lm_head.weight');
   if (inputs.lastIndex) {
-    const index = g.op1('Unsqueeze', [inputs.lastIndex, g.ints([1])]);
-    hidden = g.op1('GatherND', [hidden, index], { batch_dims: 1 });
+    // Only the rows this member is asked about (the rows it authors) pay for the vocabulary projection.
+    const rows = g.input(rowsName(prefix), 'int64', ['N']);
+    hidden = g.op1('GatherND', [hidden, g.op1('Unsqueeze', [inputs.lastIndex, g.ints([1])])], { batch_dims: 1 });
+    const picked = g.op1('Gather', [hidden, rows], { axis: 0 });
+    const logits = g.op1('Mul', [g.op1('MatMul', [picked, head]), g.op1('Gather', [inputs.invTemperature, rows], { axis: 0 })]);
+    g.output(g.op1('Softmax', [logits], { axis: -1 }), probsName(prefix));
+  } else {
+    const logits = g.op1('MatMul', [hidden, head]);
+    g.output(g.op1('LogSoftmax', [logits], { axis: -1 }), logprobsName(prefix));
   }
-  const head = initT(c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
-  g.output(g.op1('MatMul', [hidden, head]), logitsName(prefix));
+}
+
+function concat(parts: Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((a, t) => a + t.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
 }
 
 export function ropeTables(c: ModelConfig, maxLen: number): { cos: Float32Array; sin: Float32Array } {

@@ -1,59 +1,138 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { Decoder } from '../../../native/runtime/decoder.ts';
+import { Decoder, type Distributions } from '../../../native/runtime/decoder.ts';
 import { LudusError } from '../../../core/errors.ts';
 import { randomModel, VARIANTS } from '../../support/models.ts';
-import { referenceLogits } from '../../support/reference-model.ts';
+import { logSoftmax, referenceLogits } from '../../support/reference-model.ts';
 
-const maxAbsDiff = (a: ArrayLike<number>, b: ArrayLike<number>) => {
-  let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
-  return m;
-};
+/** Largest gap between the decoder's log-probabilities for (policy, row) and the reference's. */
+function logprobGap(dist: Distributions, policy: number, row: number, referenceRow: number[]): number {
+  const probs = dist.of(policy, row)!;
+  const expected = logSoftmax(referenceRow);
+  let gap = 0;
+  for (let i = 0; i < expected.length; i++) gap = Math.max(gap, Math.abs(Math.log(probs[i]) - expected[i]));
+  return gap;
+}
 
 describe('Decoder', () => {
-  const released: Decoder[] = [];
-  afterAll(async () => Promise.all(released.map((d) => d.release())));
+  const opened: Decoder[] = [];
+  const open = async (...args: Parameters<typeof Decoder.create>) => {
+    const decoder = await Decoder.create(...args);
+    opened.push(decoder);
+    return decoder;
+  };
+  afterAll(async () => Promise.all(opened.map((d) => d.release())));
 
   for (const [variant, overrides] of Object.entries(VARIANTS)) {
     describe(`having a ${variant} model and ragged prompts`, () => {
       it('should match the reference forward pass at every prefill and decode position', async () => {
         const { config, weights, policy } = randomModel(overrides);
-        const decoder = await Decoder.create([policy], { batch: 3, maxLen: 16, threads: 1 });
-        released.push(decoder);
+        const decoder = await open([policy], { batch: 3, maxLen: 16, threads: 1 });
         const sequences = [
           [1, 5, 9, 13, 2, 7, 40, 3],
           [4, 8, 15, 16, 23, 42, 11, 9],
           [60, 61, 62, 63, 0, 1, 2, 3],
         ];
         const promptLengths = [3, 5, 1];
-        const V = config.vocabSize;
-        let logits = await decoder.prefill(sequences.map((s, r) => s.slice(0, promptLengths[r])));
+        let probs = await decoder.prefill(sequences.map((s, r) => s.slice(0, promptLengths[r])));
         for (let step = 0; ; step++) {
           for (let row = 0; row < 3; row++) {
             const position = promptLengths[row] + step - 1;
-            const expected = referenceLogits(config, weights, sequences[row].slice(0, position + 1))[position];
-            expect(maxAbsDiff(logits[0].subarray(row * V, (row + 1) * V), expected)).toBeLessThan(2e-4);
+            const reference = referenceLogits(config, weights, sequences[row].slice(0, position + 1))[position];
+            expect(logprobGap(probs, 0, row, reference)).toBeLessThan(2e-4);
           }
           if (step === 3) break;
-          logits = await decoder.step(sequences.map((s, r) => s[promptLengths[r] + step]));
+          probs = await decoder.step(sequences.map((s, r) => s[promptLengths[r] + step]));
         }
         expect(Array.from(decoder.lengths)).toEqual(promptLengths.map((l) => l + 3));
       });
     });
   }
 
+  describe('having rows that append chunks of different lengths', () => {
+    it('should continue each row exactly as if its tokens had come one at a time', async () => {
+      const { config, weights, policy } = randomModel();
+      const decoder = await open([policy], { batch: 2, maxLen: 16, threads: 1 });
+      const rows = [
+        [7, 3, 9, 1, 12, 30, 2],
+        [5, 6, 44, 8, 19, 21, 50],
+      ];
+      await decoder.prefill([rows[0].slice(0, 2), rows[1].slice(0, 4)]);
+      const probs = await decoder.append([rows[0].slice(2, 6), rows[1].slice(4, 5)]);
+      expect(logprobGap(probs, 0, 0, referenceLogits(config, weights, rows[0].slice(0, 6))[5])).toBeLessThan(2e-4);
+      expect(logprobGap(probs, 0, 1, referenceLogits(config, weights, rows[1].slice(0, 5))[4])).toBeLessThan(2e-4);
+      const next = await decoder.step([rows[0][6], rows[1][5]]);
+      expect(logprobGap(next, 0, 0, referenceLogits(config, weights, rows[0])[6])).toBeLessThan(2e-4);
+      expect(logprobGap(next, 0, 1, referenceLogits(config, weights, rows[1].slice(0, 6))[5])).toBeLessThan(2e-4);
+    });
+  });
+
+  describe('having rows that outgrow the initial cache capacity', () => {
+    it('should keep every cached position when the caches grow', async () => {
+      const { config, weights, policy } = randomModel();
+      const decoder = await open([policy], { batch: 2, maxLen: 80, threads: 1 });
+      const sequence = Array.from({ length: 70 }, (_, i) => (i * 37 + 11) % config.vocabSize);
+      await decoder.prefill([sequence.slice(0, 30), sequence.slice(0, 5)]);
+      let probs: Distributions | undefined;
+      for (let t = 0; t < 36; t++) probs = await decoder.step([sequence[30 + t], sequence[5 + t]]);
+      const V = config.vocabSize;
+      expect(logprobGap(probs!, 0, 0, referenceLogits(config, weights, sequence.slice(0, 66))[65])).toBeLessThan(3e-4);
+      expect(logprobGap(probs!, 0, 1, referenceLogits(config, weights, sequence.slice(0, 41))[40])).toBeLessThan(3e-4);
+    });
+
+    it('should reuse the same buffers across repeated rollouts', async () => {
+      const { policy } = randomModel();
+      const decoder = await open([policy], { batch: 2, maxLen: 128, threads: 1 });
+      const rollout = async () => {
+        await decoder.prefill([[1, 2, 3], [4]]);
+        for (let t = 0; t < 100; t++) await decoder.step([5, 6]);
+      };
+      await rollout();
+      const bytes = decoder.cacheBytes;
+      await rollout();
+      await rollout();
+      expect(decoder.cacheBytes).toBe(bytes);
+    });
+  });
+
   describe('having two policies in lockstep', () => {
-    it('should give each policy the logits it would give alone, from one shared token stream', async () => {
+    it('should give each policy the distribution it would give alone, from one shared token stream', async () => {
       const a = randomModel({}, 1, 'senior');
       const b = randomModel({}, 2, 'junior');
-      const pair = await Decoder.create([a.policy, b.policy], { batch: 2, maxLen: 8, threads: 1 });
-      released.push(pair);
+      const pair = await open([a.policy, b.policy], { batch: 2, maxLen: 8, threads: 1 });
       const seq = [3, 1, 4, 1, 5, 9];
       await pair.prefill([seq.slice(0, 2), seq.slice(0, 3)]);
-      const logits = await pair.step([seq[2], seq[3]]);
-      const V = a.config.vocabSize;
-      expect(maxAbsDiff(logits[0].subarray(0, V), referenceLogits(a.config, a.weights, seq.slice(0, 3))[2])).toBeLessThan(2e-4);
-      expect(maxAbsDiff(logits[1].subarray(V, 2 * V), referenceLogits(b.config, b.weights, seq.slice(0, 4))[3])).toBeLessThan(2e-4);
+      const probs = await pair.step([seq[2], seq[3]]);
+      expect(logprobGap(probs, 0, 0, referenceLogits(a.config, a.weights, seq.slice(0, 3))[2])).toBeLessThan(2e-4);
+      expect(logprobGap(probs, 1, 1, referenceLogits(b.config, b.weights, seq.slice(0, 4))[3])).toBeLessThan(2e-4);
+    });
+  });
+
+  describe('having a route that names one author per row', () => {
+    it('should compute only the routed distributions, each equal to the unrouted one', async () => {
+      const a = randomModel({}, 1, 'senior');
+      const b = randomModel({}, 2, 'junior');
+      const pair = await open([a.policy, b.policy], { batch: 3, maxLen: 8, threads: 1 });
+      const prompts = [[3, 1], [4, 1, 5], [9]];
+      const full = await pair.prefill(prompts);
+      const fullRows = [full.of(0, 0)!.slice(), full.of(1, 1)!.slice()];
+      const routed = await pair.prefill(prompts, Int32Array.from([0, 1, -1]));
+      expect(routed.of(1, 0)).toBeNull();
+      expect(routed.of(0, 1)).toBeNull();
+      expect(routed.of(0, 2)).toBeNull();
+      expect(routed.of(1, 2)).toBeNull();
+      expect(Array.from(routed.of(0, 0)!)).toEqual(Array.from(fullRows[0]));
+      expect(Array.from(routed.of(1, 1)!)).toEqual(Array.from(fullRows[1]));
+    });
+  });
+
+  describe('having a temperature', () => {
+    it('should return the tempered distribution softmax(logits / T)', async () => {
+      const { config, weights, policy } = randomModel();
+      const decoder = await open([policy], { batch: 1, maxLen: 8, threads: 1 });
+      decoder.setTemperature(0.5);
+      const probs = await decoder.prefill([[1, 2, 3]]);
+      const reference = referenceLogits(config, weights, [1, 2, 3])[2].map((l) => l / 0.5);
+      expect(logprobGap(probs, 0, 0, reference)).toBeLessThan(4e-4);
     });
   });
 
@@ -68,8 +147,7 @@ describe('Decoder', () => {
   describe('having a row at the cache capacity', () => {
     it('should fail with SEQUENCE_TOO_LONG instead of writing past the cache', async () => {
       const { policy } = randomModel();
-      const decoder = await Decoder.create([policy], { batch: 1, maxLen: 4, threads: 1 });
-      released.push(decoder);
+      const decoder = await open([policy], { batch: 1, maxLen: 4, threads: 1 });
       await decoder.prefill([[1, 2, 3]]);
       await decoder.step([4]);
       await expect(decoder.step([5])).rejects.toSatisfy((e) => LudusError.is(e, 'SEQUENCE_TOO_LONG'));

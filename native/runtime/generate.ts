@@ -1,0 +1,103 @@
+import { Rng, deriveSeed } from '../../core/rng.ts';
+import { soloSchedule, type AuthorSchedule } from '../../core/schedules/author-schedule.ts';
+import type { Decoder } from './decoder.ts';
+import { Sampler, logOf, type SamplingParams } from './sampler.ts';
+
+export interface GenerateOptions {
+  maxNewTokens: number;
+  sampling: SamplingParams;
+  /** Row r samples from an RNG seeded by (seed, r). */
+  seed: number;
+  stopTokens?: readonly number[];
+  /** Who writes each token; one policy writes everything when absent. */
+  schedule?: AuthorSchedule;
+  /** Also record every partner's log-probability of each emitted token. */
+  partnerLogprobs?: boolean;
+  /** Fed to rows that have finished while others go on. */
+  padToken?: number;
+  /** Streamer: called after each step with the tokens just emitted (-1 for finished rows). */
+  onStep?: (step: number, tokens: Int32Array, authors: Int32Array) => void;
+  signal?: AbortSignal;
+}
+
+export interface Rollout {
+  prompt: number[];
+  tokens: number[];
+  authors: number[];
+  /** Author's log-probability of each token. */
+  logprobs: number[];
+  /** [policy][t]: each policy's log-probability of token t, when asked. */
+  partnerLogprobs?: number[][];
+  finish: 'stop' | 'length' | 'aborted';
+}
+
+/**
+ * Generates a response for every row, all policies stepped together over the shared sequence; each row's active
+ * author (from the schedule) decides whose sample is kept.
+ */
+export async function generate(decoder: Decoder, prompts: readonly (readonly number[])[], options: GenerateOptions): Promise<Rollout[]> {
+  const B = decoder.batch;
+  const policies = decoder.policies.length;
+  const schedule = options.schedule ?? soloSchedule();
+  const stop = new Set(options.stopTokens ?? []);
+  const sampler = new Sampler(decoder.vocabSize);
+  const rngs = prompts.map((_, row) => new Rng(deriveSeed(options.seed, row)));
+  const rollouts: Rollout[] = prompts.map((prompt) => ({
+    prompt: [...prompt],
+    tokens: [],
+    authors: [],
+    logprobs: [],
+    ...(options.partnerLogprobs ? { partnerLogprobs: Array.from({ length: policies }, () => []) } : {}),
+    finish: 'length',
+  }));
+  const author = Int32Array.from(prompts, (_, row) => schedule.first(row));
+  const done = new Uint8Array(B);
+  const emitted = new Int32Array(B);
+  const emittedAuthors = new Int32Array(B);
+  let remaining = B;
+
+  decoder.setTemperature(options.sampling.temperature);
+  const route = options.partnerLogprobs ? null : new Int32Array(B);
+  const routeActive = () => {
+    if (route) for (let row = 0; row < B; row++) route[row] = done[row] ? -1 : author[row];
+    return route;
+  };
+  let probs = await decoder.prefill(prompts, routeActive());
+  for (let step = 0; step < options.maxNewTokens && remaining > 0; step++) {
+    if (options.signal?.aborted) {
+      for (const [row, rollout] of rollouts.entries()) if (!done[row]) rollout.finish = 'aborted';
+      break;
+    }
+    for (let row = 0; row < B; row++) {
+      if (done[row]) {
+        emitted[row] = -1;
+        continue;
+      }
+      const a = author[row];
+      const { token, logprob } = sampler.sample(probs.of(a, row)!, 0, options.sampling, rngs[row]);
+      const rollout = rollouts[row];
+      rollout.tokens.push(token);
+      rollout.authors.push(a);
+      rollout.logprobs.push(logprob);
+      if (rollout.partnerLogprobs) {
+        for (let m = 0; m < policies; m++) {
+          rollout.partnerLogprobs[m].push(m === a ? logprob : logOf(probs.of(m, row)![token]));
+        }
+      }
+      emitted[row] = token;
+      emittedAuthors[row] = a;
+      if (stop.has(token)) {
+        done[row] = 1;
+        rollout.finish = 'stop';
+        remaining -= 1;
+      } else {
+        author[row] = schedule.next(row, token);
+      }
+    }
+    options.onStep?.(step, emitted, emittedAuthors);
+    if (remaining === 0 || step + 1 === options.maxNewTokens) break;
+    const pad = options.padToken ?? 0;
+    probs = await decoder.step(Array.from(emitted, (t) => (t < 0 ? pad : t)), routeActive());
+  }
+  return rollouts;
+}
