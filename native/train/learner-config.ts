@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { AdamWConfigSchema } from './adamw.ts';
+import { parseConfig } from './parse-config.ts';
+
+/** Learner knobs. Defaults follow common GRPO practice; see LEARNER_PRESETS for tiny models. */
+export const LearnerConfigSchema = z
+  .object({
+    objective: z.enum(['policy-gradient', 'sft']).default('policy-gradient'),
+    optimizer: AdamWConfigSchema.prefault({}),
+    /** ε_low and ε_high of the clipped ratio: clip(r, 1 − ε_low, 1 + ε_high). */
+    clipLow: z.number().min(0).lt(1).default(0.2),
+    clipHigh: z.number().min(0).default(0.2),
+    /** β of the k3 KL penalty toward the reference policy. */
+    klBeta: z.number().min(0).default(0),
+    entropyCoef: z.number().default(0),
+    /** The sampling temperature the old logprobs were taken at; logits are divided by it. */
+    temperature: z.number().positive().default(1),
+    normalization: z.enum(['token-mean', 'sequence-mean', 'constant']).default('token-mean'),
+    /** Token budget per sequence for `constant` normalization; defaults to the batch's padded length. */
+    constantTokens: z.number().int().positive().optional(),
+    /** Rows per forward+backward run; gradients of all runs are summed before one AdamW update. */
+    microBatchRows: z.number().int().positive().optional(),
+    /** ORT intra-op threads; 0 lets ORT choose. */
+    threads: z.number().int().min(0).default(0),
+    /** Longest sequence the graphs serve; defaults to max_position_embeddings. */
+    maxSeqLen: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export type LearnerConfig = z.output<typeof LearnerConfigSchema>;
+export type LearnerConfigInput = z.input<typeof LearnerConfigSchema>;
+
+export function parseLearnerConfig(input: unknown): LearnerConfig {
+  return parseConfig(LearnerConfigSchema, input, 'learner config');
+}
+
+/** Named starting points. `grpo` keeps the defaults (lr 1e-6 suits billion-parameter models). */
+export const LEARNER_PRESETS = {
+  grpo: {},
+  /** Few-million-parameter models such as the qwen3-4m preset learn at a much larger step. */
+  'tiny-grpo': { optimizer: { lr: 1e-4 } },
+  'tiny-sft': { objective: 'sft', optimizer: { lr: 3e-3 } },
+} satisfies Record<string, LearnerConfigInput>;

@@ -1,0 +1,115 @@
+import type { ModelConfig } from '../model/config.ts';
+import { layerPrefix, weightShapes } from '../model/weights.ts';
+import type { Value } from '../onnx/graph.ts';
+import type { Tape } from './tape.ts';
+import { ropeTables } from './rope.ts';
+import { embedding } from './ops/embedding.ts';
+import { linear } from './ops/linear.ts';
+import { rmsnorm } from './ops/rmsnorm.ts';
+import { rotary } from './ops/rotary.ts';
+import { swiglu } from './ops/swiglu.ts';
+import { causalAttention, groupedCausalMask } from './ops/attention.ts';
+
+/** The decoder of a Qwen3/Qwen2/Llama causal LM as tape ops, from `input_ids` [B, T] to logits [B·T, V]. */
+export interface Network {
+  /** Every weight as a graph input named by its Hugging Face name, in `weightShapes` order. */
+  params: Map<string, Value>;
+  /** Logits divided by the temperature, [B·T, V]. */
+  logits: Value;
+  /** Runtime [B, T] of `input_ids`, for reshaping per-token outputs. */
+  batchShape: Value;
+}
+
+export interface NetworkOptions {
+  /** Longest sequence the graph serves: sizes the rotary tables. Defaults to max_position_embeddings. */
+  maxSeqLen?: number;
+  /** Scalar the logits are divided by; none means 1. */
+  temperature?: Value;
+}
+
+interface Positional {
+  cos: Value;
+  signedSin: Value;
+  /** The query tables carry the 1/sqrt(head_dim) attention scale, so scores need no extra pass. */
+  queryCos: Value;
+  querySignedSin: Value;
+  mask: Value;
+  qShape: Value;
+  kvShape: Value;
+}
+
+export function buildNetwork(tape: Tape, config: ModelConfig, inputIds: Value, options: NetworkOptions = {}): Network {
+  const g = tape.graph;
+  const params = new Map<string, Value>();
+  for (const [name, dims] of weightShapes(config)) params.set(name, tape.parameter(name, dims));
+  const w = (name: string): Value => params.get(name)!;
+  const wOpt = (name: string): Value | undefined => params.get(name);
+
+  const batchShape = g.op1('Shape', [inputIds], {}, { dtypes: ['int64'] });
+  const positional = positionalInputs(tape, config, batchShape, options.maxSeqLen ?? config.maxPositionEmbeddings);
+  const ids = g.op1('Reshape', [inputIds, g.ints([-1])]);
+
+  let x = embedding(tape, w('model.embed_tokens.weight'), ids);
+  for (let i = 0; i < config.numLayers; i++) {
+    const p = layerPrefix(i);
+    const attnIn = rmsnorm(tape, x, w(`${p}.input_layernorm.weight`), config.rmsNormEps);
+    const attnOut = selfAttention(tape, config, attnIn, positional, p, w, wOpt);
+    x = tape.add(x, attnOut);
+    const mlpIn = rmsnorm(tape, x, w(`${p}.post_attention_layernorm.weight`), config.rmsNormEps);
+    const gate = linear(tape, mlpIn, w(`${p}.mlp.gate_proj.weight`), wOpt(`${p}.mlp.gate_proj.bias`));
+    const up = linear(tape, mlpIn, w(`${p}.mlp.up_proj.weight`), wOpt(`${p}.mlp.up_proj.bias`));
+    x = tape.add(x, linear(tape, swiglu(tape, gate, up), w(`${p}.mlp.down_proj.weight`), wOpt(`${p}.mlp.down_proj.bias`)));
+  }
+  let hidden = rmsnorm(tape, x, w('model.norm.weight'), config.rmsNormEps);
+  if (options.temperature) hidden = tape.scale(hidden, g.op1('Reciprocal', [options.temperature]));
+  const head = config.tieWordEmbeddings ? w('model.embed_tokens.weight') : w('lm_head.weight');
+  return { params, logits: linear(tape, hidden, head), batchShape };
+}
+
+function selfAttention(
+  tape: Tape,
+  c: ModelConfig,
+  x: Value,
+  pos: Positional,
+  p: string,
+  w: (name: string) => Value,
+  wOpt: (name: string) => Value | undefined,
+): Value {
+  const project = (which: 'q' | 'k' | 'v'): Value => linear(tape, x, w(`${p}.self_attn.${which}_proj.weight`), wOpt(`${p}.self_attn.${which}_proj.bias`));
+  const toHeads = (y: Value, which: 'q' | 'k', shape: Value): Value => {
+    if (!c.qkNorm) return tape.reshape(y, shape);
+    const perHead = rmsnorm(tape, tape.reshape(y, [-1, c.headDim]), w(`${p}.self_attn.${which}_norm.weight`), c.rmsNormEps);
+    return tape.reshape(perHead, shape);
+  };
+  const q = rotary(tape, toHeads(project('q'), 'q', pos.qShape), pos.queryCos, pos.querySignedSin, c.headDim);
+  const k = rotary(tape, toHeads(project('k'), 'k', pos.kvShape), pos.cos, pos.signedSin, c.headDim);
+  const v = tape.reshape(project('v'), pos.kvShape);
+  const heads = causalAttention(tape, q, k, v, pos.mask, { numHeads: c.numHeads, numKvHeads: c.numKvHeads, headDim: c.headDim, scale: 1 });
+  const merged = tape.reshape(heads, [-1, c.numHeads * c.headDim]);
+  return linear(tape, merged, w(`${p}.self_attn.o_proj.weight`), wOpt(`${p}.self_attn.o_proj.bias`));
+}
+
+function positionalInputs(tape: Tape, c: ModelConfig, batchShape: Value, maxSeqLen: number): Positional {
+  const g = tape.graph;
+  const seqLen = g.op1('Gather', [batchShape, g.const([1], [], 'int64')], { axis: 0 });
+  const tables = ropeTables(c.headDim, c.ropeTheta, maxSeqLen, tape.dtype);
+  const firstT = (table: Float32Array | Float64Array): Value =>
+    g.op1('Slice', [
+      g.const(table, [maxSeqLen, 1, c.headDim], tape.dtype, 'rope'),
+      g.ints([0]),
+      g.op1('Unsqueeze', [seqLen, g.ints([0])]),
+      g.ints([0]),
+    ]);
+  const cos = firstT(tables.cos);
+  const signedSin = firstT(tables.signedSin);
+  const scale = tape.scalar(1 / Math.sqrt(c.headDim));
+  return {
+    cos,
+    signedSin,
+    queryCos: g.op1('Mul', [cos, scale]),
+    querySignedSin: g.op1('Mul', [signedSin, scale]),
+    mask: groupedCausalMask(tape, seqLen, c.numHeads / c.numKvHeads),
+    qShape: g.op1('Concat', [batchShape, g.ints([c.numHeads, c.headDim])], { axis: 0 }),
+    kvShape: g.op1('Concat', [batchShape, g.ints([c.numKvHeads, c.headDim])], { axis: 0 }),
+  };
+}

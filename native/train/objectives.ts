@@ -1,0 +1,73 @@
+import type { Graph, Value } from '../onnx/graph.ts';
+import type { FloatDType } from './tape.ts';
+
+export type Objective = 'policy-gradient' | 'sft';
+
+/** Per-token tensors the policy-gradient objective reads, each [N, 1], and its scalar knobs. */
+export interface PolicyGradientInputs {
+  /** Loss weight per token, the mask and the normalization folded in. */
+  weights: Value;
+  advantages: Value;
+  oldLogprobs: Value;
+  refLogprobs: Value;
+  clipLow: Value;
+  clipHigh: Value;
+  klBeta: Value;
+  entropyCoef: Value;
+}
+
+export interface ObjectiveTerms {
+  /** Σ weights · per-token loss: a scalar. */
+  loss: Value;
+  /** dL / d log p(target), [N, 1]. */
+  dLogprob: Value;
+  /** dL / dH, [N, 1]; null when the loss ignores the entropy. */
+  dEntropy: Value | null;
+}
+
+export interface PolicyGradientTerms extends ObjectiveTerms {
+  /** k3 estimate of KL(π‖π_ref) per token: exp(ref − lp) − (ref − lp) − 1. */
+  kl: Value;
+  /** 1 where the clipped surrogate is the active (zero-gradient) branch of the min. */
+  clipped: Value;
+}
+
+/**
+ * Clipped policy gradient with k3 KL and an entropy bonus, per token:
+ *   ℓ = −min(r·A, clip(r, 1 − ε_low, 1 + ε_high)·A) + β·k3 − c_H·H,  r = exp(lp − old).
+ * Its derivative in lp is written by hand: the min contributes −A·r where the unclipped branch is
+ * active (r·A ≤ clip(r)·A) and 0 otherwise; k3 contributes β·(1 − exp(ref − lp)).
+ */
+export function policyGradientObjective(g: Graph, dtype: FloatDType, logprobs: Value, entropy: Value, x: PolicyGradientInputs): PolicyGradientTerms {
+  const one = g.scalar(1, dtype);
+  const ratio = g.op1('Exp', [g.op1('Sub', [logprobs, x.oldLogprobs])]);
+  const clippedRatio = g.op1('Clip', [ratio, g.op1('Sub', [one, x.clipLow]), g.op1('Add', [one, x.clipHigh])]);
+  const unclippedSurrogate = g.op1('Mul', [ratio, x.advantages]);
+  const clippedSurrogate = g.op1('Mul', [clippedRatio, x.advantages]);
+  const surrogate = g.op1('Min', [unclippedSurrogate, clippedSurrogate]);
+  const unclippedActive = g.op1('LessOrEqual', [unclippedSurrogate, clippedSurrogate], {}, { dtypes: ['bool'] });
+  const zero = g.scalar(0, dtype);
+
+  const refMinusLp = g.op1('Sub', [x.refLogprobs, logprobs]);
+  const refRatio = g.op1('Exp', [refMinusLp]);
+  const kl = g.op1('Sub', [g.op1('Sub', [refRatio, refMinusLp]), one]);
+
+  const perToken = g.op1('Sub', [
+    g.op1('Add', [g.op1('Neg', [surrogate]), g.op1('Mul', [x.klBeta, kl])]),
+    g.op1('Mul', [x.entropyCoef, entropy]),
+  ]);
+  const loss = g.op1('ReduceSum', [g.op1('Mul', [x.weights, perToken])], { keepdims: 0 });
+
+  const surrogateSlope = g.op1('Where', [unclippedActive, g.op1('Neg', [unclippedSurrogate]), zero], {}, { dtypes: [dtype] });
+  const klSlope = g.op1('Mul', [x.klBeta, g.op1('Sub', [one, refRatio])]);
+  const dLogprob = g.op1('Mul', [x.weights, g.op1('Add', [surrogateSlope, klSlope])]);
+  const dEntropy = g.op1('Neg', [g.op1('Mul', [x.weights, x.entropyCoef])]);
+  const clipped = g.op1('Cast', [g.op1('Not', [unclippedActive], {}, { dtypes: ['bool'] })], { to: dtype === 'float64' ? 11 : 1 }, { dtypes: [dtype] });
+  return { loss, dLogprob, dEntropy, kl, clipped };
+}
+
+/** Supervised cross-entropy: L = −Σ weights · log p(target). */
+export function sftObjective(g: Graph, logprobs: Value, weights: Value): ObjectiveTerms {
+  const loss = g.op1('Neg', [g.op1('ReduceSum', [g.op1('Mul', [weights, logprobs])], { keepdims: 0 })]);
+  return { loss, dLogprob: g.op1('Neg', [weights]), dEntropy: null };
+}

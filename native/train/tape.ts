@@ -1,0 +1,129 @@
+import { fail } from '../../core/errors.ts';
+import type { AttrValue, Dim, Graph, OpOptions, Value } from '../onnx/graph.ts';
+
+/** The float types a tape differentiates in: float32 for training, float64 for finite-difference checks. */
+export type FloatDType = 'float32' | 'float64';
+
+/**
+ * Emits the gradient ops of one forward step. Receives the gradient of each output (undefined where no
+ * gradient reached it) and returns one gradient per input, or null where the input needs none.
+ */
+export type BackwardRule = (outputGrads: Array<Value | undefined>) => Array<Value | null>;
+
+interface Step {
+  inputs: Value[];
+  outputs: Value[];
+  rule: BackwardRule;
+}
+
+/**
+ * Reverse-mode autodiff over a Graph. Forward helpers append their ops to the graph and record a backward
+ * rule; `backward` replays the rules in reverse, summing with Add where a value feeds several consumers.
+ * Only values derived from parameters carry gradient, so constants and token ids cost nothing.
+ */
+export class Tape {
+  private readonly steps: Step[] = [];
+  private readonly differentiable = new Set<string>();
+  private readonly grads = new Map<string, Value>();
+  private backwardDone = false;
+
+  constructor(
+    readonly graph: Graph,
+    readonly dtype: FloatDType,
+  ) {}
+
+  /** A graph input that gradients flow to. */
+  parameter(name: string, dims: Dim[]): Value {
+    const value = this.graph.input(name, this.dtype, dims);
+    this.differentiable.add(value.name);
+    return value;
+  }
+
+  needsGrad(value: Value): boolean {
+    return this.differentiable.has(value.name);
+  }
+
+  op1(opType: string, inputs: Array<Value | null>, attrs: Record<string, AttrValue> = {}, options: OpOptions = {}): Value {
+    return this.graph.op1(opType, inputs, attrs, options);
+  }
+
+  op(opType: string, inputs: Array<Value | null>, attrs: Record<string, AttrValue> = {}, options: OpOptions = {}): Value[] {
+    return this.graph.op(opType, inputs, attrs, options);
+  }
+
+  scalar(value: number): Value {
+    return this.graph.scalar(value, this.dtype);
+  }
+
+  /** Records a forward step; its outputs carry gradient when any input does. */
+  record(inputs: Value[], outputs: Value[], rule: BackwardRule): void {
+    if (this.backwardDone) fail('GRAPH_INVALID', 'tape: forward op recorded after backward');
+    if (!inputs.some((v) => this.needsGrad(v))) return;
+    for (const v of outputs) this.differentiable.add(v.name);
+    this.steps.push({ inputs, outputs, rule });
+  }
+
+  /** Runs every backward rule once, from the given (value, gradient) seeds. Call once per tape. */
+  backward(seeds: Array<[Value, Value]>): void {
+    if (this.backwardDone) fail('GRAPH_INVALID', 'tape: backward called twice');
+    this.backwardDone = true;
+    for (const [value, grad] of seeds) this.accumulate(value, grad);
+    for (let i = this.steps.length - 1; i >= 0; i--) {
+      const step = this.steps[i];
+      const outputGrads = step.outputs.map((v) => this.grads.get(v.name));
+      if (outputGrads.every((g) => g === undefined)) continue;
+      const inputGrads = step.rule(outputGrads);
+      step.inputs.forEach((input, k) => {
+        const grad = inputGrads[k];
+        if (grad && this.needsGrad(input)) this.accumulate(input, grad);
+      });
+    }
+  }
+
+  /** The summed gradient of a value after `backward`, or undefined when no gradient reached it. */
+  gradOf(value: Value): Value | undefined {
+    return this.grads.get(value.name);
+  }
+
+  private accumulate(value: Value, grad: Value): void {
+    const previous = this.grads.get(value.name);
+    this.grads.set(value.name, previous ? this.op1('Add', [previous, grad]) : grad);
+  }
+
+  // ---- shape and arithmetic helpers every layer uses ----
+
+  /** Elementwise sum of two same-shaped values (residual connections). */
+  add(a: Value, b: Value): Value {
+    const y = this.op1('Add', [a, b]);
+    this.record([a, b], [y], ([g]) => [g!, g!]);
+    return y;
+  }
+
+  /** Multiplies by a scalar that carries no gradient (temperature, attention scale). */
+  scale(x: Value, factor: Value): Value {
+    const y = this.op1('Mul', [x, factor]);
+    this.record([x], [y], ([g]) => [this.op1('Mul', [g!, factor])]);
+    return y;
+  }
+
+  /** Reshape to a static shape (0 copies a dim, -1 infers one) or to a runtime int64 shape value. */
+  reshape(x: Value, shape: number[] | Value): Value {
+    const target = Array.isArray(shape) ? this.graph.ints(shape) : shape;
+    const y = this.op1('Reshape', [x, target]);
+    this.record([x], [y], ([g]) => [this.op1('Reshape', [g!, this.op1('Shape', [x], {}, { dtypes: ['int64'] })])]);
+    return y;
+  }
+
+  transpose(x: Value, perm: number[]): Value {
+    const y = this.op1('Transpose', [x], { perm });
+    const inverse = inversePermutation(perm);
+    this.record([x], [y], ([g]) => [this.op1('Transpose', [g!], { perm: inverse })]);
+    return y;
+  }
+}
+
+export function inversePermutation(perm: number[]): number[] {
+  const inverse = new Array<number>(perm.length);
+  perm.forEach((p, i) => (inverse[p] = i));
+  return inverse;
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { initWeights, presetConfig } from '../../../native/model/presets.ts';
+import { cloneWeights } from '../../../native/model/weights.ts';
+import { Learner, type LearnBatch } from '../../../native/train/learner.ts';
+import { LEARNER_PRESETS } from '../../../native/train/learner-config.ts';
+import { LudusError } from '../../../core/errors.ts';
+import { Rng } from '../../../core/rng.ts';
+
+const config = presetConfig('qwen3-micro');
+
+/** Rows of random tokens, right-padded to `cols`, training on everything after a 2-token prompt. */
+function batchOf(lengths: number[], cols: number, seed: number): Omit<LearnBatch, 'advantages' | 'oldLogprobs'> {
+  const rng = new Rng(seed);
+  const n = lengths.length * cols;
+  const inputIds = new Int32Array(n);
+  const targets = new Int32Array(n);
+  const lossMask = new Float32Array(n);
+  lengths.forEach((length, r) => {
+    const row = Array.from({ length: length + 1 }, () => rng.int(config.vocabSize));
+    for (let t = 0; t < length; t++) {
+      inputIds[r * cols + t] = row[t];
+      targets[r * cols + t] = row[t + 1];
+      lossMask[r * cols + t] = t >= 2 ? 1 : 0;
+    }
+  });
+  return { rows: lengths.length, cols, inputIds, targets, lossMask };
+}
+
+describe('Learner', () => {
+  it('memorizes a fixed sequence with SFT in float32: loss falls by a large factor', async () => {
+    const learner = await Learner.create(config, initWeights(config, 1), { objective: 'sft', optimizer: { lr: 1e-2 }, threads: 1 });
+    const batch = batchOf([24], 24, 9);
+    const first = await learner.step(batch);
+    let last = first;
+    for (let i = 0; i < 40; i++) last = await learner.step(batch);
+    expect(first.loss).toBeGreaterThan(3.5); // ≈ ln 64 at init
+    expect(last.loss).toBeLessThan(first.loss / 50);
+    expect(last.step).toBe(41);
+    await learner.release();
+  });
+
+  it('gradient accumulation over micro-batches gives the same update as one big batch', async () => {
+    const base = initWeights(config, 2);
+    const batch = { ...batchOf([7, 5, 8], 8, 3), advantages: [1, -0.5, 0.25], normalization: 'sequence-mean' as const };
+    const scorer = await Learner.create(config, cloneWeights(base), { threads: 1 });
+    const oldLogprobs = await scorer.score(batch);
+    const settings = { ...LEARNER_PRESETS['tiny-grpo'], threads: 1 };
+    const whole = await Learner.create(config, cloneWeights(base), settings);
+    const split = await Learner.create(config, cloneWeights(base), { ...settings, microBatchRows: 2 });
+    const a = await whole.step({ ...batch, oldLogprobs });
+    const b = await split.step({ ...batch, oldLogprobs });
+    expect(b.microBatches).toBe(2);
+    expect(b.loss).toBeCloseTo(a.loss, 6);
+    expect(b.gradNorm).toBeCloseTo(a.gradNorm, 5);
+    expect(b.tokens).toBe(a.tokens);
+    for (const [name, t] of whole.weights) {
+      const other = split.weights.get(name)!.data;
+      for (let i = 0; i < t.data.length; i += 97) expect(other[i]).toBeCloseTo(t.data[i], 6);
+    }
+  });
+
+  it('on-policy step: ratio 1 means nothing clipped and zero KL to a reference equal to the policy', async () => {
+    const learner = await Learner.create(config, initWeights(config, 4), { ...LEARNER_PRESETS['tiny-grpo'], klBeta: 0.05, threads: 1 });
+    const batch = batchOf([6, 6], 6, 5);
+    const logprobs = await learner.score(batch);
+    const stats = await learner.step({ ...batch, advantages: [1, -1], oldLogprobs: logprobs, refLogprobs: logprobs });
+    expect(stats.clipFraction).toBe(0);
+    expect(Math.abs(stats.klMean)).toBeLessThan(1e-6);
+    expect(stats.entropyMean).toBeGreaterThan(3.5);
+    expect(stats.entropyMean).toBeLessThanOrEqual(Math.log(config.vocabSize) + 1e-4);
+    expect(stats.tokens).toBe(8);
+    // With ratio 1 and token-mean weights, the loss is −mean(A) over trained tokens: (−4 + 4) / 8.
+    expect(stats.loss).toBeCloseTo(0, 6);
+  });
+
+  it('score() defaults targets to the next input token', async () => {
+    const learner = await Learner.create(config, initWeights(config, 4), { threads: 1 });
+    const batch = batchOf([5], 5, 6);
+    const explicit = await learner.score({ ...batch, targets: Array.from(batch.inputIds).map((_, t, ids) => ids[t + 1] ?? 0) });
+    const implicit = await learner.score({ rows: 1, cols: 5, inputIds: batch.inputIds });
+    expect(Array.from(implicit.subarray(0, 4))).toEqual(Array.from(explicit.subarray(0, 4)));
+    expect(implicit[4]).toBe(0);
+  });
+
+  it('a NaN reaching the loss raises NON_FINITE and leaves weights and optimizer untouched', async () => {
+    const learner = await Learner.create(config, initWeights(config, 5), { ...LEARNER_PRESETS['tiny-grpo'], threads: 1 });
+    const batch = batchOf([6], 6, 7);
+    const oldLogprobs = await learner.score(batch);
+    await learner.step({ ...batch, advantages: [1], oldLogprobs });
+    const before = cloneWeights(learner.weights);
+    const stateBefore = learner.optimizerState();
+    const poisoned = Float32Array.from(oldLogprobs);
+    poisoned[3] = Number.NaN;
+    const error = await learner.step({ ...batch, advantages: [1], oldLogprobs: poisoned }).catch((e: unknown) => e);
+    expect(LudusError.is(error, 'NON_FINITE')).toBe(true);
+    expect((error as LudusError).details.step).toBe(2);
+    for (const [name, t] of before) expect(learner.weights.get(name)!.data).toEqual(t.data);
+    expect(learner.optimizerState()).toEqual(stateBefore);
+  });
+
+  it('rejects malformed batches and configs with coded errors', async () => {
+    await expect(Learner.create(config, initWeights(config, 1), { clipLow: 2 })).rejects.toThrow(/CONFIG_INVALID.*clipLow/);
+    const learner = await Learner.create(config, initWeights(config, 1), { klBeta: 0.1, threads: 1 });
+    const batch = batchOf([4], 4, 1);
+    await expect(learner.step({ ...batch, oldLogprobs: new Float32Array(4) })).rejects.toThrow(/INPUT_INVALID.*advantages/);
+    await expect(learner.step({ ...batch, advantages: [1], oldLogprobs: new Float32Array(4) })).rejects.toThrow(/INPUT_INVALID.*refLogprobs/);
+    await expect(learner.step({ ...batch, targets: [0, 1, 2, 999], advantages: [1], oldLogprobs: new Float32Array(4) })).rejects.toThrow(/INPUT_INVALID.*vocabulary/);
+    const long = batchOf([300], 300, 1);
+    await expect(learner.step({ ...long, advantages: [1], oldLogprobs: new Float32Array(300) })).rejects.toThrow(/SEQUENCE_TOO_LONG/);
+  });
+});
