@@ -76,7 +76,8 @@ describe('Learner', () => {
   it('score() defaults targets to the next input token', async () => {
     const learner = await Learner.create(config, initWeights(config, 4), { threads: 1 });
     const batch = batchOf([5], 5, 6);
-    const explicit = await learner.score({ ...batch, targets: Array.from(batch.inputIds).map((_, t, ids) => ids[t + 1] ?? 0) });
+    const ids = Array.from(batch.inputIds as Int32Array);
+    const explicit = await learner.score({ ...batch, targets: ids.map((_, t) => ids[t + 1] ?? 0) });
     const implicit = await learner.score({ rows: 1, cols: 5, inputIds: batch.inputIds });
     expect(Array.from(implicit.subarray(0, 4))).toEqual(Array.from(explicit.subarray(0, 4)));
     expect(implicit[4]).toBe(0);
