@@ -146,7 +146,7 @@ function buildMember(g: Graph, member: DecodeMember, options: DecodeGraphOptions
   const head = stackT([c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight'], 'lm_head.weight');
   if (inputs.lastIndex) {
     // Only the rows this member is asked about (the rows it authors) pay for the vocabulary projection.
-    const rows = g.input(rowsName(prefix), 'int64', ['N']);
+    const rows = g.input(rowsName(prefix), 'int64', [`${prefix}rows`]);
     hidden = g.op1('GatherND', [hidden, g.op1('Unsqueeze', [inputs.lastIndex, g.ints([1])])], { batch_dims: 1 });
     const picked = g.op1('Gather', [hidden, rows], { axis: 0 });
     const logits = g.op1('Mul', [g.op1('MatMul', [picked, head]), g.op1('Gather', [inputs.invTemperature, rows], { axis: 0 })]);

@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
+
+export function registerBench(program: Command): void {
+  const bench = program.command('bench').description('benchmarks, measured side by side in one run');
+  bench
+    .command('engine')
+    .description('decode (solo vs tandem vs naive), training and memory on a small preset model; PyTorch eager baseline when torch is importable')
+    .option('--preset <name>', 'model preset', 'qwen3-4m')
+    .option('--batch <n>', 'decode batch', (v) => Number(v), 64)
+    .option('--new-tokens <n>', 'tokens generated per row', (v) => Number(v), 256)
+    .option('--prompt-tokens <n>', 'prompt tokens per row', (v) => Number(v), 16)
+    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 2)
+    .option('--naive-rows <n>', 'rows measured for the naive per-row prototype', (v) => Number(v), 4)
+    .option('--train-batch <n>', 'training batch', (v) => Number(v), 16)
+    .option('--train-len <n>', 'training sequence length', (v) => Number(v), 128)
+    .option('--train-steps <n>', 'timed training steps', (v) => Number(v), 5)
+    .option('--rss-rollouts <n>', 'repeated rollouts watched for memory growth', (v) => Number(v), 5)
+    .option('--long', 'also run one 2048-token co-decoded rollout at the decode batch')
+    .option('--torch <mode>', 'PyTorch eager baseline: auto (when importable), on (required), off', 'auto')
+    .option('--seed <n>', 'seed', (v) => Number(v), 1)
+    .option('--json', 'print one JSON line')
+    .action(async (opts) => {
+      const report: EngineBenchReport = await benchEngine({
+        ...opts,
+        onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`),
+      });
+      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatEngineBench(report));
+    });
+}

@@ -1,0 +1,18 @@
+import { basename } from 'node:path';
+import { loadCheckpoint } from '../../native/io/checkpoint.ts';
+import { pathExists } from '../../native/io/files.ts';
+import type { Policy } from '../../native/runtime/policy.ts';
+import { loadTokenizer, type TextTokenizer } from '../tokenizers/hf-tokenizer.ts';
+
+export interface LoadedPolicy {
+  policy: Policy;
+  tokenizer: TextTokenizer | null;
+}
+
+/** A Hugging Face model directory as a policy: weights, config and (when present) its tokenizer.json. */
+export async function loadPolicy(dir: string, name = basename(dir)): Promise<LoadedPolicy> {
+  const { config, weights } = await loadCheckpoint(dir);
+  const tokenizer = (await pathExists(`${dir}/tokenizer.json`)) ? await loadTokenizer(dir) : null;
+  const tokenizerHash = tokenizer?.hash ?? `vocab-size-${config.vocabSize}`;
+  return { policy: { name, config, weights, tokenizerHash }, tokenizer };
+}

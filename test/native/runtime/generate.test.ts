@@ -1,0 +1,89 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { Decoder } from '../../../native/runtime/decoder.ts';
+import { generate } from '../../../native/runtime/generate.ts';
+import { wordHandoff } from '../../../core/schedules/word-handoff.ts';
+import { Scorer } from '../../../native/runtime/scorer.ts';
+import { randomModel } from '../../support/models.ts';
+
+const sampling = { temperature: 1, topK: 0, topP: 1 };
+const prompts = [[1, 2, 3], [4, 5], [6], [7, 8, 9, 10]];
+const boundary = new Set(Array.from({ length: 64 }, (_, i) => i).filter((i) => i % 3 === 0));
+
+describe('generate', () => {
+  const opened: Array<{ release(): Promise<void> }> = [];
+  afterAll(async () => Promise.all(opened.map((d) => d.release())));
+  const pair = async () => {
+    const decoder = await Decoder.create([randomModel({}, 1, 'senior').policy, randomModel({}, 2, 'junior').policy], { batch: 4, maxLen: 48, threads: 1 });
+    opened.push(decoder);
+    return decoder;
+  };
+
+  describe('having the same seed and schedule twice', () => {
+    it('should replay identical tokens and authorship', async () => {
+      const decoder = await pair();
+      const run = () => generate(decoder, prompts, { maxNewTokens: 30, sampling, seed: 5, schedule: wordHandoff(boundary, { p: 0.5, K: 4, seed: 8 }) });
+      const [a, b] = [await run(), await run()];
+      expect(a.map((r) => [r.tokens, r.authors])).toEqual(b.map((r) => [r.tokens, r.authors]));
+      const other = await generate(decoder, prompts, { maxNewTokens: 30, sampling, seed: 6, schedule: wordHandoff(boundary, { p: 0.5, K: 4, seed: 8 }) });
+      expect(other.map((r) => r.tokens)).not.toEqual(a.map((r) => r.tokens));
+    });
+  });
+
+  describe('having a word-handoff schedule', () => {
+    it('should mix both authors and record each token with its author', async () => {
+      const decoder = await pair();
+      const rollouts = await generate(decoder, prompts, { maxNewTokens: 40, sampling, seed: 5, schedule: wordHandoff(boundary, { p: 0.5, K: 4, seed: 8 }) });
+      const authors = rollouts.flatMap((r) => r.authors);
+      expect(authors.filter((a) => a === 0).length).toBeGreaterThan(20);
+      expect(authors.filter((a) => a === 1).length).toBeGreaterThan(20);
+      for (const r of rollouts) expect(r.authors.length).toBe(r.tokens.length);
+    });
+  });
+
+  describe('having partner log-probabilities requested', () => {
+    it("should record every policy's teacher-forced log-probability of each emitted token", async () => {
+      const decoder = await pair();
+      const rollouts = await generate(decoder, prompts, { maxNewTokens: 12, sampling, seed: 5, schedule: wordHandoff(boundary, { p: 0.5, K: 4, seed: 8 }), partnerLogprobs: true });
+      for (const [m, policy] of decoder.policies.entries()) {
+        const scorer = await Scorer.create(policy, { threads: 1 });
+        opened.push(scorer);
+        const scored = await scorer.score(rollouts.map((r) => [...r.prompt, ...r.tokens]));
+        for (const [row, r] of rollouts.entries()) {
+          const expected = scored[row].logprobs.slice(r.prompt.length) as number[];
+          r.partnerLogprobs![m].forEach((lp, t) => expect(lp).toBeCloseTo(expected[t], 3));
+          r.tokens.forEach((_, t) => r.authors[t] === m && expect(r.logprobs[t]).toBeCloseTo(expected[t], 3));
+        }
+      }
+    });
+  });
+
+  describe('having stop tokens', () => {
+    it('should end a row at its first stop token and let the others go on', async () => {
+      const decoder = await pair();
+      const stopTokens = Array.from({ length: 16 }, (_, i) => i * 4);
+      const rollouts = await generate(decoder, prompts, { maxNewTokens: 30, sampling, seed: 2, stopTokens });
+      for (const r of rollouts) {
+        const at = r.tokens.findIndex((t) => stopTokens.includes(t));
+        if (r.finish === 'stop') expect(at).toBe(r.tokens.length - 1);
+        else expect(at).toBe(-1);
+      }
+      expect(rollouts.some((r) => r.finish === 'stop')).toBe(true);
+    });
+  });
+
+  describe('having an aborted signal', () => {
+    it('should stop and mark unfinished rows aborted', async () => {
+      const decoder = await pair();
+      const controller = new AbortController();
+      const rollouts = await generate(decoder, prompts, {
+        maxNewTokens: 30,
+        sampling,
+        seed: 2,
+        signal: controller.signal,
+        onStep: (step) => step === 4 && controller.abort(),
+      });
+      for (const r of rollouts) expect(r.tokens.length).toBeLessThanOrEqual(5);
+      expect(rollouts.every((r) => r.finish === 'aborted' || r.finish === 'stop')).toBe(true);
+    });
+  });
+});
