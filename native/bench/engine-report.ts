@@ -1,0 +1,86 @@
+import { benchDecode, presetSummary, round, type DecodeBenchResult } from './engine-bench.ts';
+import { benchTrain } from './train-bench.ts';
+import { benchTorch, type TorchBaseline } from './torch-baseline.ts';
+
+export interface EngineReportOptions {
+  preset: string;
+  batch: number;
+  newTokens: number;
+  promptTokens: number;
+  threads: number;
+  naiveRows: number;
+  trainBatch: number;
+  trainLen: number;
+  trainSteps: number;
+  rssRollouts: number;
+  long?: boolean;
+  torch: 'auto' | 'on' | 'off';
+  seed: number;
+  onProgress?: (label: string) => void;
+}
+
+export type EngineBenchReport = DecodeBenchResult & {
+  train_tok_s: number;
+  train_step_ms: number;
+  model_config: Record<string, unknown>;
+  parameters: number;
+  batch: number;
+  new_tokens: number;
+  prompt_tokens: number;
+  train_batch: number;
+  train_len: number;
+  threads: number;
+  long_rollout?: { tokens: number; batch: number; tok_s: number; cache_mb: number; rss_mb: number };
+  torch?: TorchBaseline & { decode_ratio: number; train_ratio: number };
+  torch_skipped?: string;
+};
+
+export async function benchEngine(options: EngineReportOptions): Promise<EngineBenchReport> {
+  const progress = options.onProgress ?? (() => {});
+  const decode = await benchDecode({ ...options, onProgress: progress });
+  progress(`training, batch ${options.trainBatch} × ${options.trainLen}`);
+  const train = await benchTrain({ preset: options.preset, rows: options.trainBatch, cols: options.trainLen, threads: options.threads, steps: options.trainSteps, seed: options.seed });
+  const report: EngineBenchReport = {
+    ...decode,
+    ...train,
+    ...presetSummary(options.preset),
+    batch: options.batch,
+    new_tokens: options.newTokens,
+    prompt_tokens: options.promptTokens,
+    train_batch: options.trainBatch,
+    train_len: options.trainLen,
+    threads: options.threads,
+  };
+  if (options.long) {
+    progress(`one 2048-token co-decoded rollout at batch ${options.batch}`);
+    const { benchLongRollout } = await import('./long-rollout.ts');
+    report.long_rollout = await benchLongRollout({ preset: options.preset, batch: options.batch, tokens: 2048, threads: options.threads, seed: options.seed });
+  }
+  if (options.torch !== 'off') {
+    progress('PyTorch eager baseline on the same model');
+    const torch = await benchTorch({ ...options, required: options.torch === 'on' });
+    if ('skipped' in torch) report.torch_skipped = torch.skipped;
+    else report.torch = { ...torch, decode_ratio: round(decode.solo_decode_tok_s / torch.decode_tok_s, 2), train_ratio: round(train.train_tok_s / torch.train_tok_s, 2) };
+  }
+  return report;
+}
+
+export function formatEngineBench(r: EngineBenchReport): string {
+  const rows: Array<[string, string]> = [
+    ['model', `${r.model_config.model_type} preset, ${(r.parameters / 1e6).toFixed(2)}M parameters, ${r.threads} threads`],
+    [`solo decode, B=${r.batch}`, `${r.solo_decode_tok_s} tok/s`],
+    [`tandem decode, B=${r.batch}`, `${r.tandem_decode_tok_s} tok/s  (tandem/solo ${r.tandem_over_solo}, senior share ${r.senior_share})`],
+    ['solo decode, B=1', `${r.solo_decode_tok_s_b1} tok/s`],
+    ['tandem decode, B=1', `${r.tandem_decode_tok_s_b1} tok/s  (tandem/solo ${r.tandem_over_solo_b1})`],
+    ['naive tandem prototype', `${r.naive_tandem_tok_s} tok/s  (batched tandem is ${r.tandem_over_naive}x faster)`],
+    [`train, B=${r.train_batch} T=${r.train_len}`, `${r.train_tok_s} tok/s  (${r.train_step_ms} ms/step, fwd+bwd+AdamW)`],
+    ['decode RSS growth', `${r.decode_rss_growth_mb} MB over repeated rollouts (caches ${r.cache_mb} MB)`],
+  ];
+  if (r.long_rollout) rows.push(['2048-token tandem rollout', `${r.long_rollout.tok_s} tok/s at B=${r.long_rollout.batch}, caches ${r.long_rollout.cache_mb} MB, RSS ${r.long_rollout.rss_mb} MB`]);
+  if (r.torch) {
+    rows.push(['PyTorch eager decode', `${r.torch.decode_tok_s} tok/s (ours ${r.torch.decode_ratio}x), torch ${r.torch.version}`]);
+    rows.push(['PyTorch eager train', `${r.torch.train_tok_s} tok/s (ours ${r.torch.train_ratio}x)`]);
+  } else if (r.torch_skipped) rows.push(['PyTorch eager', `skipped: ${r.torch_skipped}`]);
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
+}

@@ -1,0 +1,47 @@
+import { Rng } from '../../core/rng.ts';
+import { initWeights, presetConfig } from '../model/presets.ts';
+import { Learner } from '../train/learner.ts';
+
+export interface TrainBenchOptions {
+  preset: string;
+  rows: number;
+  cols: number;
+  threads: number;
+  steps: number;
+  seed: number;
+}
+
+/** Forward + backward + AdamW on random tokens; the median step over `steps` timed steps after two warm-ups. */
+export async function benchTrain(options: TrainBenchOptions): Promise<{ train_tok_s: number; train_step_ms: number }> {
+  const config = presetConfig(options.preset);
+  const learner = await Learner.create(config, initWeights(config, options.seed), {
+    objective: 'policy-gradient',
+    optimizer: { lr: 1e-4 },
+    threads: options.threads,
+  });
+  const rng = new Rng(options.seed);
+  const { rows, cols } = options;
+  const n = rows * cols;
+  const inputIds = Int32Array.from({ length: n }, () => rng.int(config.vocabSize));
+  const targets = Int32Array.from({ length: n }, () => rng.int(config.vocabSize));
+  const batch = {
+    rows,
+    cols,
+    inputIds,
+    targets,
+    lossMask: new Float32Array(n).fill(1),
+    advantages: Float32Array.from({ length: rows }, () => rng.normal()),
+    oldLogprobs: await learner.score({ rows, cols, inputIds, targets }),
+  };
+  for (let i = 0; i < 2; i++) await learner.step(batch);
+  const times: number[] = [];
+  for (let i = 0; i < options.steps; i++) {
+    const start = performance.now();
+    await learner.step(batch);
+    times.push(performance.now() - start);
+  }
+  await learner.release();
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)];
+  return { train_tok_s: Math.round(n / (median / 1000)), train_step_ms: Number(median.toFixed(1)) };
+}

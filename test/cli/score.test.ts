@@ -1,0 +1,66 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { saveCheckpoint } from '../../native/io/checkpoint.ts';
+import { randomModel } from '../support/models.ts';
+import { logSoftmax, referenceLogits } from '../support/reference-model.ts';
+import { runLudus } from '../support/cli.ts';
+
+const words = ['<eos>', 'the', 'cat', 'sat', 'on', 'mat', 'and', 'dog'];
+const wordLevelTokenizer = {
+  version: '1.0',
+  added_tokens: [],
+  normalizer: null,
+  pre_tokenizer: { type: 'Whitespace' },
+  post_processor: null,
+  decoder: null,
+  model: { type: 'WordLevel', vocab: Object.fromEntries(words.map((w, i) => [w, i])), unk_token: '<eos>' },
+};
+
+describe('ludus score', () => {
+  const model = randomModel();
+  let dir = '';
+  beforeAll(async () => {
+    dir = join(await mkdtemp(join(tmpdir(), 'ludus-score-')), 'model');
+    await saveCheckpoint(dir, model.config, model.weights, { extraFiles: { 'tokenizer.json': JSON.stringify(wordLevelTokenizer) } });
+  });
+
+  describe('having --tokens and --json', () => {
+    it('should print log p(token_i | tokens_<i) for every position, null first', async () => {
+      const tokens = [3, 17, 42, 5, 9];
+      const result = await runLudus(['score', '--model', dir, '--tokens', tokens.join(','), '--json']);
+      expect(result.code).toBe(0);
+      const out = JSON.parse(result.stdout) as { tokens: number[]; logprobs: (number | null)[] };
+      expect(out.tokens).toEqual(tokens);
+      expect(out.logprobs[0]).toBeNull();
+      const logits = referenceLogits(model.config, model.weights, tokens);
+      for (let i = 1; i < tokens.length; i++) expect(out.logprobs[i]).toBeCloseTo(logSoftmax(logits[i - 1])[tokens[i]], 4);
+    });
+  });
+
+  describe('having --text and a tokenizer.json in the model directory', () => {
+    it('should encode the text with that tokenizer and score it', async () => {
+      const result = await runLudus(['score', '--model', dir, '--text', 'the cat sat on the mat', '--json']);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout).tokens).toEqual([1, 2, 3, 4, 1, 5]);
+    });
+  });
+
+  describe('having a token outside the vocabulary', () => {
+    it('should exit 2 with INPUT_INVALID naming the position', async () => {
+      const result = await runLudus(['score', '--model', dir, '--tokens', '1,999']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('[INPUT_INVALID]');
+      expect(result.stderr).toContain('position 1');
+    });
+  });
+
+  describe('having a directory without a model', () => {
+    it('should exit 2 with CHECKPOINT_MISSING_FILE', async () => {
+      const result = await runLudus(['score', '--model', tmpdir(), '--tokens', '1,2']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('[CHECKPOINT_MISSING_FILE]');
+    });
+  });
+});
