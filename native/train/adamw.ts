@@ -168,16 +168,19 @@ interface UpdateConstants {
   keep: number;
 }
 
+/** One fused pass: clip scale, both moments, bias corrections and decay, constants folded out of the loop. */
 function updateTensor(p: Float32Array, g: Float32Array, m: Float32Array, v: Float32Array, c: UpdateConstants): void {
-  const { gradScale, b1, b2, eps, stepSize, sqrtBias2, keep } = c;
-  const a1 = 1 - b1;
-  const a2 = 1 - b2;
-  for (let i = 0; i < p.length; i++) {
-    const gi = g[i] * gradScale;
-    const mi = b1 * m[i] + a1 * gi;
-    const vi = b2 * v[i] + a2 * gi * gi;
+  const { b1, b2, eps, stepSize, keep } = c;
+  const mGain = (1 - b1) * c.gradScale;
+  const vGain = (1 - b2) * c.gradScale * c.gradScale;
+  const invSqrtBias2 = 1 / c.sqrtBias2;
+  const n = p.length;
+  for (let i = 0; i < n; i++) {
+    const gi = g[i];
+    const mi = b1 * m[i] + mGain * gi;
+    const vi = b2 * v[i] + vGain * gi * gi;
     m[i] = mi;
     v[i] = vi;
-    p[i] = p[i] * keep - (stepSize * mi) / (Math.sqrt(vi) / sqrtBias2 + eps);
+    p[i] = p[i] * keep - (stepSize * mi) / (Math.sqrt(vi) * invSqrtBias2 + eps);
   }
 }

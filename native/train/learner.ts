@@ -77,7 +77,12 @@ export class Learner {
   static async create(modelConfig: ModelConfig, weights: Weights, config: LearnerConfigInput = {}): Promise<Learner> {
     const parsed = parseLearnerConfig(config);
     validateWeights(modelConfig, weights, 'learner weights');
-    const graph = buildTrainGraph(modelConfig, { objective: parsed.objective, maxSeqLen: parsed.maxSeqLen });
+    const graph = buildTrainGraph(modelConfig, {
+      objective: parsed.objective,
+      maxSeqLen: parsed.maxSeqLen,
+      entropyBonus: parsed.entropyCoef !== 0,
+      weightedPositionsOnly: true,
+    });
     const session = await Session.create(graph.model, { threads: parsed.threads, label: `learner ${parsed.objective}` });
     return new Learner(modelConfig, weights, parsed, new AdamW(weights, parsed.optimizer), session, graph);
   }
@@ -98,6 +103,7 @@ export class Learner {
     let microBatches = 0;
     for (let r0 = 0; r0 < rows; r0 += perRow) {
       const r1 = Math.min(rows, r0 + perRow);
+      if (!hasTrainedToken(batch.lossMask, r0 * cols, r1 * cols)) continue;
       const into = microBatches === 0 ? this.grads : this.scratch;
       const out = await this.runMicroBatch(batch, weights, r0, r1, into);
       if (microBatches > 0) for (const [name, g] of this.grads) addInto(g, this.scratch.get(name)!);
@@ -146,8 +152,8 @@ export class Learner {
         clip_low: f32(Float32Array.of(this.config.clipLow), []),
         clip_high: f32(Float32Array.of(this.config.clipHigh), []),
         kl_beta: f32(Float32Array.of(this.config.klBeta), []),
-        entropy_coef: f32(Float32Array.of(this.config.entropyCoef), []),
       });
+      if (this.graph.inputNames.includes('entropy_coef')) feeds.entropy_coef = f32(Float32Array.of(this.config.entropyCoef), []);
     }
     const preallocated: Feeds = {};
     for (const [name, t] of this.weights) preallocated[gradName(name)] = { dtype: 'float32', dims: t.dims, data: into.get(name)! };
@@ -271,6 +277,11 @@ function int64Rows(values: TokenArray, r0: number, r1: number, cols: number, use
   const out = new BigInt64Array((r1 - r0) * used);
   for (let r = r0; r < r1; r++) for (let t = 0; t < used; t++) out[(r - r0) * used + t] = BigInt(values[r * cols + t]);
   return { dtype: 'int64', dims: [r1 - r0, used], data: out };
+}
+
+function hasTrainedToken(mask: ArrayLike<number>, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (mask[i] !== 0) return true;
+  return false;
 }
 
 function perTokenFromRows(perRow: ArrayLike<number>, rows: number, cols: number): Float32Array {

@@ -3,21 +3,31 @@ import { layerPrefix, weightShapes } from '../model/weights.ts';
 import type { Value } from '../onnx/graph.ts';
 import type { Tape } from './tape.ts';
 import { ropeTables } from './rope.ts';
-import { embedding } from './ops/embedding.ts';
+import { gatherRows } from './ops/gather-rows.ts';
 import { linear } from './ops/linear.ts';
 import { rmsnorm } from './ops/rmsnorm.ts';
 import { rotary } from './ops/rotary.ts';
 import { swiglu } from './ops/swiglu.ts';
 import { causalAttention, groupedCausalMask } from './ops/attention.ts';
 
-/** The decoder of a Qwen3/Qwen2/Llama causal LM as tape ops, from `input_ids` [B, T] to logits [B·T, V]. */
+/**
+ * The decoder of a Qwen3/Qwen2/Llama causal LM as tape ops, from `input_ids` [B, T] to the final hidden
+ * states [B·T, D]; `logits(tape, net, hidden)` applies the LM head to all or some of those rows.
+ */
 export interface Network {
   /** Every weight as a graph input named by its Hugging Face name, in `weightShapes` order. */
   params: Map<string, Value>;
-  /** Logits divided by the temperature, [B·T, V]. */
-  logits: Value;
+  /** Final-norm output divided by the temperature, [B·T, D]: the LM head's input. */
+  hidden: Value;
+  /** lm_head.weight, or the embedding when tied, [V, D]. */
+  head: Value;
   /** Runtime [B, T] of `input_ids`, for reshaping per-token outputs. */
   batchShape: Value;
+}
+
+/** Logits [rows, V] of final hidden rows (all of `net.hidden`, or a gathered subset). */
+export function logits(tape: Tape, net: Network, hidden: Value = net.hidden): Value {
+  return linear(tape, hidden, net.head);
 }
 
 export interface NetworkOptions {
@@ -49,7 +59,7 @@ export function buildNetwork(tape: Tape, config: ModelConfig, inputIds: Value, o
   const positional = positionalInputs(tape, config, batchShape, options.maxSeqLen ?? config.maxPositionEmbeddings);
   const ids = g.op1('Reshape', [inputIds, g.ints([-1])]);
 
-  let x = embedding(tape, w('model.embed_tokens.weight'), ids);
+  let x = gatherRows(tape, w('model.embed_tokens.weight'), ids);
   for (let i = 0; i < config.numLayers; i++) {
     const p = layerPrefix(i);
     const attnIn = rmsnorm(tape, x, w(`${p}.input_layernorm.weight`), config.rmsNormEps);
@@ -63,7 +73,7 @@ export function buildNetwork(tape: Tape, config: ModelConfig, inputIds: Value, o
   let hidden = rmsnorm(tape, x, w('model.norm.weight'), config.rmsNormEps);
   if (options.temperature) hidden = tape.scale(hidden, g.op1('Reciprocal', [options.temperature]));
   const head = config.tieWordEmbeddings ? w('model.embed_tokens.weight') : w('lm_head.weight');
-  return { params, logits: linear(tape, hidden, head), batchShape };
+  return { params, hidden, head, batchShape };
 }
 
 function selfAttention(

@@ -2,18 +2,26 @@ import type { ModelConfig } from '../model/config.ts';
 import { weightShapes } from '../model/weights.ts';
 import { Graph, type Value } from '../onnx/graph.ts';
 import { Tape, type FloatDType } from './tape.ts';
-import { buildNetwork } from './network.ts';
+import { buildNetwork, logits } from './network.ts';
+import { gatherRows } from './ops/gather-rows.ts';
 import { logitsGradient, tokenDistribution } from './token-distribution.ts';
 import { policyGradientObjective, sftObjective, type Objective, type ObjectiveTerms } from './objectives.ts';
-
-export const PER_TOKEN_PG_INPUTS = ['weights', 'advantages', 'old_logprobs', 'ref_logprobs'] as const;
-export const SCALAR_PG_INPUTS = ['clip_low', 'clip_high', 'kl_beta', 'entropy_coef', 'temperature'] as const;
 
 export interface TrainGraphOptions {
   objective: Objective;
   dtype?: FloatDType;
   /** Longest sequence served; sizes the rotary tables. Defaults to max_position_embeddings. */
   maxSeqLen?: number;
+  /**
+   * Policy-gradient only: include the entropy bonus (the `entropy_coef` input). Without it the graph
+   * skips two passes over [tokens, vocab]. Default true.
+   */
+  entropyBonus?: boolean;
+  /**
+   * Apply the LM head and the loss only at positions whose loss weight is nonzero (prompt and padding
+   * need no logits). Per-token outputs then read 0 at the skipped positions. Default false.
+   */
+  weightedPositionsOnly?: boolean;
 }
 
 /** A built graph and the names to feed and fetch. */
@@ -35,43 +43,48 @@ export const gradName = (weight: string): string => `grad.${weight}`;
  */
 export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions): BuiltGraph {
   const dtype = options.dtype ?? 'float32';
+  const pg = options.objective === 'policy-gradient';
+  const entropyBonus = pg && (options.entropyBonus ?? true);
   const g = new Graph(`train-${options.objective}`);
   const tape = new Tape(g, dtype);
   const inputIds = g.input('input_ids', 'int64', ['batch', 'seq']);
   const targets = g.input('targets', 'int64', ['batch', 'seq']);
   const perToken = (name: string): Value => g.input(name, dtype, ['batch', 'seq']);
-  const column = (v: Value): Value => g.op1('Reshape', [v, g.ints([-1, 1])]);
   const scalar = (name: string): Value => g.input(name, dtype, []);
 
   const weights = perToken('weights');
-  const pgInputs =
-    options.objective === 'policy-gradient'
-      ? { advantages: perToken('advantages'), oldLogprobs: perToken('old_logprobs'), refLogprobs: perToken('ref_logprobs') }
-      : null;
+  const pgInputs = pg ? { advantages: perToken('advantages'), oldLogprobs: perToken('old_logprobs'), refLogprobs: perToken('ref_logprobs') } : null;
   const temperature = scalar('temperature');
-  const knobs =
-    options.objective === 'policy-gradient'
-      ? { clipLow: scalar('clip_low'), clipHigh: scalar('clip_high'), klBeta: scalar('kl_beta'), entropyCoef: scalar('entropy_coef') }
-      : null;
+  const knobs = pg
+    ? { clipLow: scalar('clip_low'), clipHigh: scalar('clip_high'), klBeta: scalar('kl_beta'), entropyCoef: entropyBonus ? scalar('entropy_coef') : g.scalar(0, dtype) }
+    : null;
 
   const net = buildNetwork(tape, config, inputIds, { maxSeqLen: options.maxSeqLen, temperature });
-  const dist = tokenDistribution(g, net.logits, targets);
+  const positions = options.weightedPositionsOnly ? weightedPositions(g, weights) : null;
+  // Per-token tensors as [rows, 1] columns over the positions the loss is computed at.
+  const column = (v: Value): Value => {
+    const flat = g.op1('Reshape', [v, g.ints([-1])]);
+    return g.op1('Unsqueeze', [positions ? g.op1('Gather', [flat, positions.rows], { axis: 0 }) : flat, g.ints([1])]);
+  };
   const perTokenOutput = (v: Value, name: string): void => {
-    g.output(g.op1('Reshape', [v, net.batchShape]), name, ['batch', 'seq']);
+    const full = positions ? positions.spread(v) : v;
+    g.output(g.op1('Reshape', [full, net.batchShape]), name, ['batch', 'seq']);
   };
 
+  const headLogits = logits(tape, net, positions ? gatherRows(tape, net.hidden, positions.rows) : net.hidden);
+  const dist = tokenDistribution(g, headLogits, column(targets));
   let terms: ObjectiveTerms;
   if (pgInputs && knobs) {
-    const pg = policyGradientObjective(g, dtype, dist.logprobs, dist.entropy, {
+    const pgTerms = policyGradientObjective(g, dtype, dist.logprobs, dist.entropy, {
       weights: column(weights),
       advantages: column(pgInputs.advantages),
       oldLogprobs: column(pgInputs.oldLogprobs),
       refLogprobs: column(pgInputs.refLogprobs),
       ...knobs,
     });
-    perTokenOutput(pg.kl, 'kl');
-    perTokenOutput(pg.clipped, 'clipped');
-    terms = pg;
+    perTokenOutput(pgTerms.kl, 'kl');
+    perTokenOutput(pgTerms.clipped, 'clipped');
+    terms = entropyBonus ? pgTerms : { ...pgTerms, dEntropy: null };
   } else {
     terms = sftObjective(g, dist.logprobs, column(weights));
   }
@@ -79,24 +92,36 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
   perTokenOutput(dist.logprobs, 'logprobs');
   perTokenOutput(dist.entropy, 'entropy');
 
-  tape.backward([[net.logits, logitsGradient(g, dist, terms.dLogprob, terms.dEntropy)]]);
-  const weightNames = [...weightShapes(config).keys()];
+  tape.backward([[headLogits, logitsGradient(g, dist, terms.dLogprob, terms.dEntropy)]]);
+  const shapes = weightShapes(config);
+  const weightNames = [...shapes.keys()];
   for (const name of weightNames) {
     const param = net.params.get(name)!;
     const grad = tape.gradOf(param) ?? g.op1('Mul', [param, g.scalar(0, dtype)]);
-    g.output(grad, gradName(name), weightShapes(config).get(name));
+    g.output(grad, gradName(name), shapes.get(name));
   }
   const inputNames = [
     ...weightNames,
     'input_ids',
     'targets',
     'weights',
-    ...(pgInputs ? ['advantages', 'old_logprobs', 'ref_logprobs'] : []),
+    ...(pg ? ['advantages', 'old_logprobs', 'ref_logprobs'] : []),
     'temperature',
-    ...(knobs ? ['clip_low', 'clip_high', 'kl_beta', 'entropy_coef'] : []),
+    ...(pg ? ['clip_low', 'clip_high', 'kl_beta'] : []),
+    ...(entropyBonus ? ['entropy_coef'] : []),
   ];
-  const outputNames = ['loss', 'logprobs', 'entropy', ...(pgInputs ? ['kl', 'clipped'] : []), ...weightNames.map(gradName)];
+  const outputNames = ['loss', 'logprobs', 'entropy', ...(pg ? ['kl', 'clipped'] : []), ...weightNames.map(gradName)];
   return { model: g.toBytes(), dtype, weightNames, inputNames, outputNames };
+}
+
+/** Flat indices of the positions with a nonzero loss weight, and the way back to all B·T positions. */
+function weightedPositions(g: Graph, weights: Value): { rows: Value; spread: (column: Value) => Value } {
+  const flat = g.op1('Reshape', [weights, g.ints([-1])]);
+  const weighted = g.op1('Not', [g.op1('Equal', [flat, g.scalar(0, weights.dtype)], {}, { dtypes: ['bool'] })], {}, { dtypes: ['bool'] });
+  const rows = g.op1('Reshape', [g.op1('NonZero', [weighted], {}, { dtypes: ['int64'] }), g.ints([-1])]);
+  const zeros = g.op1('Mul', [flat, g.scalar(0, weights.dtype)]);
+  const indices = g.op1('Unsqueeze', [rows, g.ints([1])]);
+  return { rows, spread: (column) => g.op1('ScatterND', [zeros, indices, g.op1('Reshape', [column, g.ints([-1])])]) };
 }
 
 export interface ScoreGraphOptions {
@@ -115,7 +140,7 @@ export function buildScoreGraph(config: ModelConfig, options: ScoreGraphOptions 
   const targets = g.input('targets', 'int64', ['batch', 'seq']);
   const temperature = g.input('temperature', dtype, []);
   const net = buildNetwork(tape, config, inputIds, { maxSeqLen: options.maxSeqLen, temperature });
-  const logProbsFull = g.op1('LogSoftmax', [net.logits], { axis: -1 });
+  const logProbsFull = g.op1('LogSoftmax', [logits(tape, net)], { axis: -1 });
   const logprobs = g.op1('GatherElements', [logProbsFull, g.op1('Reshape', [targets, g.ints([-1, 1])])], { axis: 1 });
   g.output(g.op1('Reshape', [logprobs, net.batchShape]), 'logprobs', ['batch', 'seq']);
   if (options.fullLogProbs) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Tape } from '../../../native/train/tape.ts';
 import { linear } from '../../../native/train/ops/linear.ts';
-import { embedding } from '../../../native/train/ops/embedding.ts';
+import { gatherRows } from '../../../native/train/ops/gather-rows.ts';
 import { rmsnorm } from '../../../native/train/ops/rmsnorm.ts';
 import { swiglu } from '../../../native/train/ops/swiglu.ts';
 import { rotary } from '../../../native/train/ops/rotary.ts';
@@ -29,10 +29,10 @@ describe('every tape op matches central finite differences in float64', () => {
     expect(r.maxRelativeError).toBeLessThan(TOLERANCE);
   });
 
-  it('embedding: repeated ids accumulate into the same table row', async () => {
+  it('gatherRows (embedding): repeated ids accumulate into the same table row', async () => {
     const r = await gradCheck(
       [{ name: 'table', dims: [5, 3] }, { name: 'ids', dims: [6], fixed: int64([1, 4, 1, 0, 1, 4], [6]) }],
-      (tape, v) => embedding(tape, v.table, v.ids),
+      (tape, v) => gatherRows(tape, v.table, v.ids),
     );
     expect(r.checked).toBe(15);
     expect(r.maxRelativeError).toBeLessThan(TOLERANCE);

@@ -2,11 +2,12 @@ import type { Value } from '../../onnx/graph.ts';
 import type { Tape } from '../tape.ts';
 
 /**
- * Rows of `table` [V, D] for flat token ids [N]. The gradient scatters back with ScatterND(reduction=add)
- * into zeros, so repeated ids sum and no [N, V] one-hot is ever built.
+ * Rows of `table` [R, D] at int64 indices [M] (token embedding, or picking positions out of hidden
+ * states). The gradient scatters back with ScatterND(reduction=add) into zeros, so repeated indices
+ * sum and no [M, R] one-hot is ever built.
  */
-export function embedding(tape: Tape, table: Value, ids: Value): Value {
-  const y = tape.op1('Gather', [table, ids], { axis: 0 });
+export function gatherRows(tape: Tape, table: Value, rows: Value): Value {
+  const y = tape.op1('Gather', [table, rows], { axis: 0 });
   tape.record([table], [y], ([gy]) => {
     const zeros = tape.op1(
       'ConstantOfShape',
@@ -14,7 +15,7 @@ export function embedding(tape: Tape, table: Value, ids: Value): Value {
       { value: { tensor: { dtype: tape.dtype, dims: [1], data: tape.dtype === 'float64' ? new Float64Array(1) : new Float32Array(1) } } },
       { dtypes: [tape.dtype] },
     );
-    const indices = tape.op1('Unsqueeze', [ids, tape.graph.ints([1])]);
+    const indices = tape.op1('Unsqueeze', [rows, tape.graph.ints([1])]);
     return [tape.op1('ScatterND', [zeros, indices, gy!], { reduction: 'add' })];
   });
   return y;

@@ -1,0 +1,96 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { saveCheckpoint } from '../../../native/io/checkpoint.ts';
+import type { ModelConfig } from '../../../native/model/config.ts';
+import { initWeights, presetConfig } from '../../../native/model/presets.ts';
+import { buildTrainGraph, gradName } from '../../../native/train/train-graph.ts';
+import { floatTensor, openGraph, randomBatch, tokenFeeds, weightFeeds } from './fixtures.ts';
+
+/**
+ * Our float64 train graph against tools/python/qwen3_reference.py (the decoder as transformers computes
+ * it, in PyTorch) on the same checkpoint and batch: loss, per-token outputs and every gradient.
+ * Skipped where /usr/bin/python3 cannot import torch.
+ */
+const PYTHON = '/usr/bin/python3';
+const SCRIPT = join(import.meta.dirname, '../../../tools/python/qwen3_reference.py');
+const torchAvailable = spawnSync(PYTHON, ['-c', 'import torch, numpy'], { stdio: 'ignore' }).status === 0;
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ludus-torch-ref-'));
+});
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function compare(label: string, config: ModelConfig): Promise<void> {
+  const weights = initWeights(config, 17, 0.25);
+  const checkpoint = join(dir, label);
+  await saveCheckpoint(checkpoint, config, weights);
+  const batch = randomBatch(config, [6, 3], 6, 5);
+  const n = batch.rows * batch.cols;
+  const request = {
+    objective: 'policy-gradient',
+    rows: batch.rows,
+    cols: batch.cols,
+    input_ids: batch.inputIds,
+    targets: batch.targets,
+    weights: batch.mask.map((m) => m / 9),
+    advantages: Array.from({ length: n }, (_, i) => (i % 2 ? 0.8 : -1.1)),
+    old_logprobs: Array.from({ length: n }, (_, i) => -4.3 + 0.4 * Math.sin(i)),
+    ref_logprobs: Array.from({ length: n }, (_, i) => -4.1 + 0.2 * Math.cos(i)),
+    clip_low: 0.2,
+    clip_high: 0.28,
+    kl_beta: 0.05,
+    entropy_coef: 0.01,
+    temperature: 0.9,
+  };
+  const requestPath = join(dir, `${label}.request.json`);
+  const outPath = join(dir, `${label}.out.json`);
+  await writeFile(requestPath, JSON.stringify(request));
+  const torchRun = promisify(execFile)(PYTHON, [SCRIPT, 'evaluate', '--checkpoint', checkpoint, '--request', requestPath, '--out', outPath, '--dtype', 'float64']);
+
+  const graph = await openGraph(buildTrainGraph(config, { objective: 'policy-gradient', dtype: 'float64' }));
+  const dims = [batch.rows, batch.cols];
+  const ours = await graph.run({
+    ...weightFeeds(weights, 'float64'),
+    ...tokenFeeds(batch),
+    weights: floatTensor('float64', request.weights, dims),
+    advantages: floatTensor('float64', request.advantages, dims),
+    old_logprobs: floatTensor('float64', request.old_logprobs, dims),
+    ref_logprobs: floatTensor('float64', request.ref_logprobs, dims),
+    temperature: floatTensor('float64', [request.temperature], []),
+    clip_low: floatTensor('float64', [request.clip_low], []),
+    clip_high: floatTensor('float64', [request.clip_high], []),
+    kl_beta: floatTensor('float64', [request.kl_beta], []),
+    entropy_coef: floatTensor('float64', [request.entropy_coef], []),
+  });
+  await graph.session.release();
+  await torchRun;
+  const theirs = JSON.parse(await readFile(outPath, 'utf8')) as Record<string, number[]>;
+
+  expect(ours.loss[0]).toBeCloseTo(theirs.loss[0], 10);
+  for (const name of ['logprobs', 'entropy', 'kl', 'clipped']) {
+    theirs[name].forEach((value, i) => expect(ours[name][i]).toBeCloseTo(value, 9));
+  }
+  for (const name of weights.keys()) {
+    const expected = theirs[gradName(name)];
+    const got = ours[gradName(name)];
+    const scale = Math.max(...expected.map(Math.abs));
+    let worst = 0;
+    expected.forEach((value, i) => (worst = Math.max(worst, Math.abs(got[i] - value))));
+    expect(worst / scale, name).toBeLessThan(1e-9);
+  }
+}
+
+describe.skipIf(!torchAvailable)('agreement with the PyTorch reference in float64', () => {
+  it('qwen3-micro: tied embeddings, qk-norm, grouped kv heads', () => compare('qwen3', presetConfig('qwen3-micro')));
+  it('qwen2-style with q/k/v biases and an untied lm_head', () =>
+    compare('qwen2', presetConfig('qwen3-micro', { model_type: 'qwen2', tie_word_embeddings: false })));
+  it('llama with o/mlp biases, head_dim 12 and one kv head', () =>
+    compare('llama', presetConfig('qwen3-micro', { model_type: 'llama', head_dim: 12, attention_bias: true, mlp_bias: true, num_key_value_heads: 1 })));
+});
