@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { LudusError, fail } from '../core/errors.ts';
 import type { DType, TypedArray } from './onnx/graph.ts';
@@ -25,15 +28,18 @@ const ORT_TYPE: Record<DType, ort.Tensor.Type> = {
   float32: 'float32', float16: 'float16', float64: 'float64', int64: 'int64', int32: 'int32', bool: 'bool', uint8: 'uint8',
 };
 
+/** The CUDA execution provider ships as a separate library next to the binding, fetched only on request. */
 export function cudaAvailable(): boolean {
-  return ort.listSupportedBackends().some((b) => b.name === 'cuda');
+  const compiledIn = ort.listSupportedBackends().some((b) => b.name === 'cuda');
+  const binding = createRequire(import.meta.url).resolve('onnxruntime-node');
+  const providers = join(dirname(binding), '..', 'bin', 'napi-v6', `${process.platform}`, `${process.arch}`, 'libonnxruntime_providers_cuda.so');
+  return compiledIn && existsSync(providers);
 }
 
 export const CUDA_INSTALL_HINT =
-  'onnxruntime-node was installed without its CUDA binaries. Reinstall it with them: ' +
-  'ONNXRUNTIME_NODE_INSTALL_CUDA=v12 npm rebuild onnxruntime-node --foreground-scripts ' +
-  '(or remove onnxruntime-node-install=skip from .npmrc and run npm install with ONNXRUNTIME_NODE_INSTALL=""), ' +
-  'on a machine with CUDA 12 and cuDNN 9.';
+  'onnxruntime-node is installed without its CUDA binaries (the default: .npmrc skips their download). ' +
+  'On a machine with an NVIDIA driver, CUDA 12 and cuDNN 9, fetch them once with ' +
+  '`ONNXRUNTIME_NODE_INSTALL=cuda12 node node_modules/onnxruntime-node/script/install.js`, then pass --device cuda again.';
 
 export class Session {
   private constructor(

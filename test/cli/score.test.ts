@@ -6,6 +6,7 @@ import { saveCheckpoint } from '../../native/io/checkpoint.ts';
 import { randomModel } from '../support/models.ts';
 import { logSoftmax, referenceLogits } from '../support/reference-model.ts';
 import { runLudus } from '../support/cli.ts';
+import { cudaAvailable } from '../../native/ort.ts';
 
 const words = ['<eos>', 'the', 'cat', 'sat', 'on', 'mat', 'and', 'dog'];
 const wordLevelTokenizer = {
@@ -61,6 +62,19 @@ describe('ludus score', () => {
       const result = await runLudus(['score', '--model', tmpdir(), '--tokens', '1,2']);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('[CHECKPOINT_MISSING_FILE]');
+    });
+  });
+
+  describe('having --device cuda', () => {
+    it(cudaAvailable() ? 'should score on the GPU' : 'should fail with DEVICE_UNAVAILABLE saying how to install the CUDA binaries', async () => {
+      const result = await runLudus(['score', '--model', dir, '--tokens', '1,2,3', '--device', 'cuda', '--json']);
+      if (cudaAvailable()) {
+        expect(result.code).toBe(0);
+      } else {
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain('[DEVICE_UNAVAILABLE]');
+        expect(result.stderr).toContain('ONNXRUNTIME_NODE_INSTALL=cuda12');
+      }
     });
   });
 });
