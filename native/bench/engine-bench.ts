@@ -73,7 +73,7 @@ export async function benchDecode(options: EngineBenchOptions): Promise<DecodeBe
   const timeRollout = async (decoder: Decoder, batch: number, tandem: boolean) => {
     const rows = prompts(batch, options.promptTokens, config.vocabSize, options.seed);
     const run = () => generate(decoder, rows, { maxNewTokens: options.newTokens, sampling: SAMPLING, seed: options.seed, schedule: tandem ? buildSchedule(spec) : undefined });
-    await generate(decoder, rows, { maxNewTokens: 8, sampling: SAMPLING, seed: options.seed });
+    await generate(decoder, rows, { maxNewTokens: Math.min(8, options.newTokens), sampling: SAMPLING, seed: options.seed });
     const start = performance.now();
     const rollouts = await run();
     const seconds = (performance.now() - start) / 1000;

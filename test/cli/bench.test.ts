@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { runLudus } from '../support/cli.ts';
+
+describe('ludus bench engine', () => {
+  describe('having --json on a micro preset', () => {
+    it('should print one JSON line with every measured field, side by side from one run', async () => {
+      const result = await runLudus([
+        'bench', 'engine', '--json', '--preset', 'qwen3-micro', '--batch', '4', '--new-tokens', '8',
+        '--naive-rows', '1', '--train-batch', '2', '--train-len', '16', '--train-steps', '1', '--rss-rollouts', '1', '--torch', 'off',
+      ]);
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      const report = JSON.parse(lines[0]);
+      for (const key of ['solo_decode_tok_s', 'tandem_decode_tok_s', 'naive_tandem_tok_s', 'train_tok_s', 'solo_decode_tok_s_b1', 'tandem_decode_tok_s_b1']) {
+        expect(report[key], key).toBeGreaterThan(0);
+      }
+      expect(report.tandem_over_solo).toBeCloseTo(report.tandem_decode_tok_s / report.solo_decode_tok_s, 1);
+      expect(report.model_config.model_type).toBe('qwen3');
+      expect(report).toMatchObject({ batch: 4, new_tokens: 8, threads: 2, train_batch: 2, train_len: 16 });
+      expect(typeof report.decode_rss_growth_mb).toBe('number');
+      expect(report.senior_share).toBeGreaterThan(0);
+      expect(report.senior_share).toBeLessThan(1);
+    });
+  });
+
+  describe('having no --json', () => {
+    it('should print a table', async () => {
+      const result = await runLudus(['bench', 'engine', '--preset', 'qwen3-micro', '--batch', '2', '--new-tokens', '4', '--naive-rows', '1', '--train-batch', '1', '--train-len', '8', '--train-steps', '1', '--rss-rollouts', '1', '--torch', 'off']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/tandem decode, B=2\s+[\d.]+ tok\/s/);
+    });
+  });
+});
