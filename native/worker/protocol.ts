@@ -17,7 +17,10 @@ export type ResultOf<M> = M extends (...args: never[]) => infer R ? Awaited<R> :
 /** What a method streams back through `context.emit`. */
 export type EventOf<M> = M extends (context: CallContext<infer E>, ...args: never[]) => unknown ? E : never;
 
-export type ToWorker = { type: 'call'; id: number; method: string; args: unknown[] } | { type: 'abort'; id: number };
+export type ToWorker =
+  /** `aborted`: the caller's signal had fired before the call was sent, so the method starts aborted. */
+  | { type: 'call'; id: number; method: string; args: unknown[]; aborted: boolean }
+  | { type: 'abort'; id: number };
 
 export type FromWorker =
   | { type: 'ready' }

@@ -26,8 +26,9 @@ export function serveMethods(port: MessagePort, methods: MethodTable): void {
     }
   };
 
-  const call = async (id: number, method: string, args: unknown[]) => {
+  const call = async (id: number, method: string, args: unknown[], aborted: boolean) => {
     const controller = new AbortController();
+    if (aborted) controller.abort();
     running.set(id, controller);
     try {
       const run = methods[method];
@@ -42,7 +43,7 @@ export function serveMethods(port: MessagePort, methods: MethodTable): void {
   };
 
   port.on('message', (message: ToWorker) => {
-    if (message.type === 'call') void call(message.id, message.method, message.args);
+    if (message.type === 'call') void call(message.id, message.method, message.args, message.aborted);
     else running.get(message.id)?.abort();
   });
   post({ type: 'ready' });

@@ -86,12 +86,11 @@ export class WorkerRpc<T extends MethodTable> {
       });
       this.worker.ref();
       try {
-        this.worker.postMessage({ type: 'call', id, method, args } satisfies ToWorker, options.transfer as Transferable[] | undefined);
+        const call: ToWorker = { type: 'call', id, method, args, aborted: options.signal?.aborted ?? false };
+        this.worker.postMessage(call, options.transfer as Transferable[] | undefined);
       } catch (error) {
         this.settle(id)?.reject(new LudusError('INPUT_INVALID', `arguments of ${method} cannot cross to the ${this.label}: ${(error as Error).message}`, { method }));
-        return;
       }
-      if (options.signal?.aborted) abort();
     });
   }
 

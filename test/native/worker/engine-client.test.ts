@@ -11,6 +11,9 @@ const senior = randomModel({}, 7, 'senior').policy;
 const junior = randomModel({}, 8, 'junior').policy;
 const prompts = [[1, 2, 3], [4, 5], [6, 7, 8, 9, 10], [11]];
 const decoderOptions = { batch: prompts.length, maxLen: 64, threads: 1 };
+/** Far more steps than run before an abort lands, even on a loaded machine (a step takes well under a millisecond). */
+const endless = { maxNewTokens: 4000, stopTokens: [] };
+const endlessDecoder = { ...decoderOptions, maxLen: 4010 };
 const wordSpec: ScheduleSpec = { kind: 'word', p: 0.5, K: 3, seed: 11, boundary: [2, 3, 5, 7, 11, 13, 17, 19, 23] };
 const base: ClientGenerateOptions = {
   maxNewTokens: 40,
@@ -89,18 +92,17 @@ describe('EngineClient', () => {
 
   describe('having an abort signal', () => {
     it('should stop the worker loop soon after the signal fires', async () => {
-      const decoder = await client.createDecoder([senior], { ...decoderOptions, maxLen: 600 });
+      const decoder = await client.createDecoder([senior], endlessDecoder);
       const controller = new AbortController();
       const rollouts = await client.generate(decoder, prompts, {
         ...base,
-        stopTokens: [],
-        maxNewTokens: 500,
+        ...endless,
         signal: controller.signal,
         onStep: (step) => step === 3 && controller.abort(),
       });
       expect(rollouts.every((r) => r.finish === 'aborted')).toBe(true);
       expect(rollouts[0].tokens.length).toBeGreaterThanOrEqual(4);
-      expect(rollouts[0].tokens.length).toBeLessThan(500);
+      expect(rollouts[0].tokens.length).toBeLessThan(endless.maxNewTokens);
       await client.release(decoder);
     });
 
@@ -161,14 +163,14 @@ describe('EngineClient.close', () => {
   describe('having a generation running', () => {
     it('should abort it, release everything and fail later calls with WORKER_FAILED', async () => {
       const client = await EngineClient.start({ threads: 1 });
-      const decoder = await client.createDecoder([senior], { ...decoderOptions, maxLen: 600 });
+      const decoder = await client.createDecoder([senior], endlessDecoder);
       let started!: () => void;
       const running = new Promise<void>((resolve) => (started = resolve));
-      const generation = client.generate(decoder, prompts, { ...base, stopTokens: [], maxNewTokens: 500, onStep: () => started() });
+      const generation = client.generate(decoder, prompts, { ...base, ...endless, onStep: () => started() });
       await running;
       await client.close();
       const rollouts = await generation;
-      expect(rollouts.every((r) => r.finish === 'aborted' && r.tokens.length < 500)).toBe(true);
+      expect(rollouts.every((r) => r.finish === 'aborted' && r.tokens.length < endless.maxNewTokens)).toBe(true);
       const error = await client.createDecoder([senior], decoderOptions).catch((e: unknown) => e);
       expect(LudusError.is(error, 'WORKER_FAILED')).toBe(true);
     });

@@ -58,6 +58,11 @@ describe('WorkerRpc', () => {
       const ticks = await rpc.call('tickUntilAborted', [], { signal: controller.signal, onEvent: (i) => i === 10 && controller.abort() });
       expect(ticks).toBeGreaterThanOrEqual(11);
     });
+
+    it('should start the call aborted when the signal fired before it was made', async () => {
+      const rpc = await spawnProbe();
+      expect(await rpc.call('tickUntilAborted', [], { signal: AbortSignal.abort() })).toBe(0);
+    });
   });
 
   describe('having a method that throws a LudusError', () => {
