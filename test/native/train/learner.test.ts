@@ -73,6 +73,14 @@ describe('Learner', () => {
     expect(stats.loss).toBeCloseTo(0, 6);
   });
 
+  it('a per-step learning rate overrides the configured one (schedules): lr 0 moves nothing', async () => {
+    const learner = await Learner.create(config, initWeights(config, 6), { objective: 'sft', optimizer: { lr: 0.1 }, threads: 1 });
+    const before = cloneWeights(learner.weights);
+    const stats = await learner.step(batchOf([6], 6, 8), { lr: 0 });
+    expect(stats.step).toBe(1);
+    for (const [name, t] of before) expect(learner.weights.get(name)!.data).toEqual(t.data);
+  });
+
   it('score() defaults targets to the next input token', async () => {
     const learner = await Learner.create(config, initWeights(config, 4), { threads: 1 });
     const batch = batchOf([5], 5, 6);
