@@ -4,7 +4,8 @@ import { Graph, type Value } from '../onnx/graph.ts';
 import { Tape, type FloatDType } from './tape.ts';
 import { buildNetwork, logits } from './network.ts';
 import { gatherRows } from './ops/gather-rows.ts';
-import { logitsGradient, tokenDistribution } from './token-distribution.ts';
+import { rowDot } from './ops/row-dot.ts';
+import { denseLogitsGradient, tokenDistribution } from './token-distribution.ts';
 import { policyGradientObjective, sftObjective, type Objective, type ObjectiveTerms } from './objectives.ts';
 
 export interface TrainGraphOptions {
@@ -71,8 +72,13 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
     g.output(g.op1('Reshape', [full, net.batchShape]), name, ['batch', 'seq']);
   };
 
-  const headLogits = logits(tape, net, positions ? gatherRows(tape, net.hidden, positions.rows) : net.hidden);
-  const dist = tokenDistribution(g, headLogits, column(targets));
+  const headInput = positions ? gatherRows(tape, net.hidden, positions.rows) : net.hidden;
+  const headLogits = logits(tape, net, headInput);
+  const targetColumn = column(targets);
+  const dist = tokenDistribution(g, headLogits, targetColumn);
+  // The same target logits again, [rows, 1], as their own path from the hidden rows and the head rows of
+  // the targets: the one-hot part of the logits gradient is seeded here instead of scattered into [rows, V].
+  const targetLogits = rowDot(tape, headInput, gatherRows(tape, net.head, g.op1('Reshape', [targetColumn, g.ints([-1])])));
   let terms: ObjectiveTerms;
   if (pgInputs && knobs) {
     const pgTerms = policyGradientObjective(g, dtype, dist.logprobs, dist.entropy, {
@@ -92,7 +98,10 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
   perTokenOutput(dist.logprobs, 'logprobs');
   perTokenOutput(dist.entropy, 'entropy');
 
-  tape.backward([[headLogits, logitsGradient(g, dist, terms.dLogprob, terms.dEntropy)]]);
+  tape.backward([
+    [headLogits, denseLogitsGradient(g, dist, terms.dLogprob, terms.dEntropy)],
+    [targetLogits, terms.dLogprob],
+  ]);
   const shapes = weightShapes(config);
   const weightNames = [...shapes.keys()];
   for (const name of weightNames) {

@@ -16,7 +16,7 @@ export interface AttentionShape {
  * a plain batched MatMul. Returns [B, T, H, hd].
  *
  * Backward with P = softmax(S): dV = Pᵀ dO, dP = dO Vᵀ, dS = P ⊙ (dP − rowsum(dP ⊙ P)),
- * dQ = scale · dS K, dKᵀ = (scale · Q)ᵀ dS (the fold sums dK over the group for free).
+ * dQ = scale · dS K, dK = dSᵀ (scale · Q) (the fold sums dK over the group for free).
  */
 export function causalAttention(tape: Tape, q: Value, k: Value, v: Value, mask: Value, shape: AttentionShape): Value {
   const { numHeads, numKvHeads, headDim, scale } = shape;
@@ -27,27 +27,27 @@ export function causalAttention(tape: Tape, q: Value, k: Value, v: Value, mask: 
     tape.op1('Transpose', [tape.op1('Reshape', [x, ints([0, numHeads, -1, headDim])])], { perm: [0, 2, 1, 3] });
 
   const qRows = scale === 1 ? toGroupedRows(q) : tape.op1('Mul', [toGroupedRows(q), tape.scalar(scale)]);
-  const kT = tape.op1('Transpose', [k], { perm: [0, 2, 3, 1] }); // [B, KV, hd, T]
-  const vRows = tape.op1('Transpose', [v], { perm: [0, 2, 1, 3] }); // [B, KV, T, hd]
-  const scores = tape.op1('Add', [tape.op1('MatMul', [qRows, kT]), mask]);
+  const kRows = tape.op1('Transpose', [k], { perm: [0, 2, 1, 3] }); // [B, KV, T, hd]
+  const vRows = tape.op1('Transpose', [v], { perm: [0, 2, 1, 3] });
+  // A Transpose of the last two axes feeding MatMul is fused by ORT into one FusedMatMul.
+  const lastTwoSwapped = (x: Value): Value => tape.op1('Transpose', [x], { perm: [0, 1, 3, 2] });
+  const scores = tape.op1('Add', [tape.op1('MatMul', [qRows, lastTwoSwapped(kRows)]), mask]);
   const probs = tape.op1('Softmax', [scores], { axis: -1 });
   const y = fromGroupedRows(tape.op1('MatMul', [probs, vRows]));
 
   tape.record([q, k, v], [y], ([gy]) => {
     const gOut = toGroupedRows(gy!);
-    const gProbs = tape.op1('MatMul', [gOut, tape.op1('Transpose', [v], { perm: [0, 2, 3, 1] })]);
-    const gv = tape.needsGrad(v)
-      ? tape.op1('Transpose', [tape.op1('MatMul', [tape.op1('Transpose', [probs], { perm: [0, 1, 3, 2] }), gOut])], { perm: [0, 2, 1, 3] })
-      : null;
+    const gProbs = tape.op1('MatMul', [gOut, lastTwoSwapped(vRows)]);
     const rowDot = tape.op1('ReduceSum', [tape.op1('Mul', [gProbs, probs]), ints([-1])], { keepdims: 1 });
     const gScores = tape.op1('Mul', [probs, tape.op1('Sub', [gProbs, rowDot])]);
-    let gqRows = tape.needsGrad(q) ? tape.op1('MatMul', [gScores, tape.op1('Transpose', [k], { perm: [0, 2, 1, 3] })]) : null;
+    const backToTokens = (rows: Value): Value => tape.op1('Transpose', [rows], { perm: [0, 2, 1, 3] });
+    let gqRows = tape.needsGrad(q) ? tape.op1('MatMul', [gScores, kRows]) : null;
     if (gqRows && scale !== 1) gqRows = tape.op1('Mul', [gqRows, tape.scalar(scale)]);
-    const gq = gqRows ? fromGroupedRows(gqRows) : null;
-    const gk = tape.needsGrad(k)
-      ? tape.op1('Transpose', [tape.op1('MatMul', [tape.op1('Transpose', [qRows], { perm: [0, 1, 3, 2] }), gScores])], { perm: [0, 3, 1, 2] })
-      : null;
-    return [gq, gk, gv];
+    return [
+      gqRows ? fromGroupedRows(gqRows) : null,
+      tape.needsGrad(k) ? backToTokens(tape.op1('MatMul', [lastTwoSwapped(gScores), qRows])) : null,
+      tape.needsGrad(v) ? backToTokens(tape.op1('MatMul', [lastTwoSwapped(probs), gOut])) : null,
+    ];
   });
   return y;
 }

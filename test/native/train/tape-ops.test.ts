@@ -4,6 +4,7 @@ import { linear } from '../../../native/train/ops/linear.ts';
 import { gatherRows } from '../../../native/train/ops/gather-rows.ts';
 import { rmsnorm } from '../../../native/train/ops/rmsnorm.ts';
 import { swiglu } from '../../../native/train/ops/swiglu.ts';
+import { rowDot } from '../../../native/train/ops/row-dot.ts';
 import { rotary } from '../../../native/train/ops/rotary.ts';
 import { causalAttention, groupedCausalMask } from '../../../native/train/ops/attention.ts';
 import { ropeTables } from '../../../native/train/rope.ts';
@@ -43,6 +44,11 @@ describe('every tape op matches central finite differences in float64', () => {
       [{ name: 'x', dims: [4, 6] }, { name: 'w', dims: [6] }],
       (tape, v) => rmsnorm(tape, v.x, v.w, 1e-6),
     );
+    expect(r.maxRelativeError).toBeLessThan(TOLERANCE);
+  });
+
+  it('rowDot: per-row dot product', async () => {
+    const r = await gradCheck([{ name: 'a', dims: [3, 4] }, { name: 'b', dims: [3, 4] }], (tape, v) => rowDot(tape, v.a, v.b));
     expect(r.maxRelativeError).toBeLessThan(TOLERANCE);
   });
 
