@@ -40,7 +40,8 @@ export const gradName = (weight: string): string => `grad.${weight}`;
  * Forward + backward of one objective. Inputs: every weight (by HF name), `input_ids` and `targets`
  * [B, T] int64, per-token `weights` (and for policy-gradient `advantages`, `old_logprobs`,
  * `ref_logprobs`) [B, T], scalars `temperature` (and `clip_low`, `clip_high`, `kl_beta`, `entropy_coef`).
- * Outputs: `loss`, `logprobs`, `entropy` (and `kl`, `clipped`) [B, T], and `grad.<name>` per weight.
+ * Outputs: `loss`, `logprobs`, `entropy` (and `kl`, `clipped`) [B, T], for policy-gradient the scalar
+ * `clip_count` (clipped tokens among those with nonzero weight), and `grad.<name>` per weight.
  */
 export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions): BuiltGraph {
   const dtype = options.dtype ?? 'float32';
@@ -90,6 +91,7 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
     });
     perTokenOutput(pgTerms.kl, 'kl');
     perTokenOutput(pgTerms.clipped, 'clipped');
+    g.output(clippedAmongWeighted(g, pgTerms.clipped, column(weights)), 'clip_count', []);
     terms = entropyBonus ? pgTerms : { ...pgTerms, dEntropy: null };
   } else {
     terms = sftObjective(g, dist.logprobs, column(weights));
@@ -119,8 +121,15 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
     ...(pg ? ['clip_low', 'clip_high', 'kl_beta'] : []),
     ...(entropyBonus ? ['entropy_coef'] : []),
   ];
-  const outputNames = ['loss', 'logprobs', 'entropy', ...(pg ? ['kl', 'clipped'] : []), ...weightNames.map(gradName)];
+  const outputNames = ['loss', 'logprobs', 'entropy', ...(pg ? ['kl', 'clipped', 'clip_count'] : []), ...weightNames.map(gradName)];
   return { model: g.toBytes(), dtype, weightNames, inputNames, outputNames };
+}
+
+/** Σ clipped over the positions whose loss weight is nonzero: the numerator of clip_frac. */
+function clippedAmongWeighted(g: Graph, clipped: Value, weights: Value): Value {
+  const weighted = g.op1('Not', [g.op1('Equal', [weights, g.scalar(0, weights.dtype)], {}, { dtypes: ['bool'] })], {}, { dtypes: ['bool'] });
+  const zero = g.scalar(0, clipped.dtype);
+  return g.op1('ReduceSum', [g.op1('Where', [weighted, clipped, zero], {}, { dtypes: [clipped.dtype] })], { keepdims: 0 });
 }
 
 /** Flat indices of the positions with a nonzero loss weight, and the way back to all B·T positions. */

@@ -76,6 +76,9 @@ describe('policy-gradient objective', () => {
     const { out, expected } = await runPolicyGradient(0, 0, () => 0);
     expect(out.loss[0]).toBeCloseTo(expected, 12);
     for (let i = 0; i < N; i++) expect(out.clipped[i]).toBe(CASES[i % CASES.length].clipped ? 1 : 0);
+    const clippedTrained = batch.mask.filter((m, i) => m !== 0 && CASES[i % CASES.length].clipped).length;
+    expect(clippedTrained).toBeGreaterThan(0);
+    expect(out.clip_count[0]).toBe(clippedTrained);
   });
 
   it('adds β·k3 with k3 = exp(ref − lp) − (ref − lp) − 1, reported per token', async () => {
