@@ -76,6 +76,7 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
   const headInput = positions ? gatherRows(tape, net.hidden, positions.rows) : net.hidden;
   const headLogits = logits(tape, net, headInput);
   const targetColumn = column(targets);
+  const weightColumn = column(weights);
   const dist = tokenDistribution(g, headLogits, targetColumn);
   // The same target logits again, [rows, 1], as their own path from the hidden rows and the head rows of
   // the targets: the one-hot part of the logits gradient is seeded here instead of scattered into [rows, V].
@@ -83,7 +84,7 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
   let terms: ObjectiveTerms;
   if (pgInputs && knobs) {
     const pgTerms = policyGradientObjective(g, dtype, dist.logprobs, dist.entropy, {
-      weights: column(weights),
+      weights: weightColumn,
       advantages: column(pgInputs.advantages),
       oldLogprobs: column(pgInputs.oldLogprobs),
       refLogprobs: column(pgInputs.refLogprobs),
@@ -91,10 +92,10 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
     });
     perTokenOutput(pgTerms.kl, 'kl');
     perTokenOutput(pgTerms.clipped, 'clipped');
-    g.output(clippedAmongWeighted(g, pgTerms.clipped, column(weights)), 'clip_count', []);
+    g.output(clippedAmongWeighted(g, pgTerms.clipped, weightColumn), 'clip_count', []);
     terms = entropyBonus ? pgTerms : { ...pgTerms, dEntropy: null };
   } else {
-    terms = sftObjective(g, dist.logprobs, column(weights));
+    terms = sftObjective(g, dist.logprobs, weightColumn);
   }
   g.output(terms.loss, 'loss', []);
   perTokenOutput(dist.logprobs, 'logprobs');
