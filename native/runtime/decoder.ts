@@ -7,13 +7,48 @@ import { assertSharedTokenizer, type Policy } from './policy.ts';
 export interface DecoderOptions {
   /** Rows stepped together; caches are sized for it once. */
   batch: number;
+  /**
+   * How co-decoded policies keep their caches in sync with the shared sequence. 'lockstep': every policy reads
+   * every token as it is written, all in one run (best when the batch makes steps compute-bound). 'lazy': a
+   * policy catches up on the tokens written since it last wrote, in one multi-token run, when it is next asked
+   * for a distribution (best at small batches, where a step costs one read of the weights). 'auto' (default)
+   * picks lazy for batches of at most LAZY_MAX_BATCH rows.
+   */
+  sync?: 'lockstep' | 'lazy' | 'auto';
   /** Positions per row (prompt + generated) the caches may hold. */
   maxLen: number;
   threads?: number;
   device?: Device;
 }
 
-type Resolved = Required<Omit<DecoderOptions, 'device'>> & { device: Device };
+type Resolved = Required<Omit<DecoderOptions, 'device' | 'sync'>> & { device: Device };
+
+export const LAZY_MAX_BATCH = 4;
+
+/** What generation needs from a decoder, whichever way it keeps its policies in sync. */
+export interface Decoder {
+  readonly policies: readonly Policy[];
+  readonly batch: number;
+  readonly vocabSize: number;
+  /** Tokens of the shared sequence per row. */
+  readonly lengths: Int32Array;
+  readonly cacheBytes: number;
+  setTemperature(temperatures: number | ArrayLike<number>): void;
+  updatePolicy(index: number, policy: Policy): Promise<void>;
+  prefill(prompts: readonly (readonly number[])[], route?: Route): Promise<Distributions>;
+  append(chunks: readonly (readonly number[])[], route?: Route): Promise<Distributions>;
+  step(tokens: ArrayLike<number>, route?: Route): Promise<Distributions>;
+  release(): Promise<void>;
+}
+
+export const Decoder = {
+  async create(policies: Policy[], options: DecoderOptions): Promise<Decoder> {
+    const lazy = policies.length > 1 && (options.sync === 'lazy' || ((options.sync ?? 'auto') === 'auto' && options.batch <= LAZY_MAX_BATCH));
+    if (!lazy) return LockstepDecoder.create(policies, options);
+    const { LazyDecoder } = await import('./lazy-decoder.ts');
+    return LazyDecoder.create(policies, options);
+  },
+};
 
 /**
  * Which policy's next-token distribution each row needs: `authors[row]` is a policy index, or -1 for none.
@@ -21,11 +56,11 @@ type Resolved = Required<Omit<DecoderOptions, 'device'>> & { device: Device };
  */
 export type Route = Int32Array | null;
 
-/** Next-token probabilities after a decoder call, looked up by (policy, row). */
+/** Next-token probabilities after a decoder call, looked up by (policy, row); valid until the decoder's next call. */
 export class Distributions {
   constructor(
-    private readonly probs: readonly Float32Array[],
-    private readonly index: readonly Int32Array[],
+    readonly probs: readonly Float32Array[],
+    readonly index: readonly Int32Array[],
     readonly vocabSize: number,
   ) {}
 
@@ -41,7 +76,7 @@ export class Distributions {
  * position; all policies read the same tokens, so their caches always hold the same shared sequence. One
  * onnxruntime run per call covers every policy. Returns next-token probabilities, [batch × vocab] per policy.
  */
-export class Decoder {
+export class LockstepDecoder implements Decoder {
   readonly lengths: Int32Array;
   private readonly caches: KvCaches;
   private readonly counts: Int32Array;
@@ -70,12 +105,12 @@ export class Decoder {
     this.rowIndex = policies.map(() => new Int32Array(batch));
   }
 
-  static async create(policies: Policy[], options: DecoderOptions): Promise<Decoder> {
+  static async create(policies: Policy[], options: DecoderOptions): Promise<LockstepDecoder> {
     if (policies.length === 0) fail('INPUT_INVALID', 'a decoder needs at least one policy');
     if (!(options.batch >= 1 && options.maxLen >= 2)) fail('INPUT_INVALID', `decoder needs batch >= 1 and maxLen >= 2 (got ${options.batch}, ${options.maxLen})`);
     assertSharedTokenizer(policies);
     const resolved: Resolved = { threads: options.threads ?? 0, device: options.device ?? 'cpu', batch: options.batch, maxLen: options.maxLen };
-    return new Decoder(await Decoder.compile(policies, resolved), policies, resolved);
+    return new LockstepDecoder(await LockstepDecoder.compile(policies, resolved), policies, resolved);
   }
 
   private static async compile(policies: readonly Policy[], options: Resolved): Promise<Session> {
@@ -110,16 +145,21 @@ export class Decoder {
   async updatePolicy(index: number, policy: Policy): Promise<void> {
     const policies = this.policies.map((p, i) => (i === index ? policy : p));
     assertSharedTokenizer(policies);
-    const next = await Decoder.compile(policies, this.options);
+    const next = await LockstepDecoder.compile(policies, this.options);
     await this.session.release();
     this.session = next;
     (this as { policies: readonly Policy[] }).policies = policies;
   }
 
-  /** Starts every row afresh from its prompt. */
-  async prefill(prompts: readonly (readonly number[])[], route: Route = null): Promise<Distributions> {
+  /** Empties every row. */
+  reset(): void {
     this.lengths.fill(0);
     this.caches.reset();
+  }
+
+  /** Starts every row afresh from its prompt. */
+  async prefill(prompts: readonly (readonly number[])[], route: Route = null): Promise<Distributions> {
+    this.reset();
     for (const [row, prompt] of prompts.entries()) if (prompt.length === 0) fail('INPUT_INVALID', `prompt ${row} is empty`, { row });
     return this.append(prompts, route);
   }

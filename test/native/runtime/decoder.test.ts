@@ -94,11 +94,11 @@ describe('Decoder', () => {
     });
   });
 
-  describe('having two policies in lockstep', () => {
+  for (const sync of ['lockstep', 'lazy'] as const) describe(`having two policies kept in sync ${sync}`, () => {
     it('should give each policy the distribution it would give alone, from one shared token stream', async () => {
       const a = randomModel({}, 1, 'senior');
       const b = randomModel({}, 2, 'junior');
-      const pair = await open([a.policy, b.policy], { batch: 2, maxLen: 8, threads: 1 });
+      const pair = await open([a.policy, b.policy], { batch: 2, maxLen: 8, threads: 1, sync });
       const seq = [3, 1, 4, 1, 5, 9];
       await pair.prefill([seq.slice(0, 2), seq.slice(0, 3)]);
       const probs = await pair.step([seq[2], seq[3]]);
@@ -107,11 +107,11 @@ describe('Decoder', () => {
     });
   });
 
-  describe('having a route that names one author per row', () => {
+  for (const sync of ['lockstep', 'lazy'] as const) describe(`having a route that names one author per row (${sync})`, () => {
     it('should compute only the routed distributions, each equal to the unrouted one', async () => {
       const a = randomModel({}, 1, 'senior');
       const b = randomModel({}, 2, 'junior');
-      const pair = await open([a.policy, b.policy], { batch: 3, maxLen: 8, threads: 1 });
+      const pair = await open([a.policy, b.policy], { batch: 3, maxLen: 8, threads: 1, sync });
       const prompts = [[3, 1], [4, 1, 5], [9]];
       const full = await pair.prefill(prompts);
       const fullRows = [full.of(0, 0)!.slice(), full.of(1, 1)!.slice()];
@@ -122,6 +122,25 @@ describe('Decoder', () => {
       expect(routed.of(1, 2)).toBeNull();
       expect(Array.from(routed.of(0, 0)!)).toEqual(Array.from(fullRows[0]));
       expect(Array.from(routed.of(1, 1)!)).toEqual(Array.from(fullRows[1]));
+    });
+  });
+
+  describe('having a lazy pair whose authors alternate', () => {
+    it("should give each author the distribution of the whole shared sequence after catching up on its partner's tokens", async () => {
+      const a = randomModel({}, 1, 'senior');
+      const b = randomModel({}, 2, 'junior');
+      const lazy = await open([a.policy, b.policy], { batch: 1, maxLen: 16, threads: 1, sync: 'lazy' });
+      const seq = [5, 9, 2, 33, 7, 18, 40, 3];
+      const authors = [0, 0, 1, 1, 1, 0, 1];
+      let dist = await lazy.prefill([seq.slice(0, 1)], Int32Array.of(authors[0]));
+      for (let t = 1; t < seq.length; t++) {
+        const who = authors[t - 1];
+        const model = who === 0 ? a : b;
+        expect(logprobGap(dist, who, 0, referenceLogits(model.config, model.weights, seq.slice(0, t))[t - 1])).toBeLessThan(2e-4);
+        expect(dist.of(1 - who, 0)).toBeNull();
+        if (t < authors.length) dist = await lazy.step([seq[t]], Int32Array.of(authors[t]));
+      }
+      expect(Array.from(lazy.lengths)).toEqual([7]);
     });
   });
 

@@ -57,6 +57,20 @@ describe('generate', () => {
     });
   });
 
+  describe('having lazy and lockstep decoders with one seed', () => {
+    it('should write the same rollouts either way', async () => {
+      const policies = [randomModel({}, 1, 'senior').policy, randomModel({}, 2, 'junior').policy];
+      const run = async (sync: 'lazy' | 'lockstep') => {
+        const decoder = await Decoder.create(policies, { batch: 4, maxLen: 48, threads: 1, sync });
+        opened.push(decoder);
+        return generate(decoder, prompts, { maxNewTokens: 30, sampling, seed: 5, schedule: wordHandoff(boundary, { p: 0.5, K: 4, seed: 8 }) });
+      };
+      const [lazy, lockstep] = [await run('lazy'), await run('lockstep')];
+      expect(lazy.map((r) => [r.tokens, r.authors])).toEqual(lockstep.map((r) => [r.tokens, r.authors]));
+      lazy.forEach((r, row) => r.logprobs.forEach((lp, t) => expect(lp).toBeCloseTo(lockstep[row].logprobs[t], 4)));
+    });
+  });
+
   describe('having stop tokens', () => {
     it('should end a row at its first stop token and let the others go on', async () => {
       const decoder = await pair();
