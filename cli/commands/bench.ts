@@ -16,6 +16,7 @@ export function registerBench(program: Command): void {
     .option('--train-len <n>', 'training sequence length', (v) => Number(v), 128)
     .option('--train-steps <n>', 'timed training steps', (v) => Number(v), 5)
     .option('--rss-rollouts <n>', 'repeated rollouts watched for memory growth', (v) => Number(v), 5)
+    .option('--repeats <n>', 'timed rollouts per decode configuration, interleaved; the median is reported', (v) => Number(v), 3)
     .option('--long', 'also run one 2048-token co-decoded rollout at the decode batch')
     .option('--torch <mode>', 'PyTorch eager baseline: auto (when importable), on (required), off', 'auto')
     .option('--seed <n>', 'seed', (v) => Number(v), 1)

@@ -18,6 +18,8 @@ export interface EngineBenchOptions {
   naiveRows: number;
   /** Rollouts used to look for memory growth. */
   rssRollouts: number;
+  /** Timed rollouts per configuration, interleaved solo/tandem; the median is reported. */
+  repeats: number;
   seed: number;
   onProgress?: (label: string) => void;
 }
@@ -70,38 +72,39 @@ export async function benchDecode(options: EngineBenchOptions): Promise<DecodeBe
   const spec = { kind: 'word' as const, p: 0.5, K: 32, seed: options.seed, boundary };
   const progress = options.onProgress ?? (() => {});
 
-  const timeRollout = async (decoder: Decoder, batch: number, tandem: boolean) => {
-    const rows = prompts(batch, options.promptTokens, config.vocabSize, options.seed);
-    const run = () => generate(decoder, rows, { maxNewTokens: options.newTokens, sampling: SAMPLING, seed: options.seed, schedule: tandem ? buildSchedule(spec) : undefined });
-    await generate(decoder, rows, { maxNewTokens: Math.min(8, options.newTokens), sampling: SAMPLING, seed: options.seed });
-    const start = performance.now();
-    const rollouts = await run();
-    const seconds = (performance.now() - start) / 1000;
-    const tokens = rollouts.reduce((a, r) => a + r.tokens.length, 0);
-    const seniorTokens = rollouts.reduce((a, r) => a + r.authors.filter((x) => x === 0).length, 0);
-    return { tokS: tokens / seconds, share: seniorTokens / tokens, run };
-  };
-
   const rates: Record<string, number> = {};
   let share = 0;
   let rssGrowth = 0;
   let cacheBytes = 0;
   for (const batch of [options.batch, 1]) {
-    for (const tandem of [false, true]) {
-      progress(`${tandem ? 'tandem' : 'solo'} decode, batch ${batch}`);
-      const decoder = await Decoder.create(tandem ? [senior, junior] : [senior], { batch, maxLen, threads: options.threads });
-      const measured = await timeRollout(decoder, batch, tandem);
-      rates[`${tandem ? 'tandem' : 'solo'}_${batch}`] = measured.tokS;
-      if (tandem && batch === options.batch) {
-        share = measured.share;
-        progress(`memory over ${options.rssRollouts} repeated tandem rollouts`);
-        const before = process.memoryUsage().rss;
-        for (let i = 0; i < options.rssRollouts; i++) await measured.run();
-        rssGrowth = (process.memoryUsage().rss - before) / 2 ** 20;
-        cacheBytes = decoder.cacheBytes;
+    progress(`solo and tandem decode, batch ${batch}, ${options.repeats} interleaved repeats`);
+    const rows = prompts(batch, options.promptTokens, config.vocabSize, options.seed);
+    const solo = await Decoder.create([senior], { batch, maxLen, threads: options.threads });
+    const tandem = await Decoder.create([senior, junior], { batch, maxLen, threads: options.threads });
+    const rollout = (decoder: Decoder, maxNewTokens = options.newTokens) =>
+      generate(decoder, rows, { maxNewTokens, sampling: SAMPLING, seed: options.seed, schedule: decoder === tandem ? buildSchedule(spec) : undefined });
+    const samples = { solo: [] as number[], tandem: [] as number[] };
+    for (const decoder of [solo, tandem]) await rollout(decoder, Math.min(8, options.newTokens));
+    for (let repeat = 0; repeat < options.repeats; repeat++) {
+      for (const [label, decoder] of [['solo', solo], ['tandem', tandem]] as const) {
+        const start = performance.now();
+        const rollouts = await rollout(decoder);
+        const tokens = rollouts.reduce((a, r) => a + r.tokens.length, 0);
+        samples[label].push(tokens / ((performance.now() - start) / 1000));
+        if (label === 'tandem' && batch === options.batch) share = rollouts.reduce((a, r) => a + r.authors.filter((x) => x === 0).length, 0) / tokens;
       }
-      await decoder.release();
     }
+    rates[`solo_${batch}`] = median(samples.solo);
+    rates[`tandem_${batch}`] = median(samples.tandem);
+    if (batch === options.batch) {
+      progress(`memory over ${options.rssRollouts} repeated tandem rollouts`);
+      const before = process.memoryUsage().rss;
+      for (let i = 0; i < options.rssRollouts; i++) await rollout(tandem);
+      rssGrowth = (process.memoryUsage().rss - before) / 2 ** 20;
+      cacheBytes = tandem.cacheBytes;
+    }
+    await solo.release();
+    await tandem.release();
   }
 
   progress(`naive tandem prototype, ${options.naiveRows} rows one at a time`);
@@ -160,3 +163,9 @@ export function presetSummary(preset: string): { model_config: Record<string, un
 }
 
 export const round = (x: number, digits = 1): number => Number(x.toFixed(digits));
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};

@@ -13,6 +13,7 @@ export interface EngineReportOptions {
   trainLen: number;
   trainSteps: number;
   rssRollouts: number;
+  repeats: number;
   long?: boolean;
   torch: 'auto' | 'on' | 'off';
   seed: number;

@@ -1,6 +1,7 @@
 import { Rng } from '../../core/rng.ts';
 import { initWeights, presetConfig } from '../model/presets.ts';
 import { Learner } from '../train/learner.ts';
+import { median } from './engine-bench.ts';
 
 export interface TrainBenchOptions {
   preset: string;
@@ -41,7 +42,6 @@ export async function benchTrain(options: TrainBenchOptions): Promise<{ train_to
     times.push(performance.now() - start);
   }
   await learner.release();
-  times.sort((a, b) => a - b);
-  const median = times[Math.floor(times.length / 2)];
-  return { train_tok_s: Math.round(n / (median / 1000)), train_step_ms: Number(median.toFixed(1)) };
+  const stepMs = median(times);
+  return { train_tok_s: Math.round(n / (stepMs / 1000)), train_step_ms: Number(stepMs.toFixed(1)) };
 }

@@ -23,44 +23,76 @@ export const probsName = (prefix: string): string => `${prefix}probs`;
 export const rowsName = (prefix: string): string => `${prefix}rows`;
 export const logprobsName = (prefix: string): string => `${prefix}logprobs`;
 
+/** Names of a member's per-call inputs (every member reads its own tokens: partners may be behind). */
+export const inputName = (prefix: string, name: 'input_ids' | 'position_ids' | 'past_mask' | 'chunk_mask' | 'inv_temperature' | 'last_index' | 'active'): string =>
+  `${prefix}${name}`;
+
 /**
- * Builds one inference graph stepping every member over the same tokens. Prefill, decode and multi-token appends
- * are the same graph: each row appends S tokens after its own cached prefix.
+ * Builds one inference graph for one or more members (co-decoded policies). Prefill, decode and multi-token
+ * appends are the same graph: each row appends S tokens after its own cached prefix. Every member has its own
+ * inputs, so members may read different chunks; with several members each is wrapped in an If on its `active`
+ * flag, so one run steps exactly the members that have work.
  *
  * The KV caches are graph inputs only, read in place (onnxruntime-node copies every fetched output into a fresh
  * buffer, so a cache that came back as an output would be copied whole on every step). The graph returns just the
  * new keys (after RoPE) and values, [B,Hkv,S,hd], which the caller writes into its caches.
  *
- * Inputs: input_ids [B,S] int64, position_ids [B,S] int64 (past_len + s), past_mask [B,1,1,C] (0 where a cached
- * position is valid, -inf after), chunk_mask [S,S] (causal, 0/-inf), inv_temperature [B,1], last_index [B] int64
- * ('last'); per member and layer past_key_i / past_value_i [B,Hkv,C,hd] with any capacity C >= 1.
- * 'last' also takes, per member, rows [N] int64: the rows whose next-token distribution it must return.
+ * Inputs per member: input_ids [B,S] int64, position_ids [B,S] int64 (past_len + s), past_mask [B,1,1,C] (0 where
+ * a cached position is valid, -inf after), chunk_mask [S,S] (causal, 0/-inf), inv_temperature [B,1]; for 'last'
+ * last_index [B] int64 and rows [N] int64 (the rows whose next-token distribution it must return); past_key_i /
+ * past_value_i [B,Hkv,C,hd] with any capacity C >= 1; `active` (bool scalar) when there are several members.
  * Outputs per member: probs [N,V] (softmax of logits·inv_temperature) or logprobs [B,S,V]; new_key_i, new_value_i.
  */
 export function buildDecodeGraph(members: DecodeMember[], options: DecodeGraphOptions): Graph {
   const g = new Graph('ludus_decode');
-  const shared: SharedInputs = {
-    ids: g.input('input_ids', 'int64', ['B', 'S']),
-    positions: g.input('position_ids', 'int64', ['B', 'S']),
-    pastMask: g.input('past_mask', 'float32', ['B', 1, 1, 'C']),
-    chunkMask: g.input('chunk_mask', 'float32', ['S', 'S']),
-    invTemperature: g.input('inv_temperature', 'float32', ['B', 1]),
-    lastIndex: options.output === 'last' ? g.input('last_index', 'int64', ['B']) : null,
-  };
-  for (const member of members) buildMember(g, member, options, shared);
+  const gated = members.length > 1;
+  for (const member of members) {
+    const p = member.prefix;
+    const inputs: MemberInputs = {
+      ids: g.input(inputName(p, 'input_ids'), 'int64', [`${p}B`, `${p}S`]),
+      positions: g.input(inputName(p, 'position_ids'), 'int64', [`${p}B`, `${p}S`]),
+      pastMask: g.input(inputName(p, 'past_mask'), 'float32', [`${p}B`, 1, 1, `${p}C`]),
+      chunkMask: g.input(inputName(p, 'chunk_mask'), 'float32', [`${p}S`, `${p}S`]),
+      invTemperature: g.input(inputName(p, 'inv_temperature'), 'float32', [`${p}B`, 1]),
+      lastIndex: options.output === 'last' ? g.input(inputName(p, 'last_index'), 'int64', [`${p}B`]) : null,
+      rows: options.output === 'last' ? g.input(rowsName(p), 'int64', [`${p}rows`]) : null,
+      caches: Array.from({ length: member.config.numLayers }, (_, i) => ({
+        key: g.input(cacheName(p, i, 'key'), 'float32', [`${p}B`, member.config.numKvHeads, `${p}C`, member.config.headDim]),
+        value: g.input(cacheName(p, i, 'value'), 'float32', [`${p}B`, member.config.numKvHeads, `${p}C`, member.config.headDim]),
+      })),
+    };
+    if (!gated) {
+      for (const [name, value] of buildMember(g, member, options, inputs)) g.output(value, name);
+      continue;
+    }
+    const body = g.subgraph(`${p}body`);
+    const idle = g.subgraph(`${p}idle`);
+    const outputs = buildMember(body, member, options, inputs);
+    for (const [name, value] of outputs) {
+      body.output(value, `${name}__active`);
+      idle.output(idle.const(new Float32Array(0), [0], 'float32', 'idle'), `${name}__idle`);
+    }
+    const active = g.input(inputName(p, 'active'), 'bool', []);
+    const results = g.op('If', [active], { then_branch: { graph: body }, else_branch: { graph: idle } }, { outputs: outputs.length, dtypes: outputs.map(() => 'float32') });
+    results.forEach((value, i) => g.output(value, outputs[i][0]));
+  }
   return g;
 }
 
-interface SharedInputs {
+interface MemberInputs {
   ids: Value;
   positions: Value;
   pastMask: Value;
   chunkMask: Value;
   invTemperature: Value;
   lastIndex: Value | null;
+  rows: Value | null;
+  caches: Array<{ key: Value; value: Value }>;
 }
 
-function buildMember(g: Graph, member: DecodeMember, options: DecodeGraphOptions, inputs: SharedInputs): void {
+/** The member's computation, built into `g` (the graph itself, or an If branch); returns [output name, value] pairs. */
+function buildMember(g: Graph, member: DecodeMember, options: DecodeGraphOptions, inputs: MemberInputs): Array<[string, Value]> {
+  const outputs: Array<[string, Value]> = [];
   const { config: c, weights: w, prefix } = member;
   const tensor = (name: string) => {
     const t = w.get(name);
@@ -119,10 +151,8 @@ function buildMember(g: Graph, member: DecodeMember, options: DecodeGraphOptions
     const qRows = g.op1('Reshape', [g.op1('Transpose', [g.op1('Reshape', [q, qGrouped])], { perm: [0, 2, 3, 1, 4] }), batchHeadsRows]);
     const newKey = g.op1('Transpose', [g.op1('Reshape', [k, perHead])], { perm: [0, 2, 1, 3] });
     const newValue = g.op1('Transpose', [g.op1('Reshape', [v, perHead])], { perm: [0, 2, 1, 3] });
-    g.output(newKey, newKvName(prefix, i, 'key'));
-    g.output(newValue, newKvName(prefix, i, 'value'));
-    const pastKey = g.input(cacheName(prefix, i, 'key'), 'float32', ['B', Hkv, 'C', hd]);
-    const pastValue = g.input(cacheName(prefix, i, 'value'), 'float32', ['B', Hkv, 'C', hd]);
+    outputs.push([newKvName(prefix, i, 'key'), newKey], [newKvName(prefix, i, 'value'), newValue]);
+    const { key: pastKey, value: pastValue } = inputs.caches[i];
     const pastScores = g.op1('Add', [g.op1('FusedMatMul', [qRows, pastKey], { transB: 1 }, { domain: MS_DOMAIN }), inputs.pastMask]);
     const newScores = g.op1('Add', [g.op1('FusedMatMul', [qRows, newKey], { transB: 1 }, { domain: MS_DOMAIN }), chunkMask]);
     const probs = g.op1('Softmax', [g.op1('Concat', [pastScores, newScores], { axis: -1 })], { axis: -1 });
@@ -144,17 +174,18 @@ function buildMember(g: Graph, member: DecodeMember, options: DecodeGraphOptions
   }
   let hidden = rms(x, init('model.norm.weight'));
   const head = stackT([c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight'], 'lm_head.weight');
-  if (inputs.lastIndex) {
+  if (inputs.lastIndex && inputs.rows) {
     // Only the rows this member is asked about (the rows it authors) pay for the vocabulary projection.
-    const rows = g.input(rowsName(prefix), 'int64', [`${prefix}rows`]);
+    const rows = inputs.rows;
     hidden = g.op1('GatherND', [hidden, g.op1('Unsqueeze', [inputs.lastIndex, g.ints([1])])], { batch_dims: 1 });
     const picked = g.op1('Gather', [hidden, rows], { axis: 0 });
     const logits = g.op1('Mul', [g.op1('MatMul', [picked, head]), g.op1('Gather', [inputs.invTemperature, rows], { axis: 0 })]);
-    g.output(g.op1('Softmax', [logits], { axis: -1 }), probsName(prefix));
+    outputs.push([probsName(prefix), g.op1('Softmax', [logits], { axis: -1 })]);
   } else {
     const logits = g.op1('MatMul', [hidden, head]);
-    g.output(g.op1('LogSoftmax', [logits], { axis: -1 }), logprobsName(prefix));
+    outputs.push([logprobsName(prefix), g.op1('LogSoftmax', [logits], { axis: -1 })]);
   }
+  return outputs;
 }
 
 function concat(parts: Float32Array[]): Float32Array {

@@ -17,7 +17,15 @@ export interface Value {
   readonly dtype: DType;
 }
 
-export type AttrValue = number | string | number[] | string[] | { float: number } | { floats: number[] } | { tensor: ConstTensor };
+export type AttrValue =
+  | number
+  | string
+  | number[]
+  | string[]
+  | { float: number }
+  | { floats: number[] }
+  | { tensor: ConstTensor }
+  | { graph: Graph };
 
 export interface ConstTensor {
   dtype: DType;
@@ -45,26 +53,43 @@ export const MS_DOMAIN = 'com.microsoft';
  * Builds one ONNX graph from TypeScript. Values are plain `{ name, dtype }` handles; `op` appends a node.
  * Encoding goes through onnx-proto so the wire format is the standard one.
  */
+/** Value names are unique across a graph and all its subgraphs (ONNX scoping is by name). */
+interface Namespace {
+  names: Set<string>;
+  counter: number;
+  usesMs: boolean;
+}
+
 export class Graph {
   private readonly nodes: object[] = [];
   private readonly inputs: ValueInfo[] = [];
   private readonly outputs: ValueInfo[] = [];
   private readonly initializers: Array<{ name: string; tensor: ConstTensor }> = [];
-  private readonly names = new Set<string>();
-  private counter = 0;
+  private readonly scope: Namespace;
 
-  constructor(readonly name = 'ludus') {}
+  constructor(
+    readonly name = 'ludus',
+    parent?: Graph,
+  ) {
+    this.scope = parent ? parent.scope : { names: new Set(), counter: 0, usesMs: false };
+  }
+
+  /** A graph for a control-flow branch (If, Loop): it may read any value of this graph by name. */
+  subgraph(name: string): Graph {
+    return new Graph(name, this);
+  }
 
   private fresh(hint: string): string {
-    let candidate = `${hint}_${this.counter++}`;
-    while (this.names.has(candidate)) candidate = `${hint}_${this.counter++}`;
-    this.names.add(candidate);
+    const { names } = this.scope;
+    let candidate = `${hint}_${this.scope.counter++}`;
+    while (names.has(candidate)) candidate = `${hint}_${this.scope.counter++}`;
+    names.add(candidate);
     return candidate;
   }
 
   private claim(name: string): string {
-    if (this.names.has(name)) fail('GRAPH_INVALID', `value name "${name}" is used twice in graph ${this.name}`);
-    this.names.add(name);
+    if (this.scope.names.has(name)) fail('GRAPH_INVALID', `value name "${name}" is used twice in graph ${this.name}`);
+    this.scope.names.add(name);
     return name;
   }
 
@@ -105,6 +130,7 @@ export class Graph {
       const dtype = options.dtypes?.[i] ?? first?.dtype ?? 'float32';
       outputs.push({ name: this.fresh(opType.toLowerCase()), dtype });
     }
+    if (options.domain === MS_DOMAIN) this.scope.usesMs = true;
     this.nodes.push({
       opType,
       domain: options.domain ?? '',
@@ -141,25 +167,24 @@ export class Graph {
   }
 
   toBytes(opset = 23, irVersion = 11): Uint8Array {
-    const usesMs = this.nodes.some((n) => (n as { domain: string }).domain === MS_DOMAIN);
     const model = onnx.ModelProto.create({
       irVersion,
       producerName: 'ludus',
-      opsetImport: [{ domain: '', version: opset }, ...(usesMs ? [{ domain: MS_DOMAIN, version: 1 }] : [])],
-      graph: {
-        name: this.name,
-        node: this.nodes,
-        input: this.inputs.map(valueInfo),
-        output: this.outputs.map(valueInfo),
-        initializer: this.initializers.map(({ name, tensor }) => ({
-          name,
-          dims: tensor.dims,
-          dataType: ONNX_TYPE[tensor.dtype],
-          rawData: new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength),
-        })),
-      },
+      opsetImport: [{ domain: '', version: opset }, ...(this.scope.usesMs ? [{ domain: MS_DOMAIN, version: 1 }] : [])],
+      graph: this.toProto(),
     });
     return onnx.ModelProto.encode(model).finish();
+  }
+
+  /** The GraphProto fields, for the model or for a branch attribute. */
+  toProto(): object {
+    return {
+      name: this.name,
+      node: this.nodes,
+      input: this.inputs.map(valueInfo),
+      output: this.outputs.map(valueInfo),
+      initializer: this.initializers.map(({ name, tensor }) => tensorProto(name, tensor)),
+    };
   }
 }
 
@@ -188,13 +213,18 @@ function encodeAttr(name: string, value: AttrValue): object {
     }
     return { name, type: AttributeType.INTS, ints: value as number[] };
   }
+  if ('graph' in value) return { name, type: AttributeType.GRAPH, g: value.graph.toProto() };
   if ('float' in value) return { name, type: AttributeType.FLOAT, f: value.float };
   if ('floats' in value) return { name, type: AttributeType.FLOATS, floats: value.floats };
-  const t = value.tensor;
+  return { name, type: AttributeType.TENSOR, t: tensorProto('', value.tensor) };
+}
+
+function tensorProto(name: string, tensor: ConstTensor): object {
   return {
     name,
-    type: AttributeType.TENSOR,
-    t: { dims: t.dims, dataType: ONNX_TYPE[t.dtype], rawData: new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength) },
+    dims: tensor.dims,
+    dataType: ONNX_TYPE[tensor.dtype],
+    rawData: new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength),
   };
 }
 
