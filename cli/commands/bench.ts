@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
 
-export function registerBench(program: Command): void {
+export function register(program: Command): void {
   const bench = program.command('bench').description('benchmarks, measured side by side in one run');
   bench
     .command('engine')

@@ -4,7 +4,7 @@ import { Scorer } from '../../native/runtime/scorer.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { deviceOption, parseDevice, parseTokenList } from '../options.ts';
 
-export function registerScore(program: Command): void {
+export function register(program: Command): void {
   program
     .command('score')
     .description('teacher-forced log-probabilities of a token sequence: logprobs[i] = log p(token_i | tokens_<i)')
