@@ -1,23 +1,13 @@
-import { benchDecode, presetSummary, round, type DecodeBenchResult } from './engine-bench.ts';
+import { benchDecode, presetSummary, round, type DecodeBenchResult, type EngineBenchOptions } from './engine-bench.ts';
 import { benchTrain } from './train-bench.ts';
 import { benchTorch, type TorchBaseline } from './torch-baseline.ts';
 
-export interface EngineReportOptions {
-  preset: string;
-  batch: number;
-  newTokens: number;
-  promptTokens: number;
-  threads: number;
-  naiveRows: number;
+export interface EngineReportOptions extends EngineBenchOptions {
   trainBatch: number;
   trainLen: number;
   trainSteps: number;
-  rssRollouts: number;
-  repeats: number;
   long?: boolean;
   torch: 'auto' | 'on' | 'off';
-  seed: number;
-  onProgress?: (label: string) => void;
 }
 
 export type EngineBenchReport = DecodeBenchResult & {

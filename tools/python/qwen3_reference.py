@@ -147,7 +147,7 @@ class Attention(nn.Module):
             self.q_norm = RMSNorm(a.head_dim, a.eps)
             self.k_norm = RMSNorm(a.head_dim, a.eps)
 
-    def forward(self, x, cos, sin, mask):
+    def forward(self, x, cos, sin, mask, cache=None):
         a = self.a
         b, t, _ = x.shape
         q = self.q_proj(x).view(b, t, -1, a.head_dim)
@@ -158,6 +158,10 @@ class Attention(nn.Module):
         q, k = q.transpose(1, 2), k.transpose(1, 2)
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
+        if cache is not None:  # decoding: keys and values grow by torch.cat, as transformers' DynamicCache
+            if "k" in cache:
+                k, v = torch.cat((cache["k"], k), dim=2), torch.cat((cache["v"], v), dim=2)
+            cache["k"], cache["v"] = k, v
         groups = a.num_heads // a.num_kv_heads
         k = k.repeat_interleave(groups, dim=1)  # transformers' repeat_kv
         v = v.repeat_interleave(groups, dim=1)
@@ -186,8 +190,8 @@ class Layer(nn.Module):
         self.post_attention_layernorm = RMSNorm(a.hidden_size, a.eps)
         self.mlp = MLP(a)
 
-    def forward(self, x, cos, sin, mask):
-        x = x + self.self_attn(self.input_layernorm(x), cos, sin, mask)
+    def forward(self, x, cos, sin, mask, cache=None):
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin, mask, cache)
         return x + self.mlp(self.post_attention_layernorm(x))
 
 
@@ -209,15 +213,17 @@ class CausalLM(nn.Module):
         if not a.tie:
             self.lm_head = nn.Linear(a.hidden_size, a.vocab_size, bias=False)
 
-    def forward(self, input_ids):
+    def forward(self, input_ids, caches=None, start=0):
+        """Logits for every position; with `caches` (one dict per layer) the tokens continue a cached prefix of `start`."""
         a = self.a
         dtype = self.model.embed_tokens.weight.dtype
         t = input_ids.shape[1]
-        cos, sin = rope_cos_sin(a, t, dtype)
-        mask = torch.full((t, t), torch.finfo(dtype).min, dtype=dtype).triu(1)
+        cos, sin = rope_cos_sin(a, start + t, dtype)
+        cos, sin = cos[start:], sin[start:]
+        mask = torch.full((t, start + t), torch.finfo(dtype).min, dtype=dtype).triu(start + 1)
         x = self.model.embed_tokens(input_ids)
-        for layer in self.model.layers:
-            x = layer(x, cos, sin, mask)
+        for i, layer in enumerate(self.model.layers):
+            x = layer(x, cos, sin, mask, None if caches is None else caches[i])
         x = self.model.norm(x)
         head = self.model.embed_tokens.weight if a.tie else self.lm_head.weight
         return F.linear(x, head)

@@ -12,47 +12,12 @@ import time
 import torch
 import torch.nn.functional as F
 
-from qwen3_reference import Arch, CausalLM, rotate_half
-
-
-def rope(arch, positions):
-    inv_freq = 1.0 / (arch.rope_theta ** (torch.arange(0, arch.head_dim, 2, dtype=torch.int64).float() / arch.head_dim))
-    freqs = positions.float()[:, None] * inv_freq[None, :]
-    emb = torch.cat((freqs, freqs), dim=-1)
-    return emb.cos(), emb.sin()
+from qwen3_reference import Arch, CausalLM
 
 
 @torch.no_grad()
-def forward_cached(model, input_ids, cache, start):
-    a = model.a
-    b, t = input_ids.shape
-    cos, sin = rope(a, torch.arange(start, start + t))
-    x = model.model.embed_tokens(input_ids)
-    groups = a.num_heads // a.num_kv_heads
-    for i, layer in enumerate(model.model.layers):
-        attn = layer.self_attn
-        h = layer.input_layernorm(x)
-        q = attn.q_proj(h).view(b, t, -1, a.head_dim)
-        k = attn.k_proj(h).view(b, t, -1, a.head_dim)
-        v = attn.v_proj(h).view(b, t, -1, a.head_dim).transpose(1, 2)
-        if a.qk_norm:
-            q, k = attn.q_norm(q), attn.k_norm(k)
-        q, k = q.transpose(1, 2), k.transpose(1, 2)
-        q = q * cos + rotate_half(q) * sin
-        k = k * cos + rotate_half(k) * sin
-        if cache[i] is not None:
-            k = torch.cat((cache[i][0], k), dim=2)
-            v = torch.cat((cache[i][1], v), dim=2)
-        cache[i] = (k, v)
-        scores = torch.matmul(q, k.repeat_interleave(groups, dim=1).transpose(2, 3)) * a.head_dim**-0.5
-        if t > 1:
-            scores = scores + torch.full((t, t), float("-inf")).triu(1)
-        out = torch.matmul(F.softmax(scores, dim=-1), v.repeat_interleave(groups, dim=1))
-        x = x + attn.o_proj(out.transpose(1, 2).reshape(b, t, -1))
-        x = x + layer.mlp(layer.post_attention_layernorm(x))
-    x = model.model.norm(x[:, -1:, :])
-    head = model.model.embed_tokens.weight if a.tie else model.lm_head.weight
-    return F.linear(x, head)[:, -1, :]
+def next_token_logits(model, input_ids, caches, start):
+    return model(input_ids, caches, start)[:, -1, :]
 
 
 def main():
@@ -74,13 +39,13 @@ def main():
     prompt = torch.randint(1, config["vocab_size"], (args.batch, args.prompt_tokens))
 
     def rollout(new_tokens):
-        cache = [None] * len(model.model.layers)
-        logits = forward_cached(model, prompt, cache, 0)
+        caches = [{} for _ in model.model.layers]
+        logits = next_token_logits(model, prompt, caches, 0)
         position = args.prompt_tokens
         for step in range(new_tokens):
             token = torch.multinomial(F.softmax(logits, dim=-1), 1)
             if step + 1 < new_tokens:
-                logits = forward_cached(model, token, cache, position)
+                logits = next_token_logits(model, token, caches, position)
                 position += 1
 
     rollout(8)
