@@ -184,7 +184,7 @@ async function checkReplaceable(dir: string): Promise<void> {
 
 function checkExtraFiles(names: string[]): void {
   for (const name of names) {
-    const reserved = name === CONFIG_FILE || name === GENERATION_CONFIG_FILE || name.endsWith('.safetensors') || name === WEIGHTS_INDEX_FILE;
+    const reserved = name === CONFIG_FILE || name === GENERATION_CONFIG_FILE || /^model(-\d{5}-of-\d{5})?\.safetensors$/.test(name) || name === WEIGHTS_INDEX_FILE;
     if (reserved || name !== basename(name) || name === '.' || name === '..' || name.includes('\\')) {
       fail('INPUT_INVALID', `extra file "${name}" must be a plain file name not written by saveCheckpoint itself`, { file: name });
     }

@@ -1,0 +1,73 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LudusError, fail } from '../../core/errors.ts';
+import { loadCheckpoint, saveCheckpoint } from '../../native/io/checkpoint.ts';
+import { isMissingFileError } from '../../native/io/files.ts';
+import { encodeSafetensors, readSafetensors } from '../../native/io/safetensors.ts';
+import type { ModelConfig } from '../../native/model/config.ts';
+import type { Weights } from '../../native/model/weights.ts';
+import type { AdamWState } from '../../native/train/adamw.ts';
+
+export const TRAINER_STATE_FILE = 'trainer_state.json';
+export const OPTIMIZER_FILE = 'optimizer.safetensors';
+export const TOKENIZER_FILE = 'tokenizer.json';
+
+/** Everything a run needs to continue exactly: the policy in the Hugging Face layout plus trainer state. */
+export interface TrainingCheckpoint<State extends Record<string, unknown>> {
+  config: ModelConfig;
+  weights: Weights;
+  optimizer: AdamWState;
+  /** Plain JSON: step, RNG states, data cursor, the run's config... */
+  state: State;
+  tokenizerJson?: unknown;
+}
+
+/**
+ * Writes a checkpoint directory atomically (a temp sibling renamed into place): config.json, model.safetensors,
+ * tokenizer.json, optimizer.safetensors (AdamW moments as m.<name> / v.<name>) and trainer_state.json.
+ * The weights directory loads unchanged in Python transformers; the extra files are ignored there.
+ */
+export async function saveTrainingCheckpoint<State extends Record<string, unknown>>(dir: string, checkpoint: TrainingCheckpoint<State>): Promise<void> {
+  const moments: Weights = new Map();
+  for (const [name, data] of Object.entries(checkpoint.optimizer.m)) moments.set(`m.${name}`, { dims: [data.length], data });
+  for (const [name, data] of Object.entries(checkpoint.optimizer.v)) moments.set(`v.${name}`, { dims: [data.length], data });
+  const extraFiles: Record<string, string | Uint8Array> = {
+    [OPTIMIZER_FILE]: encodeSafetensors(moments, { metadata: { step: String(checkpoint.optimizer.step) } }),
+    [TRAINER_STATE_FILE]: `${JSON.stringify(checkpoint.state, null, 2)}\n`,
+  };
+  if (checkpoint.tokenizerJson !== undefined) extraFiles[TOKENIZER_FILE] = JSON.stringify(checkpoint.tokenizerJson);
+  await saveCheckpoint(dir, checkpoint.config, checkpoint.weights, { extraFiles });
+}
+
+export async function loadTrainingCheckpoint<State extends Record<string, unknown>>(dir: string): Promise<TrainingCheckpoint<State>> {
+  const { config, weights } = await loadCheckpoint(dir);
+  const statePath = join(dir, TRAINER_STATE_FILE);
+  const state = JSON.parse(await readText(statePath)) as State;
+  const { tensors, metadata } = await readSafetensors(join(dir, OPTIMIZER_FILE));
+  const optimizer: AdamWState = { step: Number(metadata.step ?? Number.NaN), m: {}, v: {} };
+  if (!Number.isInteger(optimizer.step)) fail('CHECKPOINT_MISSING_FILE', `${join(dir, OPTIMIZER_FILE)}: no optimizer step in its metadata`, { file: OPTIMIZER_FILE });
+  for (const [name, t] of tensors) {
+    const [kind, ...rest] = name.split('.');
+    const target = kind === 'm' ? optimizer.m : kind === 'v' ? optimizer.v : null;
+    if (!target) fail('SAFETENSORS_MALFORMED', `${join(dir, OPTIMIZER_FILE)}: unexpected tensor "${name}"`, { tensor: name });
+    target![rest.join('.')] = t.data;
+  }
+  const tokenizerText = await readFile(join(dir, TOKENIZER_FILE), 'utf8').catch((error) => (isMissingFileError(error) ? undefined : Promise.reject(error)));
+  return { config, weights, optimizer, state, ...(tokenizerText === undefined ? {} : { tokenizerJson: JSON.parse(tokenizerText) }) };
+}
+
+async function readText(path: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (isMissingFileError(error)) fail('CHECKPOINT_MISSING_FILE', `${path}: no trainer state (is this a training checkpoint?)`, { file: path });
+    throw error;
+  }
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    throw new LudusError('CONFIG_INVALID', `${path}: not valid JSON (${(error as Error).message})`, { file: path });
+  }
+  return text!;
+}
