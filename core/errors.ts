@@ -14,6 +14,7 @@ export type LudusErrorCode =
   | 'ENGINE_RUN_FAILED'
   | 'SEQUENCE_TOO_LONG'
   | 'INPUT_INVALID'
+  | 'DATA_INVALID'
   | 'WORKER_FAILED';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
