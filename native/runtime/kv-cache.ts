@@ -1,6 +1,6 @@
 /**
  * Host-side KV caches for a batch of rows, laid out [B, Hkv, C, hd] so onnxruntime reads them zero-copy.
- * Capacity C grows by doubling (up to maxLen) with the used prefix of each row copied over; every capacity's
+ * Capacity C grows by doubling (straight to maxLen once past half of it) with the used prefix of each row copied over; every capacity's
  * buffers are kept, so repeated rollouts reuse memory instead of allocating it again.
  */
 export interface CacheShape {
@@ -37,7 +37,8 @@ export class KvCaches {
     if (needed <= this.capacity) return;
     let next = this.capacity;
     while (next < needed) next *= 2;
-    next = Math.min(next, this.maxLen);
+    // Past half the maximum, go straight to it: a last step from 2^k to a maxLen just above would hold both.
+    if (next * 2 > this.maxLen) next = this.maxLen;
     const target = this.buffers(next);
     for (const [slot, { kvHeads, headDim }] of this.shapes.entries()) {
       const from = this.current[slot];
