@@ -1,0 +1,19 @@
+import { fail } from '../../core/errors.ts';
+import { arithmeticTask } from './arithmetic/arithmetic-task.ts';
+import { loadJsonlTask } from './jsonl/load-jsonl-task.ts';
+import { lastLetterTask } from './last-letter/last-letter-task.ts';
+import type { Task } from './task.ts';
+
+const GENERATORS: Record<string, (options: Record<string, unknown>) => Task> = {
+  arithmetic: (options) => arithmeticTask(options),
+  'last-letter': (options) => lastLetterTask(options),
+};
+
+export const KNOWN_TASKS = [...Object.keys(GENERATORS), '<path>.jsonl'];
+
+/** A task by the name a config or the CLI gives; options are checked by the task itself. */
+export async function taskByName(name: string, options: Record<string, unknown> = {}): Promise<Task> {
+  if (Object.hasOwn(GENERATORS, name)) return GENERATORS[name](options);
+  if (name.endsWith('.jsonl')) return loadJsonlTask(name, options);
+  return fail('CONFIG_INVALID', `unknown task "${name}" (known: ${KNOWN_TASKS.join(', ')})`, { name, known: KNOWN_TASKS });
+}

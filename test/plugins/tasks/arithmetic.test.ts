@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { LudusError } from '../../../core/errors.ts';
+import { arithmeticTask } from '../../../plugins/tasks/arithmetic/arithmetic-task.ts';
+import type { Operation } from '../../../plugins/tasks/arithmetic/options.ts';
+
+type Column = { carries: boolean; digitsFree: boolean };
+
+/** Recomputes each column of the schoolbook method from the operands alone. */
+function columnsOf(operation: Operation, a: number, b: number): Column[] {
+  const top = String(a).split('').reverse().map(Number);
+  const bottom = String(b).split('').reverse().map(Number);
+  let carry = 0;
+  return top.map((x, column) => {
+    const y = operation === 'mul' ? b : (bottom[column] ?? 0);
+    const value = operation === 'add' ? x + y + carry : operation === 'sub' ? x - y - carry : x * y + carry;
+    carry = operation === 'add' ? Number(value >= 10) : operation === 'sub' ? Number(value < 0) : Math.floor(value / 10);
+    const topColumn = column === top.length - 1 && top.length > 1;
+    const digitsFree = operation === 'mul' ? !topColumn : column < bottom.length && !(operation === 'sub' && column === top.length - 1);
+    return { carries: carry > 0, digitsFree };
+  });
+}
+
+const evaluate = (operation: Operation, a: number, b: number) => (operation === 'add' ? a + b : operation === 'sub' ? a - b : a * b);
+
+describe('arithmeticTask', () => {
+  const task = arithmeticTask({ operations: ['add', 'sub', 'mul'], maxDigits: 4 });
+
+  describe('having the same split, index and seed', () => {
+    it('should give the same problem, and another seed another problem', () => {
+      expect(arithmeticTask({ operations: ['add', 'sub', 'mul'], maxDigits: 4 }).sample('train', 7)).toEqual(task.sample('train', 7));
+      expect(task.problems('test', 20, 3)).toEqual(task.problems('test', 20, 3));
+      expect(task.problems('test', 20, 3).map((p) => p.prompt)).not.toEqual(task.problems('test', 20, 4).map((p) => p.prompt));
+    });
+  });
+
+  describe('having a small problem space', () => {
+    it('should never put one problem in both splits', () => {
+      const small = arithmeticTask({ operations: ['add', 'sub', 'mul'], maxDigits: 2 });
+      const train = new Set(small.problems('train', 3000).map((p) => p.prompt));
+      const test = small.problems('test', 3000).map((p) => p.prompt);
+      expect(train.size).toBeGreaterThan(500);
+      expect(test.filter((prompt) => train.has(prompt))).toEqual([]);
+    });
+  });
+
+  describe('when solving', () => {
+    const problems = task.problems('train', 500);
+
+    it('should box the true result in the last step, after one step per column', () => {
+      for (const { meta, steps, solution, answer, prompt } of problems) {
+        expect(answer).toBe(String(evaluate(meta.operation, meta.a, meta.b)));
+        expect(solution).toBe(steps.join('\n\n'));
+        expect(steps.at(-1)).toBe(`The answer is \\boxed{${answer}}.`);
+        const columns = columnsOf(meta.operation, meta.a, meta.b);
+        const lastCarry = meta.operation !== 'sub' && columns.at(-1)!.carries ? 1 : 0;
+        expect(steps).toHaveLength(columns.length + lastCarry + 1);
+        expect(prompt).toMatch(/^Question: What is \d+ (plus|minus|times) \d+\?\nAnswer:\n$/);
+      }
+    });
+
+    it('should name each column and say carry or borrow exactly where the column carries', () => {
+      for (const { meta, steps } of problems) {
+        columnsOf(meta.operation, meta.a, meta.b).forEach(({ carries }, column) => {
+          expect(steps[column]).toMatch(/^(Ones|Tens|Hundreds|Thousands): \d+ (plus|minus|times) \d+/);
+          expect(/, (carry|borrow) \d\.$/.test(steps[column])).toBe(carries);
+        });
+      }
+    });
+
+    it('should read a column in words, as in "Tens: 7 plus 6 plus carry 1 is 14. Write 4, carry 1."', () => {
+      const steps = problems.flatMap((p) => p.steps);
+      expect(steps).toContainEqual(expect.stringMatching(/^Tens: \d plus \d plus carry 1 is 1\d\. Write \d, carry 1\.$/));
+      expect(steps).toContainEqual(expect.stringMatching(/^Tens: 1\d minus \d minus borrow 1 is \d\. Write \d, borrow 1\.$/));
+      expect(steps).toContainEqual(expect.stringMatching(/^Tens: \d times \d plus carry \d is \d+\. Write \d(, carry \d)?\.$/));
+      expect(steps).toContainEqual(expect.stringMatching(/^(Tens|Hundreds|Thousands|Ten thousands): carry \d\. Write \d\.$/));
+    });
+  });
+
+  describe('having digits 2..3', () => {
+    it('should draw the longer operand with 2 or 3 digits and never subtract below zero', () => {
+      const lengths = new Set<number>();
+      for (const { meta } of arithmeticTask({ minDigits: 2, maxDigits: 3 }).problems('test', 400)) {
+        lengths.add(String(meta.a).length);
+        expect(String(meta.b).length).toBeLessThanOrEqual(String(meta.a).length);
+        expect(evaluate(meta.operation, meta.a, meta.b)).toBeGreaterThanOrEqual(0);
+      }
+      expect([...lengths].sort()).toEqual([2, 3]);
+    });
+  });
+
+  describe('having a carry rate', () => {
+    const rateOf = (carryRate: number) => {
+      const free = arithmeticTask({ operations: ['add', 'sub', 'mul'], maxDigits: 5, carryRate })
+        .problems('train', 2000)
+        .flatMap(({ meta }) => columnsOf(meta.operation, meta.a, meta.b).filter((column) => column.digitsFree));
+      return free.filter((column) => column.carries).length / free.length;
+    };
+
+    it('should carry or borrow at that rate in columns whose digits allow either', () => {
+      expect(rateOf(0.5)).toBeCloseTo(0.5, 1);
+      expect(rateOf(0.2)).toBeCloseTo(0.2, 1);
+      expect(rateOf(1)).toBe(1);
+    });
+
+    it('should never carry at rate 0', () => {
+      const steps = arithmeticTask({ operations: ['add', 'sub', 'mul'], maxDigits: 5, carryRate: 0 }).problems('train', 500).flatMap((p) => p.steps);
+      expect(steps.filter((step) => /carry|borrow/.test(step))).toEqual([]);
+    });
+  });
+
+  describe('having bad options', () => {
+    it.each([{ maxDigits: 0 }, { maxDigits: 13 }, { minDigits: 4, maxDigits: 2 }, { carryRate: 1.5 }, { operations: ['div'] }, { digits: 3 }])(
+      'should fail with CONFIG_INVALID for %j',
+      (options) => {
+        expect(() => arithmeticTask(options as never)).toThrow(LudusError);
+        expect(() => arithmeticTask(options as never)).toThrow(/CONFIG_INVALID.*task "arithmetic"/);
+      },
+    );
+  });
+});
