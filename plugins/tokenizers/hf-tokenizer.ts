@@ -12,6 +12,12 @@ export interface TextTokenizer {
   /** sha256 over the vocabulary and added tokens: two tokenizers with one hash read ids the same way. */
   readonly hash: string;
   readonly json: Record<string, unknown>;
+  /** Every surface form, added tokens included, with its id. */
+  readonly vocab: ReadonlyMap<string, number>;
+  /** `tokenizer_config.json` (chat template, special tokens), or `{}` when the model has none. */
+  readonly config: Readonly<Record<string, unknown>>;
+  /** Where the tokenizer came from, for error messages. */
+  readonly source: string;
 }
 
 const KNOWN_MODELS = ['BPE', 'WordPiece', 'Unigram', 'WordLevel'];
@@ -25,12 +31,14 @@ export function tokenizerFromJson(json: unknown, config: Record<string, unknown>
   }
   let inner: Tokenizer;
   try {
-    inner = new Tokenizer(json as object, config);
+    // Decoding gives back the text exactly, as the Rust tokenizers do, unless the config asks for
+    // transformers' clean-up (` !` → `!`), which @huggingface/tokenizers would apply by default.
+    inner = new Tokenizer(json as object, { ...config, clean_up_tokenization_spaces: config.clean_up_tokenization_spaces ?? false });
   } catch (error) {
     throw new LudusError('TOKENIZER_INVALID', `${where}: ${(error as Error).message}`, { file: where });
   }
-  const vocab = inner.get_vocab(true) as unknown as Map<string, number> | Record<string, number>;
-  const entries = (vocab instanceof Map ? [...vocab.entries()] : Object.entries(vocab)).sort((a, b) => a[1] - b[1]);
+  const reported = inner.get_vocab(true) as unknown as Map<string, number> | Record<string, number>;
+  const entries = (reported instanceof Map ? [...reported.entries()] : Object.entries(reported)).sort((a, b) => a[1] - b[1]);
   const hash = createHash('sha256').update(JSON.stringify(entries)).digest('hex').slice(0, 16);
   const vocabSize = entries.length === 0 ? 0 : entries[entries.length - 1][1] + 1;
   return {
@@ -39,6 +47,9 @@ export function tokenizerFromJson(json: unknown, config: Record<string, unknown>
     vocabSize,
     hash,
     json: json as Record<string, unknown>,
+    vocab: new Map(entries),
+    config,
+    source: where,
   };
 }
 
