@@ -14,7 +14,7 @@ export const ArithmeticOptionsSchema = z
     seed: z.number().int().min(0).default(0),
     /** The level: each problem's longer operand has minDigits..maxDigits digits. */
     minDigits: digits.default(1),
-    maxDigits: digits.default(3),
+    maxDigits: digits.default(4),
     operations: z.array(z.enum(OPERATIONS)).min(1).default(['add', 'sub']),
     /** Chance that a column carries (or borrows) wherever its digits can be chosen either way. */
     carryRate: z.number().min(0).max(1).default(0.5),
