@@ -14,6 +14,7 @@ export type LudusErrorCode =
   | 'ENGINE_RUN_FAILED'
   | 'SEQUENCE_TOO_LONG'
   | 'INPUT_INVALID'
+  | 'FILE_NOT_FOUND'
   | 'DATA_INVALID'
   | 'WORKER_FAILED';
 

@@ -1,0 +1,61 @@
+const OPENERS = new Set(['(', '[', '{', '\\{']);
+const CLOSERS = new Set([')', ']', '}', '\\}']);
+const COMMAND = /\\(?:[a-zA-Z]+|.)/y;
+
+interface Scanned {
+  at: number;
+  token: string;
+  /** Brackets around this token, counting the token itself when it is a bracket. */
+  depth: number;
+}
+
+/** Characters and `\commands` of `text` with their bracket depth; all bracket kinds count alike, so `[0, 1)` nests. */
+function* scan(text: string): Generator<Scanned> {
+  let depth = 0;
+  for (let at = 0; at < text.length; ) {
+    let token = text[at];
+    if (token === '\\') {
+      COMMAND.lastIndex = at;
+      token = COMMAND.exec(text)?.[0] ?? token;
+    }
+    if (OPENERS.has(token)) depth++;
+    yield { at, token, depth };
+    if (CLOSERS.has(token)) depth--;
+    at += token.length;
+  }
+}
+
+/** `text` cut at each `separator` (a character or a `\command`) outside all brackets, parts trimmed. */
+export function splitTopLevel(text: string, separator: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  for (const { at, token, depth } of scan(text)) {
+    if (depth === 0 && token === separator) {
+      parts.push(text.slice(start, at).trim());
+      start = at + token.length;
+    }
+  }
+  parts.push(text.slice(start).trim());
+  return parts;
+}
+
+export interface Enclosed {
+  open: '(' | '[' | '\\{';
+  close: ')' | ']' | '\\}';
+  inner: string;
+}
+
+/** When one bracket pair wraps all of `text` (`(1, 2)`, `[0, 1)`, `\{1, 2\}`), its brackets and content. */
+export function enclosingBrackets(text: string): Enclosed | undefined {
+  const open = text.startsWith('\\{') ? '\\{' : text[0] === '(' || text[0] === '[' ? text[0] : undefined;
+  const close = text.endsWith('\\}') ? '\\}' : text.endsWith(')') || text.endsWith(']') ? text[text.length - 1] : undefined;
+  if (open === undefined || close === undefined || (open === '\\{') !== (close === '\\}')) return undefined;
+  const closeAt = text.length - close.length;
+  if (closeAt < open.length) return undefined;
+  for (const { at, token, depth } of scan(text)) {
+    if (depth === 1 && CLOSERS.has(token)) {
+      if (at !== closeAt) return undefined;
+    }
+  }
+  return { open: open as Enclosed['open'], close: close as Enclosed['close'], inner: text.slice(open.length, closeAt) };
+}

@@ -1,0 +1,89 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runLudus } from '../support/cli.ts';
+
+interface GradedPair {
+  gold: string;
+  pred: string;
+  answer_present: boolean;
+  correct: boolean;
+}
+
+const FIXTURE = new URL('../fixtures/grader/math-pairs.jsonl', import.meta.url);
+const outputLines = (stdout: string): unknown[] => stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+
+describe('ludus grade', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ludus-grade-'));
+  });
+
+  describe('having the fixture of gold/pred pairs', () => {
+    it('should write one verdict per line, in input order, and exit 0', async () => {
+      const pairs = (await readFile(FIXTURE, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as GradedPair);
+      const file = join(dir, 'pairs.jsonl');
+      await writeFile(file, pairs.map(({ gold, pred }) => JSON.stringify({ gold, pred })).join('\n') + '\n');
+      const result = await runLudus(['grade', '--jsonl', file]);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(outputLines(result.stdout)).toEqual(pairs.map(({ answer_present, correct }) => ({ answer_present, correct })));
+    });
+  });
+
+  describe('having bad lines among good ones', () => {
+    it('should put an error line in the place of each, report it on stderr, finish the rest, and exit 2', async () => {
+      const file = join(dir, 'mixed.jsonl');
+      const lines = [
+        '{"gold": "3", "pred": "\\\\boxed{3}"}',
+        'not json',
+        '{"gold": "\\\\frac12", "pred": "\\\\boxed{0.5}"}',
+        '{"gold": "3"}',
+        '',
+        '{"gold": 18, "pred": "\\\\boxed{17}"}',
+      ];
+      await writeFile(file, `${lines.join('\r\n')}\r\n`);
+      const result = await runLudus(['grade', '--jsonl', file]);
+      expect(result.code).toBe(2);
+      expect(outputLines(result.stdout)).toEqual([
+        { answer_present: true, correct: true },
+        { error: { code: 'INPUT_INVALID', line: 2, message: expect.stringContaining('not JSON') } },
+        { answer_present: true, correct: true },
+        { error: { code: 'INPUT_INVALID', line: 4, message: expect.stringContaining('pred') } },
+        { error: { code: 'INPUT_INVALID', line: 5, message: 'empty line' } },
+        { answer_present: true, correct: false },
+      ]);
+      expect(result.stderr).toContain(`${file}:2: [INPUT_INVALID]`);
+      expect(result.stderr).toContain(`${file}:4: [INPUT_INVALID]`);
+      expect(result.stderr).toContain(`${file}:5: [INPUT_INVALID]`);
+      expect(result.stderr).toContain('[INPUT_INVALID] 3 of 6 lines');
+    });
+  });
+
+  describe('having an empty file', () => {
+    it('should write nothing and exit 0', async () => {
+      const file = join(dir, 'empty.jsonl');
+      await writeFile(file, '');
+      const result = await runLudus(['grade', '--jsonl', file]);
+      expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+    });
+  });
+
+  describe('having a file that does not exist', () => {
+    it('should exit 2 with FILE_NOT_FOUND', async () => {
+      const result = await runLudus(['grade', '--jsonl', join(dir, 'missing.jsonl')]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('[FILE_NOT_FOUND]');
+    });
+  });
+
+  describe('having a directory instead of a file', () => {
+    it('should exit 2 with INPUT_INVALID', async () => {
+      const result = await runLudus(['grade', '--jsonl', dir]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('[INPUT_INVALID]');
+    });
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { parseAnswer, type Answer } from '../../../../plugins/graders/math/answer.ts';
+import { StepBudget } from '../../../../plugins/graders/math/budget.ts';
+import { normalizeAnswer } from '../../../../plugins/graders/math/normalize.ts';
+
+/** The answer's shape, with expressions left out. */
+function shapeOf(answer: Answer): unknown {
+  switch (answer.kind) {
+    case 'expression':
+    case 'equation':
+      return answer.kind;
+    case 'ordered':
+      return { [`${answer.open}${answer.close}`]: answer.items.map(shapeOf) };
+    case 'set':
+    case 'list':
+    case 'union':
+      return { [answer.kind]: answer.items.map(shapeOf) };
+    case 'named':
+      return { named: [answer.name, shapeOf(answer.value)] };
+    case 'words':
+    case 'unparsed':
+      return { [answer.kind]: answer.text };
+  }
+}
+
+const shape = (raw: string): unknown => shapeOf(parseAnswer(normalizeAnswer(raw), new StepBudget()));
+
+describe('parseAnswer', () => {
+  it.each<[string, unknown]>([
+    ['\\frac{1}{2}', 'expression'],
+    ['1,000', 'expression'],
+    ['1,000,000.5', 'expression'],
+    ['1,00', { list: ['expression', 'expression'] }],
+    ['1, 2', { list: ['expression', 'expression'] }],
+    ['(1, -2)', { '()': ['expression', 'expression'] }],
+    ['[0, 1)', { '[)': ['expression', 'expression'] }],
+    ['(x+1)', 'expression'],
+    ['\\{1, 2\\}', { set: ['expression', 'expression'] }],
+    ['\\{3\\}', { set: ['expression'] }],
+    ['\\emptyset', { set: [] }],
+    ['\\{\\}', { set: [] }],
+    ['\\{(1,2), (3,4)\\}', { set: [{ '()': ['expression', 'expression'] }, { '()': ['expression', 'expression'] }] }],
+    ['(-\\infty, 0) \\cup (1, \\infty)', { union: [{ '()': ['expression', 'expression'] }, { '()': ['expression', 'expression'] }] }],
+    ['x = 3', { named: ['x', 'expression'] }],
+    ['f(x) = x^2', { named: ['f(x)', 'expression'] }],
+    ['x = (1, 2)', { named: ['x', { '()': ['expression', 'expression'] }] }],
+    ['x \\in [0, 1)', { named: ['x', { '[)': ['expression', 'expression'] }] }],
+    ['x^2 + y^2 = 1', 'equation'],
+    ['1 \\pm \\sqrt{2}', { list: ['expression', 'expression'] }],
+    ['2\\frac{1}{2}', 'expression'],
+    ['\\text{Monday}', { words: 'monday' }],
+    ['x > 3', { unparsed: 'x>3' }],
+  ])('should read %s as %j', (raw, expected) => {
+    expect(shape(raw)).toEqual(expected);
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeAnswer } from '../../../../plugins/graders/math/normalize.ts';
+
+const latexOf = (raw: string): string => normalizeAnswer(raw).latex;
+
+describe('normalizeAnswer', () => {
+  describe('having presentation-only LaTeX', () => {
+    it.each([
+      ['\\dfrac{3}{4}', '\\frac{3}{4}'],
+      ['\\tfrac12', '\\frac12'],
+      ['\\left( 1, -2 \\right)', '( 1, -2 )'],
+      ['\\left\\{1,2\\right\\}', '\\{1,2\\}'],
+      ['\\displaystyle x', 'x'],
+      ['$\\frac{1}{2}$', '\\frac{1}{2}'],
+      ['\\(x\\)', 'x'],
+      ['\\$18.00', '18.00'],
+      ['18.', '18'],
+      ['  7  ', '7'],
+      ['1\\,000', '1000'],
+      ['1{,}000', '1,000'],
+      ['\u22127', '-7'],
+      ['\u03c0/2', '\\pi /2'],
+      ['sqrt(2)', '\\sqrt(2)'],
+      ['x \\in [0,1)', 'x = [0,1)'],
+    ])('should turn %s into %s', (raw, latex) => {
+      expect(latexOf(raw)).toBe(latex);
+    });
+  });
+
+  describe('having degrees', () => {
+    it.each(['60^\\circ', '60^{\\circ}', '60\u00b0', '60 \\text{ degrees}', '60 degrees'])('should drop them from %s', (raw) => {
+      expect(latexOf(raw)).toBe('60');
+    });
+  });
+
+  describe('having units', () => {
+    it.each([
+      ['5\\text{ cm}', '5'],
+      ['5 \\mathrm{cm}', '5'],
+      ['5\\,\\mathrm{m}', '5'],
+      ['25 \\text{ cm}^2', '25'],
+      ['25\\text{ square units}', '25'],
+      ['3 square feet', '3'],
+      ['40 \\text{ miles per hour}', '40'],
+      ['2\\sqrt{3} \\text{ cm}', '2\\sqrt{3}'],
+      ['18 apples', '18'],
+      ['72 \\text{ clips}', '72'],
+    ])('should drop them from %s', (raw, latex) => {
+      expect(latexOf(raw)).toBe(latex);
+    });
+
+    it('should keep single letters written bare: they are variables', () => {
+      expect(latexOf('5 m')).toBe('5 m');
+      expect(latexOf('2 ab')).toBe('2 ab');
+    });
+  });
+
+  describe('having a percent sign', () => {
+    it('should drop it and say so', () => {
+      expect(normalizeAnswer('10\\%')).toEqual({ latex: '10', percent: true, worded: false });
+      expect(normalizeAnswer('10').percent).toBe(false);
+    });
+  });
+
+  describe('having "and" / "or" between answers', () => {
+    it('should turn them into commas', () => {
+      expect(latexOf('2 \\text{ and } 3')).toBe('2 , 3');
+      expect(latexOf('x = 2 or x = 3')).toBe('x = 2, x = 3');
+    });
+  });
+
+  describe('having words', () => {
+    it.each(['\\text{Monday}', 'Monday', '\\text{even}', '\\text{No solution}'])('should mark %s as worded', (raw) => {
+      expect(normalizeAnswer(raw).worded).toBe(true);
+    });
+
+    it.each(['\\text{(C)}', 'x+y', '2ab', '\\sqrt{\\pi}', '\\begin{pmatrix}1\\\\2\\end{pmatrix}'])('should not mark %s as worded', (raw) => {
+      expect(normalizeAnswer(raw).worded).toBe(false);
+    });
+  });
+});
