@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fail } from '../errors.ts';
 import { soloSchedule, type AuthorSchedule } from './author-schedule.ts';
+import { STEP_HANDOFF_DEFAULT_P, stepHandoff } from './step-handoff.ts';
 import { wordHandoff } from './word-handoff.ts';
 
 const authorIndex = z.number().int().min(0);
@@ -23,12 +24,26 @@ const WordSpecSchema = z.strictObject({
   junior: authorIndex.optional(),
 });
 
+const StepSpecSchema = z.strictObject({
+  kind: z.literal('step'),
+  /** `alternate`: strict round-robin at every step end; `bernoulli`: a Bernoulli(p) redraw at every step end. */
+  mode: z.enum(['alternate', 'bernoulli']),
+  /** Probability of drawing author 0 at each draw; 0.5 when absent. */
+  p: z.number().min(0).max(1).optional(),
+  seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  /** Step-ending token ids (those whose text contains "\n\n"): emitting one hands off. */
+  boundary: z.array(z.number().int().min(0)).readonly(),
+  /** Author of the first token; Bernoulli(p) when absent. */
+  first: z.union([z.literal(0), z.literal(1)]).optional(),
+});
+
 /** A schedule as plain data: what a config names, what crosses to a worker, what a trajectory records. */
-export const ScheduleSpecSchema = z.discriminatedUnion('kind', [SoloSpecSchema, WordSpecSchema]);
+export const ScheduleSpecSchema = z.discriminatedUnion('kind', [SoloSpecSchema, WordSpecSchema, StepSpecSchema]);
 
 export type ScheduleSpec = z.infer<typeof ScheduleSpecSchema>;
 export type SoloScheduleSpec = z.infer<typeof SoloSpecSchema>;
 export type WordScheduleSpec = z.infer<typeof WordSpecSchema>;
+export type StepScheduleSpec = z.infer<typeof StepSpecSchema>;
 
 export function parseScheduleSpec(input: unknown, where = 'schedule'): ScheduleSpec {
   const parsed = ScheduleSpecSchema.safeParse(input);
@@ -46,6 +61,8 @@ export function buildSchedule(spec: ScheduleSpec): AuthorSchedule {
       return soloSchedule(spec.author ?? 0);
     case 'word':
       return wordHandoff(new Set(spec.boundary), { p: spec.p, K: spec.K, seed: spec.seed, senior: spec.senior, junior: spec.junior });
+    case 'step':
+      return stepHandoff(new Set(spec.boundary), { mode: spec.mode, p: spec.p, seed: spec.seed, first: spec.first });
   }
 }
 
@@ -63,13 +80,21 @@ export function boundaryHash(boundary: readonly number[]): string {
  * that schedule identically hash identically. Recorded with every trajectory.
  */
 export function scheduleHash(spec: ScheduleSpec): string {
-  const canonical =
-    spec.kind === 'solo'
-      ? `solo|author=${spec.author ?? 0}`
-      : `word|p=${spec.p}|K=${spec.K}|seed=${spec.seed}|senior=${spec.senior ?? 0}|junior=${spec.junior ?? 1}|boundary=${boundaryHash(spec.boundary)}`;
+  const canonical = canonicalSchedule(spec);
   const hash = new Hash64();
   for (let i = 0; i < canonical.length; i++) hash.word(canonical.charCodeAt(i));
   return hash.hex();
+}
+
+function canonicalSchedule(spec: ScheduleSpec): string {
+  switch (spec.kind) {
+    case 'solo':
+      return `solo|author=${spec.author ?? 0}`;
+    case 'word':
+      return `word|p=${spec.p}|K=${spec.K}|seed=${spec.seed}|senior=${spec.senior ?? 0}|junior=${spec.junior ?? 1}|boundary=${boundaryHash(spec.boundary)}`;
+    case 'step':
+      return `step|mode=${spec.mode}|p=${spec.p ?? STEP_HANDOFF_DEFAULT_P}|seed=${spec.seed}|first=${spec.first ?? 'drawn'}|boundary=${boundaryHash(spec.boundary)}`;
+  }
 }
 
 /** Two independent 32-bit FNV-1a lanes over 32-bit words, finished with a murmur3 mix: 64 bits, pure JS. */

@@ -30,7 +30,7 @@ describe('parseScheduleSpec', () => {
         [{ ...word, K: -1 }, 'K'],
         [{ ...word, boundary: [1, -2] }, 'boundary.1'],
         [{ ...word, seed: 0.5 }, 'seed'],
-        [{ kind: 'step' }, 'kind'],
+        [{ kind: 'sentence' }, 'kind'],
         [{ kind: 'solo', author: 0, extra: 1 }, ''],
       ];
       for (const [input, field] of cases) {
