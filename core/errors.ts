@@ -16,7 +16,10 @@ export type LudusErrorCode =
   | 'INPUT_INVALID'
   | 'FILE_NOT_FOUND'
   | 'DATA_INVALID'
-  | 'WORKER_FAILED';
+  | 'WORKER_FAILED'
+  | 'MASK_EMPTY'
+  | 'AUTHOR_SHARE_OUT_OF_BAND'
+  | 'TRAJECTORY_INVALID';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

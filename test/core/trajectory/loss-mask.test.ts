@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { LudusError, type LudusErrorCode } from '../../../core/errors.ts';
+import { authorShare } from '../../../core/trajectory/author-share.ts';
+import { lossMask } from '../../../core/trajectory/loss-mask.ts';
+import { JUNIOR, SENIOR, tandemTrajectory } from './fixtures.ts';
+
+const band = { shareBand: [0.2, 0.8] as const };
+
+/** Runs `compute` and returns the coded error it must throw. */
+function errorOf(compute: () => unknown, code: LudusErrorCode): LudusError {
+  try {
+    compute();
+  } catch (error) {
+    expect(LudusError.is(error, code), String(error)).toBe(true);
+    return error as LudusError;
+  }
+  return expect.unreachable(`no ${code} was thrown`);
+}
+
+describe('authorShare', () => {
+  describe('having a co-written response', () => {
+    it('should give the fraction of tokens each author wrote', () => {
+      const trajectory = tandemTrajectory([SENIOR, JUNIOR, JUNIOR, SENIOR, JUNIOR]);
+      expect(authorShare(trajectory, SENIOR)).toBe(0.4);
+      expect(authorShare(trajectory, JUNIOR)).toBe(0.6);
+      expect(authorShare(trajectory, 2)).toBe(0);
+    });
+  });
+
+  describe('having an empty response', () => {
+    it('should be 0, not NaN', () => {
+      expect(authorShare(tandemTrajectory([]), SENIOR)).toBe(0);
+    });
+  });
+});
+
+describe('lossMask', () => {
+  describe('having a trainable author with a share inside the band', () => {
+    it('should select exactly that author\'s tokens and report its share', () => {
+      const result = lossMask(tandemTrajectory([SENIOR, JUNIOR, JUNIOR, SENIOR, JUNIOR]), [SENIOR], band);
+      expect(result.mask).toEqual([1, 0, 0, 1, 0]);
+      expect(result.shares).toEqual([{ author: SENIOR, role: 'senior', share: 0.4 }]);
+    });
+
+    it('should accept shares exactly on the band\'s edges', () => {
+      const authors = [SENIOR, JUNIOR, JUNIOR, JUNIOR, JUNIOR];
+      expect(lossMask(tandemTrajectory(authors), [SENIOR], band).shares[0].share).toBe(0.2);
+      expect(lossMask(tandemTrajectory(authors), [JUNIOR], band).shares[0].share).toBe(0.8);
+    });
+  });
+
+  describe('having several trainable authors (one policy in two seats)', () => {
+    it('should select the union of their tokens and check each share', () => {
+      const result = lossMask(tandemTrajectory([SENIOR, JUNIOR, SENIOR, JUNIOR]), [SENIOR, JUNIOR], { shareBand: [0.5, 0.5] });
+      expect(result.mask).toEqual([1, 1, 1, 1]);
+      expect(result.shares.map((s) => s.share)).toEqual([0.5, 0.5]);
+    });
+  });
+
+  describe('having a trainable author who wrote nothing', () => {
+    it('should fail closed with MASK_EMPTY naming the match and the role, even with a band from 0', () => {
+      const error = errorOf(() => lossMask(tandemTrajectory([JUNIOR, JUNIOR, JUNIOR]), [SENIOR], { shareBand: [0, 1] }), 'MASK_EMPTY');
+      expect(error.message).toContain('match "match-42"');
+      expect(error.message).toContain('"senior"');
+      expect(error.details).toMatchObject({ matchId: 'match-42', role: 'senior', share: 0 });
+    });
+
+    it('should fail closed on an empty response', () => {
+      errorOf(() => lossMask(tandemTrajectory([]), [SENIOR], { shareBand: [0, 1] }), 'MASK_EMPTY');
+    });
+
+    it('should fail closed when no trainable author is named at all', () => {
+      errorOf(() => lossMask(tandemTrajectory([SENIOR]), [], band), 'MASK_EMPTY');
+    });
+  });
+
+  describe('having a trainable author whose share is outside the band', () => {
+    it('should fail closed with AUTHOR_SHARE_OUT_OF_BAND naming the match and the share, above or below', () => {
+      const monopoly = errorOf(() => lossMask(tandemTrajectory([SENIOR, SENIOR, SENIOR, SENIOR, SENIOR, SENIOR, SENIOR, SENIOR, SENIOR, JUNIOR]), [SENIOR], band), 'AUTHOR_SHARE_OUT_OF_BAND');
+      expect(monopoly.message).toContain('match "match-42"');
+      expect(monopoly.message).toContain('90.0%');
+      expect(monopoly.details).toMatchObject({ matchId: 'match-42', role: 'senior', share: 0.9, band: [0.2, 0.8] });
+
+      const starved = errorOf(() => lossMask(tandemTrajectory([SENIOR, ...new Array(9).fill(JUNIOR)]), [SENIOR], band), 'AUTHOR_SHARE_OUT_OF_BAND');
+      expect(starved.details).toMatchObject({ share: 0.1 });
+    });
+  });
+
+  describe('having a band that is not a sub-interval of [0, 1]', () => {
+    it('should fail with CONFIG_INVALID', () => {
+      for (const shareBand of [[0.8, 0.2], [-0.1, 0.5], [0.5, 1.1], [Number.NaN, 1]] as const) {
+        errorOf(() => lossMask(tandemTrajectory([SENIOR, JUNIOR]), [SENIOR], { shareBand }), 'CONFIG_INVALID');
+      }
+    });
+  });
+
+  describe('having a trainable author index the trajectory does not have', () => {
+    it('should fail with INPUT_INVALID', () => {
+      errorOf(() => lossMask(tandemTrajectory([SENIOR, JUNIOR]), [2], band), 'INPUT_INVALID');
+    });
+  });
+});
