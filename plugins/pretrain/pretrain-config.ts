@@ -30,6 +30,6 @@ export type PretrainConfig = z.output<typeof PretrainConfigSchema>;
 
 /** Per-task defaults: the shipped base models were made with exactly these. */
 export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof PretrainConfigSchema>> = {
-  arithmetic: { task: 'arithmetic', saveDtype: 'BF16' },
-  'last-letter': { task: 'last-letter', saveDtype: 'BF16' },
+  arithmetic: { task: 'arithmetic', steps: 500, saveDtype: 'BF16' },
+  'last-letter': { task: 'last-letter', steps: 800, batch: 16, maxTokens: 512, saveDtype: 'BF16' },
 };
