@@ -1,16 +1,24 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { fail } from '../../core/errors.ts';
 
-/** The base models shipped in the repository (made by `ludus pretrain`), one per synthetic task. */
+/** The base models shipped in the repository (made by `ludus pretrain`), one directory per synthetic task. */
 export const DEFAULT_MODELS_DIR = fileURLToPath(new URL('../../models/', import.meta.url));
 
-export const DEFAULT_MODEL_TASKS = ['arithmetic', 'last-letter'] as const;
+export function shippedTasks(): string[] {
+  if (!existsSync(DEFAULT_MODELS_DIR)) return [];
+  return readdirSync(DEFAULT_MODELS_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(`${DEFAULT_MODELS_DIR}${entry.name}/config.json`))
+    .map((entry) => entry.name)
+    .sort();
+}
 
 /** `--model default` means the shipped base for the task at hand (arithmetic when none is named). */
 export function resolveModelDir(model: string, task = 'arithmetic'): string {
   if (model !== 'default') return model;
-  if (!(DEFAULT_MODEL_TASKS as readonly string[]).includes(task)) {
-    fail('INPUT_INVALID', `--model default has a shipped base only for ${DEFAULT_MODEL_TASKS.join(', ')}; give --model DIR for task "${task}"`, { task });
+  const shipped = shippedTasks();
+  if (!shipped.includes(task)) {
+    fail('INPUT_INVALID', `--model default has a shipped base only for ${shipped.join(', ') || 'no task'}; give --model DIR for task "${task}"`, { task, shipped });
   }
   return `${DEFAULT_MODELS_DIR}${task}`;
 }
