@@ -1,4 +1,5 @@
 import { fail } from '../errors.ts';
+import type { AdvantageResult } from './estimator.ts';
 
 export function mean(values: readonly number[]): number {
   let sum = 0;
@@ -27,4 +28,16 @@ export function checkGroups(estimator: string, groups: readonly (readonly number
       if (!Number.isFinite(reward)) fail('NON_FINITE', `${estimator}: reward ${i} of group ${g} is ${reward}`, { group: g, index: i });
     });
   });
+}
+
+/** Applies a group-relative estimator to each group; zero-variance groups get 0 and are counted. */
+export function perGroup(estimator: string, groups: readonly (readonly number[])[], advantage: (group: readonly number[]) => number[]): AdvantageResult {
+  checkGroups(estimator, groups);
+  let zeroVarianceGroups = 0;
+  const advantages = groups.map((group) => {
+    if (!hasNoVariance(group)) return advantage(group);
+    zeroVarianceGroups++;
+    return group.map(() => 0);
+  });
+  return { advantages, zeroVarianceGroups };
 }

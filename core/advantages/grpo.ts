@@ -1,5 +1,5 @@
 import type { AdvantageResult } from './estimator.ts';
-import { checkGroups, hasNoVariance, mean, std } from './group-stats.ts';
+import { mean, perGroup, std } from './group-stats.ts';
 
 export interface GrpoOptions {
   /** Added to the group's standard deviation. */
@@ -12,16 +12,9 @@ export interface GrpoOptions {
 export function grpo(groups: readonly (readonly number[])[], options: GrpoOptions = {}): AdvantageResult {
   const eps = options.eps ?? 1e-6;
   const unbiased = options.unbiased ?? true;
-  checkGroups('grpo', groups);
-  let zeroVarianceGroups = 0;
-  const advantages = groups.map((group) => {
-    if (hasNoVariance(group)) {
-      zeroVarianceGroups++;
-      return group.map(() => 0);
-    }
+  return perGroup('grpo', groups, (group) => {
     const m = mean(group);
     const s = std(group, unbiased);
     return group.map((reward) => (reward - m) / (s + eps));
   });
-  return { advantages, zeroVarianceGroups };
 }
