@@ -1,0 +1,20 @@
+import { deriveSeed } from '../../core/rng.ts';
+
+/** Separate streams so the data, the sampler and the schedule never share coins. */
+const STREAM = { generation: 1, schedule: 2, validationGeneration: 3, validationSchedule: 4 } as const;
+
+export interface MatchSeeds {
+  /** Row r of the generation batch samples from an RNG seeded by (generation, r). */
+  readonly generation: number;
+  /** Seed of the schedule spec: row r's handoff coins come from (schedule, r). */
+  readonly schedule: number;
+}
+
+/** The seeds of an optimizer step's matches: a pure function of (run seed, step), so a seed replays its matches. */
+export function trainingSeeds(runSeed: number, step: number): MatchSeeds {
+  return { generation: deriveSeed(runSeed, step, STREAM.generation), schedule: deriveSeed(runSeed, step, STREAM.schedule) };
+}
+
+export function validationSeeds(runSeed: number, step: number): MatchSeeds {
+  return { generation: deriveSeed(runSeed, step, STREAM.validationGeneration), schedule: deriveSeed(runSeed, step, STREAM.validationSchedule) };
+}
