@@ -1,0 +1,85 @@
+import type { Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { readFile } from 'node:fs/promises';
+import { LudusError } from '../../core/errors.ts';
+import { RL_GAME_NAMES, rlGameByName } from '../../games/registry.ts';
+import { TrainConfigSchema } from '../../plugins/training/train-config.ts';
+import { train } from '../../plugins/training/trainer.ts';
+
+interface TrainOptions {
+  config?: string;
+  steps?: number;
+  seed?: number;
+  out: string;
+  resume?: boolean;
+  model?: string;
+  watch: boolean;
+  port?: number;
+  threads: number;
+}
+
+export function register(program: Command): void {
+  program
+    .command('train')
+    .description(`RL on a game (${RL_GAME_NAMES.join(' | ')}) from a base model; defaults follow the tandem paper scaled to the shipped base; resumable`)
+    .argument('<game>', RL_GAME_NAMES.join(' | '))
+    .option('--config <file>', 'JSON overrides of the training config (see plugins/training/train-config.ts)')
+    .option('--steps <n>', 'optimizer steps', (v) => Number(v))
+    .option('--seed <n>', 'run seed: the same seed replays the same matches', (v) => Number(v))
+    .option('--out <dir>', 'run directory: metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/, best/', 'runs/train')
+    .option('--resume', 'continue from <out>/checkpoint')
+    .option('--model <dir>', "base model directory, or 'default' (the shipped base for the task)")
+    .option('--watch', 'watch matches live in the browser viewer')
+    .option('--no-watch', 'train without the viewer (the default)')
+    .option('--port <n>', 'viewer port', (v) => Number(v))
+    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0)
+    .action(async (game: string, opts: TrainOptions) => {
+      if (opts.watch) process.stderr.write('the live viewer is not available yet; training without it\n');
+      const overrides = opts.config ? await readConfig(opts.config) : {};
+      const parsed = TrainConfigSchema.safeParse({
+        ...overrides,
+        game,
+        ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
+        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+        ...(opts.model !== undefined ? { model: opts.model } : {}),
+      });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new LudusError('CONFIG_INVALID', `${opts.config ?? 'training config'}: field "${issue.path.join('.')}" ${issue.message}`, { path: issue.path });
+      }
+      const config = parsed.data;
+      const bar = new cliProgress.SingleBar(
+        { format: `train ${game} |{bar}| {value}/{total} steps  reward {reward}  loss {loss}  eta {eta_formatted}`, stream: process.stderr },
+        cliProgress.Presets.shades_classic,
+      );
+      let started = false;
+      const result = await train({
+        out: opts.out,
+        config,
+        game: rlGameByName(game, config),
+        resume: opts.resume,
+        threads: opts.threads,
+        onStep: (line, total) => {
+          if (!started) bar.start(total, line.step - 1, { reward: '-', loss: '-' });
+          started = true;
+          bar.update(line.step, { reward: line.reward_mean.toFixed(3), loss: line.loss === null ? 'skipped' : line.loss.toFixed(4) });
+        },
+      });
+      if (started) bar.stop();
+      process.stdout.write(`${JSON.stringify({ out: opts.out, steps: result.steps, best: result.best })}\n`);
+    });
+}
+
+async function readConfig(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    throw new LudusError('FILE_NOT_FOUND', `${path}: config file not found`, { file: path });
+  }
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw new LudusError('CONFIG_INVALID', `${path}: not valid JSON (${(error as Error).message})`, { file: path });
+  }
+}
