@@ -1,0 +1,52 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runLudus } from '../support/cli.ts';
+
+const tinyConfig = { problemsPerStep: 1, groupSize: 4, maxNewTokens: 96, validateEvery: 0 };
+
+async function configFile(config: object): Promise<{ dir: string; file: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'ludus-train-cli-'));
+  const file = join(dir, 'config.json');
+  await writeFile(file, JSON.stringify(config));
+  return { dir, file };
+}
+
+describe('ludus train', () => {
+  describe('having the tandem game, the shipped base and a tiny config', () => {
+    it('should train, write one metrics line per step and report the run on stdout', async () => {
+      const { dir, file } = await configFile(tinyConfig);
+      const out = join(dir, 'run');
+      const result = await runLudus(['train', 'tandem', '--config', file, '--steps', '2', '--seed', '3', '--out', out, '--model', 'default', '--no-watch', '--threads', '1']);
+      expect(result.stderr).not.toMatch(/\[[A-Z_]+\]/);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ out, steps: 2 });
+      const lines = (await readFile(join(out, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number; senior_share: number });
+      expect(lines.map((line) => line.step)).toEqual([1, 2]);
+      const state = JSON.parse(await readFile(join(out, 'checkpoint', 'trainer_state.json'), 'utf8')) as { step: number; seed: number };
+      expect(state).toMatchObject({ step: 2, seed: 3 });
+    });
+  });
+
+  describe('having --watch', () => {
+    it('should say the viewer is not available yet and train without it', async () => {
+      const { dir, file } = await configFile(tinyConfig);
+      const result = await runLudus(['train', 'grpo', '--config', file, '--steps', '1', '--out', join(dir, 'run'), '--watch', '--threads', '1']);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toMatch(/viewer is not available yet/);
+    });
+  });
+
+  describe('having a non-zero λ_jun or an unknown game', () => {
+    it('should exit with CONFIG_INVALID before training', async () => {
+      const { dir, file } = await configFile({ ...tinyConfig, tandem: { juniorImitation: 0.5 } });
+      const refused = await runLudus(['train', 'tandem', '--config', file, '--steps', '1', '--out', join(dir, 'run')]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/\[CONFIG_INVALID\].*juniorImitation/);
+      const unknown = await runLudus(['train', 'chess', '--steps', '1', '--out', join(dir, 'run2')]);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toMatch(/\[CONFIG_INVALID\]/);
+    });
+  });
+});
