@@ -26,10 +26,11 @@ export const TrainConfigSchema = z
     clipLow: z.number().min(0).lt(1).default(0.2),
     clipHigh: z.number().min(0).default(0.2),
     /**
-     * Peak learning rate. verl's GRPO default for billion-parameter models is 1e-6; a 3M-parameter base moves at
-     * a much larger step (the learner's tiny-grpo preset).
+     * Peak learning rate. verl's GRPO default for billion-parameter models is 1e-6; the 3M-parameter base moves at
+     * a larger step. Measured on the shipped base: 1e-4 drifted to a KL of ~0.2 nats/token from the junior within
+     * 20 steps and lost tandem accuracy; 2e-5 raised the training reward with KL under 0.01.
      */
-    schedule: LrScheduleSchema.prefault({ lr: 1e-4 }),
+    schedule: LrScheduleSchema.prefault({ lr: 2e-5 }),
     weightDecay: z.number().min(0).default(0.01),
     maxGradNorm: z.number().positive().default(1),
     normalization: z.enum(['token-mean', 'sequence-mean', 'constant']).default('token-mean'),
