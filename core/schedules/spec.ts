@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fail } from '../errors.ts';
+import { parseConfig } from '../parse-config.ts';
 import { soloSchedule, type AuthorSchedule } from './author-schedule.ts';
 import { STEP_HANDOFF_DEFAULT_P, stepHandoff } from './step-handoff.ts';
 import { wordHandoff } from './word-handoff.ts';
@@ -46,12 +46,7 @@ export type WordScheduleSpec = z.infer<typeof WordSpecSchema>;
 export type StepScheduleSpec = z.infer<typeof StepSpecSchema>;
 
 export function parseScheduleSpec(input: unknown, where = 'schedule'): ScheduleSpec {
-  const parsed = ScheduleSpecSchema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    fail('CONFIG_INVALID', `${where}: field "${issue.path.join('.')}" ${issue.message}`, { path: issue.path });
-  }
-  return parsed.data!;
+  return parseConfig(ScheduleSpecSchema, input, where);
 }
 
 /** A fresh, stateful schedule for one generation; build one per generate call. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LudusError, fail } from '../../core/errors.ts';
-import { parseConfig } from './parse-config.ts';
+import { parseConfig } from '../../core/parse-config.ts';
 
 export const AdamWConfigSchema = z
   .object({

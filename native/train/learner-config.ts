@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AdamWConfigSchema } from './adamw.ts';
-import { parseConfig } from './parse-config.ts';
+import { parseConfig } from '../../core/parse-config.ts';
 
 /** Learner knobs. Defaults follow common GRPO practice; see LEARNER_PRESETS for tiny models. */
 export const LearnerConfigSchema = z

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { fail } from '../../core/errors.ts';
+import { fail } from './errors.ts';
 
 /** Parses a config with its zod schema; a bad field becomes CONFIG_INVALID naming `where` and the field. */
 export function parseConfig<T extends z.ZodType>(schema: T, input: unknown, where: string): z.output<T> {
