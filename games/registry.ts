@@ -1,4 +1,5 @@
-import { fail } from '../core/errors.ts';
+import type { Plugin } from '../plugins/composition/plugin.ts';
+import { PluginSet } from '../plugins/composition/plugin.ts';
 import type { RlGame } from '../plugins/training/rl-game.ts';
 import { grpoGame } from './grpo.ts';
 import { klRegGame } from './kl-reg.ts';
@@ -10,17 +11,17 @@ export interface GameKnobs {
   klReg?: { beta?: number };
 }
 
+export type RlGamePlugin = Plugin<RlGame<string>, GameKnobs>;
+
+/** The games `ludus train` knows, as plugins built from the training config's knobs. */
+export const RL_GAME_PLUGINS: readonly RlGamePlugin[] = [
+  { name: 'tandem', create: (knobs) => tandemGame(knobs.tandem) as RlGame<string> },
+  { name: 'grpo', create: () => grpoGame() as RlGame<string> },
+  { name: 'kl-reg', create: (knobs) => klRegGame(knobs.klReg) as RlGame<string> },
+];
+
 export const RL_GAME_NAMES = ['tandem', 'grpo', 'kl-reg'] as const;
 
 export function rlGameByName(name: string, knobs: GameKnobs = {}): RlGame<string> {
-  switch (name) {
-    case 'tandem':
-      return tandemGame(knobs.tandem) as RlGame<string>;
-    case 'grpo':
-      return grpoGame() as RlGame<string>;
-    case 'kl-reg':
-      return klRegGame(knobs.klReg) as RlGame<string>;
-    default:
-      return fail('CONFIG_INVALID', `no game "${name}" (known: ${RL_GAME_NAMES.join(', ')})`, { game: name });
-  }
+  return new PluginSet('game', RL_GAME_PLUGINS).create(name, knobs);
 }

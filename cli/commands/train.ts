@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { readFile } from 'node:fs/promises';
 import { LudusError } from '../../core/errors.ts';
-import { RL_GAME_NAMES, rlGameByName } from '../../games/registry.ts';
+import { RL_GAME_NAMES } from '../../games/registry.ts';
+import { composePlugins } from '../../plugins/composition/compose.ts';
 import { TrainConfigSchema } from '../../plugins/training/train-config.ts';
 import { train } from '../../plugins/training/trainer.ts';
 
@@ -56,7 +57,7 @@ export function register(program: Command): void {
       const result = await train({
         out: opts.out,
         config,
-        game: rlGameByName(game, config),
+        game: (await composePlugins()).games.create(game, config),
         resume: opts.resume,
         threads: opts.threads,
         onStep: (line, total) => {
