@@ -1,5 +1,5 @@
 import { advantageEstimators, type AdvantageEstimatorName } from '../../core/advantages/estimators.ts';
-import { lossMask } from '../../core/trajectory/loss-mask.ts';
+import { batchLossMasks } from '../../core/trajectory/loss-mask.ts';
 import type { Learner, StepStats } from '../../native/train/learner.ts';
 import type { Scorer } from '../../native/runtime/scorer.ts';
 import { juniorLogprobs } from './junior-logprobs.ts';
@@ -40,8 +40,8 @@ export async function learnFromMatches<Role extends string>(setup: LearnSetup<Ro
   const trajectories = matches.map((match) => match.trajectory);
   const authors = trajectories[0].roles;
   const trainableAuthors = authors.flatMap((role, index) => ((game.trainable as readonly string[]).includes(role) ? [index] : []));
-  const masked = trajectories.map((trajectory) => lossMask(trajectory, trainableAuthors, { shareBand: game.shareBand }));
-  const masks = masked.map((m) => m.mask);
+  const masked = batchLossMasks(trajectories, trainableAuthors, { shareBand: game.shareBand });
+  const masks = masked.masks.map((m) => m.mask);
   const rewardRole = authors[trainableAuthors[0]];
   const rewards = trajectories.map((trajectory) => trajectory.outcome[rewardRole]);
   const groups = Array.from({ length: rewards.length / setup.groupSize }, (_, g) => rewards.slice(g * setup.groupSize, (g + 1) * setup.groupSize));
@@ -58,7 +58,7 @@ export async function learnFromMatches<Role extends string>(setup: LearnSetup<Ro
   return {
     stats,
     rewardMean: mean(rewards),
-    seniorShare: mean(masked.map((m) => m.shares[0].share)),
+    seniorShare: mean(masked.masks.map((m) => m.shares[0].share)),
     klToJunior: juniorView ? meanK3(policyLogprobs, juniorView, masks) : null,
     zeroVarianceGroups,
   };

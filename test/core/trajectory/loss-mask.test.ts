@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LudusError, type LudusErrorCode } from '../../../core/errors.ts';
 import { authorShare } from '../../../core/trajectory/author-share.ts';
-import { lossMask } from '../../../core/trajectory/loss-mask.ts';
+import { batchLossMasks, lossMask } from '../../../core/trajectory/loss-mask.ts';
 import { JUNIOR, SENIOR, tandemTrajectory } from './fixtures.ts';
 
 const band = { shareBand: [0.2, 0.8] as const };
@@ -97,6 +97,35 @@ describe('lossMask', () => {
   describe('having a trainable author index the trajectory does not have', () => {
     it('should fail with INPUT_INVALID', () => {
       errorOf(() => lossMask(tandemTrajectory([SENIOR, JUNIOR]), [2], band), 'INPUT_INVALID');
+    });
+  });
+});
+
+describe('batchLossMasks', () => {
+  describe('having one match the junior wrote entirely, among co-written ones', () => {
+    it('should give that match an all-zero mask and check the band on the whole batch', () => {
+      const batch = [tandemTrajectory([JUNIOR, JUNIOR, JUNIOR]), tandemTrajectory([SENIOR, JUNIOR, SENIOR, SENIOR, JUNIOR])];
+      const { masks, shares } = batchLossMasks(batch, [SENIOR], band);
+      expect(masks[0].mask).toEqual([0, 0, 0]);
+      expect(masks[0].shares[0].share).toBe(0);
+      expect(masks[1].mask).toEqual([1, 0, 1, 1, 0]);
+      expect(shares[0].share).toBe(3 / 8);
+    });
+  });
+
+  describe('having a batch in which the trainable role wrote nothing', () => {
+    it('should fail closed with MASK_EMPTY', () => {
+      const batch = [tandemTrajectory([JUNIOR, JUNIOR]), tandemTrajectory([JUNIOR])];
+      const error = errorOf(() => batchLossMasks(batch, [SENIOR], band), 'MASK_EMPTY');
+      expect(error.message).toContain('2 matches');
+    });
+  });
+
+  describe('having a batch whose aggregate share is outside the band', () => {
+    it('should fail closed with AUTHOR_SHARE_OUT_OF_BAND naming the share', () => {
+      const batch = [tandemTrajectory([SENIOR, JUNIOR, JUNIOR, JUNIOR, JUNIOR]), tandemTrajectory([JUNIOR, JUNIOR, JUNIOR, JUNIOR, JUNIOR])];
+      const error = errorOf(() => batchLossMasks(batch, [SENIOR], band), 'AUTHOR_SHARE_OUT_OF_BAND');
+      expect(error.details).toMatchObject({ share: 0.1, matches: 2 });
     });
   });
 });
