@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { readFile } from 'node:fs/promises';
-import { LudusError } from '../../core/errors.ts';
+import { parseConfig } from '../../core/parse-config.ts';
+import { readConfigFile } from '../config-file.ts';
 import { RL_GAME_NAMES } from '../../games/registry.ts';
 import { composePlugins } from '../../plugins/composition/compose.ts';
 import { TrainConfigSchema } from '../../plugins/training/train-config.ts';
@@ -36,19 +36,18 @@ export function register(program: Command): void {
     .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0)
     .action(async (game: string, opts: TrainOptions) => {
       if (opts.watch) process.stderr.write('the live viewer is not available yet; training without it\n');
-      const overrides = opts.config ? await readConfig(opts.config) : {};
-      const parsed = TrainConfigSchema.safeParse({
-        ...overrides,
-        game,
-        ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
-        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-        ...(opts.model !== undefined ? { model: opts.model } : {}),
-      });
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new LudusError('CONFIG_INVALID', `${opts.config ?? 'training config'}: field "${issue.path.join('.')}" ${issue.message}`, { path: issue.path });
-      }
-      const config = parsed.data;
+      const overrides = opts.config ? await readConfigFile(opts.config) : {};
+      const config = parseConfig(
+        TrainConfigSchema,
+        {
+          ...overrides,
+          game,
+          ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
+          ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+          ...(opts.model !== undefined ? { model: opts.model } : {}),
+        },
+        opts.config ?? 'training config',
+      );
       const bar = new cliProgress.SingleBar(
         { format: `train ${game} |{bar}| {value}/{total} steps  reward {reward}  loss {loss}  eta {eta_formatted}`, stream: process.stderr },
         cliProgress.Presets.shades_classic,
@@ -69,18 +68,4 @@ export function register(program: Command): void {
       if (started) bar.stop();
       process.stdout.write(`${JSON.stringify({ out: opts.out, steps: result.steps, best: result.best })}\n`);
     });
-}
-
-async function readConfig(path: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    throw new LudusError('FILE_NOT_FOUND', `${path}: config file not found`, { file: path });
-  }
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch (error) {
-    throw new LudusError('CONFIG_INVALID', `${path}: not valid JSON (${(error as Error).message})`, { file: path });
-  }
 }
