@@ -77,7 +77,7 @@ export async function benchDecode(options: EngineBenchOptions): Promise<DecodeBe
   let rssGrowth = 0;
   let cacheBytes = 0;
   for (const batch of [options.batch, 1]) {
-    progress(`solo and tandem decode, batch ${batch}, ${options.repeats} interleaved repeats`);
+    progress(`solo and tandem decode, batch ${batch}, interleaved repeats`);
     const rows = prompts(batch, options.promptTokens, config.vocabSize, options.seed);
     const solo = await Decoder.create([senior], { batch, maxLen, threads: options.threads });
     const tandem = await Decoder.create([senior, junior], { batch, maxLen, threads: options.threads });
@@ -85,7 +85,9 @@ export async function benchDecode(options: EngineBenchOptions): Promise<DecodeBe
       generate(decoder, rows, { maxNewTokens, sampling: SAMPLING, seed: options.seed, schedule: decoder === tandem ? buildSchedule(spec) : undefined });
     const samples = { solo: [] as number[], tandem: [] as number[] };
     for (const decoder of [solo, tandem]) await rollout(decoder, Math.min(8, options.newTokens));
-    for (let repeat = 0; repeat < options.repeats; repeat++) {
+    // A B=1 rollout lasts a fraction of a second, where this machine's noise dominates: take three times the samples.
+    const repeats = batch === 1 ? options.repeats * 3 : options.repeats;
+    for (let repeat = 0; repeat < repeats; repeat++) {
       for (const [label, decoder] of [['solo', solo], ['tandem', tandem]] as const) {
         const start = performance.now();
         const rollouts = await rollout(decoder);
