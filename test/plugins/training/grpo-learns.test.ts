@@ -26,7 +26,7 @@ describe('policy-gradient updates on the shipped base', () => {
       return rollouts;
     };
     const task = arithmeticTask({});
-    const successes = (answer: string, rollouts: Awaited<ReturnType<typeof play>>) =>
+    const successes = (answer: string, rollouts: Awaited<ReturnType<typeof play>>): number[] =>
       rollouts.map((r) => (gradeMath(answer, tokenizer!.decode(r.tokens.filter((t) => t !== 0))).correct ? 1 : 0));
     let problem = task.sample('train', 0);
     let prompt: number[] = [];
@@ -40,11 +40,9 @@ describe('policy-gradient updates on the shipped base', () => {
     }
     const before = first.reduce((a, b) => a + b, 0);
     expect(before).toBeGreaterThanOrEqual(3);
-    let solved = before;
     for (let step = 0; step < 6; step++) {
       const rollouts = await play(prompt, 1000 + step);
       const rewards = successes(problem.answer, rollouts);
-      solved = rewards.reduce((a, b) => a + b, 0);
       const { advantages } = grpo([rewards]);
       const trajectories = rollouts.map((r) => ({ promptIds: r.prompt, responseIds: r.tokens, logprobs: r.logprobs }) as unknown as Trajectory);
       await learner.step(policyGradientBatch({ trajectories, masks: rollouts.map((r) => r.tokens.map(() => 1)), advantages: advantages[0] }, 1));
