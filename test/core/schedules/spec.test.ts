@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LudusError } from '../../../core/errors.ts';
 import { wordHandoff } from '../../../core/schedules/word-handoff.ts';
 import { boundaryHash, buildSchedule, parseScheduleSpec, scheduleHash, type ScheduleSpec } from '../../../core/schedules/spec.ts';
+import { expectConfigInvalid } from '../../support/errors.ts';
 
 const word: ScheduleSpec = { kind: 'word', p: 0.5, K: 32, seed: 7, boundary: [30, 10, 20] };
 
@@ -33,15 +33,7 @@ describe('parseScheduleSpec', () => {
         [{ kind: 'sentence' }, 'kind'],
         [{ kind: 'solo', author: 0, extra: 1 }, ''],
       ];
-      for (const [input, field] of cases) {
-        try {
-          parseScheduleSpec(input);
-          expect.unreachable(`accepted ${JSON.stringify(input)}`);
-        } catch (error) {
-          expect(LudusError.is(error, 'CONFIG_INVALID')).toBe(true);
-          expect((error as LudusError).message).toContain(`field "${field}"`);
-        }
-      }
+      expectConfigInvalid(parseScheduleSpec, cases);
     });
   });
 });

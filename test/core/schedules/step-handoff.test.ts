@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { LudusError } from '../../../core/errors.ts';
 import { Rng, deriveSeed } from '../../../core/rng.ts';
 import type { AuthorSchedule } from '../../../core/schedules/author-schedule.ts';
 import { buildSchedule, parseScheduleSpec, scheduleHash, type ScheduleSpec } from '../../../core/schedules/spec.ts';
 import { stepHandoff, type StepHandoffParams } from '../../../core/schedules/step-handoff.ts';
+import { expectConfigInvalid } from '../../support/errors.ts';
 
 const STEP_END = 271; // a token whose text contains "\n\n"
 const WORD = 5;
@@ -145,15 +145,7 @@ describe('ScheduleSpec of kind step', () => {
         [{ ...alternate, boundary: [0.5] }, 'boundary.0'],
         [{ ...alternate, K: 32 }, ''],
       ];
-      for (const [input, field] of cases) {
-        try {
-          parseScheduleSpec(input);
-          expect.unreachable(`accepted ${JSON.stringify(input)}`);
-        } catch (error) {
-          expect(LudusError.is(error, 'CONFIG_INVALID')).toBe(true);
-          expect((error as LudusError).message).toContain(`field "${field}"`);
-        }
-      }
+      expectConfigInvalid(parseScheduleSpec, cases);
     });
   });
 

@@ -4,19 +4,11 @@ import type { ScheduleSpec } from '../../../core/schedules/spec.ts';
 import { Decoder } from '../../../native/runtime/decoder.ts';
 import { EngineClient } from '../../../native/worker/engine-client.ts';
 import { randomModel } from '../../support/models.ts';
+import { rejection } from '../../support/errors.ts';
 
 const { policy } = randomModel();
 const stranger = { ...randomModel({}, 9, 'stranger').policy, tokenizerHash: 'another-vocab' };
 const sampling = { temperature: 1, topK: 0, topP: 1 };
-
-async function rejection(promise: Promise<unknown>): Promise<LudusError> {
-  const error = await promise.then(
-    () => expect.unreachable('the call succeeded'),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(LudusError);
-  return error as LudusError;
-}
 
 describe('EngineClient errors', () => {
   let client: EngineClient;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LudusError } from '../../../core/errors.ts';
 import { WorkerRpc } from '../../../native/worker/worker-rpc.ts';
 import type { ProbeMethods } from './fixtures/probe-worker.ts';
+import { rejection } from '../../support/errors.ts';
 
 const probe = new URL('./fixtures/probe-worker.ts', import.meta.url);
 const started: WorkerRpc<ProbeMethods>[] = [];
@@ -10,15 +10,6 @@ async function spawnProbe(): Promise<WorkerRpc<ProbeMethods>> {
   const rpc = await WorkerRpc.spawn<ProbeMethods>(probe, { label: 'probe worker' });
   started.push(rpc);
   return rpc;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<LudusError> {
-  const error = await promise.then(
-    () => expect.unreachable('the call succeeded'),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(LudusError);
-  return error as LudusError;
 }
 
 afterEach(async () => {
