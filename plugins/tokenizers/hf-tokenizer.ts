@@ -43,7 +43,8 @@ export function tokenizerFromJson(json: unknown, config: Record<string, unknown>
   const vocabSize = entries.length === 0 ? 0 : entries[entries.length - 1][1] + 1;
   return {
     encode: (text) => inner.encode(text, { add_special_tokens: false }).ids,
-    decode: (ids) => inner.decode([...ids], { skip_special_tokens: false }),
+    // An empty response (EOS as the first token) decodes to ''; the library throws on an empty array.
+    decode: (ids) => (ids.length === 0 ? '' : inner.decode([...ids], { skip_special_tokens: false })),
     vocabSize,
     hash,
     json: json as Record<string, unknown>,

@@ -53,6 +53,12 @@ describe('tokenizerFromJson', () => {
     });
   });
 
+  describe('having an empty sequence (a response whose first token was EOS)', () => {
+    it('should decode it to the empty string', () => {
+      expect(tokenizerFromJson(bytes).decode([])).toBe('');
+    });
+  });
+
   describe('having a config that asks for clean-up of tokenization spaces', () => {
     it('should clean them up', () => {
       const tokenizer = tokenizerFromJson(bytes, { clean_up_tokenization_spaces: true });
