@@ -1,23 +1,24 @@
 import { defineGame } from '../core/game/define-game.ts';
 import { Rotations } from '../core/game/rotations.ts';
 import { CoDecoding } from '../core/protocols/co-decoding.ts';
+import type { Grader } from '../plugins/eval/solo-eval.ts';
 import { gradeMath } from '../plugins/graders/math/grade-math.ts';
 import type { Problem } from '../plugins/tasks/task.ts';
 import type { RlGame, RlKnobs } from '../plugins/training/rl-game.ts';
 import { boxedAnswerReward } from './boxed-answer-reward.ts';
 
 /** Vanilla GRPO, the tandem paper's baseline: the senior writes every token alone, with the same reward and loss. */
-export function grpoGame(): RlGame<'senior'> {
+export function grpoGame(grade: Grader = gradeMath): RlGame<'senior'> {
   return defineGame<'senior', Problem, RlKnobs>({
     id: 'grpo',
     roles: ['senior'],
     protocol: CoDecoding.solo('senior'),
-    rewards: boxedAnswerReward(['senior'], gradeMath),
+    rewards: boxedAnswerReward(['senior'], grade),
     rotation: Rotations.fixed(['senior']),
     trainable: ['senior'],
     shareBand: [1, 1],
     klToJunior: 0,
     juniorImitation: 0,
-    grade: gradeMath,
+    grade,
   });
 }

@@ -1,5 +1,6 @@
 import type { Plugin } from '../plugins/composition/plugin.ts';
 import { PluginSet } from '../plugins/composition/plugin.ts';
+import type { Grader } from '../plugins/eval/solo-eval.ts';
 import type { RlGame } from '../plugins/training/rl-game.ts';
 import { grpoGame } from './grpo.ts';
 import { klRegGame } from './kl-reg.ts';
@@ -9,15 +10,17 @@ import { tandemGame, type TandemOptions } from './tandem.ts';
 export interface GameKnobs {
   tandem?: TandemOptions;
   klReg?: { beta?: number };
+  /** The grader the reward pays by (resolved from the catalog's graders by the config's `grader`); math when absent. */
+  grade?: Grader;
 }
 
 export type RlGamePlugin = Plugin<RlGame<string>, GameKnobs>;
 
 /** The games `ludus train` knows, as plugins built from the training config's knobs. */
 export const RL_GAME_PLUGINS: readonly RlGamePlugin[] = [
-  { name: 'tandem', create: (knobs) => tandemGame(knobs.tandem) as RlGame<string> },
-  { name: 'grpo', create: () => grpoGame() as RlGame<string> },
-  { name: 'kl-reg', create: (knobs) => klRegGame(knobs.klReg) as RlGame<string> },
+  { name: 'tandem', create: (knobs) => tandemGame(knobs.tandem, knobs.grade) as RlGame<string> },
+  { name: 'grpo', create: (knobs) => grpoGame(knobs.grade) as RlGame<string> },
+  { name: 'kl-reg', create: (knobs) => klRegGame(knobs.klReg, knobs.grade) as RlGame<string> },
 ];
 
 export const RL_GAME_NAMES = ['tandem', 'grpo', 'kl-reg'] as const;

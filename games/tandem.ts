@@ -2,6 +2,7 @@ import { fail } from '../core/errors.ts';
 import { defineGame } from '../core/game/define-game.ts';
 import { Rotations } from '../core/game/rotations.ts';
 import { CoDecoding, WORD_HANDOFF_DEFAULTS } from '../core/protocols/co-decoding.ts';
+import type { Grader } from '../plugins/eval/solo-eval.ts';
 import { gradeMath } from '../plugins/graders/math/grade-math.ts';
 import type { Problem } from '../plugins/tasks/task.ts';
 import type { RlGame, RlKnobs } from '../plugins/training/rl-game.ts';
@@ -28,7 +29,7 @@ export const TANDEM_SHARE_BAND = [0.05, 0.95] as const;
  * answer, the author redrawn by Bernoulli(p) at every word-initial token; the team gets the binary boxed-answer
  * reward and only the senior's tokens get GRPO gradient.
  */
-export function tandemGame(options: TandemOptions = {}): RlGame<'senior' | 'junior'> {
+export function tandemGame(options: TandemOptions = {}, grade: Grader = gradeMath): RlGame<'senior' | 'junior'> {
   const juniorImitation = options.juniorImitation ?? 0;
   if (juniorImitation !== 0) {
     fail('CONFIG_INVALID', `tandem: juniorImitation (λ_jun) = ${juniorImitation} is not supported; the paper and this implementation use 0`, { field: 'juniorImitation' });
@@ -37,12 +38,12 @@ export function tandemGame(options: TandemOptions = {}): RlGame<'senior' | 'juni
     id: 'tandem',
     roles: ['senior', 'junior'],
     protocol: CoDecoding.wordHandoff({ senior: 'senior', junior: 'junior', p: options.p ?? WORD_HANDOFF_DEFAULTS.p, K: options.K ?? WORD_HANDOFF_DEFAULTS.K }),
-    rewards: boxedAnswerReward(['senior', 'junior'], gradeMath),
+    rewards: boxedAnswerReward(['senior', 'junior'], grade),
     rotation: Rotations.fixed(['senior', 'junior'], ['senior']),
     trainable: ['senior'],
     shareBand: options.shareBand ?? TANDEM_SHARE_BAND,
     klToJunior: 0,
     juniorImitation,
-    grade: gradeMath,
+    grade,
   });
 }

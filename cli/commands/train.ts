@@ -53,10 +53,12 @@ export function register(program: Command): void {
         cliProgress.Presets.shades_classic,
       );
       let started = false;
+      const plugins = await composePlugins();
       const result = await train({
         out: opts.out,
         config,
-        game: (await composePlugins()).games.create(game, config),
+        game: plugins.games.create(game, { ...config, grade: plugins.graders.create(config.grader) }),
+        plugins,
         resume: opts.resume,
         threads: opts.threads,
         onStep: (line, total) => {

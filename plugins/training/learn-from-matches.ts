@@ -1,4 +1,4 @@
-import { advantageEstimators, type AdvantageEstimatorName } from '../../core/advantages/estimators.ts';
+import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
 import { batchLossMasks } from '../../core/trajectory/loss-mask.ts';
 import type { Learner, StepStats } from '../../native/train/learner.ts';
 import type { Scorer } from '../../native/runtime/scorer.ts';
@@ -13,7 +13,7 @@ export interface LearnSetup<Role extends string> {
   readonly game: RlGame<Role>;
   readonly learner: Learner;
   readonly guard: NonFiniteGuard;
-  readonly advantage: AdvantageEstimatorName;
+  readonly estimator: AdvantageEstimator;
   readonly groupSize: number;
   readonly temperature: number;
   readonly padToken: number;
@@ -45,7 +45,7 @@ export async function learnFromMatches<Role extends string>(setup: LearnSetup<Ro
   const rewardRole = authors[trainableAuthors[0]];
   const rewards = trajectories.map((trajectory) => trajectory.outcome[rewardRole]);
   const groups = Array.from({ length: rewards.length / setup.groupSize }, (_, g) => rewards.slice(g * setup.groupSize, (g + 1) * setup.groupSize));
-  const { advantages, zeroVarianceGroups } = advantageEstimators[setup.advantage](groups);
+  const { advantages, zeroVarianceGroups } = setup.estimator(groups);
 
   const policyLogprobs = trajectories.map((trajectory) => trajectory.logprobs);
   const refLogprobs = setup.juniorScorer ? await juniorLogprobs(setup.juniorScorer, trajectories, setup.temperature) : undefined;

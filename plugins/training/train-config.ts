@@ -13,6 +13,11 @@ export const TrainConfigSchema = z
     model: z.string().default('default'),
     steps: z.number().int().positive().default(60),
     seed: z.number().int().min(0).max(2 ** 32 - 1).default(0),
+    /**
+     * The training set's size: steps cycle through the first N train problems, epoch after epoch. Absent, every
+     * step draws problems no step has seen (a generated task's train split is unbounded).
+     */
+    trainProblems: z.number().int().positive().optional(),
     /** B, prompts per optimizer step; scaled down from the paper's batch to what two CPU cores decode in seconds. */
     problemsPerStep: z.number().int().positive().default(4),
     /** G, rollouts per prompt (paper: 8). */
@@ -34,7 +39,10 @@ export const TrainConfigSchema = z
     weightDecay: z.number().min(0).default(0.01),
     maxGradNorm: z.number().positive().default(1),
     normalization: z.enum(['token-mean', 'sequence-mean', 'constant']).default('token-mean'),
-    advantage: z.enum(['grpo', 'dr-grpo', 'rloo', 'reinforce++', 'reinforce++-baseline']).default('grpo'),
+    /** An advantage estimator plugin: grpo, dr-grpo, rloo, reinforce++, reinforce++-baseline, or a user's. */
+    advantage: z.string().min(1).default('grpo'),
+    /** The grader plugin the game's reward pays by: `math` (boxed answers as mathematics) or `exact` (as text). */
+    grader: z.string().min(1).default('math'),
     /** Per-game knobs (tandem p, K, share band, λ_jun; KL-Reg β). */
     tandem: z
       .object({

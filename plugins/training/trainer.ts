@@ -29,6 +29,8 @@ import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
 import type { TrainerState } from './trainer-state.ts';
 import { transcriptLine } from './transcript-line.ts';
 import { validate } from './validate.ts';
+import { composePlugins } from '../composition/compose.ts';
+import type { PluginCatalog } from '../composition/plugin-catalog.ts';
 
 export interface TrainRun {
   /** Run directory: metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/ (resumable), best/ (by validation). */
@@ -36,6 +38,8 @@ export interface TrainRun {
   config: TrainConfig;
   /** Builds the game from the config's name and knobs (games sit above plugins, so the caller supplies them). */
   game: RlGame<string>;
+  /** Where the config's plugin names (the advantage estimator) resolve; the built-in catalog when absent. */
+  plugins?: PluginCatalog;
   resume?: boolean;
   threads?: number;
   /** Stop after this many steps in total (a partial run, resumed later). */
@@ -58,6 +62,7 @@ export const VALIDATION_FILE = 'validation.jsonl';
  */
 export async function train(run: TrainRun): Promise<{ steps: number; best: TrainerState['best'] }> {
   const { config, game } = run;
+  const estimator = (run.plugins ?? (await composePlugins())).advantageEstimators.create(config.advantage);
   const checkpointDir = join(run.out, CHECKPOINT_DIR);
   const resuming = run.resume === true && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
   const base = await loadPolicy(resolveModelDir(config.model, config.task), 'junior');
@@ -115,12 +120,12 @@ export async function train(run: TrainRun): Promise<{ steps: number; best: Train
   try {
     while (state.step < last) {
       const started = performance.now();
-      const problems = Array.from({ length: config.problemsPerStep }, (_, j) => task.sample('train', state.cursor + j));
+      const problems = Array.from({ length: config.problemsPerStep }, (_, j) => task.sample('train', trainIndex(config, state.cursor + j)));
       const seeds = trainingSeeds(config.seed, state.step);
       const matches = await playMatches(arena, problems, config.groupSize, seeds, `step-${state.step}`);
       const lr = learningRate(config.schedule, state.step, config.steps);
       const learned = await learnFromMatches(
-        { game, learner, guard, advantage: config.advantage, groupSize: config.groupSize, temperature: config.temperature, padToken: arena.stopTokens[0] ?? 0, juniorScorer },
+        { game, learner, guard, estimator, groupSize: config.groupSize, temperature: config.temperature, padToken: arena.stopTokens[0] ?? 0, juniorScorer },
         matches,
         lr,
       );
@@ -194,4 +199,9 @@ function checkSameRun(dir: string, saved: TrainConfig, requested: TrainConfig): 
 
 function numericFields(line: MetricsLine): Record<string, number> {
   return Object.fromEntries(Object.entries(line).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
+}
+
+/** The train problem at data position `position`: positions cycle through a finite training set when one is set. */
+export function trainIndex(config: Pick<TrainConfig, 'trainProblems'>, position: number): number {
+  return config.trainProblems === undefined ? position : position % config.trainProblems;
 }
