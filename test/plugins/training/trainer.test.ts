@@ -130,6 +130,21 @@ describe('train (the RL loop)', () => {
     });
   });
 
+  describe('having a training set of one problem', () => {
+    it('should play that problem at every step, where an unbounded run draws a new one', async () => {
+      const prompts = async (overrides: Partial<TrainConfigInput>) => {
+        const { out } = await runTiny(tiny({ steps: 2, groupSize: 2, maxNewTokens: 8, ...overrides }));
+        const lines = await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'));
+        return [1, 2].map((step) => JSON.stringify(lines.find((line) => line.step === step)!.promptIds));
+      };
+      const [first, second] = await prompts({ trainProblems: 1 });
+      expect(second).toBe(first);
+      const [fresh, next] = await prompts({});
+      expect(fresh).toBe(first);
+      expect(next).not.toBe(first);
+    });
+  });
+
   describe('having the KL-Reg game', () => {
     it('should report a KL to the junior of 0 before the first update, scored by the junior as the reference', async () => {
       const { out } = await runTiny(tiny({ game: 'kl-reg', steps: 2, klReg: { beta: 0.01 } }));
