@@ -18,7 +18,10 @@ export interface TandemOptions {
    * band only catches a schedule that collapsed (a senior writing all or none of a response).
    */
   shareBand?: readonly [number, number];
-  /** λ_jun: the paper sets it to 0 (§3.4) and so do we; any other value is refused rather than ignored. */
+  /**
+   * λ_jun: weight of a term −log π_sen(y_t) on the junior's tokens, pulling the senior toward what the junior wrote
+   * (the original tandem objective). The paper sets it to 0 (§3.4), which keeps the loss exactly GRPO's.
+   */
   juniorImitation?: number;
 }
 
@@ -31,8 +34,8 @@ export const TANDEM_SHARE_BAND = [0.05, 0.95] as const;
  */
 export function tandemGame(options: TandemOptions = {}, grade: Grader = gradeMath): RlGame<'senior' | 'junior'> {
   const juniorImitation = options.juniorImitation ?? 0;
-  if (juniorImitation !== 0) {
-    fail('CONFIG_INVALID', `tandem: juniorImitation (λ_jun) = ${juniorImitation} is not supported; the paper and this implementation use 0`, { field: 'juniorImitation' });
+  if (!(Number.isFinite(juniorImitation) && juniorImitation >= 0)) {
+    fail('CONFIG_INVALID', `tandem: juniorImitation (λ_jun) must be a number ≥ 0, got ${juniorImitation}`, { field: 'juniorImitation' });
   }
   return defineGame<'senior' | 'junior', Problem, RlKnobs>({
     id: 'tandem',

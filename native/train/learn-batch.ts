@@ -19,6 +19,11 @@ export interface LearnBatch {
   oldLogprobs?: ArrayLike<number>;
   /** Reference-policy logprobs; required when klBeta > 0. */
   refLogprobs?: ArrayLike<number>;
+  /**
+   * 1 where the imitation term (weight `imitationWeight` of the learner config) trains log p(target) up: tandem's
+   * λ_jun on the junior's tokens. Normalized over itself like the loss mask; absent or all 0, no imitation term.
+   */
+  imitationMask?: ArrayLike<number>;
   /** Overrides the configured normalization for this batch. */
   normalization?: Normalization;
 }
@@ -48,6 +53,7 @@ export function validateLearnBatch(batch: LearnBatch, rules: BatchRules): void {
   }
   if (!batch.oldLogprobs) fail('INPUT_INVALID', 'policy-gradient batch has no oldLogprobs');
   checkLength('oldLogprobs', batch.oldLogprobs!, n);
+  if (batch.imitationMask) checkLength('imitationMask', batch.imitationMask, n);
   if (batch.refLogprobs) checkLength('refLogprobs', batch.refLogprobs, n);
   else if (rules.klBeta > 0) fail('INPUT_INVALID', `klBeta is ${rules.klBeta} but the batch has no refLogprobs`, { field: 'refLogprobs' });
 }
@@ -73,22 +79,30 @@ export interface PerTokenInputs {
   advantages: Float32Array | null;
   oldLogprobs: Float32Array | null;
   refLogprobs: Float32Array | null;
+  /** λ · the imitation mask, normalized; null for an SFT batch. */
+  imitation: Float32Array | null;
+  /** 1 where any term has a weight: what micro-batches are cut around. */
+  trained: ArrayLike<number>;
 }
 
 /**
  * Loss weights normalized over the whole batch (so micro-batches sum to the same loss), advantages
  * broadcast to tokens, and the reference defaulting to the old logprobs (k3 then reads 0 at ratio 1).
  */
-export function perTokenInputs(batch: LearnBatch, normalization: Normalization, constantTokens: number): PerTokenInputs {
+export function perTokenInputs(batch: LearnBatch, normalization: Normalization, constantTokens: number, imitationWeight = 0): PerTokenInputs {
   const { rows, cols } = batch;
   const asFloats = (values: ArrayLike<number> | undefined): Float32Array | null => (values ? Float32Array.from(values) : null);
   const oldLogprobs = asFloats(batch.oldLogprobs);
   const advantages = batch.advantages && batch.advantages.length === rows ? broadcastRows(batch.advantages, rows, cols) : asFloats(batch.advantages);
+  const imitating = imitationWeight > 0 && batch.imitationMask !== undefined && Array.prototype.some.call(batch.imitationMask, (m: number) => m !== 0);
+  const imitation = imitating ? lossWeights(batch.imitationMask!, rows, cols, normalization, constantTokens).map((w) => w * imitationWeight) : null;
   return {
     weights: lossWeights(batch.lossMask, rows, cols, normalization, constantTokens),
     advantages,
     oldLogprobs,
     refLogprobs: asFloats(batch.refLogprobs) ?? oldLogprobs,
+    imitation: advantages ? (imitation ?? new Float32Array(rows * cols)) : null,
+    trained: imitating ? Float32Array.from(batch.lossMask, (m, i) => (m !== 0 || batch.imitationMask![i] !== 0 ? 1 : 0)) : batch.lossMask,
   };
 }
 

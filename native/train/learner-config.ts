@@ -13,6 +13,8 @@ export const LearnerConfigSchema = z
     /** β of the k3 KL penalty toward the reference policy. */
     klBeta: z.number().min(0).default(0),
     entropyCoef: z.number().default(0),
+    /** λ of the imitation term on a batch's `imitationMask` positions (tandem's λ_jun; the paper uses 0). */
+    imitationWeight: z.number().min(0).default(0),
     /** The sampling temperature the old logprobs were taken at; logits are divided by it. */
     temperature: z.number().positive().default(1),
     normalization: z.enum(['token-mean', 'sequence-mean', 'constant']).default('token-mean'),

@@ -93,14 +93,14 @@ export class Learner {
     const { objective, klBeta } = this.config;
     validateLearnBatch(batch, { objective, klBeta, vocabSize: this.modelConfig.vocabSize, maxSeqLen: this.maxSeqLen });
     const { rows, cols } = batch;
-    const inputs = perTokenInputs(batch, batch.normalization ?? this.config.normalization, this.config.constantTokens ?? cols);
+    const inputs = perTokenInputs(batch, batch.normalization ?? this.config.normalization, this.config.constantTokens ?? cols, this.config.imitationWeight);
     const perRun = this.config.microBatchRows ?? rows;
     const sums: MicroBatchSums = { loss: 0, tokens: 0, kl: 0, entropy: 0, clipped: 0 };
     let microBatches = 0;
     for (let r0 = 0; r0 < rows; r0 += perRun) {
       const r1 = Math.min(rows, r0 + perRun);
-      if (!hasNonZero(batch.lossMask, r0 * cols, r1 * cols)) continue;
-      const window: RowWindow = { r0, r1, cols, used: usedColumns(batch.lossMask, r0, r1, cols) };
+      if (!hasNonZero(inputs.trained, r0 * cols, r1 * cols)) continue;
+      const window: RowWindow = { r0, r1, cols, used: usedColumns(inputs.trained, r0, r1, cols) };
       const first = microBatches === 0;
       const run = await this.runMicroBatch(batch, inputs, window, first ? this.grads : this.scratch);
       if (!first) for (const [name, g] of this.grads) addInto(g, this.scratch.get(name)!);
@@ -138,6 +138,7 @@ export class Learner {
     if (inputs.advantages) candidates.advantages = perToken(inputs.advantages);
     if (inputs.oldLogprobs) candidates.old_logprobs = perToken(inputs.oldLogprobs);
     if (inputs.refLogprobs) candidates.ref_logprobs = perToken(inputs.refLogprobs);
+    if (inputs.imitation) candidates.imitation_weights = perToken(inputs.imitation);
     const feeds: Feeds = Object.fromEntries(this.trainGraph.inputNames.map((name) => [name, candidates[name]]));
 
     const gradOutputs: Feeds = {};

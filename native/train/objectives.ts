@@ -14,6 +14,8 @@ export interface PolicyGradientInputs {
   clipHigh: Value;
   klBeta: Value;
   entropyCoef: Value;
+  /** λ-scaled weight of a supervised term −log p(target) per token (tandem's λ_jun on the junior's tokens); 0 elsewhere. */
+  imitationWeights: Value;
 }
 
 export interface ObjectiveTerms {
@@ -34,7 +36,8 @@ export interface PolicyGradientTerms extends ObjectiveTerms {
 
 /**
  * Clipped policy gradient with k3 KL and an entropy bonus, per token:
- *   ℓ = −min(r·A, clip(r, 1 − ε_low, 1 + ε_high)·A) + β·k3 − c_H·H,  r = exp(lp − old).
+ *   ℓ = −min(r·A, clip(r, 1 − ε_low, 1 + ε_high)·A) + β·k3 − c_H·H,  r = exp(lp − old),
+ * plus an imitation term −Σ imitation_weights · lp over the positions it weighs (their own normalization).
  * Its derivative in lp is written by hand: the min contributes −A·r where the unclipped branch is
  * active (r·A ≤ clip(r)·A) and 0 otherwise; k3 contributes β·(1 − exp(ref − lp)).
  */
@@ -56,11 +59,12 @@ export function policyGradientObjective(g: Graph, dtype: FloatDType, logprobs: V
     g.op1('Add', [g.op1('Neg', [surrogate]), g.op1('Mul', [x.klBeta, kl])]),
     g.op1('Mul', [x.entropyCoef, entropy]),
   ]);
-  const loss = g.op1('ReduceSum', [g.op1('Mul', [x.weights, perToken])], { keepdims: 0 });
+  const imitation = g.op1('ReduceSum', [g.op1('Mul', [x.imitationWeights, logprobs])], { keepdims: 0 });
+  const loss = g.op1('Sub', [g.op1('ReduceSum', [g.op1('Mul', [x.weights, perToken])], { keepdims: 0 }), imitation]);
 
   const surrogateSlope = g.op1('Where', [unclippedActive, g.op1('Neg', [unclippedSurrogate]), zero], {}, { dtypes: [dtype] });
   const klSlope = g.op1('Mul', [x.klBeta, g.op1('Sub', [one, refRatio])]);
-  const dLogprob = g.op1('Mul', [x.weights, g.op1('Add', [surrogateSlope, klSlope])]);
+  const dLogprob = g.op1('Sub', [g.op1('Mul', [x.weights, g.op1('Add', [surrogateSlope, klSlope])]), x.imitationWeights]);
   const dEntropy = g.op1('Neg', [g.op1('Mul', [x.weights, x.entropyCoef])]);
   const clipped = g.op1('Cast', [g.op1('Not', [unclippedActive], {}, { dtypes: ['bool'] })], { to: dtype === 'float64' ? 11 : 1 }, { dtypes: [dtype] });
   return { loss, dLogprob, dEntropy, kl, clipped };

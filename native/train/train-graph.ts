@@ -39,7 +39,7 @@ export const gradName = (weight: string): string => `grad.${weight}`;
 /**
  * Forward + backward of one objective. Inputs: every weight (by HF name), `input_ids` and `targets`
  * [B, T] int64, per-token `weights` (and for policy-gradient `advantages`, `old_logprobs`,
- * `ref_logprobs`) [B, T], scalars `temperature` (and `clip_low`, `clip_high`, `kl_beta`, `entropy_coef`).
+ * `ref_logprobs`, `imitation_weights`) [B, T], scalars `temperature` (and `clip_low`, `clip_high`, `kl_beta`, `entropy_coef`).
  * Outputs: `loss`, `logprobs`, `entropy` (and `kl`, `clipped`) [B, T], for policy-gradient the scalar
  * `clip_count` (clipped tokens among those with nonzero weight), and `grad.<name>` per weight.
  */
@@ -55,14 +55,17 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
   const scalar = (name: string): Value => g.input(name, dtype, []);
 
   const weights = perToken('weights');
-  const pgInputs = pg ? { advantages: perToken('advantages'), oldLogprobs: perToken('old_logprobs'), refLogprobs: perToken('ref_logprobs') } : null;
+  const pgInputs = pg
+    ? { advantages: perToken('advantages'), oldLogprobs: perToken('old_logprobs'), refLogprobs: perToken('ref_logprobs'), imitationWeights: perToken('imitation_weights') }
+    : null;
   const temperature = scalar('temperature');
   const knobs = pg
     ? { clipLow: scalar('clip_low'), clipHigh: scalar('clip_high'), klBeta: scalar('kl_beta'), entropyCoef: entropyBonus ? scalar('entropy_coef') : g.scalar(0, dtype) }
     : null;
 
   const net = buildNetwork(tape, config, inputIds, { maxSeqLen: options.maxSeqLen, temperature });
-  const positions = options.weightedPositionsOnly ? weightedPositions(g, weights) : null;
+  // Positions with a loss: a policy-gradient weight or an imitation weight (both ≥ 0).
+  const positions = options.weightedPositionsOnly ? weightedPositions(g, pgInputs ? g.op1('Add', [weights, pgInputs.imitationWeights]) : weights) : null;
   // Per-token tensors as [rows, 1] columns over the positions the loss is computed at.
   const column = (v: Value): Value => {
     const flat = g.op1('Reshape', [v, g.ints([-1])]);
@@ -88,6 +91,7 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
       advantages: column(pgInputs.advantages),
       oldLogprobs: column(pgInputs.oldLogprobs),
       refLogprobs: column(pgInputs.refLogprobs),
+      imitationWeights: column(pgInputs.imitationWeights),
       ...knobs,
     });
     perTokenOutput(pgTerms.kl, 'kl');
@@ -117,7 +121,7 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
     'input_ids',
     'targets',
     'weights',
-    ...(pg ? ['advantages', 'old_logprobs', 'ref_logprobs'] : []),
+    ...(pg ? ['advantages', 'old_logprobs', 'ref_logprobs', 'imitation_weights'] : []),
     'temperature',
     ...(pg ? ['clip_low', 'clip_high', 'kl_beta'] : []),
     ...(entropyBonus ? ['entropy_coef'] : []),

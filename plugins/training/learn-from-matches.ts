@@ -53,7 +53,12 @@ export async function learnFromMatches<Role extends string>(setup: LearnSetup<Ro
   const partnerJunior = juniorIndex >= 0 && trajectories[0].partnerLogprobs ? trajectories.map((t) => t.partnerLogprobs![juniorIndex]) : undefined;
   const juniorView = refLogprobs ?? partnerJunior;
 
-  const batch = policyGradientBatch({ trajectories, masks, advantages: advantages.flat(), ...(refLogprobs ? { refLogprobs } : {}) }, setup.padToken);
+  // λ_jun: the senior also imitates the tokens the frozen roles wrote (the original tandem objective; the paper sets 0).
+  const imitationMasks = game.juniorImitation > 0 ? trajectories.map((t) => t.authors.map((author) => (trainableAuthors.includes(author) ? 0 : 1))) : undefined;
+  const batch = policyGradientBatch(
+    { trajectories, masks, advantages: advantages.flat(), ...(refLogprobs ? { refLogprobs } : {}), ...(imitationMasks ? { imitationMasks } : {}) },
+    setup.padToken,
+  );
   const stats = await setup.guard.run(() => setup.learner.step(batch, { lr }));
   return {
     stats,

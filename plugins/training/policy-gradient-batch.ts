@@ -9,6 +9,8 @@ export interface PolicyGradientRows {
   readonly advantages: readonly number[];
   /** Per trajectory, per response token: the reference policy's logprob (KL-Reg). */
   readonly refLogprobs?: readonly (readonly number[])[];
+  /** Per trajectory, per response token: 1 where the imitation term (λ_jun) applies — the junior's tokens. */
+  readonly imitationMasks?: readonly (readonly number[])[];
 }
 
 /**
@@ -24,6 +26,7 @@ export function policyGradientBatch(input: PolicyGradientRows, padToken: number)
   const lossMask = new Float32Array(rows * cols);
   const oldLogprobs = new Float32Array(rows * cols);
   const refLogprobs = input.refLogprobs ? new Float32Array(rows * cols) : undefined;
+  const imitationMask = input.imitationMasks ? new Float32Array(rows * cols) : undefined;
   trajectories.forEach((trajectory, r) => {
     const sequence = [...trajectory.promptIds, ...trajectory.responseIds];
     const promptLength = trajectory.promptIds.length;
@@ -36,7 +39,18 @@ export function policyGradientBatch(input: PolicyGradientRows, padToken: number)
       lossMask[at] = input.masks[r][t];
       oldLogprobs[at] = trajectory.logprobs[t];
       if (refLogprobs) refLogprobs[at] = input.refLogprobs![r][t];
+      if (imitationMask) imitationMask[at] = input.imitationMasks![r][t];
     }
   });
-  return { rows, cols, inputIds, targets, lossMask, advantages: Float32Array.from(input.advantages), oldLogprobs, ...(refLogprobs ? { refLogprobs } : {}) };
+  return {
+    rows,
+    cols,
+    inputIds,
+    targets,
+    lossMask,
+    advantages: Float32Array.from(input.advantages),
+    oldLogprobs,
+    ...(refLogprobs ? { refLogprobs } : {}),
+    ...(imitationMask ? { imitationMask } : {}),
+  };
 }

@@ -8,7 +8,7 @@ export interface RlKnobs {
   readonly shareBand: readonly [min: number, max: number];
   /** β of a per-token k3 KL toward the frozen base (KL-Reg); 0 for none. */
   readonly klToJunior: number;
-  /** λ_jun of the original tandem objective (imitating the junior on its own tokens); only 0 is supported. */
+  /** λ_jun of the original tandem objective: weight of −log π(token) on the tokens the frozen roles wrote; 0 for none. */
   readonly juniorImitation: number;
   /** Judges a whole response against the gold answer; the reward rule pays by it. */
   readonly grade: (gold: string, response: string) => Verdict;

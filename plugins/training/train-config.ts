@@ -49,7 +49,8 @@ export const TrainConfigSchema = z
         p: z.number().min(0).max(1).optional(),
         K: z.number().int().min(0).optional(),
         shareBand: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]).optional(),
-        juniorImitation: z.number().optional(),
+        /** λ_jun, the junior-imitation weight (§3.4: the paper uses 0). */
+        juniorImitation: z.number().min(0).optional(),
       })
       .strict()
       .default({}),

@@ -78,6 +78,7 @@ export async function train(run: TrainRun): Promise<{ steps: number; best: Train
     clipLow: config.clipLow,
     clipHigh: config.clipHigh,
     klBeta: game.klToJunior,
+    imitationWeight: game.juniorImitation,
     temperature: config.temperature,
     normalization: config.normalization,
     threads: run.threads ?? 0,

@@ -38,9 +38,9 @@ describe('ludus train', () => {
     });
   });
 
-  describe('having a non-zero λ_jun or an unknown game', () => {
+  describe('having a negative λ_jun or an unknown game', () => {
     it('should exit with CONFIG_INVALID before training', async () => {
-      const { dir, file } = await configFile({ ...tinyConfig, tandem: { juniorImitation: 0.5 } });
+      const { dir, file } = await configFile({ ...tinyConfig, tandem: { juniorImitation: -0.5 } });
       const refused = await runLudus(['train', 'tandem', '--config', file, '--steps', '1', '--out', join(dir, 'run')]);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/\[CONFIG_INVALID\].*juniorImitation/);

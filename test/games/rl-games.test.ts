@@ -32,9 +32,10 @@ describe('tandemGame', () => {
     });
   });
 
-  describe('having a non-zero λ_jun', () => {
-    it('should refuse it with CONFIG_INVALID rather than ignore it', () => {
-      expect(() => tandemGame({ juniorImitation: 0.1 })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }) as LudusError);
+  describe('having a λ_jun', () => {
+    it('should carry a non-negative one to the learner and refuse a negative one with CONFIG_INVALID', () => {
+      expect(tandemGame({ juniorImitation: 0.1 }).juniorImitation).toBe(0.1);
+      expect(() => tandemGame({ juniorImitation: -0.1 })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }) as LudusError);
     });
   });
 

@@ -6,7 +6,7 @@ SFT objectives. Needs only torch and numpy; safetensors files are parsed here.
   evaluate  --checkpoint DIR --request REQ.json --out OUT.safetensors|OUT.json [--dtype float64|float32]
       Loss, per-token logprobs / entropy / kl / clipped and the gradient of every weight, for the batch in
       REQ.json ({objective, rows, cols, input_ids, targets, weights, advantages?, old_logprobs?,
-      ref_logprobs?, clip_low?, clip_high?, kl_beta?, entropy_coef?, temperature?}), written as a
+      ref_logprobs?, imitation_weights?, clip_low?, clip_high?, kl_beta?, entropy_coef?, temperature?}), written as a
       safetensors file (or, for a .json path, flat lists at full precision): loss, logprobs, entropy,
       kl, clipped, grad.<hf name>.
   bench     --config config.json [--rows 16 --cols 128 --threads 2 --steps 5]
@@ -248,7 +248,9 @@ def objective_terms(logits, targets, weights, request, temperature):
     unclipped, clipped = ratio * adv, clipped_ratio * adv
     kl = torch.exp(ref - logprobs) - (ref - logprobs) - 1
     per_token = -torch.min(unclipped, clipped) + request["kl_beta"] * kl - request["entropy_coef"] * entropy
-    out.update(loss=(weights * per_token).sum(), kl=kl, clipped=(unclipped > clipped).to(logits.dtype))
+    imitation = request.get("imitation_weights")
+    loss = (weights * per_token).sum() - (0 if imitation is None else (imitation * logprobs).sum())
+    out.update(loss=loss, kl=kl, clipped=(unclipped > clipped).to(logits.dtype))
     return out
 
 
@@ -270,7 +272,7 @@ def evaluate(args):
     rows, cols = request["rows"], request["cols"]
     as_tokens = lambda key: torch.tensor(request[key], dtype=torch.int64).view(rows, cols)
     as_floats = lambda key: torch.tensor(request[key], dtype=dtype).view(rows, cols)
-    tensors = {key: as_floats(key) for key in ("weights", "advantages", "old_logprobs", "ref_logprobs") if key in request}
+    tensors = {key: as_floats(key) for key in ("weights", "advantages", "old_logprobs", "ref_logprobs", "imitation_weights") if key in request}
     knobs = {key: float(request.get(key, default)) for key, default in (("clip_low", 0.2), ("clip_high", 0.2), ("kl_beta", 0.0), ("entropy_coef", 0.0))}
     terms = objective_terms(
         model(as_tokens("input_ids")), as_tokens("targets"), tensors["weights"], {**request, **tensors, **knobs}, float(request.get("temperature", 1.0))

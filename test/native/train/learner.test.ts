@@ -59,6 +59,31 @@ describe('Learner', () => {
     }
   });
 
+  it('λ_jun: adds λ · the token-mean NLL of the imitated positions, which may sit in rows with no policy-gradient token', async () => {
+    const base = initWeights(config, 6);
+    const batch = batchOf([6, 6, 6], 6, 8);
+    // Row 0 is trained by the policy gradient; rows 1 and 2 (no policy-gradient token at all) are imitated.
+    const lossMask = Float32Array.from(batch.lossMask, (m, i) => (i < 6 ? m : 0));
+    const imitationMask = Float32Array.from(batch.lossMask, (m, i) => (i >= 6 ? m : 0));
+    const scorer = await Learner.create(config, cloneWeights(base), { threads: 1 });
+    const logprobs = await scorer.score(batch);
+    const lambda = 0.5;
+    const imitated = [...imitationMask.keys()].filter((i) => imitationMask[i] === 1);
+    const nll = -imitated.reduce((sum, i) => sum + logprobs[i], 0) / imitated.length;
+    const settings = { ...LEARNER_PRESETS['tiny-grpo'], threads: 1, microBatchRows: 1 };
+    const plain = await Learner.create(config, cloneWeights(base), settings);
+    const imitating = await Learner.create(config, cloneWeights(base), { ...settings, imitationWeight: lambda });
+    const step = { ...batch, lossMask, imitationMask, advantages: [1, 0, 0], oldLogprobs: logprobs };
+    const a = await plain.step(step);
+    const b = await imitating.step(step);
+    expect(a.microBatches).toBe(1);
+    expect(b.microBatches).toBe(3);
+    expect(b.loss - a.loss).toBeCloseTo(lambda * nll, 5);
+    // The imitated rows moved the weights: their logprobs rose under the imitating learner only.
+    const after = async (learner: Learner) => (await learner.score(batch)).filter((_, i) => imitationMask[i] === 1).reduce((x, y) => x + y, 0);
+    expect(await after(imitating)).toBeGreaterThan(await after(plain));
+  });
+
   it('on-policy step: ratio 1 means nothing clipped and zero KL to a reference equal to the policy', async () => {
     const learner = await Learner.create(config, initWeights(config, 4), { ...LEARNER_PRESETS['tiny-grpo'], klBeta: 0.05, threads: 1 });
     const batch = batchOf([6, 6], 6, 5);

@@ -24,6 +24,7 @@ async function checkModel(config: ModelConfig): Promise<{ maxRelativeError: numb
     advantages: floatTensor('float64', Array.from({ length: n }, (_, i) => (i % 3 === 0 ? -1 : 0.7)), dims),
     old_logprobs: floatTensor('float64', new Array(n).fill(0), dims),
     ref_logprobs: floatTensor('float64', new Array(n).fill(0), dims),
+    imitation_weights: floatTensor('float64', batch.mask.map((m, i) => (m === 0 && i % 2 === 0 ? 0.05 : 0)), dims),
     temperature: floatTensor('float64', [0.9], []),
     clip_low: floatTensor('float64', [0.2], []),
     clip_high: floatTensor('float64', [0.28], []),

@@ -39,7 +39,7 @@ const CASES: Array<{ name: string; shift: number; advantage: number; clipped: bo
   { name: 'zero advantage', shift: 0.6, advantage: 0, clipped: false },
 ];
 
-async function runPolicyGradient(beta: number, entropyCoef: number, refShift: (i: number) => number) {
+async function runPolicyGradient(beta: number, entropyCoef: number, refShift: (i: number) => number, imitation: (i: number) => number = () => 0) {
   const graph = await openGraph(buildTrainGraph(config, { objective: 'policy-gradient', dtype: 'float64' }));
   const lossWeights = batch.mask.map((m) => m * 0.125);
   const old = Array.from(current.logprobs, (lp, i) => lp + CASES[i % CASES.length].shift);
@@ -52,6 +52,7 @@ async function runPolicyGradient(beta: number, entropyCoef: number, refShift: (i
     advantages: floatTensor('float64', advantages, dims),
     old_logprobs: floatTensor('float64', old, dims),
     ref_logprobs: floatTensor('float64', ref, dims),
+    imitation_weights: floatTensor('float64', Array.from({ length: N }, (_, i) => imitation(i)), dims),
     temperature: floatTensor('float64', [1], []),
     clip_low: floatTensor('float64', [CLIP_LOW], []),
     clip_high: floatTensor('float64', [CLIP_HIGH], []),
@@ -61,7 +62,7 @@ async function runPolicyGradient(beta: number, entropyCoef: number, refShift: (i
   const out = await graph.run(feeds);
   let expected = 0;
   for (let i = 0; i < N; i++) {
-    expected += lossWeights[i] * referenceTokenLoss(out.logprobs[i], old[i], ref[i], advantages[i], out.entropy[i], beta, entropyCoef);
+    expected += lossWeights[i] * referenceTokenLoss(out.logprobs[i], old[i], ref[i], advantages[i], out.entropy[i], beta, entropyCoef) - imitation(i) * out.logprobs[i];
   }
   return { out, expected, ref };
 }
@@ -86,6 +87,15 @@ describe('policy-gradient objective', () => {
     const { out, expected } = await runPolicyGradient(0.25, 0, refShift);
     expect(out.loss[0]).toBeCloseTo(expected, 12);
     for (let i = 0; i < N; i++) expect(out.kl[i]).toBeCloseTo(Math.exp(refShift(i)) - refShift(i) - 1, 12);
+  });
+
+  it('subtracts Σ imitation_weights · log p(target) for λ_jun, on positions the policy-gradient mask leaves out', async () => {
+    const imitation = (i: number): number => (batch.mask[i] === 0 && i % 2 === 1 ? 0.3 : 0);
+    expect(Array.from({ length: N }, (_, i) => imitation(i)).some((w) => w > 0)).toBe(true);
+    const { out, expected } = await runPolicyGradient(0, 0, () => 0, imitation);
+    const { out: without } = await runPolicyGradient(0, 0, () => 0);
+    expect(out.loss[0]).toBeCloseTo(expected, 12);
+    expect(out.loss[0]).not.toBeCloseTo(without.loss[0], 6);
   });
 
   it('subtracts entropy_coef·H with H = −Σ p log p over the vocabulary', async () => {

@@ -43,6 +43,8 @@ async function compare(label: string, config: ModelConfig): Promise<void> {
     advantages: Array.from({ length: n }, (_, i) => (i % 2 ? 0.8 : -1.1)),
     old_logprobs: Array.from({ length: n }, (_, i) => -4.3 + 0.4 * Math.sin(i)),
     ref_logprobs: Array.from({ length: n }, (_, i) => -4.1 + 0.2 * Math.cos(i)),
+    // λ_jun's imitation term on positions the policy-gradient mask leaves out.
+    imitation_weights: batch.mask.map((m, i) => (m === 0 && i % 2 === 0 ? 0.07 : 0)),
     clip_low: 0.2,
     clip_high: 0.28,
     kl_beta: 0.05,
@@ -63,6 +65,7 @@ async function compare(label: string, config: ModelConfig): Promise<void> {
     advantages: floatTensor('float64', request.advantages, dims),
     old_logprobs: floatTensor('float64', request.old_logprobs, dims),
     ref_logprobs: floatTensor('float64', request.ref_logprobs, dims),
+    imitation_weights: floatTensor('float64', request.imitation_weights, dims),
     temperature: floatTensor('float64', [request.temperature], []),
     clip_low: floatTensor('float64', [request.clip_low], []),
     clip_high: floatTensor('float64', [request.clip_high], []),

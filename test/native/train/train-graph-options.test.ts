@@ -10,6 +10,8 @@ const dims = [batch.rows, batch.cols];
 const N = batch.rows * batch.cols;
 // Only the second half of each row is trained: the first half plays the prompt.
 const trained = batch.mask.map((m, i) => (i % batch.cols >= 3 ? m : 0));
+// Two positions of the untrained half carry an imitation weight (λ_jun): positions-only graphs keep them too.
+const imitated = new Set([1, batch.cols + 2]);
 
 function feeds(entropyCoef: number | null): Feeds {
   return {
@@ -19,6 +21,7 @@ function feeds(entropyCoef: number | null): Feeds {
     advantages: floatTensor('float64', Array.from({ length: N }, (_, i) => Math.sin(i)), dims),
     old_logprobs: floatTensor('float64', Array.from({ length: N }, (_, i) => -4.2 + 0.1 * Math.cos(i)), dims),
     ref_logprobs: floatTensor('float64', Array.from({ length: N }, () => -4.1), dims),
+    imitation_weights: floatTensor('float64', Array.from({ length: N }, (_, i) => (imitated.has(i) ? 0.2 : 0)), dims),
     temperature: floatTensor('float64', [1.1], []),
     clip_low: floatTensor('float64', [0.2], []),
     clip_high: floatTensor('float64', [0.2], []),
@@ -44,7 +47,7 @@ describe('train graph options', () => {
     }
     for (let i = 0; i < N; i++) {
       for (const output of ['logprobs', 'entropy', 'kl', 'clipped']) {
-        expect(some[output][i]).toBeCloseTo(trained[i] ? all[output][i] : 0, 12);
+        expect(some[output][i]).toBeCloseTo(trained[i] || imitated.has(i) ? all[output][i] : 0, 12);
       }
     }
     expect(some[gradName('lm_head.weight')].some((g) => g !== 0)).toBe(true);

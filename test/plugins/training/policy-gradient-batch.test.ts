@@ -25,6 +25,7 @@ describe('policyGradientBatch', () => {
         masks: [[1, 0, 1], [1]],
         advantages: [0.5, -0.5],
         refLogprobs: [[-1.5, -2.5, -3.5], [-4.5]],
+        imitationMasks: [[0, 1, 0], [0]],
       },
       0,
     );
@@ -43,6 +44,10 @@ describe('policyGradientBatch', () => {
       expect(Array.from(batch.oldLogprobs!)).toEqual([0, -1, -2, -3, -4, 0, 0, 0]);
       expect(Array.from(batch.refLogprobs!)).toEqual([0, -1.5, -2.5, -3.5, -4.5, 0, 0, 0]);
       expect(Array.from(batch.advantages!)).toEqual([0.5, -0.5]);
+    });
+
+    it("should place λ_jun's imitation mask on the positions that predict the junior's tokens", () => {
+      expect(Array.from(batch.imitationMask!)).toEqual([0, 0, 1, 0, 0, 0, 0, 0]);
     });
   });
 });
