@@ -145,6 +145,24 @@ describe('train (the RL loop)', () => {
     });
   });
 
+  describe('having tandem with λ_jun > 0', () => {
+    it("should add the junior-imitation term to the same matches' loss (the junior's tokens' NLL is positive)", async () => {
+      const run = async (juniorImitation: number) => {
+        const { out } = await runTiny(tiny({ steps: 1, groupSize: 2, maxNewTokens: 24, tandem: { juniorImitation, shareBand: [0, 1] } }));
+        const [line] = await jsonl<MetricsLine>(join(out, 'metrics.jsonl'));
+        return { line, matches: await jsonl<TranscriptLine & { logprobs: number[] }>(join(out, 'transcripts.jsonl')) };
+      };
+      const [plain, imitating] = [await run(0), await run(2)];
+      expect(imitating.line.reward_mean).toBe(plain.line.reward_mean);
+      // Before the first update the senior is the junior, so its NLL of the junior's tokens is what the junior sampled them at.
+      const juniorLogprobs = imitating.matches.flatMap((match) => match.logprobs.filter((_, t) => match.authors[t] === 1));
+      expect(juniorLogprobs.length).toBeGreaterThan(0);
+      const nll = -juniorLogprobs.reduce((a, b) => a + b, 0) / juniorLogprobs.length;
+      expect(nll).toBeGreaterThan(0);
+      expect(imitating.line.loss! - plain.line.loss!).toBeCloseTo(2 * nll, 4);
+    });
+  });
+
   describe('having the KL-Reg game', () => {
     it('should report a KL to the junior of 0 before the first update, scored by the junior as the reference', async () => {
       const { out } = await runTiny(tiny({ game: 'kl-reg', steps: 2, klReg: { beta: 0.01 } }));
