@@ -1,10 +1,13 @@
 /**
  * Plays a tandem run's own matches again with another senior, so a trained senior and the base meet the same
- * problems and coins:
- *   node --import tsx examples/paired-tandem-eval.ts <senior dir | base> train <from> <to> [problemsPerStep] [groupSize] [seed]
- *   node --import tsx examples/paired-tandem-eval.ts <senior dir | base> validate <step>... (128 test problems each, seed 0)
- * One JSON line per step on stdout. The base as senior reproduces a run's step 1 exactly.
+ * problems and coins. CONFIG is the run's `--config` file (problems per step, group size, training set, sampling):
+ *   node --import tsx examples/paired-tandem-eval.ts <senior dir | base> CONFIG train <from> <to>
+ *   node --import tsx examples/paired-tandem-eval.ts <senior dir | base> CONFIG validate <step>...
+ * One JSON line per step on stdout; `train` lines carry each match's reward, in the run's row order. The base as
+ * senior reproduces a run's step 1 exactly.
  */
+import { parseConfig } from '../core/parse-config.ts';
+import { readConfigFile } from '../cli/config-file.ts';
 import { tandemGame } from '../games/tandem.ts';
 import { Decoder } from '../native/runtime/decoder.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
@@ -14,33 +17,38 @@ import { wordBoundary } from '../plugins/tokenizers/word-boundary.ts';
 import { trainingSeeds, validationSeeds } from '../plugins/training/match-seeds.ts';
 import { playMatches } from '../plugins/training/play-matches.ts';
 import { stepBoundaryIds } from '../plugins/training/step-boundary.ts';
+import { TrainConfigSchema } from '../plugins/training/train-config.ts';
+import { trainIndex } from '../plugins/training/trainer.ts';
 import { validate } from '../plugins/training/validate.ts';
 
-const [seniorDir, mode, ...args] = process.argv.slice(2);
-const [from, to, problemsPerStep = 8, groupSize = 8, seed = 0] = args.map(Number);
-const junior = await loadPolicy(resolveModelDir('default'), 'junior');
+const [seniorDir, configFile, mode, ...args] = process.argv.slice(2);
+const config = parseConfig(TrainConfigSchema, { ...(await readConfigFile(configFile)), game: 'tandem' }, configFile);
+const junior = await loadPolicy(resolveModelDir(config.model, config.task), 'junior');
 const senior = seniorDir === 'base' ? { ...junior.policy, name: 'senior' } : (await loadPolicy(seniorDir, 'senior')).policy;
 const tokenizer = junior.tokenizer!;
-const decoder = await Decoder.create([senior, junior.policy], { batch: mode === 'train' ? problemsPerStep * groupSize : 64, maxLen: senior.config.maxPositionEmbeddings });
+const batch = mode === 'train' ? config.problemsPerStep * config.groupSize : 64;
+const decoder = await Decoder.create([senior, junior.policy], { batch, maxLen: senior.config.maxPositionEmbeddings });
 const arena = {
-  game: tandemGame({ shareBand: [0, 1] }),
+  game: tandemGame({ ...config.tandem, shareBand: [0, 1] }),
   decoder,
   tokenizer,
   wordBoundary: Array.from(wordBoundary(tokenizer).ids),
   stepBoundary: stepBoundaryIds(tokenizer),
   stopTokens: senior.config.eosTokenIds,
-  sampling: { temperature: 0.6, topP: 1, maxNewTokens: 224 },
+  sampling: { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens },
 };
-const task = await taskByName('arithmetic');
+const task = await taskByName(config.task);
 const print = (line: object) => process.stdout.write(`${JSON.stringify({ senior: seniorDir, ...line })}\n`);
 
 if (mode === 'train') {
+  const [from, to] = args.map(Number);
   for (let step = from; step < to; step++) {
-    const problems = Array.from({ length: problemsPerStep }, (_, j) => task.sample('train', step * problemsPerStep + j));
-    const matches = await playMatches(arena, problems, groupSize, trainingSeeds(seed, step), `step-${step}`);
-    print({ step: step + 1, reward_mean: matches.filter((match) => match.verdict.correct).length / matches.length });
+    const problems = Array.from({ length: config.problemsPerStep }, (_, j) => task.sample('train', trainIndex(config, step * config.problemsPerStep + j)));
+    const matches = await playMatches(arena, problems, config.groupSize, trainingSeeds(config.seed, step), `step-${step}`);
+    const rewards = matches.map((match) => (match.verdict.correct ? 1 : 0));
+    print({ step: step + 1, reward_mean: rewards.reduce((a: number, b) => a + b, 0) / rewards.length, rewards });
   }
 } else {
-  for (const step of args.map(Number)) print({ step, ...(await validate(arena, task, 128, validationSeeds(0, step))) });
+  for (const step of args.map(Number)) print({ step, ...(await validate(arena, task, config.validationProblems, validationSeeds(config.seed, step))) });
 }
 await decoder.release();
