@@ -18,7 +18,7 @@ import { wordBoundary } from '../tokenizers/word-boundary.ts';
 import { EventStream } from './event-stream.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { learnFromMatches } from './learn-from-matches.ts';
-import { publishMatch } from './match-events.ts';
+import { MatchBroadcast } from './match-events.ts';
 import { trainingSeeds, validationSeeds } from './match-seeds.ts';
 import type { MetricsLine } from './metrics-line.ts';
 import { NonFiniteGuard } from './non-finite-guard.ts';
@@ -41,6 +41,8 @@ export interface TrainRun {
   /** Stop after this many steps in total (a partial run, resumed later). */
   stopAfter?: number;
   events?: LudusEmitter;
+  /** Awaited before every step: a paused run waits here (the engine never waits on viewers, only on this). */
+  gate?: { wait(): Promise<void> };
   onStep?: (line: MetricsLine, total: number) => void;
 }
 
@@ -99,6 +101,7 @@ export async function train(run: TrainRun): Promise<{ steps: number; best: Train
   };
   const guard = new NonFiniteGuard(config.maxConsecutiveNonFinite, state.nonFinite.consecutive, state.nonFinite.skipped);
   const events = new EventStream(run.events, state.eventSeq);
+  const broadcast = new MatchBroadcast(events, game.id, seats, authors, tokenText(tokenizer, arena.stopTokens));
   const files = { metrics: join(run.out, METRICS_FILE), transcripts: join(run.out, TRANSCRIPTS_FILE), validation: join(run.out, VALIDATION_FILE) };
   await mkdir(run.out, { recursive: true });
   for (const file of Object.values(files)) await trimJsonlAfter(file, state.step);
@@ -114,10 +117,11 @@ export async function train(run: TrainRun): Promise<{ steps: number; best: Train
   const last = Math.min(config.steps, run.stopAfter ?? config.steps);
   try {
     while (state.step < last) {
+      await run.gate?.wait();
       const started = performance.now();
       const problems = Array.from({ length: config.problemsPerStep }, (_, j) => task.sample('train', state.cursor + j));
       const seeds = trainingSeeds(config.seed, state.step);
-      const matches = await playMatches(arena, problems, config.groupSize, seeds, `step-${state.step}`);
+      const matches = await playMatches(arena, problems, config.groupSize, seeds, `step-${state.step}`, broadcast);
       const lr = learningRate(config.schedule, state.step, config.steps);
       const learned = await learnFromMatches(
         { game, learner, guard, advantage: config.advantage, groupSize: config.groupSize, temperature: config.temperature, padToken: arena.stopTokens[0] ?? 0, juniorScorer },
@@ -143,7 +147,7 @@ export async function train(run: TrainRun): Promise<{ steps: number; best: Train
       };
       await appendJsonl(files.metrics, [line]);
       await appendJsonl(files.transcripts, matches.map((match) => transcriptLine(step, match, seeds, config)));
-      for (const match of matches) publishMatch(events, game.id, match, seats, game.trainable[0]);
+      for (const match of matches) broadcast.finish(match, game.trainable[0]);
       events.publish({
         type: 'train-step',
         step,
@@ -173,6 +177,20 @@ export async function train(run: TrainRun): Promise<{ steps: number; best: Train
     state.best = { step, accuracy: result.accuracy };
     await saveCheckpoint(join(run.out, BEST_DIR), modelConfig, learner.weights, { extraFiles: { 'tokenizer.json': JSON.stringify(tokenizer.json) } });
   }
+}
+
+/** Each token's text on its own (stop tokens read as nothing), decoded once per id. */
+function tokenText(tokenizer: { decode(ids: number[]): string }, stopTokens: readonly number[]): (id: number) => string {
+  const stops = new Set(stopTokens);
+  const known = new Map<number, string>();
+  return (id) => {
+    let text = known.get(id);
+    if (text === undefined) {
+      text = stops.has(id) ? '' : tokenizer.decode([id]);
+      known.set(id, text);
+    }
+    return text;
+  };
 }
 
 function authorsOf(game: RlGame<string>): readonly string[] {
