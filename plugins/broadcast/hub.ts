@@ -101,7 +101,7 @@ export class BroadcastHub {
 
   addRun(run: HubRun, recorded?: { archive: MatchArchive; metrics: readonly MetricsPoint[] }): void {
     this.runs.set(run.id, run);
-    this.state.setRun(this.runInfo(run, run.status), recorded?.archive);
+    this.state.setRun(this.runInfo(run, run.status), recorded && viewedArchive(recorded.archive, run.view));
     if (recorded) this.state.addMetrics(run.id, recorded.metrics);
     this.runsVersion += 1;
   }
@@ -278,4 +278,10 @@ export class BroadcastHub {
     const actions: ControlAction[] = control ? (['pause', 'resume', 'start-match'] as const).filter((action) => ({ pause: control.pause, resume: control.resume, 'start-match': control.startMatch })[action] !== undefined) : [];
     return { id: run.id, game: run.game, status, actions };
   }
+}
+
+/** A recorded run's matches pass the run's view on their way out, as live ones did on their way in. */
+function viewedArchive(archive: MatchArchive, view: EventView | undefined): MatchArchive {
+  if (!view) return archive;
+  return { summaries: () => archive.summaries(), events: (matchId) => archive.events(matchId)?.map((event) => (event.type === 'run-status' ? event : ({ ...view(event), run: event.run }) as WireEvent)) };
 }

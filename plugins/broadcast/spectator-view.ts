@@ -10,13 +10,15 @@ export type EventView = (event: LudusEvent) => LudusEvent;
  * records of a match state (one per run of one author), the view strips what a spectator must not see, and the
  * event is rebuilt from what is left. Broadcast views see the transcript, not the problem (events carry its id only).
  */
-export function spectatorView<Role extends string>(view: View<Role, unknown>): EventView {
+export function spectatorView<Role extends string, Problem>(view: View<Role, Problem>): EventView {
   return (event) => (event.type === 'tokens' ? viewTokens(view, event) : event);
 }
 
-function viewTokens<Role extends string>(view: View<Role, unknown>, event: TokensEvent): TokensEvent {
+function viewTokens<Role extends string, Problem>(view: View<Role, Problem>, event: TokensEvent): TokensEvent {
   const records = authorRuns(event) as TurnRecord<Role>[];
-  const seen = view({ matchId: event.matchId, seed: 0, problem: undefined, transcript: records, finished: false }, null).transcript;
+  // Events carry the problem's id, not the problem: a broadcast view reads the transcript only.
+  const state = { matchId: event.matchId, seed: 0, problem: undefined as Problem, transcript: records, finished: false };
+  const seen = view(state, null).transcript;
   if (seen.length === records.length && seen.every((record, i) => sameRecord(record, records[i]))) return event;
   const { text: _text, ...rest } = event;
   return {

@@ -77,6 +77,10 @@ async function serveAsset(assets: StaticAssets, request: IncomingMessage, respon
     response.writeHead(405, { allow: 'GET, HEAD' }).end();
     return;
   }
+  if (request.url === '/favicon.ico') {
+    response.writeHead(204).end();
+    return;
+  }
   const asset = await assets.get(new URL(request.url ?? '/', 'http://localhost').pathname).catch(() => undefined);
   if (!asset) {
     response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');

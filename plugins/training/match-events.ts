@@ -1,12 +1,25 @@
-import type { Problem } from '../tasks/task.ts';
 import type { EventStream } from './event-stream.ts';
 import type { PlayedMatch } from './played-match.ts';
 
+export interface MatchOpening {
+  readonly matchId: string;
+  readonly problem: { readonly id: string };
+}
+
+/** How a match ended, as its last events tell it. */
+export interface MatchClosing {
+  readonly matchId: string;
+  readonly tokenCount: number;
+  readonly finish: 'stop' | 'length' | 'aborted';
+  readonly verdict: { readonly answer_present: boolean; readonly correct: boolean };
+  readonly outcome: Readonly<Record<string, number>>;
+}
+
 /** The matches of one generation batch, row by row, as they are about to be played. */
 export interface MatchStream {
-  start(matches: readonly { readonly matchId: string; readonly problem: Problem }[], seed: number): void;
+  start(matches: readonly MatchOpening[], seed: number): void;
   /** The decoder's streamer (generate's onStep); absent when nobody listens. */
-  readonly onStep?: (step: number, tokens: Int32Array, authors: Int32Array) => void;
+  readonly onStep?: (step: number, tokens: Int32Array, authors: Int32Array) => void | Promise<void>;
 }
 
 /**
@@ -26,11 +39,20 @@ export class MatchBroadcast implements MatchStream {
     private readonly seats: Readonly<Record<string, string>>,
     private readonly authors: readonly string[],
     private readonly tokenText: (id: number) => string,
+    /** Wait this long after each decoded step: a match watched at reading speed. 0 in training. */
+    paceMs = 0,
   ) {
-    if (events.live) this.onStep = (_step, tokens, authors) => this.stream(tokens, authors);
+    if (!events.live) return;
+    this.onStep =
+      paceMs > 0
+        ? (_step, tokens, authors) => {
+            this.stream(tokens, authors);
+            return new Promise((resolve) => setTimeout(resolve, paceMs));
+          }
+        : (_step, tokens, authors) => this.stream(tokens, authors);
   }
 
-  start(matches: readonly { readonly matchId: string; readonly problem: Problem }[], seed: number): void {
+  start(matches: readonly MatchOpening[], seed: number): void {
     this.matchIds = matches.map((match) => match.matchId);
     this.streamed = matches.map(() => 0);
     this.lastAuthor = matches.map(() => -1);
@@ -40,12 +62,17 @@ export class MatchBroadcast implements MatchStream {
   /** The rest of a played match, once graded; `judged` is the role its verdict is about. */
   finish(match: PlayedMatch, judged: string): void {
     const { trajectory } = match;
-    const base = { matchId: trajectory.matchId };
     if (!this.onStep) this.publishPlies(match);
-    this.events.publish({ type: 'turn-end', ...base, turn: 0, role: judged, tokenCount: trajectory.responseIds.length, finish: match.finish });
+    this.close({ matchId: trajectory.matchId, tokenCount: trajectory.responseIds.length, finish: match.finish, verdict: match.verdict, outcome: trajectory.outcome }, judged);
+  }
+
+  /** The turn's end, the verdict on `judged`, each role's reward and the match's end. */
+  close(match: MatchClosing, judged: string): void {
+    const base = { matchId: match.matchId };
+    this.events.publish({ type: 'turn-end', ...base, turn: 0, role: judged, tokenCount: match.tokenCount, finish: match.finish });
     this.events.publish({ type: 'verdict', ...base, role: judged, answerPresent: match.verdict.answer_present, correct: match.verdict.correct, judge: 'boxed-answer' });
-    for (const [role, outcome] of Object.entries(trajectory.outcome)) this.events.publish({ type: 'reward', ...base, role, outcome });
-    this.events.publish({ type: 'match-end', ...base, outcome: trajectory.outcome });
+    for (const [role, outcome] of Object.entries(match.outcome)) this.events.publish({ type: 'reward', ...base, role, outcome });
+    this.events.publish({ type: 'match-end', ...base, outcome: match.outcome });
   }
 
   private stream(tokens: Int32Array, authors: Int32Array): void {
@@ -72,4 +99,18 @@ export class MatchBroadcast implements MatchStream {
       position += ply.tokens.length;
     });
   }
+}
+
+/** Each token's text on its own (stop tokens read as nothing), decoded once per id. */
+export function tokenTexts(tokenizer: { decode(ids: number[]): string }, stopTokens: readonly number[]): (id: number) => string {
+  const stops = new Set(stopTokens);
+  const known = new Map<number, string>();
+  return (id) => {
+    let text = known.get(id);
+    if (text === undefined) {
+      text = stops.has(id) ? '' : tokenizer.decode([id]);
+      known.set(id, text);
+    }
+    return text;
+  };
 }

@@ -6,11 +6,13 @@ import type { Decoder } from '../../native/runtime/decoder.ts';
 import { generate } from '../../native/runtime/generate.ts';
 import type { Problem } from '../tasks/task.ts';
 import type { TextTokenizer } from '../tokenizers/hf-tokenizer.ts';
+import { wordBoundary } from '../tokenizers/word-boundary.ts';
 import type { MatchStream } from './match-events.ts';
 import type { MatchSeeds } from './match-seeds.ts';
 import type { PlayedMatch } from './played-match.ts';
 import { plies } from './plies.ts';
 import type { RlGame } from './rl-game.ts';
+import { stepBoundaryIds } from './step-boundary.ts';
 
 /** What playing a game's matches needs: the decoder holds one policy per protocol author, in the protocol's order. */
 export interface Arena<Role extends string> {
@@ -21,6 +23,11 @@ export interface Arena<Role extends string> {
   readonly stepBoundary: readonly number[];
   readonly stopTokens: readonly number[];
   readonly sampling: { readonly temperature: number; readonly topP: number; readonly maxNewTokens: number };
+}
+
+/** An arena for a game on a decoder: the tokenizer's word and step boundaries, the model's stop tokens. */
+export function arenaFor<Role extends string>(game: RlGame<Role>, decoder: Decoder, tokenizer: TextTokenizer, stopTokens: readonly number[], sampling: Arena<Role>['sampling']): Arena<Role> {
+  return { game, decoder, tokenizer, wordBoundary: Array.from(wordBoundary(tokenizer).ids), stepBoundary: stepBoundaryIds(tokenizer), stopTokens, sampling };
 }
 
 /**

@@ -14,17 +14,15 @@ import { resolveModelDir } from '../policies/default-model.ts';
 import { loadPolicy } from '../policies/load-policy.ts';
 import { loadTrainingCheckpoint, saveTrainingCheckpoint, TRAINER_STATE_FILE } from '../stores/training-checkpoint.ts';
 import { taskByName } from '../tasks/registry.ts';
-import { wordBoundary } from '../tokenizers/word-boundary.ts';
 import { EventStream } from './event-stream.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { learnFromMatches } from './learn-from-matches.ts';
-import { MatchBroadcast } from './match-events.ts';
+import { MatchBroadcast, tokenTexts } from './match-events.ts';
 import { trainingSeeds, validationSeeds } from './match-seeds.ts';
 import type { MetricsLine } from './metrics-line.ts';
 import { NonFiniteGuard } from './non-finite-guard.ts';
-import { playMatches, type Arena } from './play-matches.ts';
+import { arenaFor, playMatches, type Arena } from './play-matches.ts';
 import type { RlGame } from './rl-game.ts';
-import { stepBoundaryIds } from './step-boundary.ts';
 import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
 import type { TrainerState } from './trainer-state.ts';
 import { transcriptLine } from './transcript-line.ts';
@@ -90,18 +88,10 @@ export async function train(run: TrainRun): Promise<{ steps: number; best: Train
   );
   const juniorScorer = game.klToJunior > 0 ? await Scorer.create(base.policy, { threads: run.threads }) : undefined;
   const task = await taskByName(config.task);
-  const arena: Arena<string> = {
-    game,
-    decoder,
-    tokenizer,
-    wordBoundary: Array.from(wordBoundary(tokenizer).ids),
-    stepBoundary: stepBoundaryIds(tokenizer),
-    stopTokens: modelConfig.eosTokenIds,
-    sampling: { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens },
-  };
+  const arena: Arena<string> = arenaFor(game, decoder, tokenizer, modelConfig.eosTokenIds, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens });
   const guard = new NonFiniteGuard(config.maxConsecutiveNonFinite, state.nonFinite.consecutive, state.nonFinite.skipped);
   const events = new EventStream(run.events, state.eventSeq);
-  const broadcast = new MatchBroadcast(events, game.id, seats, authors, tokenText(tokenizer, arena.stopTokens));
+  const broadcast = new MatchBroadcast(events, game.id, seats, authors, tokenTexts(tokenizer, arena.stopTokens));
   const files = { metrics: join(run.out, METRICS_FILE), transcripts: join(run.out, TRANSCRIPTS_FILE), validation: join(run.out, VALIDATION_FILE) };
   await mkdir(run.out, { recursive: true });
   for (const file of Object.values(files)) await trimJsonlAfter(file, state.step);
@@ -179,21 +169,7 @@ export async function train(run: TrainRun): Promise<{ steps: number; best: Train
   }
 }
 
-/** Each token's text on its own (stop tokens read as nothing), decoded once per id. */
-function tokenText(tokenizer: { decode(ids: number[]): string }, stopTokens: readonly number[]): (id: number) => string {
-  const stops = new Set(stopTokens);
-  const known = new Map<number, string>();
-  return (id) => {
-    let text = known.get(id);
-    if (text === undefined) {
-      text = stops.has(id) ? '' : tokenizer.decode([id]);
-      known.set(id, text);
-    }
-    return text;
-  };
-}
-
-function authorsOf(game: RlGame<string>): readonly string[] {
+export function authorsOf(game: RlGame<string>): readonly string[] {
   if (game.protocol.family !== 'co-decoding') return fail('CONFIG_INVALID', `game "${game.id}": the RL loop plays co-decoding protocols only`);
   const authors = game.protocol.authors;
   const trainable = authors.filter((role) => (game.trainable as readonly string[]).includes(role));
@@ -210,6 +186,6 @@ function checkSameRun(dir: string, saved: TrainConfig, requested: TrainConfig): 
   }
 }
 
-function numericFields(line: MetricsLine): Record<string, number> {
+export function numericFields(line: MetricsLine): Record<string, number> {
   return Object.fromEntries(Object.entries(line).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
 }
