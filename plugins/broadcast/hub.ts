@@ -87,7 +87,7 @@ export class BroadcastHub {
   private nextSeq = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly heartbeat: NodeJS.Timeout | undefined;
-  private snapshotCache: { seq: number; version: number; text: string } | undefined;
+  private snapshotCache: { seq: number; version: number; text: Buffer } | undefined;
   private runsVersion = 0;
 
   constructor(options: Partial<HubOptions> = {}) {
@@ -140,7 +140,7 @@ export class BroadcastHub {
     const batch = this.pending;
     this.pending = [];
     for (const event of batch) this.state.apply(event);
-    let shared: string | undefined;
+    let shared: Buffer | undefined;
     for (const client of this.clients) {
       const { socket, backlog } = client;
       if (socket.readyState !== WebSocket.OPEN) continue;
@@ -160,7 +160,7 @@ export class BroadcastHub {
         this.sendText(client, JSON.stringify({ type: 'events', events: backlog.take() } satisfies ServerMessage));
       } else if (batch.length > 0) {
         if (shared === undefined) {
-          shared = JSON.stringify({ type: 'events', events: batch } satisfies ServerMessage);
+          shared = Buffer.from(JSON.stringify({ type: 'events', events: batch } satisfies ServerMessage));
           this.stats.sharedSerializations += 1;
         }
         this.sendText(client, shared);
@@ -194,14 +194,15 @@ export class BroadcastHub {
   private sendSnapshot(client: Client): void {
     const seq = this.state.seq;
     if (this.snapshotCache?.seq !== seq || this.snapshotCache.version !== this.runsVersion) {
-      this.snapshotCache = { seq, version: this.runsVersion, text: JSON.stringify(this.state.snapshot()) };
+      this.snapshotCache = { seq, version: this.runsVersion, text: Buffer.from(JSON.stringify(this.state.snapshot())) };
     }
     this.sendText(client, this.snapshotCache.text);
   }
 
-  private sendText(client: Client, text: string): void {
+  /** Text frames; a shared frame is one Buffer written to every socket as it is (no per-client copy). */
+  private sendText(client: Client, text: string | Buffer): void {
     this.stats.framesSent += 1;
-    client.socket.send(text);
+    client.socket.send(text, { binary: false });
   }
 
   private reply(client: Client, message: ServerMessage): void {

@@ -57,11 +57,14 @@ export class Spectator {
 /** A socket whose queued bytes a test sets by hand, to drive the hub's watermarks exactly. */
 export class FakeSocket extends EventEmitter {
   readonly sent: string[] = [];
+  /** What was handed to send, as given: a shared frame is the very same object for every socket. */
+  readonly buffers: (string | Buffer)[] = [];
   bufferedAmount = 0;
   readyState: number = WebSocket.OPEN;
 
-  send(text: string): void {
-    this.sent.push(text);
+  send(data: string | Buffer): void {
+    this.buffers.push(data);
+    this.sent.push(data.toString());
   }
 
   ping(): void {}

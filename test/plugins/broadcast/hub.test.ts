@@ -73,7 +73,7 @@ describe('BroadcastHub', () => {
       expect(hub.stats.clientSerializations).toBe(0);
       for (const socket of sockets) {
         expect(socket.sent).toHaveLength(3);
-        expect(socket.sent[1]).toBe(sockets[0].sent[1]);
+        expect(socket.buffers[1]).toBe(sockets[0].buffers[1]);
       }
     });
   });
