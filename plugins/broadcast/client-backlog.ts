@@ -9,8 +9,6 @@ export class ClientBacklog {
   private readonly entries = new Map<number, WireEvent>();
   private readonly lastOfMatch = new Map<string, number>();
   overflowed = false;
-  /** When the backlog last gave up (ms, performance.now()). */
-  overflowedAt = 0;
 
   constructor(private readonly capacity: number) {}
 
@@ -24,7 +22,6 @@ export class ClientBacklog {
     if (this.entries.size > this.capacity) {
       this.clear();
       this.overflowed = true;
-      this.overflowedAt = performance.now();
     }
   }
 

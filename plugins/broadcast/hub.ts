@@ -15,7 +15,7 @@ export interface HubOptions {
   readonly highWatermark: number;
   /** Events held for one slow client before it is given a fresh snapshot instead. */
   readonly backlogCapacity: number;
-  /** A client whose backlog gave up and whose socket has not drained below the low watermark this long is dropped. */
+  /** A client whose socket stays above the low watermark this long is not reading: it is dropped. */
   readonly stallMs: number;
   /** Ping every this many ms; a socket that has not answered the previous ping is terminated. 0: no heartbeat. */
   readonly heartbeatMs: number;
@@ -26,8 +26,8 @@ export interface HubOptions {
 
 export const DEFAULT_HUB_OPTIONS: HubOptions = {
   flushMs: 50,
-  lowWatermark: 256 * 1024,
-  highWatermark: 4 * 1024 * 1024,
+  lowWatermark: 64 * 1024,
+  highWatermark: 1024 * 1024,
   backlogCapacity: 4096,
   stallMs: 10_000,
   heartbeatMs: 15_000,
@@ -69,13 +69,16 @@ interface Client {
   readonly socket: WebSocket;
   readonly backlog: ClientBacklog;
   alive: boolean;
+  /** Since when (performance.now()) its socket has been above the low watermark; undefined while below. */
+  behindSince: number | undefined;
 }
 
 /**
  * The broadcast hub: numbers every event of every run (`seq`, strictly increasing), passes it through its run's
  * view, keeps the bounded state snapshots are made from, and sends batches to spectators without ever waiting on
- * one: a client behind the low watermark gets coalesced token events, one behind on a full backlog a fresh snapshot,
- * and one at the high watermark is dropped.
+ * one: events for a client above the low watermark are held with token events coalesced, a client whose held events
+ * overflowed gets a fresh snapshot once it drains, and one at the high watermark, or above the low one for
+ * `stallMs`, is dropped.
  */
 export class BroadcastHub {
   readonly stats: HubStats = { clients: 0, sharedSerializations: 0, clientSerializations: 0, framesSent: 0, resynced: 0, dropped: 0, deadSockets: 0, events: 0 };
@@ -119,7 +122,7 @@ export class BroadcastHub {
 
   /** A new spectator: a snapshot now, then every batch. */
   attach(socket: WebSocket): void {
-    const client: Client = { socket, backlog: new ClientBacklog(this.options.backlogCapacity), alive: true };
+    const client: Client = { socket, backlog: new ClientBacklog(this.options.backlogCapacity), alive: true, behindSince: undefined };
     this.clients.add(client);
     this.stats.clients = this.clients.size;
     socket.on('pong', () => {
@@ -147,10 +150,17 @@ export class BroadcastHub {
       const queued = socket.bufferedAmount;
       if (queued >= this.options.highWatermark) {
         this.drop(client);
-      } else if (queued >= this.options.lowWatermark) {
-        if (backlog.overflowed && performance.now() - backlog.overflowedAt > this.options.stallMs) this.drop(client);
+        continue;
+      }
+      if (queued >= this.options.lowWatermark) {
+        const now = performance.now();
+        client.behindSince ??= now;
+        if (now - client.behindSince > this.options.stallMs) this.drop(client);
         else if (batch.length > 0) backlog.add(batch);
-      } else if (backlog.overflowed) {
+        continue;
+      }
+      client.behindSince = undefined;
+      if (backlog.overflowed) {
         backlog.clear();
         this.stats.resynced += 1;
         this.sendSnapshot(client);
@@ -166,7 +176,7 @@ export class BroadcastHub {
         this.sendText(client, shared);
       }
     }
-    if ([...this.clients].some((client) => client.backlog.size > 0 || client.backlog.overflowed)) this.schedule();
+    if ([...this.clients].some((client) => client.behindSince !== undefined || client.backlog.size > 0 || client.backlog.overflowed)) this.schedule();
   }
 
   close(): void {

@@ -147,6 +147,24 @@ describe('BroadcastHub', () => {
     });
   });
 
+  describe('having a client that stays above the low watermark', () => {
+    it('should drop it once it has been behind for stallMs', async () => {
+      const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0, lowWatermark: 100, highWatermark: 1000, stallMs: 30 });
+      hub.addRun({ id: 'run', game: 'tandem', status: 'running' });
+      const behind = new FakeSocket();
+      hub.attach(behind.asWebSocket());
+      behind.bufferedAmount = 500;
+      hub.publish('run', start('m'));
+      hub.flush();
+      expect(hub.stats.dropped).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      hub.flush();
+      hub.close();
+      expect(hub.stats.dropped).toBe(1);
+      expect(behind.readyState).toBe(3);
+    });
+  });
+
   describe('having a spectator that never reads, over a real socket', () => {
     it('should drop it while the others receive every event', async () => {
       const server = await serve({ lowWatermark: 16 * 1024, highWatermark: 256 * 1024, backlogCapacity: 64, stallMs: 100 });
