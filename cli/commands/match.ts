@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { parseConfig } from '../../core/parse-config.ts';
 import { RL_GAME_NAMES } from '../../games/registry.ts';
 import { composePlugins } from '../../plugins/composition/compose.ts';
-import { openMatchSession } from '../../plugins/training/match-session.ts';
+import { openMatchSession, type MatchSession } from '../../plugins/training/match-session.ts';
 import type { PlayedMatch } from '../../plugins/training/played-match.ts';
 import { TrainConfigSchema } from '../../plugins/training/train-config.ts';
 import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
@@ -46,15 +46,21 @@ export function register(program: Command): void {
     const rlGame = (await composePlugins()).games.create(game, config);
     let next = opts.problem;
     const print = (match: PlayedMatch) => process.stdout.write(opts.json ? `${JSON.stringify(matchLine(match))}\n` : readable(match));
+    let session: MatchSession | undefined;
     const watched = opts.watch
       ? await watchRun(opts, {
           id: 'match',
           game: rlGame.id,
           view: rlGame.view,
-          control: { startMatch: () => void session.play(++next).then(print, (error: unknown) => process.stderr.write(`ludus: ${String(error)}\n`)) },
+          control: {
+            startMatch: () => {
+              if (!session) throw new Error('the first match has not started yet');
+              void session.play(++next).then(print, (error: unknown) => process.stderr.write(`ludus: ${String(error)}\n`));
+            },
+          },
         })
       : undefined;
-    const session = await openMatchSession({ game: rlGame, config, events: watched?.events, paceMs: watched ? opts.pace : 0, threads: opts.threads });
+    session = await openMatchSession({ game: rlGame, config, events: watched?.events, paceMs: watched ? opts.pace : 0, threads: opts.threads });
     print(await session.play(next));
     if (!watched) {
       await session.release();

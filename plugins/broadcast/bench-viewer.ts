@@ -28,15 +28,18 @@ export interface ViewerBenchRun {
   readonly tokensPerSecond: number;
   readonly tokens: number;
   readonly seconds: number;
+  /** Peak RSS of this process (engine and, when watched, server) while training, sampled every 100 ms. */
+  readonly peakRssMb: number;
 }
 
 export interface WatchedBenchRun extends ViewerBenchRun {
-  readonly rssMb: { readonly before: number; readonly connected: number; readonly peak: number; readonly after: number };
+  readonly rssMb: { readonly before: number; readonly connected: number; readonly after: number };
   readonly heapUsedMb: { readonly before: number; readonly after: number };
   readonly hub: HubStats;
   readonly lastSeq: number;
-  /** The spectator that never read: dropped by the server. */
-  readonly stuckDropped: boolean;
+  /** Spectators the server dropped or found dead: the one that never reads, and no other. */
+  readonly serverDropped: number;
+  readonly clientsAtEnd: number;
   /** Spectators (of the others) that received every event, up to the last seq. */
   readonly othersUpToDate: number;
   readonly othersClosed: number;
@@ -99,11 +102,19 @@ export async function benchViewer(options: ViewerBenchOptions): Promise<ViewerBe
 
 async function timedRun(options: ViewerBenchOptions, out: string, events?: LudusEmitter): Promise<ViewerBenchRun> {
   const lines: MetricsLine[] = [];
-  await train({ out, config: options.config, game: options.game, threads: options.threads, events, onStep: (line) => void lines.push(line) });
+  let peak = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 100);
+  try {
+    await train({ out, config: options.config, game: options.game, threads: options.threads, events, onStep: (line) => void lines.push(line) });
+  } finally {
+    clearInterval(sampler);
+  }
   const matches = options.config.problemsPerStep * options.config.groupSize;
   const tokens = lines.reduce((sum, line) => sum + line.response_len * matches, 0);
   const seconds = lines.reduce((sum, line) => sum + line.seconds, 0);
-  return { tokens, seconds, tokensPerSecond: tokens / seconds };
+  return { tokens, seconds, tokensPerSecond: tokens / seconds, peakRssMb: mb(peak) };
 }
 
 async function watchedRun(options: ViewerBenchOptions, out: string): Promise<WatchedBenchRun> {
@@ -124,26 +135,21 @@ async function watchedRun(options: ViewerBenchOptions, out: string): Promise<Wat
   try {
     await ask('ready');
     const connected = process.memoryUsage().rss;
-    let peak = connected;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage().rss);
-    }, 100);
     const run = await timedRun(options, out, events);
-    clearInterval(sampler);
     server.hub.flush();
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const after = process.memoryUsage();
-    peak = Math.max(peak, after.rss);
     const lastSeq = server.hub.snapshot().seq;
     const { report } = await ask('report');
     if (!report) throw new Error('the spectators sent no report');
     return {
       ...run,
-      rssMb: { before: mb(before.rss), connected: mb(connected), peak: mb(peak), after: mb(after.rss) },
+      rssMb: { before: mb(before.rss), connected: mb(connected), after: mb(after.rss) },
       heapUsedMb: { before: mb(before.heapUsed), after: mb(after.heapUsed) },
       hub: { ...server.hub.stats },
       lastSeq,
-      stuckDropped: report.stuck.closed,
+      serverDropped: server.hub.stats.dropped + server.hub.stats.deadSockets,
+      clientsAtEnd: server.hub.stats.clients,
       othersUpToDate: report.others.filter((counts) => counts.lastSeq === lastSeq).length,
       othersClosed: report.others.filter((counts) => counts.closed).length,
       increasing: report.increasing,
@@ -160,10 +166,10 @@ export function formatViewerBench(report: ViewerBenchReport): string {
   const { workload } = report;
   const rows = report.with.map(
     (run, i) =>
-      `round ${i + 1}: without ${report.without[i].tokensPerSecond.toFixed(0)} tok/s, with ${run.tokensPerSecond.toFixed(0)} tok/s; ` +
-      `RSS ${run.rssMb.before} -> ${run.rssMb.connected} (connected) -> peak ${run.rssMb.peak} -> ${run.rssMb.after} MB; ` +
-      `stuck spectator dropped: ${run.stuckDropped} (read ${run.stuckMb} MB); others up to date: ${run.othersUpToDate}/${workload.spectators - 1} (closed ${run.othersClosed}, ${run.othersMeanMb} MB each); ` +
-      `seq increasing: ${run.increasing}; events ${run.hub.events}, shared frames ${run.hub.sharedSerializations}, per-client frames ${run.hub.clientSerializations}, resynced ${run.hub.resynced}, dropped ${run.hub.dropped}`,
+      `round ${i + 1}: without ${report.without[i].tokensPerSecond.toFixed(0)} tok/s (peak RSS ${report.without[i].peakRssMb} MB), ` +
+      `with ${run.tokensPerSecond.toFixed(0)} tok/s (peak RSS ${run.peakRssMb} MB); server RSS ${run.rssMb.before} -> ${run.rssMb.connected} (${workload.spectators} connected) -> ${run.rssMb.after} MB after; ` +
+      `dropped by the server: ${run.serverDropped} (clients left ${run.clientsAtEnd}); others up to date: ${run.othersUpToDate}/${workload.spectators - 1} (${run.othersMeanMb} MB each); ` +
+      `seq increasing: ${run.increasing}; events ${run.hub.events}, shared frames ${run.hub.sharedSerializations}, per-client frames ${run.hub.clientSerializations}, resynced ${run.hub.resynced}`,
   );
   return [
     `viewer bench: ${workload.game}, ${workload.steps} steps × ${workload.matchesPerStep} matches × ≤${workload.maxNewTokens} tokens, ${workload.spectators} spectators (one never reads)`,
