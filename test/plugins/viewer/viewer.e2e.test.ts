@@ -34,7 +34,7 @@ describe('the viewer page in Chromium', () => {
     });
 
     it('should show its tokens appearing as they are decoded, colored by author', async () => {
-      served = await serveLudus(['match', 'tandem', '--model', 'default', '--port', '0', '--pace', '40', '--max-new-tokens', '96', '--threads', '1']);
+      served = await serveLudus(['match', 'tandem', '--model', 'default', '--port', '0', '--pace', '60', '--max-new-tokens', '96', '--threads', '1']);
       const { page, requested } = await open(served.url);
       await page.waitForSelector('#transcript .tok');
       const early = await tokenCount(page);
