@@ -268,7 +268,14 @@ function drawCharts() {
     figure.dataset.curve = CURVES[i][0];
     box.append(figure);
     figure.append(el('figcaption', {}, `${run} · ${label}`));
-    const options = { width: 320, height: 160, legend: { show: false }, scales: { x: { time: false } }, series: [{}, { stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: true }] };
+    const options = {
+      width: 320,
+      height: 160,
+      legend: { show: false },
+      scales: { x: { time: false } },
+      axes: [{}, { size: 60, values: (_, ticks) => ticks.map((tick) => Number(tick.toPrecision(3)).toString()) }],
+      series: [{}, { stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: true }],
+    };
     return new uPlot(options, [data[0], data[i + 1]], figure);
   });
 }

@@ -15,6 +15,8 @@ export interface ServingLudus {
   readonly child: ChildProcess;
   stderr(): string;
   stdout(): string;
+  /** The exit code, once it exits on its own. */
+  readonly exited: Promise<number | null>;
   /** SIGINT, then the exit code. */
   stop(): Promise<number | null>;
 }
@@ -28,7 +30,7 @@ export function serveLudus(args: string[], timeoutMs = 60_000): Promise<ServingL
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`ludus ${args.join(' ')} printed no URL in ${timeoutMs} ms:\n${stderr}`)), timeoutMs);
-    child.once('exit', (code) => reject(new Error(`ludus ${args.join(' ')} exited ${code}:\n${stderr}`)));
+    child.once('exit', (code) => reject(new Error(`ludus ${args.join(' ')} exited ${code} before printing a URL:\n${stderr}`)));
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const url = /watch: (http:\S+)/.exec(stderr)?.[1];
@@ -40,6 +42,7 @@ export function serveLudus(args: string[], timeoutMs = 60_000): Promise<ServingL
         child,
         stderr: () => stderr,
         stdout: () => stdout,
+        exited,
         stop: () => {
           child.kill('SIGINT');
           return exited;

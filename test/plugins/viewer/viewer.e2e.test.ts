@@ -39,6 +39,7 @@ describe('the viewer page in Chromium', () => {
       await page.waitForSelector('#transcript .tok');
       const early = await tokenCount(page);
       await page.waitForFunction((n) => document.querySelectorAll('#transcript .tok').length > n + 5, early);
+      expect(await page.locator('#scrubber').isVisible()).toBe(false);
       await page.waitForSelector('#outcome:has-text("finished")', { timeout: 30_000 });
       const final = await tokenCount(page);
       expect(early).toBeLessThan(final);
@@ -88,7 +89,7 @@ describe('the viewer page in Chromium', () => {
         await expect(page.locator('#finished li').count()).resolves.toBe(lines.length);
         const line = lines[0];
         await page.click(`#finished li[data-match="${line.matchId}"]`);
-        await page.waitForSelector('#scrubber:not([hidden])');
+        await page.waitForSelector('#scrubber', { state: 'visible' });
         await page.waitForFunction((n) => document.querySelectorAll('#transcript .tok').length === n, line.responseIds.length);
         const shown = await page.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('#transcript .tok'), (span) => ({ author: span.dataset.author, text: span.textContent })));
         expect(shown.map((token) => token.text).join('')).toBe(line.text);
