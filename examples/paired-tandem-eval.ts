@@ -13,10 +13,8 @@ import { Decoder } from '../native/runtime/decoder.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
 import { loadPolicy } from '../plugins/policies/load-policy.ts';
 import { taskByName } from '../plugins/tasks/registry.ts';
-import { wordBoundary } from '../plugins/tokenizers/word-boundary.ts';
 import { trainingSeeds, validationSeeds } from '../plugins/training/match-seeds.ts';
-import { playMatches } from '../plugins/training/play-matches.ts';
-import { stepBoundaryIds } from '../plugins/training/step-boundary.ts';
+import { arenaFor, playMatches } from '../plugins/training/play-matches.ts';
 import { TrainConfigSchema } from '../plugins/training/train-config.ts';
 import { trainIndex } from '../plugins/training/trainer.ts';
 import { validate } from '../plugins/training/validate.ts';
@@ -28,15 +26,11 @@ const senior = seniorDir === 'base' ? { ...junior.policy, name: 'senior' } : (aw
 const tokenizer = junior.tokenizer!;
 const batch = mode === 'train' ? config.problemsPerStep * config.groupSize : 64;
 const decoder = await Decoder.create([senior, junior.policy], { batch, maxLen: senior.config.maxPositionEmbeddings });
-const arena = {
-  game: tandemGame({ ...config.tandem, shareBand: [0, 1] }),
-  decoder,
-  tokenizer,
-  wordBoundary: Array.from(wordBoundary(tokenizer).ids),
-  stepBoundary: stepBoundaryIds(tokenizer),
-  stopTokens: senior.config.eosTokenIds,
-  sampling: { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens },
-};
+const arena = arenaFor(tandemGame({ ...config.tandem, shareBand: [0, 1] }), decoder, tokenizer, senior.config.eosTokenIds, {
+  temperature: config.temperature,
+  topP: config.topP,
+  maxNewTokens: config.maxNewTokens,
+});
 const task = await taskByName(config.task);
 const print = (line: object) => process.stdout.write(`${JSON.stringify({ senior: seniorDir, ...line })}\n`);
 

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
+import { benchViewer, formatViewerBench } from '../../plugins/broadcast/bench-viewer.ts';
+import { composePlugins } from '../../plugins/composition/compose.ts';
+import { TrainConfigSchema } from '../../plugins/training/train-config.ts';
 
 export function register(program: Command): void {
   const bench = program.command('bench').description('benchmarks, measured side by side in one run');
@@ -27,5 +30,36 @@ export function register(program: Command): void {
         onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`),
       });
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatEngineBench(report));
+    });
+  bench
+    .command('viewer')
+    .description('training throughput with no viewer, then with the viewer server and N loopback WebSocket spectators (one never reads); server memory; who kept receiving')
+    .option('--game <name>', 'game trained', 'tandem')
+    .option('--spectators <n>', 'WebSocket spectators, the first of which never reads', (v) => Number(v), 200)
+    .option('--steps <n>', 'training steps per run', (v) => Number(v), 8)
+    .option('--problems <n>', 'problems per step', (v) => Number(v), 4)
+    .option('--group <n>', 'matches per problem', (v) => Number(v), 8)
+    .option('--max-new-tokens <n>', 'response length cap', (v) => Number(v), 128)
+    .option('--rounds <n>', 'runs without and with spectators, interleaved', (v) => Number(v), 2)
+    .option('--threads <n>', 'intra-op threads (0: onnxruntime default)', (v) => Number(v), 0)
+    .option('--json', 'print one JSON line')
+    .action(async (opts) => {
+      const config = TrainConfigSchema.parse({
+        game: opts.game,
+        steps: opts.steps,
+        problemsPerStep: opts.problems,
+        groupSize: opts.group,
+        maxNewTokens: opts.maxNewTokens,
+        validateEvery: 0,
+      });
+      const report = await benchViewer({
+        game: (await composePlugins()).games.create(opts.game, config),
+        config,
+        spectators: opts.spectators,
+        rounds: opts.rounds,
+        threads: opts.threads,
+        onProgress: (label) => process.stderr.write(`bench: ${label}\n`),
+      });
+      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatViewerBench(report));
     });
 }

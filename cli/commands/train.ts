@@ -1,3 +1,4 @@
+import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { parseConfig } from '../../core/parse-config.ts';
@@ -5,22 +6,22 @@ import { readConfigFile } from '../config-file.ts';
 import { RL_GAME_NAMES } from '../../games/registry.ts';
 import { composePlugins } from '../../plugins/composition/compose.ts';
 import { TrainConfigSchema } from '../../plugins/training/train-config.ts';
+import { PauseGate } from '../../plugins/training/pause-gate.ts';
 import { train } from '../../plugins/training/trainer.ts';
+import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
 
-interface TrainOptions {
+interface TrainOptions extends WatchOptions {
   config?: string;
   steps?: number;
   seed?: number;
   out: string;
   resume?: boolean;
   model?: string;
-  watch: boolean;
-  port?: number;
   threads: number;
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('train')
     .description(`RL on a game (${RL_GAME_NAMES.join(' | ')}) from a base model; defaults follow the tandem paper scaled to the shipped base; resumable`)
     .argument('<game>', RL_GAME_NAMES.join(' | '))
@@ -30,12 +31,9 @@ export function register(program: Command): void {
     .option('--out <dir>', 'run directory: metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/, best/', 'runs/train')
     .option('--resume', 'continue from <out>/checkpoint')
     .option('--model <dir>', "base model directory, or 'default' (the shipped base for the task)")
-    .option('--watch', 'watch matches live in the browser viewer')
-    .option('--no-watch', 'train without the viewer (the default)')
-    .option('--port <n>', 'viewer port', (v) => Number(v))
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0)
+    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0);
+  watchOptions(command, 'the matches and training curves')
     .action(async (game: string, opts: TrainOptions) => {
-      if (opts.watch) process.stderr.write('the live viewer is not available yet; training without it\n');
       const overrides = opts.config ? await readConfigFile(opts.config) : {};
       const config = parseConfig(
         TrainConfigSchema,
@@ -54,20 +52,33 @@ export function register(program: Command): void {
       );
       let started = false;
       const plugins = await composePlugins();
-      const result = await train({
-        out: opts.out,
-        config,
-        game: plugins.games.create(game, { ...config, grade: plugins.graders.create(config.grader) }),
-        plugins,
-        resume: opts.resume,
-        threads: opts.threads,
-        onStep: (line, total) => {
-          if (!started) bar.start(total, line.step - 1, { reward: '-', loss: '-' });
-          started = true;
-          bar.update(line.step, { reward: line.reward_mean.toFixed(3), loss: line.loss === null ? 'skipped' : line.loss.toFixed(4) });
-        },
-      });
-      if (started) bar.stop();
+      const rlGame = plugins.games.create(game, { ...config, grade: plugins.graders.create(config.grader) });
+      const gate = new PauseGate();
+      const runId = basename(resolve(opts.out));
+      const watched = opts.watch
+        ? await watchRun(opts, { id: runId, game: rlGame.id, view: rlGame.view, control: { pause: () => gate.pause(), resume: () => gate.resume() } })
+        : undefined;
+      let result: Awaited<ReturnType<typeof train>>;
+      try {
+        result = await train({
+          out: opts.out,
+          config,
+          game: rlGame,
+          plugins,
+          resume: opts.resume,
+          threads: opts.threads,
+          events: watched?.events,
+          gate,
+          onStep: (line, total) => {
+            if (!started) bar.start(total, line.step - 1, { reward: '-', loss: '-' });
+            started = true;
+            bar.update(line.step, { reward: line.reward_mean.toFixed(3), loss: line.loss === null ? 'skipped' : line.loss.toFixed(4) });
+          },
+        });
+      } finally {
+        if (started) bar.stop();
+        await watched?.server.close();
+      }
       process.stdout.write(`${JSON.stringify({ out: opts.out, steps: result.steps, best: result.best })}\n`);
     });
 }

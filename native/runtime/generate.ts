@@ -15,8 +15,11 @@ export interface GenerateOptions {
   partnerLogprobs?: boolean;
   /** Fed to rows that have finished while others go on. */
   padToken?: number;
-  /** Streamer: called after each step with the tokens just emitted (-1 for finished rows). */
-  onStep?: (step: number, tokens: Int32Array, authors: Int32Array) => void;
+  /**
+   * Streamer: called after each step with the tokens just emitted (-1 for finished rows). A promise it returns is
+   * awaited before the next step, so a streamer can pace generation (a match watched at reading speed).
+   */
+  onStep?: (step: number, tokens: Int32Array, authors: Int32Array) => unknown;
   signal?: AbortSignal;
 }
 
@@ -94,7 +97,8 @@ export async function generate(decoder: Decoder, prompts: readonly (readonly num
         author[row] = schedule.next(row, token);
       }
     }
-    options.onStep?.(step, emitted, emittedAuthors);
+    const streamed = options.onStep?.(step, emitted, emittedAuthors);
+    if (streamed instanceof Promise) await streamed;
     if (remaining === 0 || step + 1 === options.maxNewTokens) break;
     const pad = options.padToken ?? 0;
     probs = await decoder.step(Array.from(emitted, (t) => (t < 0 ? pad : t)), routeActive());

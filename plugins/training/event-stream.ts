@@ -18,6 +18,11 @@ export class EventStream {
     return this.sent;
   }
 
+  /** Whether anyone can receive events: publishers skip fine-grained streaming when not. */
+  get live(): boolean {
+    return this.emitter !== undefined;
+  }
+
   publish(event: UnsequencedEvent): void {
     const stamped = this.stamp(event);
     this.sent += 1;

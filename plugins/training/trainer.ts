@@ -14,17 +14,15 @@ import { resolveModelDir } from '../policies/default-model.ts';
 import { loadPolicy } from '../policies/load-policy.ts';
 import { loadTrainingCheckpoint, saveTrainingCheckpoint, TRAINER_STATE_FILE } from '../stores/training-checkpoint.ts';
 import { taskByName } from '../tasks/registry.ts';
-import { wordBoundary } from '../tokenizers/word-boundary.ts';
 import { EventStream } from './event-stream.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { learnFromMatches } from './learn-from-matches.ts';
-import { publishMatch } from './match-events.ts';
+import { MatchBroadcast, tokenTexts } from './match-events.ts';
 import { trainingSeeds, validationSeeds } from './match-seeds.ts';
 import type { MetricsLine } from './metrics-line.ts';
 import { NonFiniteGuard } from './non-finite-guard.ts';
-import { playMatches, type Arena } from './play-matches.ts';
+import { arenaFor, playMatches, type Arena } from './play-matches.ts';
 import type { RlGame } from './rl-game.ts';
-import { stepBoundaryIds } from './step-boundary.ts';
 import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
 import type { TrainerState } from './trainer-state.ts';
 import { transcriptLine } from './transcript-line.ts';
@@ -45,6 +43,8 @@ export interface TrainRun {
   /** Stop after this many steps in total (a partial run, resumed later). */
   stopAfter?: number;
   events?: LudusEmitter;
+  /** Awaited before every step: a paused run waits here (the engine never waits on viewers, only on this). */
+  gate?: { wait(): Promise<void> };
   onStep?: (line: MetricsLine, total: number) => void;
 }
 
@@ -94,17 +94,10 @@ export async function train(run: TrainRun): Promise<{ steps: number; best: Train
   );
   const juniorScorer = game.klToJunior > 0 ? await Scorer.create(base.policy, { threads: run.threads }) : undefined;
   const task = await taskByName(config.task);
-  const arena: Arena<string> = {
-    game,
-    decoder,
-    tokenizer,
-    wordBoundary: Array.from(wordBoundary(tokenizer).ids),
-    stepBoundary: stepBoundaryIds(tokenizer),
-    stopTokens: modelConfig.eosTokenIds,
-    sampling: { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens },
-  };
+  const arena: Arena<string> = arenaFor(game, decoder, tokenizer, modelConfig.eosTokenIds, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens });
   const guard = new NonFiniteGuard(config.maxConsecutiveNonFinite, state.nonFinite.consecutive, state.nonFinite.skipped);
   const events = new EventStream(run.events, state.eventSeq);
+  const broadcast = new MatchBroadcast(events, game.id, seats, authors, tokenTexts(tokenizer, arena.stopTokens));
   const files = { metrics: join(run.out, METRICS_FILE), transcripts: join(run.out, TRANSCRIPTS_FILE), validation: join(run.out, VALIDATION_FILE) };
   await mkdir(run.out, { recursive: true });
   for (const file of Object.values(files)) await trimJsonlAfter(file, state.step);
@@ -120,10 +113,11 @@ export async function train(run: TrainRun): Promise<{ steps: number; best: Train
   const last = Math.min(config.steps, run.stopAfter ?? config.steps);
   try {
     while (state.step < last) {
+      await run.gate?.wait();
       const started = performance.now();
       const problems = Array.from({ length: config.problemsPerStep }, (_, j) => task.sample('train', trainIndex(config, state.cursor + j)));
       const seeds = trainingSeeds(config.seed, state.step);
-      const matches = await playMatches(arena, problems, config.groupSize, seeds, `step-${state.step}`);
+      const matches = await playMatches(arena, problems, config.groupSize, seeds, `step-${state.step}`, broadcast);
       const lr = learningRate(config.schedule, state.step, config.steps);
       const learned = await learnFromMatches(
         { game, learner, guard, estimator, groupSize: config.groupSize, temperature: config.temperature, padToken: arena.stopTokens[0] ?? 0, juniorScorer },
@@ -149,7 +143,7 @@ export async function train(run: TrainRun): Promise<{ steps: number; best: Train
       };
       await appendJsonl(files.metrics, [line]);
       await appendJsonl(files.transcripts, matches.map((match) => transcriptLine(step, match, seeds, config)));
-      for (const match of matches) publishMatch(events, game.id, match, seats, game.trainable[0]);
+      for (const match of matches) broadcast.finish(match, game.trainable[0]);
       events.publish({
         type: 'train-step',
         step,
@@ -181,7 +175,7 @@ export async function train(run: TrainRun): Promise<{ steps: number; best: Train
   }
 }
 
-function authorsOf(game: RlGame<string>): readonly string[] {
+export function authorsOf(game: RlGame<string>): readonly string[] {
   if (game.protocol.family !== 'co-decoding') return fail('CONFIG_INVALID', `game "${game.id}": the RL loop plays co-decoding protocols only`);
   const authors = game.protocol.authors;
   const trainable = authors.filter((role) => (game.trainable as readonly string[]).includes(role));
@@ -198,7 +192,7 @@ function checkSameRun(dir: string, saved: TrainConfig, requested: TrainConfig): 
   }
 }
 
-function numericFields(line: MetricsLine): Record<string, number> {
+export function numericFields(line: MetricsLine): Record<string, number> {
   return Object.fromEntries(Object.entries(line).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
 }
 

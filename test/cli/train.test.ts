@@ -2,6 +2,8 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Spectator } from '../plugins/broadcast/hub-clients.ts';
+import { serveLudus } from '../plugins/viewer/browser.ts';
 import { runLudus } from '../support/cli.ts';
 
 const tinyConfig = { problemsPerStep: 1, groupSize: 4, maxNewTokens: 96, validateEvery: 0 };
@@ -29,22 +31,33 @@ describe('ludus train', () => {
     });
   });
 
-  describe('having --watch', () => {
-    it('should say the viewer is not available yet and train without it', async () => {
+  describe('having --watch (the default) on a free port', () => {
+    it('should print the URL and control token, stream the run to a spectator and exit when training ends', async () => {
       const { dir, file } = await configFile(tinyConfig);
-      const result = await runLudus(['train', 'grpo', '--config', file, '--steps', '1', '--out', join(dir, 'run'), '--watch', '--threads', '1']);
-      expect(result.code).toBe(0);
-      expect(result.stderr).toMatch(/viewer is not available yet/);
+      const served = await serveLudus(['train', 'grpo', '--config', file, '--steps', '2', '--out', join(dir, 'run'), '--port', '0', '--threads', '1']);
+      expect(served.token).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+      const spectator = new Spectator(served.url.replace('http:', 'ws:') + 'ws');
+      await spectator.opened;
+      const code = await served.exited;
+      expect(code).toBe(0);
+      expect(JSON.parse(served.stdout())).toMatchObject({ steps: 2 });
+      await spectator.closed;
+      expect(spectator.messages[0].type).toBe('snapshot');
+      const seqs = spectator.events.map((event) => event.seq);
+      expect(seqs.every((seq, i) => i === 0 || seq > seqs[i - 1])).toBe(true);
+      const steps = spectator.events.flatMap((event) => (event.type === 'train-step' ? [event.step] : []));
+      expect(steps.at(-1)).toBe(2);
+      expect(spectator.events.some((event) => event.type === 'tokens' && event.tokens.length === 1 && event.run === 'run')).toBe(true);
     });
   });
 
   describe('having a negative λ_jun or an unknown game', () => {
     it('should exit with CONFIG_INVALID before training', async () => {
       const { dir, file } = await configFile({ ...tinyConfig, tandem: { juniorImitation: -0.5 } });
-      const refused = await runLudus(['train', 'tandem', '--config', file, '--steps', '1', '--out', join(dir, 'run')]);
+      const refused = await runLudus(['train', 'tandem', '--config', file, '--steps', '1', '--out', join(dir, 'run'), '--no-watch']);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/\[CONFIG_INVALID\].*juniorImitation/);
-      const unknown = await runLudus(['train', 'chess', '--steps', '1', '--out', join(dir, 'run2')]);
+      const unknown = await runLudus(['train', 'chess', '--steps', '1', '--out', join(dir, 'run2'), '--no-watch']);
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toMatch(/\[CONFIG_INVALID\]/);
     });

@@ -124,6 +124,14 @@ describe('train (the RL loop)', () => {
       expect(events.filter((event) => event.type === 'train-step').map((event) => event.type === 'train-step' && event.step)).toEqual([1, 2]);
       expect(events.some((event) => event.type === 'handoff')).toBe(true);
 
+      const [line] = await jsonl<{ matchId: string; text: string; responseIds: number[] }>(join(out, 'transcripts.jsonl'));
+      const ofMatch = events.filter((event) => 'matchId' in event && event.matchId === line.matchId);
+      const streamed = ofMatch.flatMap((event) => (event.type === 'tokens' ? [event] : []));
+      expect(ofMatch[0].type).toBe('match-start');
+      expect(streamed.map((event) => event.tokens.length)).toEqual(line.responseIds.map(() => 1));
+      expect(streamed.map((event) => event.position)).toEqual(line.responseIds.map((_, i) => i));
+      expect(streamed.map((event) => event.text).join('')).toBe(line.text);
+
       const [validation] = await jsonl<{ step: number; accuracy: number; protocol: string }>(join(out, 'validation.jsonl'));
       expect(validation).toMatchObject({ step: 2, protocol: 'word-handoff' });
       expect(result.best).toEqual({ step: 2, accuracy: validation.accuracy });

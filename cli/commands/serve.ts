@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { ownSecretsOnly } from '../../core/game/view.ts';
+import { composePlugins } from '../../plugins/composition/compose.ts';
+import { findRunDirs, loadRecordedRun } from '../../plugins/broadcast/run-replay.ts';
+import { spectatorView } from '../../plugins/broadcast/spectator-view.ts';
+import { startViewer, type WatchOptions } from '../watch.ts';
+
+interface ServeOptions extends Omit<WatchOptions, 'watch'> {
+  runs: string;
+}
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('the match viewer over recorded runs: every match replayed from its transcript, token by token, with the training curves')
+    .requiredOption('--runs <dir>', 'a run directory (with transcripts.jsonl), or a directory of them')
+    .option('--port <n>', 'viewer port (0 picks a free one; default 7373)', (v) => Number(v))
+    .option('--allow-origin <origin>', 'also accept WebSocket connections from pages of this origin (repeatable)', (v, all: string[]) => [...all, v], [])
+    .action(async (opts: ServeOptions) => {
+      const catalog = await composePlugins();
+      const known = new Set(catalog.games.names);
+      const gameOf = (name: string | undefined) => (name !== undefined && known.has(name) ? catalog.games.create(name, {}) : undefined);
+      const runs = await Promise.all((await findRunDirs(opts.runs)).map((dir) => loadRecordedRun(dir, (game, roles) => gameOf(game)?.trainable[0] ?? roles[0])));
+      const server = await startViewer({ ...opts, watch: true });
+      for (const run of runs) {
+        const game = gameOf(run.game);
+        const view = game ? spectatorView(game.view) : spectatorView(ownSecretsOnly);
+        server.hub.addRun({ id: run.id, game: run.game ?? 'unknown', status: 'recorded', view }, { archive: run.archive, metrics: run.metrics });
+      }
+      process.stderr.write(`watch: ${server.url}\nreplaying ${runs.map((run) => `${run.id} (${run.archive.summaries().length} matches)`).join(', ')}; Ctrl-C to stop\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await server.close();
+    });
+}

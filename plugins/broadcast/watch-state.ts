@@ -1,0 +1,130 @@
+import type { LiveMatch, MatchSummary, MetricsPoint, RunInfo, Snapshot, WireEvent } from './wire.ts';
+
+/** A run's finished matches that the hub does not hold itself: a recorded run's, read back from its transcripts. */
+export interface MatchArchive {
+  summaries(): readonly MatchSummary[];
+  events(matchId: string): readonly WireEvent[] | undefined;
+}
+
+export interface WatchStateLimits {
+  /** Finished matches kept with their events, over all live runs. */
+  readonly finishedMatches: number;
+  /** Matches in flight at once; the oldest is forgotten past it. */
+  readonly liveMatches: number;
+  /** Train-step metrics kept per run. */
+  readonly metricsPerRun: number;
+  /** Finished matches a snapshot lists per recorded run (newest). */
+  readonly listedPerArchive: number;
+}
+
+export const DEFAULT_WATCH_LIMITS: WatchStateLimits = { finishedMatches: 128, liveMatches: 512, metricsPerRun: 2000, listedPerArchive: 256 };
+
+interface HeldMatch {
+  summary: MatchSummary;
+  spans: { turn: number; author: string; text: string }[];
+  events: WireEvent[];
+}
+
+const keyOf = (run: string, matchId: string) => `${run}\u0000${matchId}`;
+
+/**
+ * Everything a snapshot holds, kept up to date event by event and bounded: live matches with their text so far,
+ * a ring of recent finished matches with their events (for scrubbing), recent metrics per run, the leaderboard.
+ */
+export class WatchState {
+  private readonly runs = new Map<string, RunInfo>();
+  private readonly archives = new Map<string, MatchArchive>();
+  private readonly live = new Map<string, HeldMatch>();
+  private readonly finished = new Map<string, HeldMatch>();
+  private readonly metrics = new Map<string, MetricsPoint[]>();
+  private readonly ratings = new Map<string, { entrant: string; rating: number; system: string }>();
+  private lastSeq = -1;
+
+  constructor(private readonly limits: WatchStateLimits = DEFAULT_WATCH_LIMITS) {}
+
+  get seq(): number {
+    return this.lastSeq;
+  }
+
+  setRun(run: RunInfo, archive?: MatchArchive): void {
+    this.runs.set(run.id, run);
+    if (archive) this.archives.set(run.id, archive);
+  }
+
+  run(id: string): RunInfo | undefined {
+    return this.runs.get(id);
+  }
+
+  addMetrics(run: string, points: readonly MetricsPoint[]): void {
+    const list = this.metrics.get(run) ?? [];
+    list.push(...points);
+    if (list.length > this.limits.metricsPerRun) list.splice(0, list.length - this.limits.metricsPerRun);
+    this.metrics.set(run, list);
+  }
+
+  apply(event: WireEvent): void {
+    this.lastSeq = event.seq;
+    switch (event.type) {
+      case 'run-status': {
+        const run = this.runs.get(event.run);
+        if (run) this.runs.set(event.run, { ...run, status: event.status });
+        return;
+      }
+      case 'train-step':
+        this.addMetrics(event.run, [{ step: event.step, metrics: event.metrics }]);
+        return;
+      case 'rating-change':
+        this.ratings.set(event.entrant, { entrant: event.entrant, rating: event.after, system: event.system });
+        return;
+      case 'match-start': {
+        const summary: MatchSummary = { run: event.run, matchId: event.matchId, game: event.game, seats: event.seats, problemId: event.problemId, tokenCount: 0, finished: false };
+        this.live.set(keyOf(event.run, event.matchId), { summary, spans: [], events: [event] });
+        if (this.live.size > this.limits.liveMatches) this.live.delete(this.live.keys().next().value as string);
+        return;
+      }
+      default: {
+        const key = keyOf(event.run, event.matchId);
+        const held = this.live.get(key);
+        if (!held) return;
+        held.events.push(event);
+        if (event.type === 'tokens') {
+          held.summary = { ...held.summary, tokenCount: held.summary.tokenCount + event.tokens.length };
+          appendSpans(held.spans, event.turn, event.authors, event.text ?? '');
+        } else if (event.type === 'match-end') {
+          this.live.delete(key);
+          held.summary = { ...held.summary, finished: true, outcome: event.outcome };
+          this.finished.set(key, held);
+          if (this.finished.size > this.limits.finishedMatches) this.finished.delete(this.finished.keys().next().value as string);
+        }
+      }
+    }
+  }
+
+  /** A finished (or live) match's events, from the ring or the run's archive. */
+  matchEvents(run: string, matchId: string): readonly WireEvent[] | undefined {
+    const key = keyOf(run, matchId);
+    return this.finished.get(key)?.events ?? this.live.get(key)?.events ?? this.archives.get(run)?.events(matchId);
+  }
+
+  snapshot(): Snapshot {
+    const archived = [...this.archives.values()].flatMap((archive) => archive.summaries().slice(-this.limits.listedPerArchive));
+    return {
+      type: 'snapshot',
+      seq: this.lastSeq,
+      runs: [...this.runs.values()],
+      live: [...this.live.values()].map((held): LiveMatch => ({ ...held.summary, spans: held.spans })),
+      finished: [...archived, ...[...this.finished.values()].map((held) => held.summary)],
+      leaderboard: [...this.ratings.values()].sort((a, b) => b.rating - a.rating),
+      metrics: Object.fromEntries(this.metrics),
+    };
+  }
+}
+
+/** Joins text onto the last span when the same author goes on in the same turn; a handoff opens a new span. */
+function appendSpans(spans: { turn: number; author: string; text: string }[], turn: number, authors: readonly string[], text: string): void {
+  const author = authors[0];
+  if (author === undefined) return;
+  const last = spans[spans.length - 1];
+  if (last && last.turn === turn && last.author === author) last.text += text;
+  else spans.push({ turn, author, text });
+}

@@ -1,0 +1,338 @@
+// The ludus match viewer: a plain ES module, no build step. It reads the hub's snapshot and numbered events from
+// /ws and draws runs, live matches (tokens colored by author), finished matches with a scrubber, and curves.
+import uPlot from '/vendor/uplot.esm.js';
+
+const CURVES = [
+  ['reward_mean', 'reward'],
+  ['response_len', 'response length'],
+  ['senior_share', 'senior share'],
+  ['kl_to_junior', 'KL to junior'],
+];
+const PALETTE = ['#1d4ed8', '#c2410c', '#047857', '#7c3aed', '#be185d', '#0e7490', '#a16207'];
+const FIXED_COLORS = { senior: 'var(--senior)', junior: 'var(--junior)' };
+const LISTED_FINISHED = 300;
+
+const $ = (id) => document.getElementById(id);
+const keyOf = (run, matchId) => `${run}\u0000${matchId}`;
+const el = (tag, props = {}, text) => {
+  const node = Object.assign(document.createElement(tag), props);
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+
+const model = { seq: -1, runs: new Map(), live: new Map(), finished: [], metrics: new Map(), leaderboard: [] };
+const ui = { selected: null, follow: true, run: null, view: null, charts: null, chartsRun: null, listsDirty: false, socket: null };
+
+function colorOf(role) {
+  if (FIXED_COLORS[role]) return FIXED_COLORS[role];
+  let hash = 0;
+  for (const char of role) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return PALETTE[hash % PALETTE.length];
+}
+
+/** One match drawn from its events: a block per turn, tokens colored by author, verdicts beside the turn. */
+class MatchView {
+  constructor(summary) {
+    this.summary = summary;
+    this.turns = new Map();
+    this.pendingHandoff = false;
+    $('match-title').textContent = `${summary.matchId} · ${summary.game}${summary.problemId ? ` · ${summary.problemId}` : ''}`;
+    $('transcript').replaceChildren();
+    $('outcome').replaceChildren();
+    const legend = $('legend');
+    legend.replaceChildren();
+    for (const [role, policy] of Object.entries(summary.seats ?? {})) {
+      const item = el('span', {}, `${role} (${policy})`);
+      item.style.setProperty('--c', colorOf(role));
+      legend.append(item);
+    }
+  }
+
+  turn(index) {
+    let turn = this.turns.get(index);
+    if (!turn) {
+      const block = el('div', { className: 'turn' });
+      const label = el('div', { className: 'turn-label' }, `turn ${index}`);
+      const tokens = el('div', { className: 'tokens' });
+      const side = el('div', { className: 'side' });
+      block.append(label, tokens, side);
+      $('transcript').append(block);
+      turn = { label, tokens, side };
+      this.turns.set(index, turn);
+    }
+    return turn;
+  }
+
+  text(turnIndex, author, text) {
+    const span = el('span', { className: this.pendingHandoff ? 'tok handoff' : 'tok' }, text);
+    span.dataset.author = author;
+    span.style.setProperty('--c', colorOf(author));
+    this.pendingHandoff = false;
+    this.turn(turnIndex).tokens.append(span);
+  }
+
+  apply(event) {
+    switch (event.type) {
+      case 'tokens':
+        if (event.authors.length > 0) this.text(event.turn, event.authors[0], event.text ?? '');
+        break;
+      case 'handoff':
+        this.pendingHandoff = true;
+        break;
+      case 'turn-end':
+        this.turn(event.turn).label.textContent = `turn ${event.turn} · ${event.role} · ${event.tokenCount} tokens · ${event.finish}`;
+        break;
+      case 'verdict': {
+        const last = [...this.turns.values()].pop() ?? this.turn(0);
+        const verdict = el('div', { className: 'verdict' }, `${event.judge} on ${event.role}: ${event.correct ? 'correct' : 'wrong'}${event.answerPresent ? '' : ' (no answer)'}`);
+        verdict.dataset.correct = String(event.correct);
+        last.side.append(verdict);
+        break;
+      }
+      case 'reward': {
+        const last = [...this.turns.values()].pop() ?? this.turn(0);
+        last.side.append(el('div', { className: 'reward' }, `reward ${event.role}: ${event.outcome}${event.perStep ? ` · steps ${event.perStep.join(' ')}` : ''}`));
+        break;
+      }
+      case 'match-end':
+        $('outcome').textContent = `finished · ${Object.entries(event.outcome).map(([role, value]) => `${role} ${value}`).join(' · ')}`;
+        break;
+    }
+  }
+}
+
+function select(run, matchId, byUser) {
+  if (byUser) ui.follow = false;
+  ui.selected = { run, matchId };
+  ui.run = run;
+  const live = model.live.get(keyOf(run, matchId));
+  $('scrubber').hidden = true;
+  if (live) {
+    ui.view = new MatchView(live.summary);
+    for (const span of live.spans) ui.view.text(span.turn, span.author, span.text);
+    for (const event of live.events) ui.view.apply(event);
+  } else {
+    ui.view = null;
+    send({ type: 'match', run, matchId });
+  }
+  markLists();
+  drawCharts();
+}
+
+/** A finished match's events, with a scrubber from its first event to its last. */
+function showRecorded(message) {
+  if (!ui.selected || ui.selected.matchId !== message.matchId || ui.selected.run !== message.run) return;
+  const events = message.events;
+  const start = events.find((event) => event.type === 'match-start');
+  const summary = { matchId: message.matchId, game: start?.game ?? '', seats: start?.seats ?? {}, problemId: start?.problemId };
+  const scrub = $('scrub');
+  const render = (count) => {
+    ui.view = new MatchView(summary);
+    for (const event of events.slice(0, count)) ui.view.apply(event);
+    $('scrub-position').textContent = `${count} / ${events.length} events`;
+  };
+  scrub.max = String(events.length);
+  scrub.value = String(events.length);
+  scrub.oninput = () => render(Number(scrub.value));
+  let timer = null;
+  $('play').onclick = () => {
+    clearInterval(timer);
+    let shown = 0;
+    timer = setInterval(() => {
+      shown += 1;
+      scrub.value = String(shown);
+      render(shown);
+      if (shown >= events.length) clearInterval(timer);
+    }, 25);
+  };
+  $('scrubber').hidden = false;
+  render(events.length);
+}
+
+function loadSnapshot(snapshot) {
+  model.seq = snapshot.seq;
+  model.runs = new Map(snapshot.runs.map((run) => [run.id, run]));
+  model.live = new Map(snapshot.live.map((match) => [keyOf(match.run, match.matchId), { summary: match, spans: match.spans, events: [] }]));
+  model.finished = snapshot.finished.slice();
+  model.metrics = new Map(Object.entries(snapshot.metrics).map(([run, points]) => [run, points.slice()]));
+  model.leaderboard = snapshot.leaderboard;
+  ui.run ??= snapshot.runs[0]?.id ?? null;
+  if (ui.selected && model.live.has(keyOf(ui.selected.run, ui.selected.matchId))) select(ui.selected.run, ui.selected.matchId, false);
+  else if (ui.follow) followLive();
+  ui.chartsRun = null;
+  drawCharts();
+  renderLists();
+}
+
+function apply(event) {
+  if (event.seq <= model.seq) return;
+  model.seq = event.seq;
+  const key = 'matchId' in event ? keyOf(event.run, event.matchId) : null;
+  const shown = ui.selected && key === keyOf(ui.selected.run, ui.selected.matchId) && ui.view && $('scrubber').hidden;
+  switch (event.type) {
+    case 'run-status': {
+      const run = model.runs.get(event.run);
+      if (run) model.runs.set(event.run, { ...run, status: event.status });
+      break;
+    }
+    case 'train-step': {
+      const points = model.metrics.get(event.run) ?? [];
+      points.push({ step: event.step, metrics: event.metrics });
+      model.metrics.set(event.run, points);
+      if (event.run === ui.chartsRun) updateCharts();
+      else if (!ui.chartsRun) drawCharts();
+      break;
+    }
+    case 'rating-change':
+      model.leaderboard = [...model.leaderboard.filter((row) => row.entrant !== event.entrant), { entrant: event.entrant, rating: event.after, system: event.system }].sort((a, b) => b.rating - a.rating);
+      break;
+    case 'match-start':
+      model.live.set(key, { summary: { run: event.run, matchId: event.matchId, game: event.game, seats: event.seats, problemId: event.problemId, tokenCount: 0 }, spans: [], events: [event] });
+      if (ui.follow && (!ui.selected || !model.live.has(keyOf(ui.selected.run, ui.selected.matchId)))) select(event.run, event.matchId, false);
+      break;
+    default: {
+      const live = key && model.live.get(key);
+      if (!live) break;
+      live.events.push(event);
+      if (shown) ui.view.apply(event);
+      if (event.type === 'match-end') {
+        model.live.delete(key);
+        model.finished.push({ ...live.summary, finished: true, outcome: event.outcome });
+        if (model.finished.length > 4 * LISTED_FINISHED) model.finished.splice(0, model.finished.length - LISTED_FINISHED);
+      }
+    }
+  }
+  ui.listsDirty = true;
+}
+
+function followLive() {
+  const first = model.live.values().next().value;
+  if (first) select(first.summary.run, first.summary.matchId, false);
+}
+
+function renderLists() {
+  ui.listsDirty = false;
+  $('seq').textContent = `seq ${model.seq}`;
+  document.body.dataset.seq = String(model.seq);
+  const runs = $('runs');
+  runs.replaceChildren(
+    ...[...model.runs.values()].map((run) => {
+      const item = el('li', {}, `${run.id} · ${run.game} `);
+      item.dataset.run = run.id;
+      item.dataset.status = run.status;
+      item.append(el('span', { className: 'status' }, run.status));
+      item.onclick = () => {
+        ui.run = run.id;
+        drawCharts();
+      };
+      return item;
+    }),
+  );
+  const matchItem = (match) => {
+    const item = el('li', { title: match.matchId }, `${match.matchId}${match.outcome ? ` · ${Object.values(match.outcome)[0]}` : ''}`);
+    item.dataset.run = match.run;
+    item.dataset.match = match.matchId;
+    item.onclick = () => select(match.run, match.matchId, true);
+    return item;
+  };
+  $('live').replaceChildren(...[...model.live.values()].map((live) => matchItem(live.summary)));
+  $('finished').replaceChildren(...model.finished.slice(-LISTED_FINISHED).reverse().map(matchItem));
+  $('leaderboard-section').hidden = model.leaderboard.length === 0;
+  $('leaderboard').replaceChildren(...model.leaderboard.map((row) => el('li', {}, `${row.entrant} · ${Math.round(row.rating)} (${row.system})`)));
+  markLists();
+}
+
+function markLists() {
+  for (const item of document.querySelectorAll('.matches li')) {
+    item.classList.toggle('selected', ui.selected !== null && item.dataset.match === ui.selected.matchId && item.dataset.run === ui.selected.run);
+  }
+}
+
+function chartData(run) {
+  const points = model.metrics.get(run) ?? [];
+  return [points.map((point) => point.step), ...CURVES.map(([name]) => points.map((point) => point.metrics[name] ?? null))];
+}
+
+function drawCharts() {
+  const run = ui.run ?? [...model.metrics.keys()][0] ?? null;
+  if (run === ui.chartsRun && ui.charts) return updateCharts();
+  for (const chart of ui.charts ?? []) chart.destroy();
+  const box = $('charts');
+  box.replaceChildren();
+  ui.chartsRun = run;
+  ui.charts = null;
+  if (!run || !model.metrics.has(run)) return;
+  const data = chartData(run);
+  ui.charts = CURVES.map(([, label], i) => {
+    const figure = el('figure');
+    figure.dataset.curve = CURVES[i][0];
+    box.append(figure);
+    figure.append(el('figcaption', {}, `${run} · ${label}`));
+    const options = {
+      width: 320,
+      height: 160,
+      legend: { show: false },
+      scales: { x: { time: false } },
+      axes: [{}, { size: 60, values: (_, ticks) => ticks.map((tick) => Number(tick.toPrecision(3)).toString()) }],
+      series: [{}, { stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: true }],
+    };
+    return new uPlot(options, [data[0], data[i + 1]], figure);
+  });
+}
+
+function updateCharts() {
+  if (!ui.charts) return drawCharts();
+  const data = chartData(ui.chartsRun);
+  ui.charts.forEach((chart, i) => chart.setData([data[0], data[i + 1]]));
+}
+
+function send(message) {
+  if (ui.socket?.readyState === WebSocket.OPEN) ui.socket.send(JSON.stringify(message));
+}
+
+function setConnection(state) {
+  const badge = $('connection');
+  badge.dataset.state = state;
+  badge.textContent = state === 'open' ? 'live' : state;
+}
+
+function connect() {
+  const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`);
+  ui.socket = socket;
+  socket.onopen = () => setConnection('open');
+  socket.onclose = () => {
+    setConnection('closed');
+    setTimeout(connect, 1000);
+  };
+  socket.onmessage = (message) => {
+    const data = JSON.parse(message.data);
+    switch (data.type) {
+      case 'snapshot':
+        return loadSnapshot(data);
+      case 'events':
+        for (const event of data.events) apply(event);
+        return;
+      case 'match':
+        return showRecorded(data);
+      case 'control-ok':
+        $('control-status').textContent = `${data.action}: done`;
+        return;
+      case 'error':
+        $('control-status').textContent = `${data.code}: ${data.message}`;
+        return;
+    }
+  };
+}
+
+for (const button of document.querySelectorAll('#control button')) {
+  button.onclick = () => {
+    const run = ui.run ?? [...model.runs.keys()][0];
+    send({ type: 'control', run, action: button.dataset.action, token: $('token').value });
+  };
+}
+
+setInterval(() => {
+  if (ui.listsDirty) renderLists();
+}, 200);
+
+connect();

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { Spectator } from '../plugins/broadcast/hub-clients.ts';
+import { serveLudus } from '../plugins/viewer/browser.ts';
+import { runLudus } from '../support/cli.ts';
+
+describe('ludus match', () => {
+  describe('having --no-watch', () => {
+    it('should print the transcript with each ply marked by its author, and the same match for the same seed', async () => {
+      const args = ['match', 'tandem', '--model', 'default', '--no-watch', '--problem', '3', '--seed', '5', '--max-new-tokens', '64', '--threads', '1'];
+      const [a, b] = [await runLudus(args), await runLudus(args)];
+      expect(a.code).toBe(0);
+      expect(a.stdout).toMatch(/⟨senior⟩/);
+      expect(a.stdout).toMatch(/⟨junior⟩/);
+      expect(a.stdout).toMatch(/^-- (correct|wrong) \(gold /m);
+      expect(b.stdout).toBe(a.stdout);
+      const json = await runLudus([...args, '--json']);
+      const line = JSON.parse(json.stdout) as { plies: { role: string; text: string }[]; text: string };
+      expect(line.plies.map((ply) => ply.text).join('')).toBe(line.text);
+    });
+  });
+
+  describe('having the viewer on', () => {
+    it('should stream the match token by token to a spectator, then keep serving until interrupted', async () => {
+      const served = await serveLudus(['match', 'grpo', '--port', '0', '--pace', '20', '--max-new-tokens', '48', '--threads', '1']);
+      const spectator = new Spectator(served.url.replace('http:', 'ws:') + 'ws');
+      await spectator.opened;
+      await spectator.next((message) => message.type === 'events' && message.events.some((event) => event.type === 'match-end'), 30_000);
+      const tokens = spectator.events.filter((event) => event.type === 'tokens');
+      expect(tokens.length).toBeGreaterThan(1);
+      expect(tokens.every((event) => event.type === 'tokens' && event.tokens.length === 1 && event.authors[0] === 'senior')).toBe(true);
+      expect(served.child.exitCode).toBeNull();
+      expect(await served.stop()).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,50 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { WireEvent } from '../../plugins/broadcast/wire.ts';
+import { Spectator } from '../plugins/broadcast/hub-clients.ts';
+import { serveLudus } from '../plugins/viewer/browser.ts';
+import { runLudus } from '../support/cli.ts';
+
+describe('ludus serve', () => {
+  describe('having a directory with a recorded run', () => {
+    it("should list the run and its matches, and replay a match's events from its transcript line", async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'ludus-serve-'));
+      const config = join(dir, 'tiny.json');
+      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 48, validateEvery: 0 }));
+      const out = join(dir, 'runs', 'recorded');
+      expect((await runLudus(['train', 'tandem', '--config', config, '--steps', '1', '--out', out, '--no-watch', '--threads', '1'])).code).toBe(0);
+      const [line] = (await readFile(join(out, 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((text) => JSON.parse(text) as { matchId: string; responseIds: number[]; text: string; outcome: Record<string, number> });
+
+      const served = await serveLudus(['serve', '--runs', join(dir, 'runs'), '--port', '0']);
+      try {
+        const spectator = new Spectator(served.url.replace('http:', 'ws:') + 'ws');
+        await spectator.opened;
+        const snapshot = await spectator.next((message) => message.type === 'snapshot');
+        expect(snapshot).toMatchObject({ runs: [{ id: 'recorded', game: 'tandem', status: 'recorded', actions: [] }], metrics: { recorded: [{ step: 1 }] } });
+        expect(snapshot.type === 'snapshot' && snapshot.finished.map((match) => match.matchId)).toContain(line.matchId);
+        spectator.send({ type: 'match', run: 'recorded', matchId: line.matchId });
+        const reply = await spectator.next((message) => message.type === 'match');
+        const events: readonly WireEvent[] = reply.type === 'match' ? reply.events : [];
+        expect(events[0]).toMatchObject({ type: 'match-start', run: 'recorded', matchId: line.matchId });
+        const tokens = events.flatMap((event) => (event.type === 'tokens' ? [event] : []));
+        expect(tokens.map((event) => event.tokens[0])).toEqual(line.responseIds);
+        expect(tokens.map((event) => event.text).join('')).toBe(line.text);
+        expect(events.at(-1)).toMatchObject({ type: 'match-end', outcome: line.outcome });
+        spectator.close();
+      } finally {
+        expect(await served.stop()).toBe(0);
+      }
+    });
+  });
+
+  describe('having a directory without runs', () => {
+    it('should exit with FILE_NOT_FOUND', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'ludus-serve-empty-'));
+      const result = await runLudus(['serve', '--runs', dir, '--port', '0']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/\[FILE_NOT_FOUND\]/);
+    });
+  });
+});

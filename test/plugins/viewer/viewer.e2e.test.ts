@@ -1,0 +1,111 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runLudus } from '../../support/cli.ts';
+import { launchChromium, serveLudus, type ServingLudus } from './browser.ts';
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** A page that records every URL it requests, to show it reaches nothing but the server. */
+async function open(url: string): Promise<{ page: Page; requested: string[] }> {
+  const page = await browser.newPage();
+  const requested: string[] = [];
+  page.on('request', (request) => requested.push(request.url()));
+  await page.goto(url);
+  await page.waitForSelector('#connection[data-state=open]');
+  return { page, requested };
+}
+
+const tokenCount = (page: Page) => page.locator('#transcript .tok').count();
+
+describe('the viewer page in Chromium', () => {
+  describe('having a live tandem match (ludus match)', () => {
+    let served: ServingLudus;
+    afterAll(async () => {
+      await served?.stop();
+    });
+
+    it('should show its tokens appearing as they are decoded, colored by author', async () => {
+      served = await serveLudus(['match', 'tandem', '--model', 'default', '--port', '0', '--pace', '60', '--max-new-tokens', '96', '--threads', '1']);
+      const { page, requested } = await open(served.url);
+      await page.waitForSelector('#transcript .tok');
+      const early = await tokenCount(page);
+      await page.waitForFunction((n) => document.querySelectorAll('#transcript .tok').length > n + 5, early);
+      expect(await page.locator('#scrubber').isVisible()).toBe(false);
+      await page.waitForSelector('#outcome:has-text("finished")', { timeout: 30_000 });
+      const final = await tokenCount(page);
+      expect(early).toBeLessThan(final);
+
+      const colors = await page.evaluate(() => {
+        const colorOf = (author: string) => {
+          const span = document.querySelector(`#transcript .tok[data-author="${author}"]`);
+          return span ? getComputedStyle(span).color : null;
+        };
+        return { senior: colorOf('senior'), junior: colorOf('junior') };
+      });
+      expect(colors.senior).not.toBeNull();
+      expect(colors.junior).not.toBeNull();
+      expect(colors.senior).not.toBe(colors.junior);
+      await expect(page.locator('#transcript .verdict').count()).resolves.toBe(1);
+      expect(requested.every((url) => url.startsWith(served.url))).toBe(true);
+      await page.close();
+    });
+
+    it('should refuse a control action without the token and start another match with it', async () => {
+      const { page } = await open(served.url);
+      await page.fill('#token', 'not-the-token');
+      await page.click('button[data-action="start-match"]');
+      await page.waitForSelector('#control-status:has-text("TOKEN_REFUSED")');
+      await page.fill('#token', served.token ?? '');
+      await page.click('button[data-action="start-match"]');
+      await page.waitForSelector('#control-status:has-text("start-match: done")');
+      await page.waitForSelector('#live li[data-match^="match-1/"]', { timeout: 30_000 });
+      await page.close();
+      expect(await served.stop()).toBe(0);
+    });
+  });
+
+  describe('having a recorded run (ludus serve --runs)', () => {
+    it('should replay a finished match token by token, scrub through it and draw the curves', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'ludus-viewer-'));
+      const config = join(dir, 'tiny.json');
+      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 48, validateEvery: 0 }));
+      const trained = await runLudus(['train', 'tandem', '--config', config, '--steps', '2', '--out', join(dir, 'runs', 'tiny'), '--no-watch', '--threads', '1']);
+      expect(trained.code).toBe(0);
+      const lines = (await readFile(join(dir, 'runs', 'tiny', 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { matchId: string; responseIds: number[]; text: string; authors: number[] });
+
+      const served = await serveLudus(['serve', '--runs', join(dir, 'runs'), '--port', '0']);
+      try {
+        const { page, requested } = await open(served.url);
+        await page.waitForSelector('#runs li[data-run="tiny"][data-status="recorded"]');
+        await expect(page.locator('#finished li').count()).resolves.toBe(lines.length);
+        const line = lines[0];
+        await page.click(`#finished li[data-match="${line.matchId}"]`);
+        await page.waitForSelector('#scrubber', { state: 'visible' });
+        await page.waitForFunction((n) => document.querySelectorAll('#transcript .tok').length === n, line.responseIds.length);
+        const shown = await page.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('#transcript .tok'), (span) => ({ author: span.dataset.author, text: span.textContent })));
+        expect(shown.map((token) => token.text).join('')).toBe(line.text);
+        expect(shown.map((token) => token.author)).toEqual(line.authors.map((author) => ['senior', 'junior'][author]));
+
+        await page.locator('#scrub').fill('10');
+        await expect(tokenCount(page)).resolves.toBeLessThan(10);
+        await expect(page.locator('#outcome').textContent()).resolves.toBe('');
+        await page.locator('#scrub').fill(String(await page.locator('#scrub').getAttribute('max')));
+        await expect(tokenCount(page)).resolves.toBe(line.responseIds.length);
+        await page.waitForSelector('#charts figure[data-curve="reward_mean"] canvas');
+        expect(requested.every((url) => url.startsWith(served.url))).toBe(true);
+        await page.close();
+      } finally {
+        await served.stop();
+      }
+    });
+  });
+});
