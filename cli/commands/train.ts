@@ -6,8 +6,8 @@ import { readConfigFile } from '../config-file.ts';
 import { RL_GAME_NAMES } from '../../games/registry.ts';
 import { composePlugins } from '../../plugins/composition/compose.ts';
 import { TrainConfigSchema } from '../../plugins/training/train-config.ts';
-import { PauseGate } from '../../plugins/training/pause-gate.ts';
-import { train } from '../../plugins/training/trainer.ts';
+import { trainInWorker, type WorkerTraining } from '../../plugins/training/train-in-worker.ts';
+import type { TrainResult } from '../../plugins/training/trainer.ts';
 import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
 
 interface TrainOptions extends WatchOptions {
@@ -53,28 +53,26 @@ export function register(program: Command): void {
       let started = false;
       const plugins = await composePlugins();
       const rlGame = plugins.games.create(game, { ...config, grade: plugins.graders.create(config.grader) });
-      const gate = new PauseGate();
       const runId = basename(resolve(opts.out));
+      // The run itself goes to a worker thread; this one keeps the viewer and the progress bar responsive.
+      let training: WorkerTraining | undefined;
       const watched = opts.watch
-        ? await watchRun(opts, { id: runId, game: rlGame.id, view: rlGame.view, control: { pause: () => gate.pause(), resume: () => gate.resume() } })
+        ? await watchRun(opts, { id: runId, game: rlGame.id, view: rlGame.view, control: { pause: () => void training?.pause(), resume: () => void training?.resume() } })
         : undefined;
-      let result: Awaited<ReturnType<typeof train>>;
+      let result: TrainResult;
       try {
-        result = await train({
-          out: opts.out,
-          config,
-          game: rlGame,
-          plugins,
-          resume: opts.resume,
-          threads: opts.threads,
-          events: watched?.events,
-          gate,
-          onStep: (line, total) => {
-            if (!started) bar.start(total, line.step - 1, { reward: '-', loss: '-' });
-            started = true;
-            bar.update(line.step, { reward: line.reward_mean.toFixed(3), loss: line.loss === null ? 'skipped' : line.loss.toFixed(4) });
+        training = await trainInWorker(
+          { out: opts.out, config, resume: opts.resume, threads: opts.threads },
+          {
+            events: watched?.events,
+            onStep: (line, total) => {
+              if (!started) bar.start(total, line.step - 1, { reward: '-', loss: '-' });
+              started = true;
+              bar.update(line.step, { reward: line.reward_mean.toFixed(3), loss: line.loss === null ? 'skipped' : line.loss.toFixed(4) });
+            },
           },
-        });
+        );
+        result = await training.done;
       } finally {
         if (started) bar.stop();
         await watched?.server.close();

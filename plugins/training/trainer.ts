@@ -60,7 +60,12 @@ export const VALIDATION_FILE = 'validation.jsonl';
  * on the trainable authors' tokens; the decoder then plays with the updated senior. Checkpoints (weights, AdamW
  * moments, step, data cursor) are atomic; `resume` continues exactly.
  */
-export async function train(run: TrainRun): Promise<{ steps: number; best: TrainerState['best'] }> {
+export interface TrainResult {
+  steps: number;
+  best: TrainerState['best'];
+}
+
+export async function train(run: TrainRun): Promise<TrainResult> {
   const { config, game } = run;
   const estimator = (run.plugins ?? (await composePlugins())).advantageEstimators.create(config.advantage);
   const checkpointDir = join(run.out, CHECKPOINT_DIR);
