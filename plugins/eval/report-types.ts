@@ -149,7 +149,8 @@ export interface PairedTest {
   alternative: 'greater' | 'less';
   /** Mean of the per-problem differences model - other. */
   mean_diff: number;
-  statistic: number;
+  /** t statistic; null when every per-problem difference is equal (zero variance), where p is 0 or 1 by the sign. */
+  statistic: number | null;
   df: number;
   p: number;
   /** Problems paired (present in both reports, by benchmark and problem id). */
