@@ -27,6 +27,10 @@ export type PassAtK = Record<string, Estimate>;
 
 export type EvalAxis = 'capability' | 'handoff' | 'drift' | 'legibility';
 
+export const EVAL_AXES: readonly EvalAxis[] = ['capability', 'handoff', 'drift', 'legibility'];
+
+export type HandoffVariant = 'alternate' | 'bernoulli';
+
 export interface BenchmarkInfo {
   /** As given to `--task`: a task name (`arithmetic`) or a JSONL path. */
   name: string;
@@ -46,7 +50,7 @@ export interface CapabilityResult {
 /** Handoff robustness (§4.3, appendices B.2.1 and B.3): model (senior) and junior alternate at every `\n\n` step end. */
 export interface HandoffResult {
   /** `alternate`: strict round-robin at every step end (§4.3); `bernoulli`: a Bernoulli(p) draw at every step end (B.3). */
-  variant: 'alternate' | 'bernoulli';
+  variant: HandoffVariant;
   /** Probability of drawing the senior at each draw (0.5 in the paper); for `alternate`, the probability the senior writes first. */
   p: number;
   samples: number;
@@ -169,10 +173,8 @@ export interface ProblemStats {
   id: string;
   /** Correct solo samples out of capability.samples. */
   capability_correct?: number;
-  /** Correct team rollouts out of handoff.samples. */
-  handoff_correct?: number;
-  /** Mean senior share over this problem's handoff rollouts. */
-  handoff_senior_share?: number;
+  /** Per handoff variant evaluated: correct team rollouts out of handoff.samples, and the mean senior share of those rollouts. */
+  handoff?: Partial<Record<HandoffVariant, { correct: number; senior_share: number }>>;
   /** Junior's mean per-token cross-entropy on this problem's model responses. */
   cross_entropy?: number;
   /** Mean overlap α over this problem's response positions. */
@@ -192,7 +194,7 @@ export interface EvalConfig {
   batch: number;
   ks: number[];
   bootstrap: number;
-  handoff_variants: Array<'alternate' | 'bernoulli'>;
+  handoff_variants: HandoffVariant[];
   handoff_p: number;
   displaced_top: number;
   over_emitted_top: number;
