@@ -18,12 +18,14 @@ export interface DisplacementScatterOptions {
   subtitle?: string;
   xLabel: string;
   yLabel: string;
+  /** The dotted guide y = x (default: the candidate equals the reference) or y = −x (the candidate undoes it). */
+  diagonal?: 1 | -1;
   size?: PlotSize;
 }
 
 /**
  * The tandem paper's Figure 4 (right): the tokens a reference model displaces most, at their reference log-ratio
- * (x) and the candidate's (y), with the zero lines and the diagonal y = x (no change from the reference) drawn.
+ * (x) and the candidate's (y), with the zero lines and a diagonal guide drawn.
  * Both axes share one symmetric range so the diagonal is at 45°.
  */
 export function displacementScatter(points: readonly DisplacedToken[], options: DisplacementScatterOptions): string {
@@ -34,13 +36,14 @@ export function displacementScatter(points: readonly DisplacedToken[], options: 
   const x = scaleLinear().domain([-reach, reach]).range([frame.left, frame.right]).nice(6);
   const y = scaleLinear().domain(x.domain()).range([frame.bottom, frame.top]);
   const [low, high] = x.domain();
+  const slope = options.diagonal ?? 1;
   const groups = [...new Set(points.map((p) => p.group))];
   const colorOf = (group: string) => seriesColor(groups.indexOf(group));
 
   const guides = [
     element('line', { class: 'zero', x1: x(0), x2: x(0), y1: frame.top, y2: frame.bottom, stroke: '#888888', 'stroke-dasharray': '4 3' }),
     element('line', { class: 'zero', x1: frame.left, x2: frame.right, y1: y(0), y2: y(0), stroke: '#888888', 'stroke-dasharray': '4 3' }),
-    element('line', { class: 'diagonal', x1: x(low), y1: y(low), x2: x(high), y2: y(high), stroke: '#888888', 'stroke-dasharray': '1 3' }),
+    element('line', { class: 'diagonal', x1: x(low), y1: y(slope * low), x2: x(high), y2: y(slope * high), stroke: '#888888', 'stroke-dasharray': '1 3' }),
   ];
   const marks = groups.map((group) =>
     element(

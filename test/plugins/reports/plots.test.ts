@@ -112,6 +112,11 @@ describe('displacementScatter', () => {
       expect(elements(svg, 'g', 'legend-entry').map((e) => e['data-label'])).toEqual(['shifts back', 'same direction']);
       expect(texts(svg, 'axis-label')).toEqual(['GRPO log-ratio', 'TRL log-ratio']);
     });
+
+    it('should turn the diagonal to y = −x when asked', () => {
+      const flipped = displacementScatter([{ x: 2, y: -2, group: 'g' }], { title: 't', xLabel: 'x', yLabel: 'y', diagonal: -1 });
+      expect(elements(flipped, 'line', 'diagonal')[0]).toMatchObject({ x1: '64', y1: '44', x2: '550', y2: '368' });
+    });
   });
 });
 
