@@ -31,6 +31,8 @@ export const EVAL_AXES: readonly EvalAxis[] = ['capability', 'handoff', 'drift',
 
 export type HandoffVariant = 'alternate' | 'bernoulli';
 
+export const HANDOFF_VARIANTS: readonly HandoffVariant[] = ['alternate', 'bernoulli'];
+
 export interface BenchmarkInfo {
   /** As given to `--task`: a task name (`arithmetic`) or a JSONL path. */
   name: string;
