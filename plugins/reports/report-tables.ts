@@ -103,7 +103,7 @@ export function driftTable(entries: readonly LabelledReport[], overEmitted = 5):
       drift.over_emitted.slice(0, overEmitted).map((t) => `${tokenText(t.text)} ${t.model_count}/${t.junior_count}`).join(', ') || DASH,
     ];
   });
-  return markdownTable(header, body);
+  return markdownTable(header, body, ['left', 'right', 'right', 'left', 'right', 'right', 'left']);
 }
 
 /** Table: junior legibility — the junior's per-token cross-entropy on the model's chain of thought, and overlap α (the paper's Table 1). */

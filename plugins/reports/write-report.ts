@@ -127,6 +127,7 @@ function modelsTable(entries: readonly LabelledReport[]): string {
       String(report.seed),
       report.wall_seconds.toFixed(0),
     ]),
+    ['left', 'left', 'left', 'left', 'left', 'right', 'right'],
   );
 }
 
