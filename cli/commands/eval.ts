@@ -45,6 +45,7 @@ export function register(program: Command): void {
     .option('--legibility-samples <n>', 'responses per problem the junior reads for legibility', text, String(EVAL_DEFAULTS.legibilitySamples))
     .option('--displaced-top <n>', 'tokens most displaced by the reference (§4.4: 500)', text, String(DRIFT_DEFAULTS.displacedTop))
     .option('--over-emitted-top <n>', 'over-emitted tokens listed (appendix B.1)', text, String(DRIFT_DEFAULTS.overEmittedTop))
+    .option('--over-emitted-min-count <n>', "over-emitted tokens occur at least this often in the model's outputs", text, String(DRIFT_DEFAULTS.overEmittedMinCount))
     .option('--drift-smoothing <x>', 'additive smoothing of token counts', text, String(DRIFT_DEFAULTS.smoothing))
     .option('--min-junior-count <n>', "survival curve over tokens seen at least this often in the junior's outputs", text, String(DRIFT_DEFAULTS.minJuniorCount))
     .addOption(deviceOption())
@@ -91,6 +92,7 @@ export function register(program: Command): void {
         legibilitySamples: parsed.legibilitySamples,
         displacedTop: parsed.displacedTop,
         overEmittedTop: parsed.overEmittedTop,
+        overEmittedMinCount: parsed.overEmittedMinCount,
         driftSmoothing: parsed.driftSmoothing,
         driftMinJuniorCount: parsed.minJuniorCount,
         onProgress: progress,
@@ -131,6 +133,7 @@ interface ParsedFlags {
   legibilitySamples: number;
   displacedTop: number;
   overEmittedTop: number;
+  overEmittedMinCount: number;
   driftSmoothing: number;
   minJuniorCount: number;
 }
@@ -175,6 +178,7 @@ export function parseEvalFlags(opts: Record<string, unknown>): ParsedFlags {
     legibilitySamples: int('legibility-samples', opts.legibilitySamples, 1),
     displacedTop: int('displaced-top', opts.displacedTop, 1),
     overEmittedTop: int('over-emitted-top', opts.overEmittedTop, 1),
+    overEmittedMinCount: int('over-emitted-min-count', opts.overEmittedMinCount, 1),
     driftSmoothing: real('drift-smoothing', opts.driftSmoothing, 0, 1e6, true),
     minJuniorCount: int('min-junior-count', opts.minJuniorCount, 0),
   };

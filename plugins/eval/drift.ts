@@ -9,6 +9,8 @@ export const DRIFT_DEFAULTS = {
   displacedTop: 500,
   /** Over-emitted tokens listed (appendix B.1 shows a word cloud; a table needs a cut). */
   overEmittedTop: 20,
+  /** Over-emitted tokens must occur this often in the model's own outputs (appendix B.1's tokens occur 50-400 times; singletons are noise). */
+  overEmittedMinCount: 5,
   /** Add-one-half smoothing of every vocabulary count (so unseen tokens keep a finite log-ratio). */
   smoothing: 0.5,
   /** "Tokens appearing frequently in the junior's own outputs" (§4.4): at least this many junior occurrences. */
@@ -37,6 +39,7 @@ export interface DriftInput {
   minJuniorCount: number;
   displacedTop: number;
   overEmittedTop: number;
+  overEmittedMinCount: number;
   resamples: number;
   seed: number;
 }
@@ -97,7 +100,7 @@ export function driftFrom(input: DriftInput): DriftResult {
       pModel,
       pJunior,
       input.overEmittedTop,
-      seen.filter((id) => countsModel[id] > 0),
+      seen.filter((id) => countsModel[id] >= Math.max(1, input.overEmittedMinCount)),
     ).map(({ id, logRatio: lr }) => ({
       id,
       text: input.decode(id),

@@ -68,6 +68,7 @@ export interface EvalOptions extends SamplingSettings {
   scoreBatch?: number;
   displacedTop?: number;
   overEmittedTop?: number;
+  overEmittedMinCount?: number;
   driftSmoothing?: number;
   driftMinJuniorCount?: number;
   onProgress?: (label: string, done: number, total: number) => void;
@@ -112,6 +113,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
     handoff_p: options.handoffP ?? EVAL_DEFAULTS.handoffP,
     displaced_top: options.displacedTop ?? DRIFT_DEFAULTS.displacedTop,
     over_emitted_top: options.overEmittedTop ?? DRIFT_DEFAULTS.overEmittedTop,
+    over_emitted_min_count: options.overEmittedMinCount ?? DRIFT_DEFAULTS.overEmittedMinCount,
     drift_smoothing: options.driftSmoothing ?? DRIFT_DEFAULTS.smoothing,
     drift_min_junior_count: options.driftMinJuniorCount ?? DRIFT_DEFAULTS.minJuniorCount,
   };
@@ -252,6 +254,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
       minJuniorCount: config.drift_min_junior_count,
       displacedTop: config.displaced_top,
       overEmittedTop: config.over_emitted_top,
+      overEmittedMinCount: config.over_emitted_min_count!,
       resamples,
       seed: bootSeed(3),
     });

@@ -200,6 +200,8 @@ export interface EvalConfig {
   handoff_p: number;
   displaced_top: number;
   over_emitted_top: number;
+  /** Over-emitted tokens must occur at least this often in the model's generations (absent in reports made before it existed). */
+  over_emitted_min_count?: number;
   drift_smoothing: number;
   drift_min_junior_count: number;
 }

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,6 +47,22 @@ describe('ludus eval', () => {
       expect(report.per_problem).toHaveLength(4);
       expect(JSON.parse(readFileSync(join(dir, 'eval-report.json'), 'utf8'))).toEqual(report);
       expect(existsSync(join(dir, 'report.md'))).toBe(true);
+    }, 300_000);
+  });
+
+  describe('having a generated task and a JSONL file together', () => {
+    it('should evaluate both and add a macro average of the two', async () => {
+      const file = join(await mkdtemp(join(tmpdir(), 'ludus-eval-')), 'sums.jsonl');
+      const rows = [['What is 12 plus 30?', '42'], ['What is 7 plus 5?', '12'], ['What is 40 minus 8?', '32']];
+      await writeFile(file, rows.map(([problem, answer]) => JSON.stringify({ problem, answer })).join('\n'));
+      const result = await runLudus(['eval', '--model', 'default', '--task', `arithmetic,${file}`, '--problems', '3', '--samples', '2', '--bootstrap', '100', '--threads', '1', '--json'], { timeoutMs: 300_000 });
+      expect(result.stderr).not.toMatch(/\[[A-Z_]+\]/);
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.stdout) as EvalReport;
+      expect(report.benchmarks.map((b) => [b.name, b.problems])).toEqual([['arithmetic', 3], [file, 3]]);
+      const cap = report.capability!;
+      const mean = (cap.per_benchmark.arithmetic.pass_at_k['1'].value + cap.per_benchmark[file].pass_at_k['1'].value) / 2;
+      expect(cap.macro.pass_at_k['1'].value).toBeCloseTo(mean, 12);
     }, 300_000);
   });
 });

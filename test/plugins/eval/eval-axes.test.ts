@@ -66,6 +66,16 @@ describe('step handoff at pretend step ends', () => {
   });
 });
 
+describe('handoff with the model as its own junior', () => {
+  it('should reproduce solo decoding token for token under the same seed (the schedule only picks whose identical sample is kept)', async () => {
+    const common = { ...sampling, tokenizer, problems: task.problems('test', 3), samples: 3, grade: never, seed: 21 };
+    const solo = (await sampleRollouts({ ...common, policies: [senior] })).flat();
+    const team = (await sampleRollouts({ ...common, policies: [senior, senior], schedule: stepHandoffSchedule('alternate', 0.5, Array.from({ length: 150 }, (_, i) => i)) })).flat();
+    expect(team.map((r) => r.tokens)).toEqual(solo.map((r) => r.tokens));
+    expect(team.some((r) => new Set(r.authors).size === 2)).toBe(true);
+  });
+});
+
 describe('scoreLegibility', () => {
   it("should sum the junior's -log p of each response token (stop tokens skipped) and give overlap 1 against itself", async () => {
     const [a, b] = [await Scorer.create(senior), await Scorer.create(junior)];
@@ -100,6 +110,7 @@ describe('driftFrom', () => {
     minJuniorCount: 2,
     displacedTop: 3,
     overEmittedTop: 2,
+    overEmittedMinCount: 1,
     resamples: 50,
     seed: 1,
   };
@@ -121,6 +132,8 @@ describe('driftFrom', () => {
       ['t1', 6, 2, 8],
       ['t3', 4, 2, 2],
     ]);
+    // With a minimum of 5 occurrences in the model's outputs only t1 (6) qualifies.
+    expect(driftFrom({ ...input, overEmittedMinCount: 5 }).over_emitted.map((t) => t.id)).toEqual([1]);
   });
 
   it('should build the survival curve over junior-frequent tokens and the displaced analysis against the reference', () => {
