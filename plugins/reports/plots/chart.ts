@@ -16,6 +16,11 @@ export interface Frame {
 }
 
 const LEGEND_WIDTH = 170;
+/** Characters of an 11 px label that fit beside a swatch in the legend column. */
+const LEGEND_CHARS = 22;
+
+/** Long labels (model paths, mostly) keep their informative tail. */
+export const legendText = (label: string): string => (label.length <= LEGEND_CHARS ? label : `…${label.slice(label.length - LEGEND_CHARS + 1)}`);
 
 export function frameOf(size: PlotSize): Frame {
   return { left: 64, top: 44, right: size.width - LEGEND_WIDTH, bottom: size.height - 52 };
@@ -105,7 +110,11 @@ function legend(entries: readonly LegendEntry[], frame: Frame): string {
             ...(entry.mark === 'band' ? [element('rect', { x, y: y - 6, width: 22, height: 12, fill: entry.color, 'fill-opacity': 0.2 })] : []),
             element('line', { x1: x, x2: x + 22, y1: y, y2: y, stroke: entry.color, 'stroke-width': 2 }),
           ];
-    return element('g', { class: 'legend-entry', 'data-label': entry.label }, [...swatch, element('text', { x: x + 30, y: y + 4, 'font-size': 11 }, entry.label)]);
+    return element('g', { class: 'legend-entry', 'data-label': entry.label }, [
+      element('title', {}, entry.label),
+      ...swatch,
+      element('text', { x: x + 30, y: y + 4, 'font-size': 11 }, legendText(entry.label)),
+    ]);
   });
   return element('g', { class: 'legend' }, items);
 }

@@ -48,6 +48,12 @@ describe('passAtKPlot', () => {
       expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg" width="720" height="420"')).toBe(true);
     });
 
+    it('should shorten a legend label too long for the legend to its tail, keeping it whole in a tooltip', () => {
+      const long = passAtKPlot([{ label: '/runs/experiment/tandem/checkpoint', points: [{ k: 1, value: 0.5, se: 0 }] }], { title: 't' });
+      expect(texts(long).filter((t) => t.startsWith('…'))).toEqual(['…ent/tandem/checkpoint']);
+      expect(long).toContain('<title>/runs/experiment/tandem/checkpoint</title>');
+    });
+
     it('should write the same bytes for the same input', () => {
       expect(passAtKPlot(twoModels, { title: 'Capability', yDomain: [0, 1] })).toBe(svg);
     });
