@@ -110,12 +110,25 @@ export function driftFrom(input: DriftInput): DriftResult {
       log_ratio: lr,
     })),
   };
-  if (pReference && seen.length >= 3) {
+  if (pReference && input.reference && seen.length >= 3) {
     const displaced = displacedTokens(pModel, pReference, pJunior, input.displacedTop, seen);
+    // The analysis redone on problems resampled within benchmarks, over the same candidate tokens.
+    const resampled = (pick: (d: ReturnType<typeof displacedTokens>) => number, seed: number) =>
+      bootstrap(
+        input.model.map((problems) => problems.length),
+        (indices) => {
+          const dist = (counts: ProblemCounts[][]) => distributionFromCounts(pooled(counts, indices, V), input.smoothing);
+          return pick(displacedTokens(dist(input.model), dist(input.reference!), dist(input.junior), input.displacedTop, seen));
+        },
+        { resamples: input.resamples, seed },
+      ).se;
+    const rhoSe = resampled((d) => d.spearman.rho, deriveSeed(input.seed, 4));
     result.displaced = {
       top: displaced.ids.length,
       shift_back_share: displaced.shiftBackShare,
       spearman: { rho: displaced.spearman.rho, p: displaced.spearman.p },
+      shift_back_share_se: resampled((d) => d.shiftBackShare, deriveSeed(input.seed, 3)),
+      ...(Number.isFinite(rhoSe) ? { spearman_rho_se: rhoSe } : {}),
       tokens: displaced.ids.map((id, i) => ({ id, text: input.decode(id), reference_log_ratio: displaced.displacement[i], shift: displaced.shift[i] })),
     };
   }

@@ -227,8 +227,15 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
         ),
         macro: { pass_at_k: est.macro, senior_share: { mean: 0, std: 0 }, handoffs_per_rollout: 0 },
       };
+      // SE of the mean senior share: per-problem mean shares resampled (within each benchmark for the macro).
+      const problemShares = team.map((problems) => problems.map((rollouts) => mean(rollouts.map(seniorShare))));
+      names.forEach((name, b) => (result.per_benchmark[name].senior_share.mean_se = bootstrapMean([problemShares[b]], { resamples, seed: bootSeed(6, v, b) }).se));
       const benchmarkMeans = names.map((name) => result.per_benchmark[name]);
-      result.macro.senior_share = { mean: mean(benchmarkMeans.map((x) => x.senior_share.mean)), std: meanStd(team.flat(2).map(seniorShare)).std };
+      result.macro.senior_share = {
+        mean: mean(benchmarkMeans.map((x) => x.senior_share.mean)),
+        std: meanStd(team.flat(2).map(seniorShare)).std,
+        mean_se: bootstrapMean(problemShares, { resamples, seed: bootSeed(6, v, -1) }).se,
+      };
       result.macro.handoffs_per_rollout = mean(benchmarkMeans.map((x) => x.handoffs_per_rollout));
       report.handoff.push(result);
       team.forEach((problems, b) =>

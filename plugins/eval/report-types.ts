@@ -74,6 +74,8 @@ export interface HandoffBenchmark {
 export interface ShareStats {
   mean: number;
   std: number;
+  /** Bootstrap SE of the mean over problems (per-problem mean shares resampled; stratified for the macro). */
+  mean_se?: number;
 }
 
 /**
@@ -126,6 +128,9 @@ export interface DisplacedTokens {
   shift_back_share: number;
   /** Spearman ρ between the reference's displacement log(p_ref/p_jun) and the model's shift log(p_model/p_ref) over those tokens, with its two-sided p-value (t approximation). */
   spearman: { rho: number; p: number };
+  /** Bootstrap SEs over problems of the shift-back share and of ρ (the whole analysis, top-token choice included, redone per resample). */
+  shift_back_share_se?: number;
+  spearman_rho_se?: number;
   /** The points of the scatter: reference displacement vs the model's shift. */
   tokens: Array<{ id: number; text: string; reference_log_ratio: number; shift: number }>;
 }

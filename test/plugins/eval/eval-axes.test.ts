@@ -140,6 +140,7 @@ describe('driftFrom', () => {
     expect(r.survival[0]).toEqual({ threshold: 0, fraction: 1 });
     expect(r.survival[r.survival.length - 1].fraction).toBe(0);
     expect(r.displaced!.top).toBe(3);
+    expect(r.displaced!.shift_back_share_se).toBe(0);
     expect(r.displaced!.tokens.map((t) => t.id)).toHaveLength(3);
     expect(driftFrom({ ...input, reference: undefined }).displaced).toBeUndefined();
   });
@@ -189,6 +190,7 @@ describe('evaluate', () => {
       expect(h.macro.senior_share.mean).toBeGreaterThanOrEqual(0);
       expect(h.macro.senior_share.mean).toBeLessThanOrEqual(1);
       expect(h.boundary_tokens).toBeGreaterThan(0);
+      expect(h.macro.senior_share.mean_se).toBeGreaterThanOrEqual(0);
     }
     expect(report.per_problem.every((p) => p.handoff?.alternate && p.handoff?.bernoulli)).toBe(true);
     expect(report.drift!.kl.value).toBeGreaterThan(0);
