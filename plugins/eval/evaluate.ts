@@ -99,6 +99,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
   const reference = axes.includes('drift') && options.reference && options.reference.id !== junior?.id ? options.reference : undefined;
   if (reference) assertSharedTokenizer([options.model.policy, reference.policy]);
 
+  const legibilitySamples = Math.min(options.legibilitySamples ?? EVAL_DEFAULTS.legibilitySamples, options.samples);
   const config: EvalConfig = {
     axes,
     samples: options.samples,
@@ -116,8 +117,8 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
     over_emitted_min_count: options.overEmittedMinCount ?? DRIFT_DEFAULTS.overEmittedMinCount,
     drift_smoothing: options.driftSmoothing ?? DRIFT_DEFAULTS.smoothing,
     drift_min_junior_count: options.driftMinJuniorCount ?? DRIFT_DEFAULTS.minJuniorCount,
+    legibility_samples: legibilitySamples,
   };
-  const legibilitySamples = Math.min(options.legibilitySamples ?? EVAL_DEFAULTS.legibilitySamples, options.samples);
   const problemsOf: Problem[][] = options.benchmarks.map((b) => b.task.problems(b.split, options.problems));
   for (const [b, problems] of problemsOf.entries()) if (problems.length === 0) fail('DATA_INVALID', `benchmark ${names[b]} has no ${options.benchmarks[b].split} problems`);
   const perProblem: ProblemStats[][] = problemsOf.map((problems, b) => problems.map((p) => ({ benchmark: names[b], id: p.id })));

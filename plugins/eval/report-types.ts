@@ -209,6 +209,8 @@ export interface EvalConfig {
   over_emitted_min_count?: number;
   drift_smoothing: number;
   drift_min_junior_count: number;
+  /** Responses per problem the junior read for legibility (absent in reports made before it existed). */
+  legibility_samples?: number;
 }
 
 export interface EvalReport {

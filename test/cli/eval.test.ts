@@ -65,4 +65,25 @@ describe('ludus eval', () => {
       expect(cap.macro.pass_at_k['1'].value).toBeCloseTo(mean, 12);
     }, 300_000);
   });
+
+  describe('having --compare with a saved eval-report.json', () => {
+    it('should pair the two evaluations problem by problem and print one-sided t-tests', async () => {
+      const dir = join(await mkdtemp(join(tmpdir(), 'ludus-eval-')), 'first');
+      const common = ['eval', '--model', 'default', '--task', 'arithmetic', '--problems', '6', '--samples', '2', '--bootstrap', '100', '--threads', '1'];
+      const first = await runLudus([...common, '--report', dir], { timeoutMs: 300_000 });
+      expect(first.code).toBe(0);
+      const second = await runLudus([...common, '--seed', '1', '--compare', join(dir, 'eval-report.json'), '--json'], { timeoutMs: 300_000 });
+      expect(second.stderr).not.toMatch(/\[[A-Z_]+\]/);
+      expect(second.code).toBe(0);
+      const report = JSON.parse(second.stdout) as EvalReport;
+      expect(report.significance!.other).toBe('default:arithmetic');
+      expect(report.significance!.tests.map((t) => t.metric)).toEqual(['capability pass@1', 'capability pass@2']);
+      for (const t of report.significance!.tests) {
+        expect(t.n).toBe(6);
+        expect(t.df).toBe(5);
+        expect(t.p).toBeGreaterThanOrEqual(0);
+        expect(t.p).toBeLessThanOrEqual(1);
+      }
+    }, 300_000);
+  });
 });
