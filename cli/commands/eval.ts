@@ -105,13 +105,12 @@ export function register(program: Command): void {
         reports.push(other);
       }
       if (progress) process.stderr.write('\n');
-      if (opts.report !== undefined) await writeReports(reports, resolve(opts.report));
-      if (opts.json) {
-        process.stdout.write(`${JSON.stringify(report)}\n`);
-        return;
+      // Results first, files after: a failure while writing the report must not lose a long evaluation.
+      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : summarize(report));
+      if (opts.report !== undefined) {
+        await writeReports(reports, resolve(opts.report));
+        if (!opts.json) process.stdout.write(`report written to ${resolve(opts.report)}\n`);
       }
-      process.stdout.write(summarize(report));
-      if (opts.report !== undefined) process.stdout.write(`report written to ${resolve(opts.report)}\n`);
     });
 }
 

@@ -110,15 +110,18 @@ export function driftFrom(input: DriftInput): DriftResult {
       log_ratio: lr,
     })),
   };
-  if (pReference && input.reference && seen.length >= 3) {
-    const displaced = displacedTokens(pModel, pReference, pJunior, input.displacedTop, seen);
+  // Displacement candidates: tokens the reference or the junior uses at least minJuniorCount times, so a token seen
+  // once (a log-ratio of pure smoothing noise) cannot crowd the top list.
+  const displaceable = countsReference ? seen.filter((id) => Math.max(countsReference[id], countsJunior[id]) >= input.minJuniorCount) : [];
+  if (pReference && input.reference && displaceable.length >= 3) {
+    const displaced = displacedTokens(pModel, pReference, pJunior, input.displacedTop, displaceable);
     // The analysis redone on problems resampled within benchmarks, over the same candidate tokens.
     const resampled = (pick: (d: ReturnType<typeof displacedTokens>) => number, seed: number) =>
       bootstrap(
         input.model.map((problems) => problems.length),
         (indices) => {
           const dist = (counts: ProblemCounts[][]) => distributionFromCounts(pooled(counts, indices, V), input.smoothing);
-          return pick(displacedTokens(dist(input.model), dist(input.reference!), dist(input.junior), input.displacedTop, seen));
+          return pick(displacedTokens(dist(input.model), dist(input.reference!), dist(input.junior), input.displacedTop, displaceable));
         },
         { resamples: input.resamples, seed },
       ).se;

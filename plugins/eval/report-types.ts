@@ -122,7 +122,10 @@ export interface SurvivalPoint {
 }
 
 export interface DisplacedTokens {
-  /** How many top displaced tokens were taken (500 in the paper; fewer when the vocabulary has fewer). */
+  /**
+   * How many top displaced tokens were taken (500 in the paper; fewer when fewer qualify). Candidates are tokens the
+   * reference or the junior emitted at least `min_junior_count` times.
+   */
   top: number;
   /** Share of those tokens whose model-vs-reference shift opposes the reference's displacement (log(p_model/p_ref) has the opposite sign of log(p_ref/p_jun)). */
   shift_back_share: number;

@@ -143,6 +143,8 @@ describe('driftFrom', () => {
     expect(r.displaced!.shift_back_share_se).toBe(0);
     expect(r.displaced!.tokens.map((t) => t.id)).toHaveLength(3);
     expect(driftFrom({ ...input, reference: undefined }).displaced).toBeUndefined();
+    // At a minimum of 3 occurrences in the reference or junior, only t1 (8) and t2 (4) qualify: too few to rank.
+    expect(driftFrom({ ...input, minJuniorCount: 3 }).displaced).toBeUndefined();
   });
 
   it('should count tokens per problem without stop tokens', () => {
