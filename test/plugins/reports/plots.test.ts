@@ -126,6 +126,22 @@ describe('displacementScatter', () => {
   });
 });
 
+describe('token texts XML cannot carry', () => {
+  describe('having displaced tokens that decode to control characters and a lone surrogate', () => {
+    it('should write them as visible \\u escapes, so the SVG still parses and rasterizes', () => {
+      const svg = displacementScatter(
+        [
+          { x: 1, y: -1, group: 'g', token: '\f' },
+          { x: 2, y: 1, group: 'g', token: '\u0000a\ud800' },
+        ],
+        { title: 't', xLabel: 'x', yLabel: 'y' },
+      );
+      expect(elements(svg, 'circle', 'point').map((c) => c['data-token'])).toEqual(['\\u000c', '\\u0000a\\ud800']);
+      expect(pngSize(svgToPng(svg, 100)).signature).toBe(true);
+    });
+  });
+});
+
 describe('svgToPng', () => {
   describe('having a plot and a width', () => {
     it('should return a PNG of that width at the plot’s aspect ratio', () => {
