@@ -219,10 +219,16 @@ function evalOptions(settings: ExperimentEval) {
   };
 }
 
-/** Rollouts a training samples: B × G per step, plus one per validation problem at each validation. */
+/**
+ * A training rollout also pays its share of the learning step: on the 2-core development machine a 30-step run
+ * (B = 4, G = 8) spent 0.17 s per rollout against 0.11 s per rollout of the evaluation that followed.
+ */
+const TRAINING_ROLLOUT_COST = 1.5;
+
+/** Evaluation-rollout equivalents of a training: B × G per step, plus one per validation problem at each validation. */
 function trainingRollouts(config: TrainConfig): number {
   const validations = config.validateEvery > 0 ? Math.floor(config.steps / config.validateEvery) : 0;
-  return config.steps * config.problemsPerStep * config.groupSize + validations * config.validationProblems;
+  return Math.round(TRAINING_ROLLOUT_COST * (config.steps * config.problemsPerStep * config.groupSize + validations * config.validationProblems));
 }
 
 /** Responses an evaluation samples or scores, stage by stage as evaluate() reports them. */
