@@ -79,7 +79,7 @@ export function reportFigures(entries: readonly LabelledReport[]): Figure[] {
         displaced.tokens.map((t) => ({
           x: t.reference_log_ratio,
           y: t.shift,
-          group: Math.sign(t.shift) === -Math.sign(t.reference_log_ratio) && t.shift !== 0 ? `${label} shifts back` : `${label} moves with ${reference}`,
+          group: Math.sign(t.shift) === -Math.sign(t.reference_log_ratio) && t.shift !== 0 ? 'shifts back' : `moves with ${reference}`,
           token: t.text,
         })),
         {

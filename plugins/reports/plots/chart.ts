@@ -16,8 +16,8 @@ export interface Frame {
 }
 
 const LEGEND_WIDTH = 170;
-/** Characters of an 11 px label that fit beside a swatch in the legend column. */
-const LEGEND_CHARS = 22;
+/** Characters of an 11 px label that fit beside a swatch in the legend column (DejaVu Sans averages ~6.8 px). */
+const LEGEND_CHARS = 18;
 
 /** Long labels (model paths, mostly) keep their informative tail. */
 export const legendText = (label: string): string => (label.length <= LEGEND_CHARS ? label : `…${label.slice(label.length - LEGEND_CHARS + 1)}`);

@@ -50,7 +50,7 @@ describe('passAtKPlot', () => {
 
     it('should shorten a legend label too long for the legend to its tail, keeping it whole in a tooltip', () => {
       const long = passAtKPlot([{ label: '/runs/experiment/tandem/checkpoint', points: [{ k: 1, value: 0.5, se: 0 }] }], { title: 't' });
-      expect(texts(long).filter((t) => t.startsWith('…'))).toEqual(['…ent/tandem/checkpoint']);
+      expect(texts(long).filter((t) => t.startsWith('…'))).toEqual(['…tandem/checkpoint']);
       expect(long).toContain('<title>/runs/experiment/tandem/checkpoint</title>');
     });
 

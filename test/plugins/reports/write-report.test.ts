@@ -110,7 +110,7 @@ describe('writeReport', () => {
       await writeReport([grpo, trl], dir, { labels: ['GRPO', 'TRL'], png: false });
       const svg = await readFile(join(dir, 'drift-displaced-trl.svg'), 'utf8');
       expect(elements(svg, 'circle', 'point').map((c) => c['data-token'])).toEqual([' the', 'x']);
-      expect(elements(svg, 'g', 'legend-entry').map((g) => g['data-label'])).toEqual(['TRL shifts back', 'TRL moves with GRPO']);
+      expect(elements(svg, 'g', 'legend-entry').map((g) => g['data-label'])).toEqual(['shifts back', 'moves with GRPO']);
     });
   });
 
