@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { LudusError } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
@@ -6,7 +6,7 @@ import { ExperimentConfigSchema } from '../../plugins/experiments/experiment-con
 import type { ExperimentProgress } from '../../plugins/experiments/experiment-progress.ts';
 import { runTandemVsGrpo } from '../../plugins/experiments/tandem-vs-grpo.ts';
 import { readConfigFile } from '../config-file.ts';
-import { deviceOption, parseDevice } from '../options.ts';
+import { parseDevice } from '../options.ts';
 
 const EXPERIMENTS = ['tandem-vs-grpo'] as const;
 
@@ -30,7 +30,7 @@ export function register(program: Command): void {
     .option('--seed <n>', 'one seed for all trainings and evaluations', (v) => Number(v))
     .option('--out <dir>', 'experiment directory: <game>/ runs, eval/*.json, report.md with figures; rerun to resume', 'runs/tandem-vs-grpo')
     .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0)
-    .addOption(deviceOption())
+    .addOption(new Option('--device <device>', 'device of the evaluations (cuda where onnxruntime-node has its CUDA binaries); training runs on the CPU').choices(['cpu', 'cuda']).default('cpu'))
     .option('--no-progress', 'no progress bar on stderr')
     .action(async (name: string, opts: ExperimentOptions) => {
       if (!(EXPERIMENTS as readonly string[]).includes(name)) throw new LudusError('INPUT_INVALID', `unknown experiment "${name}"; known: ${EXPERIMENTS.join(', ')}`, { name });
