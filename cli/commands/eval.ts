@@ -1,61 +1,265 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
-import { evaluateSolo } from '../../plugins/eval/solo-eval.ts';
-import { resolveModelDir } from '../../plugins/policies/default-model.ts';
+import { EVAL_DEFAULTS, evaluate, type EvalBenchmark, type EvalModel, type EvalOptions } from '../../plugins/eval/evaluate.ts';
+import { DRIFT_DEFAULTS } from '../../plugins/eval/drift.ts';
+import { EVAL_AXES, HANDOFF_VARIANTS, type EvalAxis, type EvalReport, type HandoffVariant } from '../../plugins/eval/report-types.ts';
+import { compareReports } from '../../plugins/eval/significance.ts';
+import { resolveModelDir, shippedTasks } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
-import { LudusError } from '../../core/errors.ts';
+import { LudusError, fail } from '../../core/errors.ts';
+import { writeFileAtomically } from '../../native/io/files.ts';
 import { deviceOption, parseDevice } from '../options.ts';
-import type { Split } from '../../plugins/tasks/task.ts';
+import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+
+/** The raw EvalReport(s) `--report DIR` writes beside the markdown report; `--compare` reads either file back. */
+export const EVAL_REPORT_FILE = 'eval-report.json';
+
+const text = (v: string) => v;
 
 export function register(program: Command): void {
   program
     .command('eval')
-    .description('solo capability: pass@k (unbiased estimator, k = 1, 2, 4, ... n) of a model on a task')
+    .description('evaluate a model on the tandem paper’s axes: solo capability (pass@k), handoff robustness with a junior, drift from the junior, junior legibility; bootstrap SEs and paired t-tests')
     .requiredOption('--model <dir>', "Hugging Face model directory with tokenizer.json, or 'default' (the shipped base for the task)")
-    .requiredOption('--task <name>', 'arithmetic | last-letter | FILE.jsonl')
+    .requiredOption('--task <names>', 'arithmetic | last-letter | FILE.jsonl; several, comma-separated, for a macro average')
     .option('--split <split>', 'train | test', 'test')
-    .option('--samples <n>', 'samples per problem (n)', (v) => Number(v), 8)
-    .option('--problems <n>', 'problems evaluated', (v) => Number(v), 200)
-    .option('--temperature <t>', 'sampling temperature', (v) => Number(v), 1)
-    .option('--top-p <p>', 'nucleus sampling', (v) => Number(v), 1)
-    .option('--max-new-tokens <n>', 'response budget', (v) => Number(v), 256)
-    .option('--batch <n>', 'rows decoded together', (v) => Number(v), 64)
-    .option('--seed <n>', 'seed', (v) => Number(v), 0)
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0)
+    .option('--samples <n>', 'samples per problem (n of the pass@k estimator)', text, String(EVAL_DEFAULTS.samples))
+    .option('--problems <n>', 'problems per benchmark', text, String(EVAL_DEFAULTS.problems))
+    .option('--temperature <t>', 'sampling temperature', text, String(EVAL_DEFAULTS.temperature))
+    .option('--top-p <p>', 'nucleus sampling', text, String(EVAL_DEFAULTS.topP))
+    .option('--max-new-tokens <n>', 'response budget', text, String(EVAL_DEFAULTS.maxNewTokens))
+    .option('--batch <n>', 'rows decoded together', text, String(EVAL_DEFAULTS.batch))
+    .option('--seed <n>', 'seed', text, '0')
+    .option('--threads <n>', 'intra-op threads', text, '0')
+    .option('--axes <list>', `comma-separated: ${EVAL_AXES.join(', ')}`, 'capability')
+    .option('--junior <dir>', "junior for handoff, drift and legibility: a model directory or 'default' (the shipped base)", 'default')
+    .option('--reference <dir>', "drift's reference model for the displaced-token analysis (e.g. the GRPO senior); 'default' is the junior, which leaves that analysis out", 'default')
+    .option('--compare <dir|json>', "paired one-sided t-tests against another model (a directory or 'default', evaluated here the same way) or a saved eval-report.json / report.json")
+    .option('--handoff <list>', `handoff schedules at \\n\\n: ${HANDOFF_VARIANTS.join(', ')}`, EVAL_DEFAULTS.handoffVariants.join(','))
+    .option('--handoff-p <p>', 'probability of the senior at each handoff draw (appendix B.3: 0.5)', text, String(EVAL_DEFAULTS.handoffP))
+    .option('--bootstrap <n>', 'bootstrap resamples of problems for every SE', text, String(EVAL_DEFAULTS.bootstrap))
+    .option('--legibility-samples <n>', 'responses per problem the junior reads for legibility', text, String(EVAL_DEFAULTS.legibilitySamples))
+    .option('--displaced-top <n>', 'tokens most displaced by the reference (§4.4: 500)', text, String(DRIFT_DEFAULTS.displacedTop))
+    .option('--over-emitted-top <n>', 'over-emitted tokens listed (appendix B.1)', text, String(DRIFT_DEFAULTS.overEmittedTop))
+    .option('--over-emitted-min-count <n>', "over-emitted tokens occur at least this often in the model's outputs", text, String(DRIFT_DEFAULTS.overEmittedMinCount))
+    .option('--drift-smoothing <x>', 'additive smoothing of token counts', text, String(DRIFT_DEFAULTS.smoothing))
+    .option('--min-junior-count <n>', "survival curve over tokens seen at least this often in the junior's outputs", text, String(DRIFT_DEFAULTS.minJuniorCount))
     .addOption(deviceOption())
-    .option('--json', 'print one JSON object')
+    .option('--json', 'print one EvalReport JSON object')
+    .option('--report <dir>', `write ${EVAL_REPORT_FILE} and the markdown report with plots into DIR`)
     .action(async (opts) => {
-      if (opts.split !== 'train' && opts.split !== 'test') throw new LudusError('INPUT_INVALID', `--split must be train or test, got "${opts.split}"`);
-      const { policy, tokenizer } = await loadPolicy(resolveModelDir(opts.model, opts.task));
-      if (!tokenizer) throw new LudusError('CHECKPOINT_MISSING_FILE', `${opts.model}: evaluation needs a tokenizer.json in the model directory`);
-      const task = await taskByName(opts.task);
-      const result = await evaluateSolo({
-        policy,
-        tokenizer,
-        task,
-        split: opts.split as Split,
-        problems: opts.problems,
-        samples: opts.samples,
+      const parsed = parseEvalFlags(opts);
+      const tasks = parsed.taskNames;
+      const defaultTask = tasks.find((t) => shippedTasks().includes(t)) ?? tasks[0];
+      const modelDir = resolveModelDir(opts.model, defaultTask);
+      const model = await loadModel(opts.model, modelDir, defaultTask);
+      const needsJunior = parsed.axes.some((a) => a !== 'capability');
+      const junior = needsJunior ? await loadModel(opts.junior, resolveModelDir(opts.junior, defaultTask), defaultTask) : undefined;
+      const reference = parsed.axes.includes('drift') && opts.reference !== 'default' ? await loadModel(opts.reference, resolveModelDir(opts.reference, defaultTask), defaultTask) : undefined;
+      const benchmarks: EvalBenchmark[] = [];
+      for (const name of tasks) benchmarks.push({ name, task: await taskByName(name), split: parsed.split });
+      let shown = '';
+      const progress = opts.json
+        ? undefined
+        : (label: string, done: number, total: number) => {
+            process.stderr.write(`${shown && shown !== label ? '\n' : '\r'}${label} ${done}/${total}`);
+            shown = label;
+          };
+      const base: Omit<EvalOptions, 'model'> = {
+        ...(junior ? { junior: junior.model } : {}),
+        ...(reference ? { reference: reference.model } : {}),
+        tokenizer: model.tokenizer,
+        benchmarks,
+        axes: parsed.axes,
+        problems: parsed.problems,
+        samples: parsed.samples,
         grade: gradeMath,
-        temperature: opts.temperature,
-        topP: opts.topP,
-        maxNewTokens: opts.maxNewTokens,
-        stopTokens: policy.config.eosTokenIds,
-        seed: opts.seed,
-        batch: opts.batch,
-        threads: opts.threads,
+        temperature: parsed.temperature,
+        topP: parsed.topP,
+        maxNewTokens: parsed.maxNewTokens,
+        stopTokens: model.model.policy.config.eosTokenIds,
+        batch: parsed.batch,
+        threads: parsed.threads,
         device: parseDevice(opts.device),
-        onProgress: opts.json ? undefined : (done, total) => process.stderr.write(`\reval ${done}/${total} samples`),
-      });
-      if (opts.json) {
-        const { per_problem: _perProblem, ...summary } = result;
-        process.stdout.write(`${JSON.stringify(summary)}\n`);
-        return;
+        seed: parsed.seed,
+        bootstrap: parsed.bootstrap,
+        handoffVariants: parsed.handoff,
+        handoffP: parsed.handoffP,
+        legibilitySamples: parsed.legibilitySamples,
+        displacedTop: parsed.displacedTop,
+        overEmittedTop: parsed.overEmittedTop,
+        overEmittedMinCount: parsed.overEmittedMinCount,
+        driftSmoothing: parsed.driftSmoothing,
+        driftMinJuniorCount: parsed.minJuniorCount,
+        onProgress: progress,
+      };
+      const report = await evaluate({ ...base, model: model.model });
+      const reports: EvalReport[] = [report];
+      if (opts.compare !== undefined) {
+        const other = await otherReport(opts.compare, base, defaultTask);
+        report.significance = compareReports(report, other);
+        reports.push(other);
       }
-      process.stderr.write('\n');
-      const ks = Object.keys(result.pass_at_k);
-      process.stdout.write(`${opts.task} ${opts.split}: ${result.n_problems} problems × ${result.samples} samples, answer present ${(result.answer_present_rate * 100).toFixed(1)}%\n`);
-      for (const k of ks) process.stdout.write(`pass@${k.padEnd(3)} ${result.pass_at_k[k].toFixed(4)}\n`);
+      if (progress) process.stderr.write('\n');
+      // Results first, files after: a failure while writing the report must not lose a long evaluation.
+      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : summarize(report));
+      if (opts.report !== undefined) {
+        await writeReports(reports, resolve(opts.report));
+        if (!opts.json) process.stdout.write(`report written to ${resolve(opts.report)}\n`);
+      }
     });
+}
+
+interface ParsedFlags {
+  taskNames: string[];
+  split: 'train' | 'test';
+  samples: number;
+  problems: number;
+  temperature: number;
+  topP: number;
+  maxNewTokens: number;
+  batch: number;
+  seed: number;
+  threads: number;
+  axes: EvalAxis[];
+  handoff: HandoffVariant[];
+  handoffP: number;
+  bootstrap: number;
+  legibilitySamples: number;
+  displacedTop: number;
+  overEmittedTop: number;
+  overEmittedMinCount: number;
+  driftSmoothing: number;
+  minJuniorCount: number;
+}
+
+/** Every flag checked up front: a bad one is an INPUT_INVALID LudusError naming it, before any model loads. */
+export function parseEvalFlags(opts: Record<string, unknown>): ParsedFlags {
+  const int = (flag: string, value: unknown, min: number): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) fail('INPUT_INVALID', `--${flag} must be an integer >= ${min}, got "${String(value)}"`, { flag });
+    return n;
+  };
+  const real = (flag: string, value: unknown, lo: number, hi: number, openLo = false): number => {
+    const n = Number(value);
+    if (String(value).trim() === '' || !Number.isFinite(n) || n > hi || (openLo ? n <= lo : n < lo)) fail('INPUT_INVALID', `--${flag} must be a number in ${openLo ? '(' : '['}${lo}, ${hi}], got "${String(value)}"`, { flag });
+    return n;
+  };
+  const list = <T extends string>(flag: string, value: unknown, allowed: readonly T[]): T[] => {
+    const items = String(value).split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    if (items.length === 0) fail('INPUT_INVALID', `--${flag} is empty`, { flag });
+    for (const item of items) if (!(allowed as readonly string[]).includes(item)) fail('INPUT_INVALID', `--${flag}: unknown "${item}" (known: ${allowed.join(', ')})`, { flag, item });
+    return [...new Set(items)] as T[];
+  };
+  if (opts.split !== 'train' && opts.split !== 'test') fail('INPUT_INVALID', `--split must be train or test, got "${String(opts.split)}"`, { flag: 'split' });
+  const taskNames = String(opts.task).split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  if (taskNames.length === 0) fail('INPUT_INVALID', '--task is empty', { flag: 'task' });
+  if (new Set(taskNames).size !== taskNames.length) fail('INPUT_INVALID', `--task names a benchmark twice: ${taskNames.join(', ')}`, { flag: 'task' });
+  return {
+    taskNames,
+    split: opts.split as 'train' | 'test',
+    samples: int('samples', opts.samples, 1),
+    problems: int('problems', opts.problems, 1),
+    temperature: real('temperature', opts.temperature, 0, 100, true),
+    topP: real('top-p', opts.topP, 0, 1, true),
+    maxNewTokens: int('max-new-tokens', opts.maxNewTokens, 1),
+    batch: int('batch', opts.batch, 1),
+    seed: int('seed', opts.seed, 0),
+    threads: int('threads', opts.threads, 0),
+    axes: list('axes', opts.axes, EVAL_AXES),
+    handoff: list('handoff', opts.handoff, HANDOFF_VARIANTS),
+    handoffP: real('handoff-p', opts.handoffP, 0, 1),
+    bootstrap: int('bootstrap', opts.bootstrap, 2),
+    legibilitySamples: int('legibility-samples', opts.legibilitySamples, 1),
+    displacedTop: int('displaced-top', opts.displacedTop, 1),
+    overEmittedTop: int('over-emitted-top', opts.overEmittedTop, 1),
+    overEmittedMinCount: int('over-emitted-min-count', opts.overEmittedMinCount, 1),
+    driftSmoothing: real('drift-smoothing', opts.driftSmoothing, 0, 1e6, true),
+    minJuniorCount: int('min-junior-count', opts.minJuniorCount, 0),
+  };
+}
+
+async function loadModel(given: string, dir: string, task: string): Promise<{ model: EvalModel; tokenizer: TextTokenizer }> {
+  const { policy, tokenizer } = await loadPolicy(dir);
+  if (!tokenizer) throw new LudusError('CHECKPOINT_MISSING_FILE', `${given}: evaluation needs a tokenizer.json in the model directory`);
+  return { model: { id: given === 'default' ? `default:${task}` : given, policy }, tokenizer };
+}
+
+/** The report to pair with: a saved one, or the other model evaluated exactly as the first (same problems, seeds, junior). */
+async function otherReport(compare: string, base: Omit<EvalOptions, 'model'>, defaultTask: string): Promise<EvalReport> {
+  if (compare.endsWith('.json')) {
+    if (!existsSync(compare)) fail('FILE_NOT_FOUND', `--compare: ${compare} does not exist`, { path: compare });
+    const json = JSON.parse(readFileSync(compare, 'utf8')) as unknown;
+    const report = asEvalReport(json);
+    if (!report) fail('DATA_INVALID', `--compare: ${compare} holds neither an EvalReport nor a written report with one`, { path: compare });
+    return report!;
+  }
+  const other = await loadModel(compare, resolveModelDir(compare, defaultTask), defaultTask);
+  return evaluate({ ...base, model: other.model });
+}
+
+function asEvalReport(json: unknown): EvalReport | undefined {
+  const isReport = (x: unknown): x is EvalReport => typeof x === 'object' && x !== null && 'per_problem' in x && 'config' in x && 'model' in x;
+  if (Array.isArray(json)) return json.find(isReport);
+  if (isReport(json)) return json;
+  const models = (json as { models?: Array<{ report?: unknown }> } | null)?.models;
+  return Array.isArray(models) ? models.map((m) => m.report).find(isReport) : undefined;
+}
+
+/** `eval-report.json` (the EvalReports as they are) and, through the reports plugin, report.md, report.json and the plots. */
+async function writeReports(reports: EvalReport[], dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFileAtomically(join(dir, EVAL_REPORT_FILE), `${JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2)}\n`);
+  const { writeReport } = await import('../../plugins/reports/write-report.ts');
+  await writeReport(reports, dir);
+}
+
+const fmt = (e: { value: number; se: number }, digits = 4) => `${e.value.toFixed(digits)} ± ${e.se.toFixed(digits)}`;
+
+function summarize(report: EvalReport): string {
+  const lines: string[] = [];
+  const names = report.benchmarks.map((b) => b.name);
+  lines.push(`${report.model} on ${report.benchmarks.map((b) => `${b.name} (${b.split}, ${b.problems} problems)`).join(', ')}; SEs from ${report.config.bootstrap} bootstrap resamples`);
+  if (report.capability) {
+    const c = report.capability;
+    lines.push(`capability (${c.samples} samples per problem):`);
+    for (const name of names) lines.push(`  ${name}: ${passLine(c.per_benchmark[name].pass_at_k)}; answer present ${(c.per_benchmark[name].answer_present_rate * 100).toFixed(1)}%`);
+    if (names.length > 1) lines.push(`  macro: ${passLine(c.macro.pass_at_k)}`);
+  }
+  for (const h of report.handoff ?? []) {
+    lines.push(`handoff ${h.variant} with ${report.junior} (p ${h.p}):`);
+    for (const name of names) {
+      const b = h.per_benchmark[name];
+      lines.push(`  ${name}: ${passLine(b.pass_at_k)}; senior share ${b.senior_share.mean.toFixed(3)} (std ${b.senior_share.std.toFixed(3)}); ${b.handoffs_per_rollout.toFixed(2)} handoffs per rollout`);
+    }
+    if (names.length > 1) lines.push(`  macro: ${passLine(h.macro.pass_at_k)}`);
+  }
+  if (report.drift) {
+    const d = report.drift;
+    lines.push(`drift from ${report.junior}: KL ${fmt(d.kl, 5)} nats over ${d.tokens.model} / ${d.tokens.junior} tokens${d.reference_kl ? `; reference KL ${fmt(d.reference_kl, 5)}` : ''}`);
+    const s = d.survival;
+    if (s.length > 0) lines.push(`  survival of |log-ratio| (${s.length} thresholds up to ${s[s.length - 1].threshold.toFixed(3)}): share above ${s[Math.floor(s.length / 10)].threshold.toFixed(3)} is ${s[Math.floor(s.length / 10)].fraction.toFixed(3)}`);
+    if (d.displaced) lines.push(`  top-${d.displaced.top} displaced by ${report.reference}: shift-back share ${d.displaced.shift_back_share.toFixed(3)}, Spearman ρ ${d.displaced.spearman.rho.toFixed(3)} (p ${d.displaced.spearman.p.toExponential(2)})`);
+    lines.push(`  over-emitted: ${d.over_emitted.slice(0, 8).map((t) => `${JSON.stringify(t.text)} ${t.model_count}/${t.junior_count}`).join(', ') || 'none'}`);
+  }
+  if (report.legibility) {
+    const l = report.legibility;
+    for (const name of names) lines.push(`legibility ${name}: junior cross-entropy ${fmt(l.per_benchmark[name].cross_entropy)} nats/token, overlap α ${fmt(l.per_benchmark[name].overlap)} over ${l.per_benchmark[name].tokens} tokens`);
+    if (names.length > 1) lines.push(`legibility macro: cross-entropy ${fmt(l.macro.cross_entropy)}, overlap α ${fmt(l.macro.overlap)}`);
+  }
+  if (report.significance) {
+    lines.push(`paired one-sided t-tests against ${report.significance.other}:`);
+    for (const t of report.significance.tests) lines.push(`  ${t.metric} (${t.alternative}): Δ ${t.mean_diff.toFixed(4)}, t ${t.statistic === null ? 'undefined' : t.statistic.toFixed(3)}, df ${t.df}, p ${t.p.toExponential(3)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function passLine(p: Record<string, { value: number; se: number }>): string {
+  return Object.entries(p)
+    .map(([k, e]) => `pass@${k} ${fmt(e)}`)
+    .join(', ');
 }

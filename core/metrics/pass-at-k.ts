@@ -12,7 +12,15 @@ export function passAtK(n: number, c: number, k: number): number {
   return 1 - allWrong;
 }
 
-/** The k of the tandem paper's tables that n samples support: 1, 2, 4, ... up to n. */
+/** The k of the tandem paper's capability figure (§4.2). */
+export const PAPER_KS: readonly number[] = [1, 2, 4, 8, 16, 32];
+
+/** The paper's k that n samples support: those of PAPER_KS not above n. */
+export function paperKs(n: number): number[] {
+  return PAPER_KS.filter((k) => k <= n);
+}
+
+/** The k that n samples support when every power of two is wanted: 1, 2, 4, ... up to n. */
 export function powersOfTwoUpTo(n: number): number[] {
   const ks: number[] = [];
   for (let k = 1; k <= n; k *= 2) ks.push(k);

@@ -47,6 +47,24 @@ export async function writeFileDurably(path: string, fill: Uint8Array | string |
   }
 }
 
+/**
+ * Writes a whole file or nothing: the bytes go to a temp sibling, are fsynced, and the temp is renamed over `path`
+ * (atomic on POSIX filesystems), so a reader or a crash never sees a half-written file.
+ */
+export async function writeFileAtomically(path: string, contents: Uint8Array | string): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true });
+  const temp = join(dir, `.${basename(path)}.writing-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  try {
+    await writeFileDurably(temp, contents);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await syncDirectory(dir);
+}
+
 /** Makes a directory's entries (creations, renames) durable. Platforms that cannot fsync a directory skip it. */
 export async function syncDirectory(path: string): Promise<void> {
   let dir: FileHandle;

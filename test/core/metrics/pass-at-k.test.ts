@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { meanPassAtK, passAtK, powersOfTwoUpTo } from '../../../core/metrics/pass-at-k.ts';
+import { PAPER_KS, meanPassAtK, paperKs, passAtK, powersOfTwoUpTo } from '../../../core/metrics/pass-at-k.ts';
 
 const choose = (n: number, k: number): number => {
   let r = 1;
@@ -34,5 +34,18 @@ describe('meanPassAtK', () => {
     expect(Object.keys(result)).toEqual(['1', '2', '4', '8']);
     expect(result['1']).toBeCloseTo((0 + 0.5 + 1) / 3, 12);
     expect(result['8']).toBeCloseTo((0 + 1 + 1) / 3, 12);
+  });
+});
+
+describe('paperKs', () => {
+  it("should keep the paper's k in {1, 2, 4, 8, 16, 32} that n samples support", () => {
+    expect(paperKs(64)).toEqual([1, 2, 4, 8, 16, 32]);
+    expect(paperKs(20)).toEqual([1, 2, 4, 8, 16]);
+    expect(paperKs(1)).toEqual([1]);
+    expect(PAPER_KS).toEqual([1, 2, 4, 8, 16, 32]);
+  });
+
+  it('should give pass@2 of 2 right out of 5 as 1 - C(3,2)/C(5,2) = 0.7', () => {
+    expect(passAtK(5, 2, 2)).toBeCloseTo(0.7, 14);
   });
 });

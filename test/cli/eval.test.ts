@@ -1,0 +1,89 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runLudus } from '../support/cli.ts';
+import type { EvalReport } from '../../plugins/eval/report-types.ts';
+
+describe('ludus eval', () => {
+  describe('having a bad flag', () => {
+    it('should refuse it with INPUT_INVALID naming the flag, before loading a model', async () => {
+      for (const [flag, value] of [
+        ['--axes', 'capability,vibes'],
+        ['--handoff', 'sometimes'],
+        ['--samples', '0'],
+        ['--bootstrap', '1'],
+        ['--handoff-p', '1.5'],
+        ['--top-p', 'x'],
+        ['--split', 'dev'],
+      ]) {
+        const result = await runLudus(['eval', '--model', '/nonexistent', '--task', 'arithmetic', flag, value]);
+        expect(result.code, `${flag} ${value}`).toBe(2);
+        expect(result.stderr).toContain('[INPUT_INVALID]');
+        expect(result.stderr).toContain(flag.replace(/^--/, ''));
+      }
+    });
+  });
+
+  describe('having the shipped base as model and junior and every axis', () => {
+    it('should print one EvalReport and write it with the markdown report and plots', async () => {
+      const dir = join(await mkdtemp(join(tmpdir(), 'ludus-eval-')), 'report');
+      const result = await runLudus(
+        ['eval', '--model', 'default', '--task', 'arithmetic', '--problems', '4', '--samples', '2', '--axes', 'capability,handoff,drift,legibility', '--bootstrap', '100', '--threads', '1', '--json', '--report', dir],
+        { timeoutMs: 300_000 },
+      );
+      expect(result.stderr).not.toMatch(/\[[A-Z_]+\]/);
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.stdout) as EvalReport;
+      expect(report.model).toBe('default:arithmetic');
+      expect(report.junior).toBe('default:arithmetic');
+      expect(Object.keys(report.capability!.per_benchmark.arithmetic.pass_at_k)).toEqual(['1', '2']);
+      expect(report.handoff!.map((h) => h.variant)).toEqual(['alternate', 'bernoulli']);
+      // The shipped base writes "\n\n" between steps, so the team really hands off.
+      expect(report.handoff![0].per_benchmark.arithmetic.handoffs_per_rollout).toBeGreaterThan(0);
+      // Model and junior are the same network: the junior reads the model's text with full overlap.
+      expect(report.legibility!.macro.overlap.value).toBeCloseTo(1, 4);
+      expect(report.per_problem).toHaveLength(4);
+      expect(JSON.parse(readFileSync(join(dir, 'eval-report.json'), 'utf8'))).toEqual(report);
+      expect(existsSync(join(dir, 'report.md'))).toBe(true);
+    }, 300_000);
+  });
+
+  describe('having a generated task and a JSONL file together', () => {
+    it('should evaluate both and add a macro average of the two', async () => {
+      const file = join(await mkdtemp(join(tmpdir(), 'ludus-eval-')), 'sums.jsonl');
+      const rows = [['What is 12 plus 30?', '42'], ['What is 7 plus 5?', '12'], ['What is 40 minus 8?', '32']];
+      await writeFile(file, rows.map(([problem, answer]) => JSON.stringify({ problem, answer })).join('\n'));
+      const result = await runLudus(['eval', '--model', 'default', '--task', `arithmetic,${file}`, '--problems', '3', '--samples', '2', '--bootstrap', '100', '--threads', '1', '--json'], { timeoutMs: 300_000 });
+      expect(result.stderr).not.toMatch(/\[[A-Z_]+\]/);
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.stdout) as EvalReport;
+      expect(report.benchmarks.map((b) => [b.name, b.problems])).toEqual([['arithmetic', 3], [file, 3]]);
+      const cap = report.capability!;
+      const mean = (cap.per_benchmark.arithmetic.pass_at_k['1'].value + cap.per_benchmark[file].pass_at_k['1'].value) / 2;
+      expect(cap.macro.pass_at_k['1'].value).toBeCloseTo(mean, 12);
+    }, 300_000);
+  });
+
+  describe('having --compare with a saved eval-report.json', () => {
+    it('should pair the two evaluations problem by problem and print one-sided t-tests', async () => {
+      const dir = join(await mkdtemp(join(tmpdir(), 'ludus-eval-')), 'first');
+      const common = ['eval', '--model', 'default', '--task', 'arithmetic', '--problems', '6', '--samples', '2', '--bootstrap', '100', '--threads', '1'];
+      const first = await runLudus([...common, '--report', dir], { timeoutMs: 300_000 });
+      expect(first.code).toBe(0);
+      const second = await runLudus([...common, '--seed', '1', '--compare', join(dir, 'eval-report.json'), '--json'], { timeoutMs: 300_000 });
+      expect(second.stderr).not.toMatch(/\[[A-Z_]+\]/);
+      expect(second.code).toBe(0);
+      const report = JSON.parse(second.stdout) as EvalReport;
+      expect(report.significance!.other).toBe('default:arithmetic');
+      expect(report.significance!.tests.map((t) => t.metric)).toEqual(['capability pass@1', 'capability pass@2']);
+      for (const t of report.significance!.tests) {
+        expect(t.n).toBe(6);
+        expect(t.df).toBe(5);
+        expect(t.p).toBeGreaterThanOrEqual(0);
+        expect(t.p).toBeLessThanOrEqual(1);
+      }
+    }, 300_000);
+  });
+});

@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import { deriveSeed } from '../../../core/rng.ts';
+import { klDivergence, distributionFromCounts } from '../../../core/metrics/token-drift.ts';
+import { Scorer } from '../../../native/runtime/scorer.ts';
+import { initWeights, presetConfig } from '../../../native/model/presets.ts';
+import { driftFrom, problemCounts } from '../../../plugins/eval/drift.ts';
+import { evaluate, type EvalOptions } from '../../../plugins/eval/evaluate.ts';
+import { handoffCount, meanStd, seniorShare, stepHandoffSchedule } from '../../../plugins/eval/handoff.ts';
+import { scoreLegibility } from '../../../plugins/eval/legibility.ts';
+import { sampleRollouts } from '../../../plugins/eval/sample-rollouts.ts';
+import type { Grader } from '../../../plugins/eval/solo-eval.ts';
+import { arithmeticTask } from '../../../plugins/tasks/arithmetic/arithmetic-task.ts';
+import { trainBpe } from '../../../plugins/tokenizers/bpe-trainer.ts';
+import { tokenizerFromJson } from '../../../plugins/tokenizers/hf-tokenizer.ts';
+
+const task = arithmeticTask({ maxDigits: 2 });
+const tokenizer = tokenizerFromJson(trainBpe(task.problems('train', 100).map((p) => p.prompt + p.solution), { vocabSize: 300 }));
+const config = presetConfig('qwen3-micro', { vocab_size: tokenizer.vocabSize });
+const policyOf = (seed: number, name: string) => ({ name, config, weights: initWeights(config, seed, 0.2), tokenizerHash: tokenizer.hash });
+const senior = policyOf(3, 'senior');
+const junior = policyOf(5, 'junior');
+const never: Grader = () => ({ answer_present: false, correct: false });
+const sampling = { temperature: 1, topP: 1, maxNewTokens: 24, stopTokens: [0], batch: 8, threads: 1 };
+
+describe('step handoff at pretend step ends', () => {
+  // A random model rarely writes "\n\n"; declaring the lower half of the vocabulary step ends makes handoffs frequent.
+  const boundary = Array.from({ length: 150 }, (_, i) => i);
+  const ends = new Set(boundary);
+  const run = (variant: 'alternate' | 'bernoulli') =>
+    sampleRollouts({ ...sampling, policies: [senior, junior], tokenizer, problems: task.problems('test', 4), samples: 4, grade: never, seed: 11, schedule: stepHandoffSchedule(variant, 0.5, boundary) });
+
+  it('should switch author after every step end and only there under strict alternation', async () => {
+    const rollouts = (await run('alternate')).flat();
+    let switches = 0;
+    for (const r of rollouts) {
+      for (let t = 0; t + 1 < r.tokens.length; t++) {
+        expect(r.authors[t + 1] !== r.authors[t]).toBe(ends.has(r.tokens[t]));
+        switches += r.authors[t + 1] !== r.authors[t] ? 1 : 0;
+      }
+    }
+    expect(switches).toBeGreaterThan(10);
+    expect(new Set(rollouts.map((r) => r.authors[0]))).toEqual(new Set([0, 1]));
+  });
+
+  it('should redraw only at step ends under Bernoulli(0.5), sometimes keeping the author', async () => {
+    const rollouts = (await run('bernoulli')).flat();
+    let kept = 0;
+    let switched = 0;
+    for (const r of rollouts) {
+      for (let t = 0; t + 1 < r.tokens.length; t++) {
+        if (!ends.has(r.tokens[t])) expect(r.authors[t + 1]).toBe(r.authors[t]);
+        else if (r.authors[t + 1] === r.authors[t]) kept++;
+        else switched++;
+      }
+    }
+    expect(kept).toBeGreaterThan(3);
+    expect(switched).toBeGreaterThan(3);
+    const shares = rollouts.map(seniorShare);
+    expect(shares.some((s) => s > 0 && s < 1)).toBe(true);
+  });
+
+  it('should count senior share, handoffs and their spread by hand', () => {
+    expect(seniorShare({ authors: [0, 0, 1, 1, 1, 0] })).toBe(0.5);
+    expect(handoffCount({ authors: [0, 0, 1, 1, 1, 0] })).toBe(2);
+    expect(meanStd([0.25, 0.75])).toEqual({ mean: 0.5, std: 0.25 });
+  });
+});
+
+describe('handoff with the model as its own junior', () => {
+  it('should reproduce solo decoding token for token under the same seed (the schedule only picks whose identical sample is kept)', async () => {
+    const common = { ...sampling, tokenizer, problems: task.problems('test', 3), samples: 3, grade: never, seed: 21 };
+    const solo = (await sampleRollouts({ ...common, policies: [senior] })).flat();
+    const team = (await sampleRollouts({ ...common, policies: [senior, senior], schedule: stepHandoffSchedule('alternate', 0.5, Array.from({ length: 150 }, (_, i) => i)) })).flat();
+    expect(team.map((r) => r.tokens)).toEqual(solo.map((r) => r.tokens));
+    expect(team.some((r) => new Set(r.authors).size === 2)).toBe(true);
+  });
+});
+
+describe('scoreLegibility', () => {
+  it("should sum the junior's -log p of each response token (stop tokens skipped) and give overlap 1 against itself", async () => {
+    const [a, b] = [await Scorer.create(senior), await Scorer.create(junior)];
+    try {
+      const prompt = tokenizer.encode('Question: What is 3 plus 4?\nAnswer:\n');
+      const tokens = [...tokenizer.encode('Ones: 3 plus 4 is 7.'), 0];
+      const [scored] = await scoreLegibility(a, b, [{ prompt, tokens }], [0], 4);
+      const [byToken] = await b.score([[...prompt, ...tokens]]);
+      const expected = -byToken.logprobs.slice(prompt.length, prompt.length + tokens.length - 1).reduce((s, x) => s! + x!, 0)!;
+      expect(scored.positions).toBe(tokens.length - 1);
+      expect(scored.crossEntropySum).toBeCloseTo(expected, 3);
+      expect(scored.overlapSum / scored.positions).toBeLessThan(0.999);
+      const [self] = await scoreLegibility(b, b, [{ prompt, tokens }], [0], 4);
+      expect(self.overlapSum / self.positions).toBeCloseTo(1, 4);
+    } finally {
+      await a.release();
+      await b.release();
+    }
+  });
+});
+
+describe('driftFrom', () => {
+  // Two benchmarks of one problem each: resampling within a benchmark can only redraw that problem, so every SE is 0.
+  const counts = (entries: Array<[number, number]>) => new Map(entries);
+  const input = {
+    vocabSize: 4,
+    model: [[counts([[1, 6], [2, 2]])], [counts([[3, 4]])]],
+    junior: [[counts([[1, 2], [2, 4]])], [counts([[3, 2], [0, 2]])]],
+    reference: [[counts([[1, 8]])], [counts([[2, 2], [3, 2]])]],
+    decode: (id: number) => `t${id}`,
+    smoothing: 0.5,
+    minJuniorCount: 2,
+    displacedTop: 3,
+    overEmittedTop: 2,
+    overEmittedMinCount: 1,
+    resamples: 50,
+    seed: 1,
+  };
+  const r = driftFrom(input);
+
+  it('should take KL of the pooled smoothed marginals, SE 0 when each benchmark has one problem', () => {
+    // Pooled counts: model [0, 6, 2, 4], junior [2, 2, 4, 2]; add 0.5 and normalize.
+    const pModel = [0.5, 6.5, 2.5, 4.5].map((c) => c / 14);
+    const pJunior = [2.5, 2.5, 4.5, 2.5].map((c) => c / 12);
+    expect(r.kl.value).toBeCloseTo(pModel.reduce((a, p, i) => a + p * Math.log(p / pJunior[i]), 0), 12);
+    expect(r.kl.se).toBe(0);
+    expect(r.tokens).toEqual({ model: 12, junior: 10, reference: 12 });
+    expect(r.reference_kl!.value).toBeCloseTo(klDivergence(distributionFromCounts([0, 8, 2, 2], 0.5), distributionFromCounts([2, 2, 4, 2], 0.5)), 12);
+  });
+
+  it('should list over-emitted tokens with raw counts, largest log-ratio first', () => {
+    // log-ratios: t1 log((6.5/14)/(2.5/12)) = 0.80, t3 log((4.5/14)/(2.5/12)) = 0.43; t0, t2 are under-emitted.
+    expect(r.over_emitted.map((t) => [t.text, t.model_count, t.junior_count, t.reference_count])).toEqual([
+      ['t1', 6, 2, 8],
+      ['t3', 4, 2, 2],
+    ]);
+    // With a minimum of 5 occurrences in the model's outputs only t1 (6) qualifies.
+    expect(driftFrom({ ...input, overEmittedMinCount: 5 }).over_emitted.map((t) => t.id)).toEqual([1]);
+  });
+
+  it('should build the survival curve over junior-frequent tokens and the displaced analysis against the reference', () => {
+    expect(r.survival[0]).toEqual({ threshold: 0, fraction: 1 });
+    expect(r.survival[r.survival.length - 1].fraction).toBe(0);
+    expect(r.displaced!.top).toBe(3);
+    expect(r.displaced!.shift_back_share_se).toBe(0);
+    expect(r.displaced!.tokens.map((t) => t.id)).toHaveLength(3);
+    expect(driftFrom({ ...input, reference: undefined }).displaced).toBeUndefined();
+    // At a minimum of 3 occurrences in the reference or junior, only t1 (8) and t2 (4) qualify: too few to rank.
+    expect(driftFrom({ ...input, minJuniorCount: 3 }).displaced).toBeUndefined();
+  });
+
+  it('should count tokens per problem without stop tokens', () => {
+    expect([...problemCounts([[1, 2, 0], [2, 0]], new Set([0]))]).toEqual([[1, 1], [2, 2]]);
+  });
+});
+
+describe('evaluate', () => {
+  const tasks = [
+    { name: 'two-digit', task, split: 'test' as const },
+    { name: 'three-digit', task: arithmeticTask({ maxDigits: 3 }), split: 'test' as const },
+  ];
+  // Accepts every other response it grades: a known share of correct samples.
+  const alternating = (): Grader => {
+    let calls = 0;
+    return () => ({ answer_present: true, correct: calls++ % 2 === 0 });
+  };
+  const options = (grade: Grader): EvalOptions => ({
+    ...sampling,
+    model: { id: 'senior', policy: senior },
+    junior: { id: 'junior', policy: junior },
+    reference: { id: 'reference', policy: policyOf(7, 'reference') },
+    tokenizer,
+    benchmarks: tasks,
+    axes: ['capability', 'handoff', 'drift', 'legibility'],
+    problems: 3,
+    samples: 4,
+    grade,
+    seed: 5,
+    bootstrap: 200,
+  });
+
+  it('should report every axis on two benchmarks with a macro average, replayably, as plain JSON', async () => {
+    const report = await evaluate(options(alternating()));
+    expect(JSON.parse(JSON.stringify(report))).toEqual(report);
+    const cap = report.capability!;
+    expect(Object.keys(cap.per_benchmark)).toEqual(['two-digit', 'three-digit']);
+    expect(cap.per_benchmark['two-digit'].pass_at_k['1'].value).toBeCloseTo(0.5, 12);
+    expect(cap.macro.pass_at_k['1'].value).toBeCloseTo((cap.per_benchmark['two-digit'].pass_at_k['1'].value + cap.per_benchmark['three-digit'].pass_at_k['1'].value) / 2, 12);
+    expect(Object.keys(cap.macro.pass_at_k)).toEqual(['1', '2', '4']);
+    expect(report.per_problem).toHaveLength(6);
+    expect(report.per_problem.reduce((a, p) => a + p.capability_correct!, 0)).toBe(12);
+    expect(report.handoff!.map((h) => h.variant)).toEqual(['alternate', 'bernoulli']);
+    for (const h of report.handoff!) {
+      expect(h.macro.senior_share.mean).toBeGreaterThanOrEqual(0);
+      expect(h.macro.senior_share.mean).toBeLessThanOrEqual(1);
+      expect(h.boundary_tokens).toBeGreaterThan(0);
+      expect(h.macro.senior_share.mean_se).toBeGreaterThanOrEqual(0);
+    }
+    expect(report.per_problem.every((p) => p.handoff?.alternate && p.handoff?.bernoulli)).toBe(true);
+    expect(report.drift!.kl.value).toBeGreaterThan(0);
+    expect(report.drift!.displaced).toBeDefined();
+    expect(report.reference).toBe('reference');
+    expect(report.legibility!.macro.overlap.value).toBeLessThan(1);
+    expect(report.legibility!.macro.cross_entropy.value).toBeGreaterThan(0);
+    const again = await evaluate(options(alternating()));
+    expect({ ...again, created: '', wall_seconds: 0 }).toEqual({ ...report, created: '', wall_seconds: 0 });
+    expect(deriveSeed(report.seed, 1)).toBe(deriveSeed(5, 1));
+  }, 120_000);
+
+  it('should refuse axes needing a junior without one', async () => {
+    await expect(evaluate({ ...options(never), junior: undefined, axes: ['handoff'] })).rejects.toThrow(/need a junior/);
+  });
+});

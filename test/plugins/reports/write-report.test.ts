@@ -1,0 +1,155 @@
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { EvalReport } from '../../../plugins/eval/report-types.ts';
+import { writeReport } from '../../../plugins/reports/write-report.ts';
+import { rejection } from '../../support/errors.ts';
+import { fixtureReport } from './fixtures.ts';
+import { elements, pngSize } from './svg-query.ts';
+
+const tempDir = () => mkdtemp(join(tmpdir(), 'ludus-report-'));
+
+/** The markdown table under a heading, as rows of trimmed cells (header first, rule dropped). */
+function tableAfter(markdown: string, heading: string): string[][] {
+  const start = markdown.indexOf(`${heading}\n`);
+  expect(start, `heading "${heading}"`).toBeGreaterThanOrEqual(0);
+  const lines = markdown.slice(start).split('\n');
+  const first = lines.findIndex((line) => line.startsWith('|'));
+  const rows: string[][] = [];
+  for (const line of lines.slice(first)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.slice(2, -2).split(/ (?<!\\)\| /).map((cell) => cell.trim()));
+  }
+  return rows.filter((_, i) => i !== 1);
+}
+
+const trl = fixtureReport('runs/x/tandem/best', 1.2, {
+  reference: 'runs/x/grpo/best',
+  significance: {
+    other: 'runs/x/grpo/best',
+    tests: [
+      { metric: 'handoff pass@1', alternative: 'greater', mean_diff: 0.0142, statistic: 2.61, df: 9, p: 0.0049, n: 10 },
+      { metric: 'legibility cross_entropy', alternative: 'less', mean_diff: -0.0146, statistic: null, df: 9, p: 0, n: 10 },
+    ],
+  },
+});
+trl.drift!.displaced = {
+  top: 2,
+  shift_back_share: 0.5,
+  spearman: { rho: -0.58, p: 3e-7 },
+  tokens: [
+    { id: 7, text: ' the', reference_log_ratio: 1.5, shift: -0.5 },
+    { id: 9, text: 'x', reference_log_ratio: 1, shift: 0.25 },
+  ],
+};
+const grpo = fixtureReport('runs/x/grpo/best', 1);
+
+describe('writeReport', () => {
+  describe('having a TRL and a GRPO evaluation with every axis', () => {
+    it('should write report.md, report.json and each figure as SVG and PNG, atomically', async () => {
+      const dir = await tempDir();
+      const { files } = await writeReport([grpo, trl], dir, { labels: ['GRPO', 'TRL'], pngWidth: 360 });
+      const names = (await readdir(dir)).sort();
+      expect(names).toEqual(
+        [
+          'report.md',
+          'report.json',
+          ...['capability-pass-at-k', 'handoff-strict-alternation-pass-at-k', 'handoff-bernoulli-0-5-pass-at-k', 'drift-survival', 'drift-displaced-trl'].flatMap((n) => [`${n}.svg`, `${n}.png`]),
+        ].sort(),
+      );
+      expect(files.map((f) => f.slice(dir.length + 1))[0]).toBe('report.md');
+      const png = pngSize(await readFile(join(dir, 'capability-pass-at-k.png')));
+      expect(png).toEqual({ signature: true, width: 360, height: 210 });
+      const json = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as { models: Array<{ label: string; report: EvalReport }> };
+      expect(json.models.map((m) => m.label)).toEqual(['GRPO', 'TRL']);
+      expect(json.models[1].report).toEqual(trl);
+    });
+
+    it('should tabulate capability as pass@k in percent ± SE', async () => {
+      const { markdown } = await writeReport([grpo, trl], await tempDir(), { labels: ['GRPO', 'TRL'], png: false });
+      expect(tableAfter(markdown, '## Solo capability')).toEqual([
+        ['model', 'pass@1 (%)', 'pass@2 (%)', 'pass@4 (%)', 'answer present (%)', 'response tokens'],
+        ['GRPO', '43.0 ± 2.1', '50.0 ± 2.0', '60.0 ± 3.0', '95.0', '61.3'],
+        ['TRL', '51.6 ± 2.1', '60.0 ± 2.0', '72.0 ± 3.0', '95.0', '61.3'],
+      ]);
+      expect(markdown).toContain('![Solo capability: macro pass@k, shaded ±1 bootstrap SE](capability-pass-at-k.svg)');
+    });
+
+    it('should tabulate handoff robustness per variant with the senior share as mean ± std', async () => {
+      const { markdown } = await writeReport([grpo, trl], await tempDir(), { labels: ['GRPO', 'TRL'], png: false });
+      expect(tableAfter(markdown, '### strict alternation')).toEqual([
+        ['model', 'pass@1 (%)', 'pass@2 (%)', 'senior share (%, mean ± std)', 'handoffs / rollout'],
+        ['GRPO', '30.0 ± 5.0', '40.0 ± 5.0', '50.0 ± 7.0', '2.50'],
+        ['TRL', '36.0 ± 5.0', '48.0 ± 5.0', '50.0 ± 7.0', '2.50'],
+      ]);
+      expect(markdown).toContain('### Bernoulli(0.5)');
+    });
+
+    it('should tabulate drift with KL, shift-back share, ρ and the over-emitted tokens made visible', async () => {
+      const { markdown } = await writeReport([grpo, trl], await tempDir(), { labels: ['GRPO', 'TRL'], png: false });
+      const rows = tableAfter(markdown, '## Drift from the junior');
+      expect(rows[1]).toEqual(['GRPO', '1000', '0.0123 ± 0.0010', '–', '–', '–', '`" the"` 40/20, `"a\\|b\\n"` 11/2']);
+      expect(rows[2].slice(0, 6)).toEqual(['TRL', '1000', '0.0148 ± 0.0010', 'GRPO (top 2)', '50.0', '−0.580 (< 1e-6)']);
+    });
+
+    it('should tabulate legibility and the paired t-tests with stars', async () => {
+      const { markdown } = await writeReport([grpo, trl], await tempDir(), { labels: ['GRPO', 'TRL'], png: false });
+      expect(tableAfter(markdown, '## Junior legibility').slice(1)).toEqual([
+        ['GRPO', '0.2500 ± 0.0100', '0.9600 ± 0.0020', '612'],
+        ['TRL', '0.3000 ± 0.0100', '0.9600 ± 0.0020', '612'],
+      ]);
+      expect(tableAfter(markdown, '## Significance').slice(1)).toEqual([
+        ['TRL > GRPO', 'handoff pass@1', '+0.0142', '+2.61', '9', '0.005**', '10'],
+        ['TRL < GRPO', 'legibility cross_entropy', '−0.0146', 'n/a (zero variance)', '9', '< 1e-300***', '10'],
+      ]);
+    });
+
+    it('should plot the displaced tokens at the reference log-ratio and the model’s shift', async () => {
+      const dir = await tempDir();
+      await writeReport([grpo, trl], dir, { labels: ['GRPO', 'TRL'], png: false });
+      const svg = await readFile(join(dir, 'drift-displaced-trl.svg'), 'utf8');
+      expect(elements(svg, 'circle', 'point').map((c) => c['data-token'])).toEqual([' the', 'x']);
+      expect(elements(svg, 'g', 'legend-entry').map((g) => g['data-label'])).toEqual(['shifts back', 'moves with GRPO']);
+    });
+  });
+
+  describe('having extra comparisons and a report with two benchmarks', () => {
+    it('should add a benchmark column with a macro row, and print the given comparisons', async () => {
+      const two = fixtureReport('m', 1, { benchmarks: [{ name: 'arithmetic', split: 'test', problems: 10 }, { name: 'last-letter', split: 'test', problems: 10 }] });
+      two.capability!.per_benchmark['last-letter'] = { pass_at_k: { '1': { value: 0.1, se: 0.01 } }, answer_present_rate: 0.5, mean_response_tokens: 30 };
+      two.capability!.macro.pass_at_k = { '1': { value: 0.265, se: 0.012 } };
+      const { markdown } = await writeReport([two], await tempDir(), {
+        png: false,
+        comparisons: [{ model: 'm', significance: { other: 'base', tests: [{ metric: 'capability pass@1', alternative: 'greater', mean_diff: 0.01, statistic: 0.5, df: 19, p: 0.31, n: 20 }] } }],
+      });
+      expect(tableAfter(markdown, '## Solo capability').map((row) => row.slice(0, 3))).toEqual([
+        ['model', 'benchmark', 'pass@1 (%)'],
+        ['m', 'arithmetic', '43.0 ± 2.1'],
+        ['m', 'last-letter', '10.0 ± 1.0'],
+        ['m', 'macro', '26.5 ± 1.2'],
+      ]);
+      expect(tableAfter(markdown, '## Significance')[1]).toEqual(['m > base', 'capability pass@1', '+0.0100', '+0.50', '19', '0.310', '20']);
+    });
+  });
+
+  describe('having a capability-only report', () => {
+    it('should leave out the sections and figures of the axes it lacks', async () => {
+      const dir = await tempDir();
+      const { markdown } = await writeReport([fixtureReport('solo', 1, { handoff: undefined, drift: undefined, legibility: undefined })], dir, { png: false });
+      expect(markdown).toContain('## Solo capability');
+      expect(markdown).not.toMatch(/## (Handoff|Drift|Junior legibility|Significance)/);
+      expect((await readdir(dir)).sort()).toEqual(['capability-pass-at-k.svg', 'report.json', 'report.md']);
+    });
+  });
+
+  describe('having no reports, mismatched labels or two reports under one label', () => {
+    it('should refuse with INPUT_INVALID', async () => {
+      const dir = await tempDir();
+      expect((await rejection(writeReport([], dir))).code).toBe('INPUT_INVALID');
+      expect((await rejection(writeReport([grpo], dir, { labels: ['a', 'b'] }))).code).toBe('INPUT_INVALID');
+      expect((await rejection(writeReport([grpo, trl], dir, { labels: ['same', 'same'] }))).code).toBe('INPUT_INVALID');
+      expect(await readdir(dir)).toEqual([]);
+    });
+  });
+});
