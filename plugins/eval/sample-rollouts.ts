@@ -78,8 +78,7 @@ export async function sampleRollouts(options: SampleOptions): Promise<GradedRoll
       for (const [i, job] of chunk.entries()) {
         const rollout = rollouts[i];
         const kept = rollout.tokens.filter((t) => !stops.has(t));
-        // A response that stops at once is the empty string (the tokenizer refuses to decode no ids).
-        const verdict = options.grade(job.problem.answer, kept.length > 0 ? tokenizer.decode(kept) : '');
+        const verdict = options.grade(job.problem.answer, tokenizer.decode(kept));
         out[job.p].push({ prompt: rollout.prompt, tokens: rollout.tokens, authors: rollout.authors, correct: verdict.correct, answerPresent: verdict.answer_present });
       }
       options.onProgress?.(Math.min(start + batch, jobs.length), jobs.length);

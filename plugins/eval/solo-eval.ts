@@ -88,7 +88,5 @@ export async function evaluateSolo(options: SoloEvalOptions): Promise<SoloEvalRe
 
 function gradeRollout(options: SoloEvalOptions, problem: Problem, tokens: number[]): Verdict {
   const kept = tokens.filter((t) => !options.stopTokens.includes(t));
-  // A response that stops at once is the empty string (the tokenizer refuses to decode no ids).
-  const text = kept.length > 0 ? options.tokenizer.decode(kept) : '';
-  return options.grade(problem.answer, text);
+  return options.grade(problem.answer, options.tokenizer.decode(kept));
 }
