@@ -214,6 +214,7 @@ function evalOptions(settings: ExperimentEval) {
     scoreBatch: settings.scoreBatch,
     ...(settings.displacedTop !== undefined ? { displacedTop: settings.displacedTop } : {}),
     ...(settings.overEmittedTop !== undefined ? { overEmittedTop: settings.overEmittedTop } : {}),
+    ...(settings.overEmittedMinCount !== undefined ? { overEmittedMinCount: settings.overEmittedMinCount } : {}),
     ...(settings.driftSmoothing !== undefined ? { driftSmoothing: settings.driftSmoothing } : {}),
     ...(settings.driftMinJuniorCount !== undefined ? { driftMinJuniorCount: settings.driftMinJuniorCount } : {}),
   };
