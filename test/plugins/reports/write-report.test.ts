@@ -144,6 +144,18 @@ describe('writeReport', () => {
     });
   });
 
+  describe('having notes and an extra figure', () => {
+    it('should show the figure after the notes and write it beside the others', async () => {
+      const dir = await tempDir();
+      const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"/>';
+      const { markdown } = await writeReport([grpo], dir, { notes: ['How it was made.'], figures: [{ name: 'training-reward', caption: 'Training reward', svg }], pngWidth: 40 });
+      expect(markdown.indexOf('![Training reward](training-reward.svg)')).toBeGreaterThan(markdown.indexOf('How it was made.'));
+      expect(markdown.indexOf('![Training reward](training-reward.svg)')).toBeLessThan(markdown.indexOf('## Models'));
+      expect(await readFile(join(dir, 'training-reward.svg'), 'utf8')).toBe(svg);
+      expect(pngSize(await readFile(join(dir, 'training-reward.png')))).toEqual({ signature: true, width: 40, height: 20 });
+    });
+  });
+
   describe('having a capability-only report', () => {
     it('should leave out the sections and figures of the axes it lacks', async () => {
       const dir = await tempDir();
