@@ -31,6 +31,7 @@ export const ExperimentEvalSchema = z
     scoreBatch: positiveInt.default(EVAL_DEFAULTS.scoreBatch),
     displacedTop: positiveInt.optional(),
     overEmittedTop: positiveInt.optional(),
+    overEmittedMinCount: positiveInt.optional(),
     driftSmoothing: z.number().positive().optional(),
     driftMinJuniorCount: z.number().int().min(0).optional(),
   })

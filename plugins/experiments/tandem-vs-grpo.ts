@@ -19,7 +19,7 @@ import { BEST_DIR, CHECKPOINT_DIR, train } from '../training/trainer.ts';
 import { readCached, writeCached } from './cached-json.ts';
 import { EXPERIMENT_GAMES, GAME_LABELS, type ExperimentConfig, type ExperimentEval, type ExperimentGame } from './experiment-config.ts';
 import { ProgressTracker, type ExperimentProgress } from './experiment-progress.ts';
-import { trainingSummary } from './training-summary.ts';
+import { trainingRewardFigure, trainingSummary } from './training-summary.ts';
 
 export interface ExperimentRun {
   /** Experiment directory: experiment.json, <game>/ training runs, eval/<model>.json, report.md with its figures. */
@@ -193,6 +193,7 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
       title: 'Tandem RL against GRPO and KL-Reg',
       comparisons,
       notes: [await experimentNotes(out, config, trainConfigs, seniors)],
+      figures: [await trainingRewardFigure(out, seniors)].filter((figure) => figure !== undefined),
     },
   );
   return { out, phases, seniors, reports, comparisons, report: written.files.find((f) => f.endsWith(REPORT_MARKDOWN))! };
@@ -214,6 +215,7 @@ function evalOptions(settings: ExperimentEval) {
     scoreBatch: settings.scoreBatch,
     ...(settings.displacedTop !== undefined ? { displacedTop: settings.displacedTop } : {}),
     ...(settings.overEmittedTop !== undefined ? { overEmittedTop: settings.overEmittedTop } : {}),
+    ...(settings.overEmittedMinCount !== undefined ? { overEmittedMinCount: settings.overEmittedMinCount } : {}),
     ...(settings.driftSmoothing !== undefined ? { driftSmoothing: settings.driftSmoothing } : {}),
     ...(settings.driftMinJuniorCount !== undefined ? { driftMinJuniorCount: settings.driftMinJuniorCount } : {}),
   };

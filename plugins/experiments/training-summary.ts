@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { isMissingFileError } from '../../native/io/files.ts';
 import { markdownTable } from '../reports/markdown.ts';
+import { linePlot } from '../reports/plots/line-plot.ts';
+import type { Figure } from '../reports/report-plots.ts';
 import type { MetricsLine } from '../training/metrics-line.ts';
 import { METRICS_FILE } from '../training/trainer.ts';
 import { GAME_LABELS } from './experiment-config.ts';
@@ -34,6 +36,27 @@ export async function trainingSummary(out: string, seniors: readonly TrainedSeni
     ['senior', 'steps', 'evaluated checkpoint', `training reward, first ${WINDOW} steps`, `last ${WINDOW} steps`, `KL to junior, last ${WINDOW}`, `senior share, last ${WINDOW}`, 'training wall (s)'],
     rows,
   ).concat(`\n\n(Training runs are in ${seniors.map((s) => `\`${dirname(dirname(s.dir)) === out ? s.game : s.dir}/\``).join(', ')}: metrics.jsonl, transcripts.jsonl, checkpoints.)`);
+}
+
+/** Training reward per step of each game (Figure 5a of the paper): solo reward for GRPO and KL-Reg, team reward for TRL. */
+export async function trainingRewardFigure(out: string, seniors: readonly TrainedSenior[]): Promise<Figure | undefined> {
+  const series = [];
+  for (const senior of seniors) {
+    const lines = await metricsOf(join(out, senior.game, METRICS_FILE));
+    if (lines.length > 0) series.push({ label: GAME_LABELS[senior.game], points: lines.map((l) => ({ x: l.step, y: l.reward_mean })) });
+  }
+  if (series.length === 0) return undefined;
+  return {
+    name: 'training-reward',
+    caption: 'Training reward per step (GRPO and KL-Reg: solo; TRL: the team with the junior)',
+    svg: linePlot(series, {
+      title: 'Training reward per step',
+      subtitle: 'mean over the step’s matches; GRPO and KL-Reg solo, TRL co-written with the junior; same problems each step',
+      xLabel: 'optimizer step',
+      yLabel: 'reward (fraction correct)',
+      yDomain: [0, 1],
+    }),
+  };
 }
 
 async function metricsOf(path: string): Promise<MetricsLine[]> {

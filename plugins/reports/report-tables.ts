@@ -1,4 +1,4 @@
-import type { EvalReport, HandoffResult, PassAtK, SignificanceResult } from '../eval/report-types.ts';
+import type { EvalReport, HandoffResult, PassAtK, ShareStats, SignificanceResult } from '../eval/report-types.ts';
 import { estimate, markdownTable, percentEstimate, pValue, signed, tokenText } from './markdown.ts';
 
 /** A report under the name it is shown by in tables and legends. */
@@ -72,12 +72,13 @@ export function handoffTables(entries: readonly LabelledReport[]): Array<{ varia
     });
     const ks = sortedKs(rows.map((row) => row.value.pass_at_k));
     const withBenchmark = severalBenchmarks(entries);
-    const header = ['model', ...(withBenchmark ? ['benchmark'] : []), ...ks.map((k) => `pass@${k} (%)`), 'senior share (%, mean ± std)', 'handoffs / rollout'];
+    const withShareSe = rows.some((row) => row.value.senior_share.mean_se !== undefined);
+    const header = ['model', ...(withBenchmark ? ['benchmark'] : []), ...ks.map((k) => `pass@${k} (%)`), `senior share (%, mean ± std${withShareSe ? '; SE of the mean' : ''})`, 'handoffs / rollout'];
     const body = rows.map(({ label, benchmark, value }) => [
       label,
       ...(withBenchmark ? [benchmark] : []),
       ...ks.map((k) => (value.pass_at_k[k] ? percentEstimate(value.pass_at_k[k]) : DASH)),
-      `${(value.senior_share.mean * 100).toFixed(1)} ± ${(value.senior_share.std * 100).toFixed(1)}`,
+      shareCell(value.senior_share),
       value.handoffs_per_rollout.toFixed(2),
     ]);
     return { variant, table: markdownTable(header, body) };
@@ -89,7 +90,7 @@ export function driftTable(entries: readonly LabelledReport[], overEmitted = 5):
   const rows = entries.filter(({ report }) => report.drift !== undefined);
   if (rows.length === 0) return undefined;
   const labelOf = labeller(entries);
-  const header = ['model', 'tokens generated', 'KL(model ‖ junior) (nats)', 'vs reference', 'shift-back share (%)', 'Spearman ρ (p)', `top ${overEmitted} over-emitted tokens (model / junior count)`];
+  const header = ['model', 'tokens generated', 'KL(model ‖ junior) (nats)', 'vs reference', 'shift-back share (%)', 'Spearman ρ', `top ${overEmitted} over-emitted tokens (model / junior count)`];
   const body = rows.map(({ label, report }) => {
     const drift = report.drift!;
     const displaced = drift.displaced;
@@ -98,8 +99,8 @@ export function driftTable(entries: readonly LabelledReport[], overEmitted = 5):
       String(drift.tokens.model),
       estimate(drift.kl),
       displaced && report.reference ? `${labelOf(report.reference)} (top ${displaced.top})` : DASH,
-      displaced ? (displaced.shift_back_share * 100).toFixed(1) : DASH,
-      displaced ? `${signed(displaced.spearman.rho, 3)} (${pValue(displaced.spearman.p).replace(/\*+$/, '')})` : DASH,
+      displaced ? withSe((displaced.shift_back_share * 100).toFixed(1), displaced.shift_back_share_se === undefined ? undefined : (displaced.shift_back_share_se * 100).toFixed(1)) : DASH,
+      displaced ? `${withSe(signed(displaced.spearman.rho, 3), displaced.spearman_rho_se?.toFixed(3))} (p ${pValue(displaced.spearman.p).replace(/\*+$/, '')})` : DASH,
       drift.over_emitted.slice(0, overEmitted).map((t) => `${tokenText(t.text)} ${t.model_count}/${t.junior_count}`).join(', ') || DASH,
     ];
   });
@@ -145,6 +146,14 @@ export function significanceTable(entries: readonly LabelledReport[], comparison
     String(test.n),
   ]);
   return markdownTable(header, body);
+}
+
+const withSe = (value: string, se: string | undefined): string => (se === undefined ? value : `${value} ± ${se}`);
+
+/** Senior share as mean ± std over rollouts, with the bootstrap SE of the mean where the report has one. */
+function shareCell(share: ShareStats): string {
+  const cell = `${(share.mean * 100).toFixed(1)} ± ${(share.std * 100).toFixed(1)}`;
+  return share.mean_se === undefined ? cell : `${cell}; ${(share.mean_se * 100).toFixed(1)}`;
 }
 
 /** Models are named by their label where one of the reports is theirs, else by their path. */

@@ -15,6 +15,8 @@ export interface WriteReportOptions {
   comparisons?: readonly Comparison[];
   /** Paragraphs under the title: how the models were made, what was run. */
   notes?: readonly string[];
+  /** Figures beyond the evaluation's own (e.g. training curves), shown after the notes and written like the rest. */
+  figures?: readonly Figure[];
   /** Also rasterize every figure to PNG (default true). */
   png?: boolean;
   /** PNG width in pixels (default 1440, twice the SVG's). */
@@ -30,6 +32,8 @@ export interface WrittenReport {
 export const REPORT_MARKDOWN = 'report.md';
 export const REPORT_JSON = 'report.json';
 
+export type { Figure };
+
 /**
  * Writes a paper-shaped report of one or more evaluations into `dir`: `report.md` (capability, handoff robustness,
  * drift, legibility and significance tables with their figures), `report.json` (the reports and comparisons it was
@@ -41,7 +45,7 @@ export async function writeReport(reports: readonly EvalReport[], dir: string, o
     ...entries.flatMap(({ report }) => (report.significance ? [{ model: report.model, significance: report.significance }] : [])),
     ...(options.comparisons ?? []),
   ];
-  const figures = reportFigures(entries);
+  const figures = [...(options.figures ?? []), ...reportFigures(entries)];
   const markdown = renderMarkdown(entries, comparisons, figures, options);
   const files: string[] = [];
   const write = async (name: string, contents: string | Uint8Array) => {
@@ -77,6 +81,7 @@ function renderMarkdown(entries: readonly LabelledReport[], comparisons: readonl
     const found = figures.find((f) => f.name === name);
     return found ? [`![${found.caption}](${found.name}.svg)`, ''] : [];
   };
+  for (const extra of options.figures ?? []) out.push(...figure(extra.name));
 
   out.push('## Models', '', modelsTable(entries), '', ...settings(entries), '');
 

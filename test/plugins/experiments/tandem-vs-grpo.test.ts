@@ -56,7 +56,8 @@ describe('runTandemVsGrpo', () => {
       for (const heading of ['## Solo capability', '## Handoff robustness', '## Drift from the junior', '## Junior legibility', '## Significance']) expect(report).toContain(heading);
       expect(report).toMatch(/\| TRL > GRPO \| capability pass@1 \|/);
       expect(report).toMatch(/\| TRL > KL-Reg \| handoff alternate pass@1 \|/);
-      for (const figure of ['capability-pass-at-k', 'drift-survival', 'drift-displaced-trl']) {
+      expect(report).toContain('![Training reward per step');
+      for (const figure of ['training-reward', 'capability-pass-at-k', 'drift-survival', 'drift-displaced-trl']) {
         expect((await stat(join(out, `${figure}.svg`))).size).toBeGreaterThan(0);
         expect((await stat(join(out, `${figure}.png`))).size).toBeGreaterThan(0);
       }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PLOT_SIZE, frameOf } from '../../../plugins/reports/plots/chart.ts';
 import { displacementScatter } from '../../../plugins/reports/plots/displacement-scatter.ts';
+import { linePlot } from '../../../plugins/reports/plots/line-plot.ts';
 import { passAtKPlot, type PassAtKSeries } from '../../../plugins/reports/plots/pass-at-k-plot.ts';
 import { svgToPng } from '../../../plugins/reports/plots/rasterize.ts';
 import { survivalPlot } from '../../../plugins/reports/plots/survival-plot.ts';
@@ -122,6 +123,23 @@ describe('displacementScatter', () => {
     it('should turn the diagonal to y = −x when asked', () => {
       const flipped = displacementScatter([{ x: 2, y: -2, group: 'g' }], { title: 't', xLabel: 'x', yLabel: 'y', diagonal: -1 });
       expect(elements(flipped, 'line', 'diagonal')[0]).toMatchObject({ x1: '64', y1: '44', x2: '550', y2: '368' });
+    });
+  });
+});
+
+describe('linePlot', () => {
+  describe('having two training curves over steps 1 to 3 and y fixed to [0, 1]', () => {
+    it('should map steps and values linearly, one line and legend entry per curve', () => {
+      const svg = linePlot(
+        [
+          { label: 'GRPO', points: [{ x: 1, y: 0.5 }, { x: 3, y: 1 }, { x: 2, y: 0.75 }] },
+          { label: 'TRL', points: [{ x: 1, y: 0 }, { x: 3, y: 0.25 }] },
+        ],
+        { title: 'Training reward', xLabel: 'step', yLabel: 'reward', yDomain: [0, 1] },
+      );
+      expect(elements(svg, 'path', 'line').map((p) => p.d)).toEqual(['M64,206L307,125L550,44', 'M64,368L550,287']);
+      expect(elements(svg, 'g', 'legend-entry').map((e) => e['data-label'])).toEqual(['GRPO', 'TRL']);
+      expect(texts(svg, 'axis-label')).toEqual(['step', 'reward']);
     });
   });
 });

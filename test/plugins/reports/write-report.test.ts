@@ -37,7 +37,9 @@ const trl = fixtureReport('runs/x/tandem/best', 1.2, {
 trl.drift!.displaced = {
   top: 2,
   shift_back_share: 0.5,
+  shift_back_share_se: 0.021,
   spearman: { rho: -0.58, p: 3e-7 },
+  spearman_rho_se: 0.05,
   tokens: [
     { id: 7, text: ' the', reference_log_ratio: 1.5, shift: -0.5 },
     { id: 9, text: 'x', reference_log_ratio: 1, shift: 0.25 },
@@ -90,7 +92,16 @@ describe('writeReport', () => {
       const { markdown } = await writeReport([grpo, trl], await tempDir(), { labels: ['GRPO', 'TRL'], png: false });
       const rows = tableAfter(markdown, '## Drift from the junior');
       expect(rows[1]).toEqual(['GRPO', '1000', '0.0123 ± 0.0010', '–', '–', '–', '`" the"` 40/20, `"a\\|b\\n"` 11/2']);
-      expect(rows[2].slice(0, 6)).toEqual(['TRL', '1000', '0.0148 ± 0.0010', 'GRPO (top 2)', '50.0', '−0.580 (< 1e-6)']);
+      expect(rows[2].slice(0, 6)).toEqual(['TRL', '1000', '0.0148 ± 0.0010', 'GRPO (top 2)', '50.0 ± 2.1', '−0.580 ± 0.050 (p < 1e-6)']);
+    });
+
+    it('should add the bootstrap SE of the mean senior share where the report has one', async () => {
+      const withSe = fixtureReport('runs/x/tandem/best', 1);
+      withSe.handoff![0].per_benchmark.arithmetic.senior_share.mean_se = 0.012;
+      const { markdown } = await writeReport([grpo, withSe], await tempDir(), { labels: ['GRPO', 'TRL'], png: false });
+      const rows = tableAfter(markdown, '### strict alternation');
+      expect(rows[0][3]).toBe('senior share (%, mean ± std; SE of the mean)');
+      expect(rows.slice(1).map((row) => row[3])).toEqual(['50.0 ± 7.0', '50.0 ± 7.0; 1.2']);
     });
 
     it('should tabulate legibility and the paired t-tests with stars', async () => {
@@ -130,6 +141,18 @@ describe('writeReport', () => {
         ['m', 'macro', '26.5 ± 1.2'],
       ]);
       expect(tableAfter(markdown, '## Significance')[1]).toEqual(['m > base', 'capability pass@1', '+0.0100', '+0.50', '19', '0.310', '20']);
+    });
+  });
+
+  describe('having notes and an extra figure', () => {
+    it('should show the figure after the notes and write it beside the others', async () => {
+      const dir = await tempDir();
+      const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"/>';
+      const { markdown } = await writeReport([grpo], dir, { notes: ['How it was made.'], figures: [{ name: 'training-reward', caption: 'Training reward', svg }], pngWidth: 40 });
+      expect(markdown.indexOf('![Training reward](training-reward.svg)')).toBeGreaterThan(markdown.indexOf('How it was made.'));
+      expect(markdown.indexOf('![Training reward](training-reward.svg)')).toBeLessThan(markdown.indexOf('## Models'));
+      expect(await readFile(join(dir, 'training-reward.svg'), 'utf8')).toBe(svg);
+      expect(pngSize(await readFile(join(dir, 'training-reward.png')))).toEqual({ signature: true, width: 40, height: 20 });
     });
   });
 
