@@ -84,6 +84,34 @@ describe('Learner', () => {
     expect(await after(imitating)).toBeGreaterThan(await after(plain));
   });
 
+  it('gives the same gradient on every run with two threads as with one, though tokens repeat (embedding scatter-add)', async () => {
+    const big = presetConfig('qwen3-4m');
+    const rng = new Rng(1);
+    const rows = 16;
+    const cols = 96;
+    const n = rows * cols;
+    // 40 distinct tokens over 1,536 positions: every embedding row gathers many gradient rows.
+    const batch = {
+      rows,
+      cols,
+      inputIds: Int32Array.from({ length: n }, () => 2 + rng.int(40)),
+      targets: Int32Array.from({ length: n }, () => 2 + rng.int(40)),
+      lossMask: Float32Array.from({ length: n }, (_, i) => (i % cols > 8 ? 1 : 0)),
+      advantages: Float32Array.from({ length: rows }, () => rng.normal()),
+    };
+    const norms = async (threads: number): Promise<number[]> => {
+      const learner = await Learner.create(big, initWeights(big, 3), { ...LEARNER_PRESETS['tiny-grpo'], threads });
+      const oldLogprobs = await learner.score(batch);
+      const out: number[] = [];
+      for (let i = 0; i < 4; i++) out.push((await learner.step({ ...batch, oldLogprobs }, { lr: 1e-12 })).gradNorm);
+      await learner.release();
+      return out;
+    };
+    const one = await norms(1);
+    const two = await norms(2);
+    expect(two).toEqual(one);
+  });
+
   it('on-policy step: ratio 1 means nothing clipped and zero KL to a reference equal to the policy', async () => {
     const learner = await Learner.create(config, initWeights(config, 4), { ...LEARNER_PRESETS['tiny-grpo'], klBeta: 0.05, threads: 1 });
     const batch = batchOf([6, 6], 6, 5);
