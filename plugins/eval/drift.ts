@@ -1,7 +1,7 @@
-import { bootstrap } from '../../core/metrics/bootstrap.ts';
+import { bootstrap, bootstrapEach } from '../../core/metrics/bootstrap.ts';
 import { displacedTokens, distributionFromCounts, klDivergence, logRatio, overEmitted, survivalCurve, thresholdGrid } from '../../core/metrics/token-drift.ts';
 import { deriveSeed } from '../../core/rng.ts';
-import type { DriftResult, Estimate } from './report-types.ts';
+import type { DriftResult, Estimate, SurvivalPoint } from './report-types.ts';
 
 /** Defaults of the drift axis. The paper names the top-500 displaced tokens; the others it leaves open. */
 export const DRIFT_DEFAULTS = {
@@ -65,9 +65,26 @@ function klEstimate(a: ProblemCounts[][], b: ProblemCounts[][], input: DriftInpu
 }
 
 /**
+ * Survival curve of |log(p_a / p_b)| over `tokens` at `thresholds`, each point with its SE over problems resampled
+ * within benchmarks (a and b paired by problem); the tokens and the thresholds stay those of the observed data.
+ */
+function survivalEstimate(a: ProblemCounts[][], b: ProblemCounts[][], tokens: readonly number[], thresholds: readonly number[], input: DriftInput, seed: number): SurvivalPoint[] {
+  const curve = (indices: readonly Int32Array[]) => {
+    const pa = distributionFromCounts(pooled(a, indices, input.vocabSize), input.smoothing);
+    const pb = distributionFromCounts(pooled(b, indices, input.vocabSize), input.smoothing);
+    return survivalCurve(tokens.map((id) => Math.log(pa[id] / pb[id])), thresholds).map((point) => point.fraction);
+  };
+  return bootstrapEach(
+    a.map((problems) => problems.length),
+    curve,
+    { resamples: input.resamples, seed },
+  ).map((e, i) => ({ threshold: thresholds[i], fraction: e.value, se: e.se }));
+}
+
+/**
  * Tandem RL §4.4 and appendix B.1 from token counts: marginal distributions of each model's own generations,
  * signed log-ratios to the junior, full-vocabulary KL with a bootstrap SE, the survival curve of |log-ratio| over
- * tokens frequent in the junior's outputs, the reference's most displaced tokens with the model's shift-back share
+ * tokens frequent in the junior's outputs (a bootstrap SE at every point), the reference's most displaced tokens with the model's shift-back share
  * and Spearman ρ, and the most over-emitted tokens with their counts.
  */
 export function driftFrom(input: DriftInput): DriftResult {
@@ -94,8 +111,8 @@ export function driftFrom(input: DriftInput): DriftResult {
     ...(input.reference ? { reference_kl: klEstimate(input.reference, input.junior, input, deriveSeed(input.seed, 2)) } : {}),
     min_junior_count: input.minJuniorCount,
     log_ratio: seen.map((id) => ({ id, text: input.decode(id), log_ratio: lrModel[id] })).sort((a, b) => Math.abs(b.log_ratio) - Math.abs(a.log_ratio) || a.id - b.id),
-    survival: frequent.length > 0 ? survivalCurve(frequent.map((id) => lrModel[id]), thresholds) : [],
-    ...(lrReference && frequent.length > 0 ? { reference_survival: survivalCurve(frequent.map((id) => lrReference[id]), thresholds) } : {}),
+    survival: frequent.length > 0 ? survivalEstimate(input.model, input.junior, frequent, thresholds, input, deriveSeed(input.seed, 5)) : [],
+    ...(input.reference && frequent.length > 0 ? { reference_survival: survivalEstimate(input.reference, input.junior, frequent, thresholds, input, deriveSeed(input.seed, 6)) } : {}),
     over_emitted: overEmitted(
       pModel,
       pJunior,

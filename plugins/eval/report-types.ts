@@ -119,6 +119,11 @@ export interface SurvivalPoint {
   threshold: number;
   /** Fraction of tokens with |log-ratio| > threshold. */
   fraction: number;
+  /**
+   * Bootstrap SE of the fraction over problems (resampled within benchmarks; the frequent tokens and the thresholds
+   * held fixed). Absent in reports made before it existed.
+   */
+  se?: number;
 }
 
 export interface DisplacedTokens {

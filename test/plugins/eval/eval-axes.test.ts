@@ -137,7 +137,10 @@ describe('driftFrom', () => {
   });
 
   it('should build the survival curve over junior-frequent tokens and the displaced analysis against the reference', () => {
-    expect(r.survival[0]).toEqual({ threshold: 0, fraction: 1 });
+    expect(r.survival[0]).toEqual({ threshold: 0, fraction: 1, se: 0 });
+    // One problem per benchmark: every resample redraws the observed data, so every point's SE is 0.
+    expect(r.survival.every((point) => point.se === 0)).toBe(true);
+    expect(r.reference_survival!.map((point) => point.threshold)).toEqual(r.survival.map((point) => point.threshold));
     expect(r.survival[r.survival.length - 1].fraction).toBe(0);
     expect(r.displaced!.top).toBe(3);
     expect(r.displaced!.shift_back_share_se).toBe(0);
@@ -145,6 +148,49 @@ describe('driftFrom', () => {
     expect(driftFrom({ ...input, reference: undefined }).displaced).toBeUndefined();
     // At a minimum of 3 occurrences in the reference or junior, only t1 (8) and t2 (4) qualify: too few to rank.
     expect(driftFrom({ ...input, minJuniorCount: 3 }).displaced).toBeUndefined();
+  });
+
+  it('should give every survival point the bootstrap SE of its fraction, matching the exact SE enumerated over resamples of two problems', () => {
+    // One benchmark of two problems: a resample draws {0,0}, {0,1} or {1,1} with probability 1/4, 1/2, 1/4, so the
+    // exact bootstrap distribution of each survival point is the curve recomputed on those three pooled samples.
+    const two = {
+      ...input,
+      vocabSize: 3,
+      model: [[counts([[0, 4], [1, 1]]), counts([[1, 3], [2, 2]])]],
+      junior: [[counts([[0, 2], [1, 2], [2, 1]]), counts([[0, 1], [1, 2], [2, 3]])]],
+      reference: [[counts([[0, 1], [1, 5]]), counts([[0, 2], [2, 6]])]],
+      minJuniorCount: 2,
+      resamples: 10_000,
+      seed: 3,
+    };
+    const result = driftFrom(two);
+    const exactSe = (a: Map<number, number>[], b: Map<number, number>[], threshold: number) => {
+      const fraction = (picks: number[]) => {
+        const pooledOf = (problems: Map<number, number>[]) => {
+          const total = [0, 0, 0];
+          for (const p of picks) for (const [id, c] of problems[p]) total[id] += c;
+          return distributionFromCounts(total, 0.5);
+        };
+        const [pa, pb] = [pooledOf(a), pooledOf(b)];
+        // Every token is frequent in the junior's pooled outputs (counts 3, 4, 4 >= 2).
+        return [0, 1, 2].filter((id) => Math.abs(Math.log(pa[id] / pb[id])) > threshold).length / 3;
+      };
+      const outcomes = [
+        { w: 0.25, f: fraction([0, 0]) },
+        { w: 0.5, f: fraction([0, 1]) },
+        { w: 0.25, f: fraction([1, 1]) },
+      ];
+      const m = outcomes.reduce((acc, o) => acc + o.w * o.f, 0);
+      return Math.sqrt(outcomes.reduce((acc, o) => acc + o.w * (o.f - m) ** 2, 0));
+    };
+    for (const [curve, a] of [[result.survival, two.model[0]], [result.reference_survival!, two.reference[0]]] as const) {
+      expect(curve).toHaveLength(51);
+      const exact = curve.map((point) => exactSe(a, two.junior[0], point.threshold));
+      // Some points move between resamples, or the comparison would only check zeros.
+      expect(Math.max(...exact)).toBeGreaterThan(0.2);
+      // Monte Carlo error of an SD from 10,000 resamples: at most about 0.5 / sqrt(20,000) = 0.0035.
+      curve.forEach((point, i) => expect(Math.abs(point.se! - exact[i]), `threshold ${point.threshold}`).toBeLessThan(0.015));
+    }
   });
 
   it('should count tokens per problem without stop tokens', () => {
