@@ -53,32 +53,24 @@ function pooled(perBenchmark: readonly (readonly ProblemCounts[])[], indices: re
   return total;
 }
 
-/** KL(p_a || p_b) of the pooled, smoothed marginals, with its SE over problems resampled within benchmarks (a and b paired by problem). */
-function klEstimate(a: ProblemCounts[][], b: ProblemCounts[][], input: DriftInput, seed: number): Estimate {
-  const kl = (indices: readonly Int32Array[] | null) =>
-    klDivergence(distributionFromCounts(pooled(a, indices, input.vocabSize), input.smoothing), distributionFromCounts(pooled(b, indices, input.vocabSize), input.smoothing));
-  return bootstrap(
-    a.map((problems) => problems.length),
-    (indices) => kl(indices),
-    { resamples: input.resamples, seed },
-  );
-}
-
 /**
- * Survival curve of |log(p_a / p_b)| over `tokens` at `thresholds`, each point with its SE over problems resampled
- * within benchmarks (a and b paired by problem); the tokens and the thresholds stay those of the observed data.
+ * KL(p_a || p_b) of the pooled, smoothed marginals and the survival curve of |log(p_a / p_b)| over `tokens` at
+ * `thresholds` (empty without tokens), every number with its SE over problems resampled within benchmarks (a and b
+ * paired by problem; the tokens and thresholds stay those of the observed data). One pass of resamples serves both.
  */
-function survivalEstimate(a: ProblemCounts[][], b: ProblemCounts[][], tokens: readonly number[], thresholds: readonly number[], input: DriftInput, seed: number): SurvivalPoint[] {
-  const curve = (indices: readonly Int32Array[]) => {
+function klAndSurvival(a: ProblemCounts[][], b: ProblemCounts[][], tokens: readonly number[], thresholds: readonly number[], input: DriftInput, seed: number): { kl: Estimate; survival: SurvivalPoint[] } {
+  const statistic = (indices: readonly Int32Array[]) => {
     const pa = distributionFromCounts(pooled(a, indices, input.vocabSize), input.smoothing);
     const pb = distributionFromCounts(pooled(b, indices, input.vocabSize), input.smoothing);
-    return survivalCurve(tokens.map((id) => Math.log(pa[id] / pb[id])), thresholds).map((point) => point.fraction);
+    const curve = tokens.length > 0 ? survivalCurve(tokens.map((id) => Math.log(pa[id] / pb[id])), thresholds).map((point) => point.fraction) : [];
+    return [klDivergence(pa, pb), ...curve];
   };
-  return bootstrapEach(
+  const [kl, ...curve] = bootstrapEach(
     a.map((problems) => problems.length),
-    curve,
+    statistic,
     { resamples: input.resamples, seed },
-  ).map((e, i) => ({ threshold: thresholds[i], fraction: e.value, se: e.se }));
+  );
+  return { kl, survival: curve.map((e, i) => ({ threshold: thresholds[i], fraction: e.value, se: e.se })) };
 }
 
 /**
@@ -103,16 +95,18 @@ export function driftFrom(input: DriftInput): DriftResult {
   const seen = Array.from({ length: V }, (_, id) => id).filter((id) => countsModel[id] > 0 || countsJunior[id] > 0 || (countsReference?.[id] ?? 0) > 0);
   const maxAbs = Math.max(0, ...frequent.map((id) => Math.abs(lrModel[id])), ...(lrReference ? frequent.map((id) => Math.abs(lrReference[id])) : []));
   const thresholds = thresholdGrid(maxAbs, DRIFT_DEFAULTS.survivalPoints);
+  const model = klAndSurvival(input.model, input.junior, frequent, thresholds, input, deriveSeed(input.seed, 1));
+  const reference = input.reference ? klAndSurvival(input.reference, input.junior, frequent, thresholds, input, deriveSeed(input.seed, 2)) : undefined;
 
   const result: DriftResult = {
     smoothing: input.smoothing,
     tokens: { model: sum(countsModel), junior: sum(countsJunior), ...(countsReference ? { reference: sum(countsReference) } : {}) },
-    kl: klEstimate(input.model, input.junior, input, deriveSeed(input.seed, 1)),
-    ...(input.reference ? { reference_kl: klEstimate(input.reference, input.junior, input, deriveSeed(input.seed, 2)) } : {}),
+    kl: model.kl,
+    ...(reference ? { reference_kl: reference.kl } : {}),
     min_junior_count: input.minJuniorCount,
     log_ratio: seen.map((id) => ({ id, text: input.decode(id), log_ratio: lrModel[id] })).sort((a, b) => Math.abs(b.log_ratio) - Math.abs(a.log_ratio) || a.id - b.id),
-    survival: frequent.length > 0 ? survivalEstimate(input.model, input.junior, frequent, thresholds, input, deriveSeed(input.seed, 5)) : [],
-    ...(input.reference && frequent.length > 0 ? { reference_survival: survivalEstimate(input.reference, input.junior, frequent, thresholds, input, deriveSeed(input.seed, 6)) } : {}),
+    survival: model.survival,
+    ...(reference && frequent.length > 0 ? { reference_survival: reference.survival } : {}),
     over_emitted: overEmitted(
       pModel,
       pJunior,
