@@ -219,6 +219,9 @@ async function writeReports(reports: EvalReport[], dir: string): Promise<void> {
 }
 
 const fmt = (e: { value: number; se: number }, digits = 4) => `${e.value.toFixed(digits)} ± ${e.se.toFixed(digits)}`;
+/** A value ± its SE, or the bare value for reports made before that SE existed. */
+const withSe = (value: number, se: number | undefined, digits: number) => (se === undefined ? value.toFixed(digits) : fmt({ value, se }, digits));
+const percent = (rate: number, se: number | undefined) => `${withSe(rate * 100, se === undefined ? undefined : se * 100, 1)}%`;
 
 function summarize(report: EvalReport): string {
   const lines: string[] = [];
@@ -227,22 +230,24 @@ function summarize(report: EvalReport): string {
   if (report.capability) {
     const c = report.capability;
     lines.push(`capability (${c.samples} samples per problem):`);
-    for (const name of names) lines.push(`  ${name}: ${passLine(c.per_benchmark[name].pass_at_k)}; answer present ${(c.per_benchmark[name].answer_present_rate * 100).toFixed(1)}%`);
+    for (const name of names) lines.push(`  ${name}: ${passLine(c.per_benchmark[name].pass_at_k)}; answer present ${percent(c.per_benchmark[name].answer_present_rate, c.per_benchmark[name].answer_present_rate_se)}`);
     if (names.length > 1) lines.push(`  macro: ${passLine(c.macro.pass_at_k)}`);
   }
   for (const h of report.handoff ?? []) {
     lines.push(`handoff ${h.variant} with ${report.junior} (p ${h.p}):`);
     for (const name of names) {
       const b = h.per_benchmark[name];
-      lines.push(`  ${name}: ${passLine(b.pass_at_k)}; senior share ${b.senior_share.mean.toFixed(3)} (std ${b.senior_share.std.toFixed(3)}); ${b.handoffs_per_rollout.toFixed(2)} handoffs per rollout`);
+      lines.push(
+        `  ${name}: ${passLine(b.pass_at_k)}; senior share ${b.senior_share.mean.toFixed(3)} (std ${b.senior_share.std.toFixed(3)}); ${withSe(b.handoffs_per_rollout, b.handoffs_per_rollout_se, 2)} handoffs per rollout; answer present ${percent(b.answer_present_rate, b.answer_present_rate_se)}`,
+      );
     }
-    if (names.length > 1) lines.push(`  macro: ${passLine(h.macro.pass_at_k)}`);
+    if (names.length > 1) lines.push(`  macro: ${passLine(h.macro.pass_at_k)}; ${withSe(h.macro.handoffs_per_rollout, h.macro.handoffs_per_rollout_se, 2)} handoffs per rollout`);
   }
   if (report.drift) {
     const d = report.drift;
     lines.push(`drift from ${report.junior}: KL ${fmt(d.kl, 5)} nats over ${d.tokens.model} / ${d.tokens.junior} tokens${d.reference_kl ? `; reference KL ${fmt(d.reference_kl, 5)}` : ''}`);
     const s = d.survival;
-    if (s.length > 0) lines.push(`  survival of |log-ratio| (${s.length} thresholds up to ${s[s.length - 1].threshold.toFixed(3)}): share above ${s[Math.floor(s.length / 10)].threshold.toFixed(3)} is ${s[Math.floor(s.length / 10)].fraction.toFixed(3)}`);
+    if (s.length > 0) lines.push(`  survival of |log-ratio| (${s.length} thresholds up to ${s[s.length - 1].threshold.toFixed(3)}): share above ${s[Math.floor(s.length / 10)].threshold.toFixed(3)} is ${withSe(s[Math.floor(s.length / 10)].fraction, s[Math.floor(s.length / 10)].se, 3)}`);
     if (d.displaced) lines.push(`  top-${d.displaced.top} displaced by ${report.reference}: shift-back share ${d.displaced.shift_back_share.toFixed(3)}, Spearman ρ ${d.displaced.spearman.rho.toFixed(3)} (p ${d.displaced.spearman.p.toExponential(2)})`);
     lines.push(`  over-emitted: ${d.over_emitted.slice(0, 8).map((t) => `${JSON.stringify(t.text)} ${t.model_count}/${t.junior_count}`).join(', ') || 'none'}`);
   }

@@ -24,23 +24,35 @@ export interface BootstrapEstimate {
  * returns a number. One stratum is plain (unstratified) resampling. Deterministic in `seed`.
  */
 export function bootstrap(sizes: readonly number[], statistic: (indices: readonly Int32Array[]) => number, options: BootstrapOptions): BootstrapEstimate {
+  return bootstrapEach(sizes, (indices) => [statistic(indices)], options)[0];
+}
+
+/**
+ * `bootstrap` of a vector-valued statistic (e.g. every point of a curve): each resample is drawn once and the whole
+ * vector computed on it, giving one estimate per component. `statistic` must return the same length every time.
+ * A one-component statistic gives exactly `bootstrap`'s estimate under the same seed.
+ */
+export function bootstrapEach(sizes: readonly number[], statistic: (indices: readonly Int32Array[]) => ArrayLike<number>, options: BootstrapOptions): BootstrapEstimate[] {
   const resamples = options.resamples ?? BOOTSTRAP_DEFAULT_RESAMPLES;
   if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1)) fail('INPUT_INVALID', `bootstrap needs at least one stratum, each of at least one problem (got sizes ${JSON.stringify(sizes)})`);
   if (!Number.isInteger(resamples) || resamples < 2) fail('INPUT_INVALID', `bootstrap needs at least 2 resamples (got ${resamples})`);
-  const value = statistic(sizes.map((n) => Int32Array.from({ length: n }, (_, i) => i)));
+  const value = Array.from(statistic(sizes.map((n) => Int32Array.from({ length: n }, (_, i) => i))));
   const rng = new Rng(options.seed);
   const indices = sizes.map((n) => new Int32Array(n));
-  let mean = 0;
-  let m2 = 0;
+  const mean = new Float64Array(value.length);
+  const m2 = new Float64Array(value.length);
   for (let r = 0; r < resamples; r++) {
     for (const [s, n] of sizes.entries()) for (let i = 0; i < n; i++) indices[s][i] = rng.int(n);
     const x = statistic(indices);
-    // Welford: numerically stable running variance.
-    const delta = x - mean;
-    mean += delta / (r + 1);
-    m2 += delta * (x - mean);
+    if (x.length !== value.length) fail('INPUT_INVALID', `bootstrap statistic returned ${x.length} components on a resample, ${value.length} on the data`);
+    for (let j = 0; j < x.length; j++) {
+      // Welford: numerically stable running variance.
+      const delta = x[j] - mean[j];
+      mean[j] += delta / (r + 1);
+      m2[j] += delta * (x[j] - mean[j]);
+    }
   }
-  return { value, se: Math.sqrt(m2 / (resamples - 1)) };
+  return value.map((v, j) => ({ value: v, se: Math.sqrt(m2[j] / (resamples - 1)) }));
 }
 
 /**

@@ -1,7 +1,7 @@
-import { bootstrap } from '../../core/metrics/bootstrap.ts';
+import { bootstrap, bootstrapEach } from '../../core/metrics/bootstrap.ts';
 import { displacedTokens, distributionFromCounts, klDivergence, logRatio, overEmitted, survivalCurve, thresholdGrid } from '../../core/metrics/token-drift.ts';
 import { deriveSeed } from '../../core/rng.ts';
-import type { DriftResult, Estimate } from './report-types.ts';
+import type { DriftResult, Estimate, SurvivalPoint } from './report-types.ts';
 
 /** Defaults of the drift axis. The paper names the top-500 displaced tokens; the others it leaves open. */
 export const DRIFT_DEFAULTS = {
@@ -53,21 +53,30 @@ function pooled(perBenchmark: readonly (readonly ProblemCounts[])[], indices: re
   return total;
 }
 
-/** KL(p_a || p_b) of the pooled, smoothed marginals, with its SE over problems resampled within benchmarks (a and b paired by problem). */
-function klEstimate(a: ProblemCounts[][], b: ProblemCounts[][], input: DriftInput, seed: number): Estimate {
-  const kl = (indices: readonly Int32Array[] | null) =>
-    klDivergence(distributionFromCounts(pooled(a, indices, input.vocabSize), input.smoothing), distributionFromCounts(pooled(b, indices, input.vocabSize), input.smoothing));
-  return bootstrap(
+/**
+ * KL(p_a || p_b) of the pooled, smoothed marginals and the survival curve of |log(p_a / p_b)| over `tokens` at
+ * `thresholds` (empty without tokens), every number with its SE over problems resampled within benchmarks (a and b
+ * paired by problem; the tokens and thresholds stay those of the observed data). One pass of resamples serves both.
+ */
+function klAndSurvival(a: ProblemCounts[][], b: ProblemCounts[][], tokens: readonly number[], thresholds: readonly number[], input: DriftInput, seed: number): { kl: Estimate; survival: SurvivalPoint[] } {
+  const statistic = (indices: readonly Int32Array[]) => {
+    const pa = distributionFromCounts(pooled(a, indices, input.vocabSize), input.smoothing);
+    const pb = distributionFromCounts(pooled(b, indices, input.vocabSize), input.smoothing);
+    const curve = tokens.length > 0 ? survivalCurve(tokens.map((id) => Math.log(pa[id] / pb[id])), thresholds).map((point) => point.fraction) : [];
+    return [klDivergence(pa, pb), ...curve];
+  };
+  const [kl, ...curve] = bootstrapEach(
     a.map((problems) => problems.length),
-    (indices) => kl(indices),
+    statistic,
     { resamples: input.resamples, seed },
   );
+  return { kl, survival: curve.map((e, i) => ({ threshold: thresholds[i], fraction: e.value, se: e.se })) };
 }
 
 /**
  * Tandem RL §4.4 and appendix B.1 from token counts: marginal distributions of each model's own generations,
  * signed log-ratios to the junior, full-vocabulary KL with a bootstrap SE, the survival curve of |log-ratio| over
- * tokens frequent in the junior's outputs, the reference's most displaced tokens with the model's shift-back share
+ * tokens frequent in the junior's outputs (a bootstrap SE at every point), the reference's most displaced tokens with the model's shift-back share
  * and Spearman ρ, and the most over-emitted tokens with their counts.
  */
 export function driftFrom(input: DriftInput): DriftResult {
@@ -86,16 +95,18 @@ export function driftFrom(input: DriftInput): DriftResult {
   const seen = Array.from({ length: V }, (_, id) => id).filter((id) => countsModel[id] > 0 || countsJunior[id] > 0 || (countsReference?.[id] ?? 0) > 0);
   const maxAbs = Math.max(0, ...frequent.map((id) => Math.abs(lrModel[id])), ...(lrReference ? frequent.map((id) => Math.abs(lrReference[id])) : []));
   const thresholds = thresholdGrid(maxAbs, DRIFT_DEFAULTS.survivalPoints);
+  const model = klAndSurvival(input.model, input.junior, frequent, thresholds, input, deriveSeed(input.seed, 1));
+  const reference = input.reference ? klAndSurvival(input.reference, input.junior, frequent, thresholds, input, deriveSeed(input.seed, 2)) : undefined;
 
   const result: DriftResult = {
     smoothing: input.smoothing,
     tokens: { model: sum(countsModel), junior: sum(countsJunior), ...(countsReference ? { reference: sum(countsReference) } : {}) },
-    kl: klEstimate(input.model, input.junior, input, deriveSeed(input.seed, 1)),
-    ...(input.reference ? { reference_kl: klEstimate(input.reference, input.junior, input, deriveSeed(input.seed, 2)) } : {}),
+    kl: model.kl,
+    ...(reference ? { reference_kl: reference.kl } : {}),
     min_junior_count: input.minJuniorCount,
     log_ratio: seen.map((id) => ({ id, text: input.decode(id), log_ratio: lrModel[id] })).sort((a, b) => Math.abs(b.log_ratio) - Math.abs(a.log_ratio) || a.id - b.id),
-    survival: frequent.length > 0 ? survivalCurve(frequent.map((id) => lrModel[id]), thresholds) : [],
-    ...(lrReference && frequent.length > 0 ? { reference_survival: survivalCurve(frequent.map((id) => lrReference[id]), thresholds) } : {}),
+    survival: model.survival,
+    ...(reference && frequent.length > 0 ? { reference_survival: reference.survival } : {}),
     over_emitted: overEmitted(
       pModel,
       pJunior,

@@ -9,9 +9,10 @@ import type { Problem, Split, Task } from '../tasks/task.ts';
 import type { TextTokenizer } from '../tokenizers/hf-tokenizer.ts';
 import { stepBoundaryIds } from '../training/step-boundary.ts';
 import { DRIFT_DEFAULTS, driftFrom, problemCounts } from './drift.ts';
-import { handoffCount, meanStd, seniorShare, stepHandoffSchedule } from './handoff.ts';
+import { seniorShare, stepHandoffSchedule, teamStats, type TeamStatistic } from './handoff.ts';
 import { scoreLegibility } from './legibility.ts';
 import { passAtKEstimates } from './pass-at-k-estimates.ts';
+import { perProblemMeans, problemMeanEstimates } from './problem-means.ts';
 import { EVAL_REPORT_VERSION, type EvalAxis, type EvalConfig, type EvalReport, type HandoffResult, type HandoffVariant, type LegibilityResult, type ProblemStats } from './report-types.ts';
 import { sampleRollouts, type GradedRollout, type SamplingSettings } from './sample-rollouts.ts';
 import type { Grader } from './solo-eval.ts';
@@ -76,6 +77,9 @@ export interface EvalOptions extends SamplingSettings {
 
 /** Streams for the seeds of one evaluation: the same problems get the same coins whichever model is evaluated. */
 const STREAM = { solo: 1, junior: 2, reference: 3, handoff: 4, bootstrap: 5 } as const;
+
+/** Bootstrap sub-streams of the handoff statistics (after pass@k 1-2, drift 3, legibility 4-5, capability answer-present 7). */
+const TEAM_STAT_STREAM: Record<TeamStatistic, number> = { senior_share: 6, answer_present_rate: 8, handoffs_per_rollout: 9 };
 
 /**
  * Runs the requested axes of the tandem paper's evaluation (§4–5, appendices B–C) for one model on one or more
@@ -171,12 +175,21 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
   if (axes.includes('capability')) {
     const correct = solo!.map((problems) => problems.map((rollouts) => rollouts.filter((r) => r.correct).length));
     const est = passAtKEstimates(correct, options.samples, config.ks, resamples, bootSeed(1));
+    const present = problemMeanEstimates(perProblemMeans(solo!, (r) => (r.answerPresent ? 1 : 0)), resamples, (b) => bootSeed(7, b));
     report.capability = {
       samples: options.samples,
       per_benchmark: Object.fromEntries(
         names.map((name, b) => {
           const all = solo![b].flat();
-          return [name, { pass_at_k: est.per_benchmark[b], answer_present_rate: all.filter((r) => r.answerPresent).length / all.length, mean_response_tokens: all.reduce((a, r) => a + r.tokens.length, 0) / all.length }];
+          return [
+            name,
+            {
+              pass_at_k: est.per_benchmark[b],
+              answer_present_rate: all.filter((r) => r.answerPresent).length / all.length,
+              answer_present_rate_se: present.per_benchmark[b].se,
+              mean_response_tokens: all.reduce((a, r) => a + r.tokens.length, 0) / all.length,
+            },
+          ];
         }),
       ),
       macro: { pass_at_k: est.macro },
@@ -207,37 +220,16 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
       }
       const correct = team.map((problems) => problems.map((rollouts) => rollouts.filter((r) => r.correct).length));
       const est = passAtKEstimates(correct, options.samples, config.ks, resamples, bootSeed(2, v));
+      // Senior share, handoffs and answer-present rate, each with its SE over problems (the senior share keeps stream 6).
+      const stats = teamStats(team, names, resamples, (statistic, b) => bootSeed(TEAM_STAT_STREAM[statistic], v, b));
       const result: HandoffResult = {
         variant,
         p: config.handoff_p,
         samples: options.samples,
         boundary_tokens: boundary.length,
-        per_benchmark: Object.fromEntries(
-          names.map((name, b) => {
-            const all = team[b].flat();
-            return [
-              name,
-              {
-                pass_at_k: est.per_benchmark[b],
-                senior_share: meanStd(all.map(seniorShare)),
-                handoffs_per_rollout: all.reduce((a, r) => a + handoffCount(r), 0) / all.length,
-                answer_present_rate: all.filter((r) => r.answerPresent).length / all.length,
-              },
-            ];
-          }),
-        ),
-        macro: { pass_at_k: est.macro, senior_share: { mean: 0, std: 0 }, handoffs_per_rollout: 0 },
+        per_benchmark: Object.fromEntries(names.map((name, b) => [name, { pass_at_k: est.per_benchmark[b], ...stats.per_benchmark[name] }])),
+        macro: { pass_at_k: est.macro, ...stats.macro },
       };
-      // SE of the mean senior share: per-problem mean shares resampled (within each benchmark for the macro).
-      const problemShares = team.map((problems) => problems.map((rollouts) => mean(rollouts.map(seniorShare))));
-      names.forEach((name, b) => (result.per_benchmark[name].senior_share.mean_se = bootstrapMean([problemShares[b]], { resamples, seed: bootSeed(6, v, b) }).se));
-      const benchmarkMeans = names.map((name) => result.per_benchmark[name]);
-      result.macro.senior_share = {
-        mean: mean(benchmarkMeans.map((x) => x.senior_share.mean)),
-        std: meanStd(team.flat(2).map(seniorShare)).std,
-        mean_se: bootstrapMean(problemShares, { resamples, seed: bootSeed(6, v, -1) }).se,
-      };
-      result.macro.handoffs_per_rollout = mean(benchmarkMeans.map((x) => x.handoffs_per_rollout));
       report.handoff.push(result);
       team.forEach((problems, b) =>
         problems.forEach((rollouts, p) => {

@@ -1,6 +1,7 @@
 import type { ScheduleSpec } from '../../core/schedules/spec.ts';
 import type { GradedRollout } from './sample-rollouts.ts';
-import type { HandoffVariant, ShareStats } from './report-types.ts';
+import { perProblemMeans, problemMeanEstimates } from './problem-means.ts';
+import type { HandoffBenchmark, HandoffResult, HandoffVariant, ShareStats } from './report-types.ts';
 
 /**
  * The reasoning-step handoff schedule of tandem RL §4.3 (`alternate`: strict round-robin at every `\n\n` step end)
@@ -30,4 +31,47 @@ export function meanStd(values: readonly number[]): ShareStats {
   if (values.length === 0) return { mean: 0, std: 0 };
   const mean = values.reduce((a, v) => a + v, 0) / values.length;
   return { mean, std: Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / values.length) };
+}
+
+/** What the handoff statistics read of a team rollout. */
+export type TeamRollout = Pick<GradedRollout, 'authors' | 'answerPresent'>;
+
+/** The per-rollout statistics of the handoff axis that get a bootstrap SE (besides pass@k). */
+export type TeamStatistic = 'senior_share' | 'handoffs_per_rollout' | 'answer_present_rate';
+
+export interface TeamStats {
+  per_benchmark: Record<string, Omit<HandoffBenchmark, 'pass_at_k'>>;
+  macro: Omit<HandoffResult['macro'], 'pass_at_k'>;
+}
+
+/**
+ * The handoff axis's per-rollout statistics of team rollouts (given per benchmark, per problem, per sample): the
+ * senior's share of the tokens (mean and std over rollouts), author changes per rollout and the answer-present rate,
+ * per benchmark and (share, handoffs) as a macro average over benchmarks. Every mean gets its bootstrap SE over
+ * problems (per-problem means resampled; within each benchmark for the macro). `seed(statistic, b)` seeds benchmark
+ * b's bootstrap of that statistic, b = -1 the macro's.
+ */
+export function teamStats(team: readonly (readonly (readonly TeamRollout[])[])[], names: readonly string[], resamples: number, seed: (statistic: TeamStatistic, benchmark: number) => number): TeamStats {
+  const estimate = (statistic: TeamStatistic, f: (rollout: TeamRollout) => number) => problemMeanEstimates(perProblemMeans(team, f), resamples, (b) => seed(statistic, b));
+  const share = estimate('senior_share', seniorShare);
+  const handoffs = estimate('handoffs_per_rollout', handoffCount);
+  const present = estimate('answer_present_rate', (r) => (r.answerPresent ? 1 : 0));
+  const rows = names.map((_, b) => {
+    const all = team[b].flat();
+    return {
+      senior_share: { ...meanStd(all.map(seniorShare)), mean_se: share.per_benchmark[b].se },
+      handoffs_per_rollout: all.reduce((a, r) => a + handoffCount(r), 0) / all.length,
+      handoffs_per_rollout_se: handoffs.per_benchmark[b].se,
+      answer_present_rate: all.filter((r) => r.answerPresent).length / all.length,
+      answer_present_rate_se: present.per_benchmark[b].se,
+    };
+  });
+  return {
+    per_benchmark: Object.fromEntries(names.map((name, b) => [name, rows[b]])),
+    macro: {
+      senior_share: { mean: meanStd(rows.map((row) => row.senior_share.mean)).mean, std: meanStd(team.flat(2).map(seniorShare)).std, mean_se: share.macro.se },
+      handoffs_per_rollout: meanStd(rows.map((row) => row.handoffs_per_rollout)).mean,
+      handoffs_per_rollout_se: handoffs.macro.se,
+    },
+  };
 }

@@ -41,11 +41,15 @@ export interface BenchmarkInfo {
   problems: number;
 }
 
-/** Solo capability (§4.2): n samples per problem from the model alone. */
+/**
+ * Solo capability (§4.2): n samples per problem from the model alone. `answer_present_rate_se` is the bootstrap SE
+ * of the answer-present rate over problems (per-problem rates resampled); absent in reports made before it existed,
+ * like every `*_se` field marked optional below.
+ */
 export interface CapabilityResult {
   /** Samples per problem (n of the estimator). */
   samples: number;
-  per_benchmark: Record<string, { pass_at_k: PassAtK; answer_present_rate: number; mean_response_tokens: number }>;
+  per_benchmark: Record<string, { pass_at_k: PassAtK; answer_present_rate: number; answer_present_rate_se?: number; mean_response_tokens: number }>;
   macro: { pass_at_k: PassAtK };
 }
 
@@ -59,7 +63,7 @@ export interface HandoffResult {
   /** Number of distinct token ids that end a step (text contains "\n\n") in the shared vocabulary. */
   boundary_tokens: number;
   per_benchmark: Record<string, HandoffBenchmark>;
-  macro: { pass_at_k: PassAtK; senior_share: ShareStats; handoffs_per_rollout: number };
+  macro: { pass_at_k: PassAtK; senior_share: ShareStats; handoffs_per_rollout: number; handoffs_per_rollout_se?: number };
 }
 
 export interface HandoffBenchmark {
@@ -68,7 +72,12 @@ export interface HandoffBenchmark {
   senior_share: ShareStats;
   /** Mean number of author changes inside one rollout; 0 means the schedule never handed off (no `\n\n` emitted). */
   handoffs_per_rollout: number;
+  /** Bootstrap SE of handoffs_per_rollout over problems (per-problem means resampled; stratified for the macro). */
+  handoffs_per_rollout_se?: number;
+  /** Fraction of rollouts with an answer the grader could read. */
   answer_present_rate: number;
+  /** Bootstrap SE of answer_present_rate over problems (per-problem rates resampled). */
+  answer_present_rate_se?: number;
 }
 
 export interface ShareStats {
@@ -119,6 +128,11 @@ export interface SurvivalPoint {
   threshold: number;
   /** Fraction of tokens with |log-ratio| > threshold. */
   fraction: number;
+  /**
+   * Bootstrap SE of the fraction over problems (resampled within benchmarks; the frequent tokens and the thresholds
+   * held fixed). Absent in reports made before it existed.
+   */
+  se?: number;
 }
 
 export interface DisplacedTokens {

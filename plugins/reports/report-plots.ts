@@ -58,12 +58,17 @@ export function reportFigures(entries: readonly LabelledReport[]): Figure[] {
   const drifting = entries.filter(({ report }) => report.drift && report.drift.survival.length > 0);
   if (drifting.length > 0) {
     const minCount = [...new Set(drifting.map(({ report }) => report.drift!.min_junior_count))].join('/');
+    // Reports made before survival points had SEs plot without a band.
+    const banded = drifting.some(({ report }) => report.drift!.survival.some((point) => point.se !== undefined));
     figures.push({
       name: 'drift-survival',
-      caption: 'Drift from the junior: share of frequent tokens whose |log-ratio| exceeds x (lower is closer)',
+      caption: `Drift from the junior: share of frequent tokens whose |log-ratio| exceeds x (lower is closer)${banded ? ', shaded ±1 bootstrap SE' : ''}`,
       svg: survivalPlot(
         drifting.map(({ label, report }) => ({ label, points: report.drift!.survival })),
-        { title: 'Drift from the junior (survival of |log-ratio|, ↓)', subtitle: `tokens the junior emits at least ${minCount} times; marginal distributions over all generations` },
+        {
+          title: 'Drift from the junior (survival of |log-ratio|, ↓)',
+          subtitle: `tokens the junior emits at least ${minCount} times; marginal distributions over all generations${banded ? '; bands ±1 bootstrap SE' : ''}`,
+        },
       ),
     });
   }

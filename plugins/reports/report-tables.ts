@@ -1,4 +1,4 @@
-import type { EvalReport, HandoffResult, PassAtK, ShareStats, SignificanceResult } from '../eval/report-types.ts';
+import type { EvalReport, HandoffBenchmark, HandoffResult, PassAtK, ShareStats, SignificanceResult } from '../eval/report-types.ts';
 import { estimate, markdownTable, percentEstimate, pValue, signed, tokenText } from './markdown.ts';
 
 /** A report under the name it is shown by in tables and legends. */
@@ -36,7 +36,9 @@ const severalBenchmarks = (entries: readonly LabelledReport[]) => entries.some((
 export function capabilityTable(entries: readonly LabelledReport[]): string | undefined {
   const rows = benchmarkRows(entries, (r) =>
     r.capability && {
-      perBenchmark: Object.fromEntries(Object.entries(r.capability.per_benchmark).map(([name, b]) => [name, { pass: b.pass_at_k, present: b.answer_present_rate, tokens: b.mean_response_tokens } as CapabilityRow])),
+      perBenchmark: Object.fromEntries(
+        Object.entries(r.capability.per_benchmark).map(([name, b]) => [name, { pass: b.pass_at_k, present: b.answer_present_rate, presentSe: b.answer_present_rate_se, tokens: b.mean_response_tokens } as CapabilityRow]),
+      ),
       macro: { pass: r.capability.macro.pass_at_k } as CapabilityRow,
     },
   );
@@ -48,7 +50,7 @@ export function capabilityTable(entries: readonly LabelledReport[]): string | un
     label,
     ...(withBenchmark ? [benchmark] : []),
     ...ks.map((k) => (value.pass[k] ? percentEstimate(value.pass[k]) : DASH)),
-    value.present === undefined ? DASH : (value.present * 100).toFixed(1),
+    value.present === undefined ? DASH : percentWithSe(value.present, value.presentSe),
     value.tokens === undefined ? DASH : value.tokens.toFixed(1),
   ]);
   return markdownTable(header, body);
@@ -57,29 +59,37 @@ export function capabilityTable(entries: readonly LabelledReport[]): string | un
 interface CapabilityRow {
   pass: PassAtK;
   present?: number;
+  presentSe?: number;
   tokens?: number;
 }
 
+/** A benchmark's handoff statistics or the macro average (which has no answer-present rate). */
+type HandoffRow = HandoffResult['macro'] & Partial<Pick<HandoffBenchmark, 'answer_present_rate' | 'answer_present_rate_se'>>;
+
 export const handoffVariantName = (h: Pick<HandoffResult, 'variant' | 'p'>): string => (h.variant === 'alternate' ? 'strict alternation' : `Bernoulli(${h.p})`);
 
-/** Tables: handoff robustness per schedule variant, team pass@k ± SE with the senior's share (mean ± std over rollouts). */
+/**
+ * Tables: handoff robustness per schedule variant, team pass@k ± SE with the senior's share (mean ± std over
+ * rollouts), handoffs per rollout and the answer-present rate, ± SE where the report has one.
+ */
 export function handoffTables(entries: readonly LabelledReport[]): Array<{ variant: string; table: string }> {
   const variants = [...new Set(entries.flatMap(({ report }) => (report.handoff ?? []).map(handoffVariantName)))];
   return variants.map((variant) => {
-    const rows = benchmarkRows(entries, (r) => {
+    const rows = benchmarkRows<HandoffRow>(entries, (r) => {
       const h = r.handoff?.find((candidate) => handoffVariantName(candidate) === variant);
       return h && { perBenchmark: h.per_benchmark, macro: h.macro };
     });
     const ks = sortedKs(rows.map((row) => row.value.pass_at_k));
     const withBenchmark = severalBenchmarks(entries);
     const withShareSe = rows.some((row) => row.value.senior_share.mean_se !== undefined);
-    const header = ['model', ...(withBenchmark ? ['benchmark'] : []), ...ks.map((k) => `pass@${k} (%)`), `senior share (%, mean ± std${withShareSe ? '; SE of the mean' : ''})`, 'handoffs / rollout'];
+    const header = ['model', ...(withBenchmark ? ['benchmark'] : []), ...ks.map((k) => `pass@${k} (%)`), `senior share (%, mean ± std${withShareSe ? '; SE of the mean' : ''})`, 'handoffs / rollout', 'answer present (%)'];
     const body = rows.map(({ label, benchmark, value }) => [
       label,
       ...(withBenchmark ? [benchmark] : []),
       ...ks.map((k) => (value.pass_at_k[k] ? percentEstimate(value.pass_at_k[k]) : DASH)),
       shareCell(value.senior_share),
-      value.handoffs_per_rollout.toFixed(2),
+      withSe(value.handoffs_per_rollout.toFixed(2), value.handoffs_per_rollout_se?.toFixed(2)),
+      value.answer_present_rate === undefined ? DASH : percentWithSe(value.answer_present_rate, value.answer_present_rate_se),
     ]);
     return { variant, table: markdownTable(header, body) };
   });
@@ -149,6 +159,9 @@ export function significanceTable(entries: readonly LabelledReport[], comparison
 }
 
 const withSe = (value: string, se: string | undefined): string => (se === undefined ? value : `${value} ± ${se}`);
+
+/** A rate in percent, ± its SE in percent where there is one. */
+const percentWithSe = (rate: number, se: number | undefined): string => withSe((rate * 100).toFixed(1), se === undefined ? undefined : (se * 100).toFixed(1));
 
 /** Senior share as mean ± std over rollouts, with the bootstrap SE of the mean where the report has one. */
 function shareCell(share: ShareStats): string {

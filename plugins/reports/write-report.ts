@@ -91,7 +91,7 @@ function renderMarkdown(entries: readonly LabelledReport[], comparisons: readonl
   }
   const handoff = handoffTables(entries);
   if (handoff.length > 0) {
-    out.push('## Handoff robustness', '', 'The model (senior) and the junior co-write each answer, handing off at every `\\n\\n` step end; team pass@k ± one bootstrap SE, and the senior\'s share of the response tokens (mean ± std over rollouts).', '');
+    out.push('## Handoff robustness', '', 'The model (senior) and the junior co-write each answer, handing off at every `\\n\\n` step end; team pass@k ± one bootstrap SE, the senior\'s share of the response tokens (mean ± std over rollouts, then the SE of the mean), handoffs per rollout and the answer-present rate ± one bootstrap SE over problems.', '');
     for (const { variant, table } of handoff) {
       out.push(`### ${variant}`, '', table, '', ...figure(handoffFigureName(variant)));
     }

@@ -72,6 +72,8 @@ describe('ludus eval', () => {
       const common = ['eval', '--model', 'default', '--task', 'arithmetic', '--problems', '6', '--samples', '2', '--bootstrap', '100', '--threads', '1'];
       const first = await runLudus([...common, '--report', dir], { timeoutMs: 300_000 });
       expect(first.code).toBe(0);
+      // The text summary gives the answer-present rate with its bootstrap SE.
+      expect(first.stdout).toMatch(/answer present \d+\.\d ± \d+\.\d%/);
       const second = await runLudus([...common, '--seed', '1', '--compare', join(dir, 'eval-report.json'), '--json'], { timeoutMs: 300_000 });
       expect(second.stderr).not.toMatch(/\[[A-Z_]+\]/);
       expect(second.code).toBe(0);

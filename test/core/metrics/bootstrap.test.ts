@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BOOTSTRAP_DEFAULT_RESAMPLES, bootstrap, bootstrapMean } from '../../../core/metrics/bootstrap.ts';
+import { BOOTSTRAP_DEFAULT_RESAMPLES, bootstrap, bootstrapEach, bootstrapMean } from '../../../core/metrics/bootstrap.ts';
 import { LudusError } from '../../../core/errors.ts';
 
 describe('bootstrapMean', () => {
@@ -58,5 +58,18 @@ describe('bootstrap', () => {
   it('should refuse an empty stratum or fewer than 2 resamples', () => {
     expect(() => bootstrap([0], () => 0, { seed: 1 })).toThrow(LudusError);
     expect(() => bootstrap([2], () => 0, { seed: 1, resamples: 1 })).toThrow(LudusError);
+  });
+
+  it('should give, per component of a vector statistic, exactly the scalar bootstrap of that component under one seed', () => {
+    const data = [[0, 1, 1, 0.5], [3, 1, 4]];
+    const stats = [(idx: readonly Int32Array[]) => data[0][idx[0][0]] + data[1][idx[1][2]], (idx: readonly Int32Array[]) => Math.max(...Array.from(idx[1], (i) => data[1][i]))];
+    const each = bootstrapEach([4, 3], (idx) => stats.map((f) => f(idx)), { seed: 4, resamples: 300 });
+    expect(each).toEqual(stats.map((f) => bootstrap([4, 3], f, { seed: 4, resamples: 300 })));
+    expect(each[0].se).toBeGreaterThan(0);
+  });
+
+  it('should refuse a vector statistic whose length changes between resamples', () => {
+    let calls = 0;
+    expect(() => bootstrapEach([2], () => (calls++ === 0 ? [1, 2] : [1]), { seed: 1, resamples: 2 })).toThrow(LudusError);
   });
 });

@@ -5,7 +5,7 @@ import { Scorer } from '../../../native/runtime/scorer.ts';
 import { initWeights, presetConfig } from '../../../native/model/presets.ts';
 import { driftFrom, problemCounts } from '../../../plugins/eval/drift.ts';
 import { evaluate, type EvalOptions } from '../../../plugins/eval/evaluate.ts';
-import { handoffCount, meanStd, seniorShare, stepHandoffSchedule } from '../../../plugins/eval/handoff.ts';
+import { handoffCount, meanStd, seniorShare, stepHandoffSchedule, teamStats, type TeamStatistic } from '../../../plugins/eval/handoff.ts';
 import { scoreLegibility } from '../../../plugins/eval/legibility.ts';
 import { sampleRollouts } from '../../../plugins/eval/sample-rollouts.ts';
 import type { Grader } from '../../../plugins/eval/solo-eval.ts';
@@ -63,6 +63,59 @@ describe('step handoff at pretend step ends', () => {
     expect(seniorShare({ authors: [0, 0, 1, 1, 1, 0] })).toBe(0.5);
     expect(handoffCount({ authors: [0, 0, 1, 1, 1, 0] })).toBe(2);
     expect(meanStd([0.25, 0.75])).toEqual({ mean: 0.5, std: 0.25 });
+  });
+});
+
+describe('teamStats', () => {
+  // Benchmark a, two problems of two rollouts:
+  //   problem 0: [0,1,0] (2 handoffs, share 2/3, answer) and [0,0] (0, share 1, answer) -> means: handoffs 1, share 5/6, present 1
+  //   problem 1: [1,0,1,0] (3, share 1/2, none) and [1,1] (0, share 0, none)         -> means: handoffs 1.5, share 1/4, present 0
+  // Benchmark b, three problems of one rollout: handoffs 1, 3, 5, share 1/2 each, all answered.
+  // Exact bootstrap SE of a mean of n per-problem values = sqrt(plug-in variance / n).
+  const r = (authors: number[], answerPresent: boolean) => ({ authors, answerPresent });
+  const team = [
+    [[r([0, 1, 0], true), r([0, 0], true)], [r([1, 0, 1, 0], false), r([1, 1], false)]],
+    [[r([0, 1], true)], [r([0, 1, 0, 1], true)], [r([0, 1, 0, 1, 0, 1], true)]],
+  ];
+  const seeds: Array<[TeamStatistic, number]> = [];
+  const stats = teamStats(team, ['a', 'b'], 10_000, (statistic, b) => {
+    seeds.push([statistic, b]);
+    return seeds.length;
+  });
+  const seA = (values: number[]) => Math.sqrt(values.reduce((acc, v) => acc + (v - values.reduce((x, y) => x + y, 0) / values.length) ** 2, 0) / values.length / values.length);
+  // Monte Carlo error of an SD from 10,000 resamples is under 1% of it; the tolerances allow about 3%.
+
+  it('should give handoffs per rollout its bootstrap SE over problems, per benchmark and stratified for the macro', () => {
+    const a = stats.per_benchmark.a;
+    expect(a.handoffs_per_rollout).toBe(1.25);
+    expect(Math.abs(a.handoffs_per_rollout_se! - 0.25 / Math.SQRT2)).toBeLessThan(0.006);
+    const b = stats.per_benchmark.b;
+    expect(b.handoffs_per_rollout).toBe(3);
+    expect(Math.abs(b.handoffs_per_rollout_se! - Math.sqrt(8 / 9))).toBeLessThan(0.03);
+    expect(stats.macro.handoffs_per_rollout).toBe(2.125);
+    expect(Math.abs(stats.macro.handoffs_per_rollout_se! - Math.sqrt(0.25 ** 2 / 2 + 8 / 9) / 2)).toBeLessThan(0.015);
+  });
+
+  it('should give the answer-present rate its bootstrap SE over problems (0 where every rollout answers)', () => {
+    expect(stats.per_benchmark.a.answer_present_rate).toBe(0.5);
+    expect(Math.abs(stats.per_benchmark.a.answer_present_rate_se! - seA([1, 0]))).toBeLessThan(0.01);
+    expect(stats.per_benchmark.b.answer_present_rate).toBe(1);
+    expect(stats.per_benchmark.b.answer_present_rate_se).toBe(0);
+  });
+
+  it('should keep the senior share as mean ± std over rollouts with the SE of the mean over problems', () => {
+    const a = stats.per_benchmark.a;
+    expect(a.senior_share.mean).toBeCloseTo((2 / 3 + 1 + 1 / 2 + 0) / 4, 12);
+    expect(a.senior_share.std).toBeCloseTo(meanStd([2 / 3, 1, 1 / 2, 0]).std, 12);
+    expect(Math.abs(a.senior_share.mean_se! - seA([5 / 6, 1 / 4]))).toBeLessThan(0.006);
+    expect(stats.per_benchmark.b.senior_share.mean_se).toBe(0);
+    expect(stats.macro.senior_share.mean).toBeCloseTo((a.senior_share.mean + 0.5) / 2, 12);
+    expect(Math.abs(stats.macro.senior_share.mean_se! - seA([5 / 6, 1 / 4]) / 2)).toBeLessThan(0.006);
+  });
+
+  it('should seed each statistic and benchmark apart, -1 for the macro', () => {
+    expect(new Set(seeds.map(([s, b]) => `${s} ${b}`)).size).toBe(seeds.length);
+    expect(seeds.filter(([, b]) => b === -1).map(([s]) => s).sort()).toEqual(['answer_present_rate', 'handoffs_per_rollout', 'senior_share']);
   });
 });
 
@@ -137,7 +190,10 @@ describe('driftFrom', () => {
   });
 
   it('should build the survival curve over junior-frequent tokens and the displaced analysis against the reference', () => {
-    expect(r.survival[0]).toEqual({ threshold: 0, fraction: 1 });
+    expect(r.survival[0]).toEqual({ threshold: 0, fraction: 1, se: 0 });
+    // One problem per benchmark: every resample redraws the observed data, so every point's SE is 0.
+    expect(r.survival.every((point) => point.se === 0)).toBe(true);
+    expect(r.reference_survival!.map((point) => point.threshold)).toEqual(r.survival.map((point) => point.threshold));
     expect(r.survival[r.survival.length - 1].fraction).toBe(0);
     expect(r.displaced!.top).toBe(3);
     expect(r.displaced!.shift_back_share_se).toBe(0);
@@ -145,6 +201,49 @@ describe('driftFrom', () => {
     expect(driftFrom({ ...input, reference: undefined }).displaced).toBeUndefined();
     // At a minimum of 3 occurrences in the reference or junior, only t1 (8) and t2 (4) qualify: too few to rank.
     expect(driftFrom({ ...input, minJuniorCount: 3 }).displaced).toBeUndefined();
+  });
+
+  it('should give every survival point the bootstrap SE of its fraction, matching the exact SE enumerated over resamples of two problems', () => {
+    // One benchmark of two problems: a resample draws {0,0}, {0,1} or {1,1} with probability 1/4, 1/2, 1/4, so the
+    // exact bootstrap distribution of each survival point is the curve recomputed on those three pooled samples.
+    const two = {
+      ...input,
+      vocabSize: 3,
+      model: [[counts([[0, 4], [1, 1]]), counts([[1, 3], [2, 2]])]],
+      junior: [[counts([[0, 2], [1, 2], [2, 1]]), counts([[0, 1], [1, 2], [2, 3]])]],
+      reference: [[counts([[0, 1], [1, 5]]), counts([[0, 2], [2, 6]])]],
+      minJuniorCount: 2,
+      resamples: 10_000,
+      seed: 3,
+    };
+    const result = driftFrom(two);
+    const exactSe = (a: Map<number, number>[], b: Map<number, number>[], threshold: number) => {
+      const fraction = (picks: number[]) => {
+        const pooledOf = (problems: Map<number, number>[]) => {
+          const total = [0, 0, 0];
+          for (const p of picks) for (const [id, c] of problems[p]) total[id] += c;
+          return distributionFromCounts(total, 0.5);
+        };
+        const [pa, pb] = [pooledOf(a), pooledOf(b)];
+        // Every token is frequent in the junior's pooled outputs (counts 3, 4, 4 >= 2).
+        return [0, 1, 2].filter((id) => Math.abs(Math.log(pa[id] / pb[id])) > threshold).length / 3;
+      };
+      const outcomes = [
+        { w: 0.25, f: fraction([0, 0]) },
+        { w: 0.5, f: fraction([0, 1]) },
+        { w: 0.25, f: fraction([1, 1]) },
+      ];
+      const m = outcomes.reduce((acc, o) => acc + o.w * o.f, 0);
+      return Math.sqrt(outcomes.reduce((acc, o) => acc + o.w * (o.f - m) ** 2, 0));
+    };
+    for (const [curve, a] of [[result.survival, two.model[0]], [result.reference_survival!, two.reference[0]]] as const) {
+      expect(curve).toHaveLength(51);
+      const exact = curve.map((point) => exactSe(a, two.junior[0], point.threshold));
+      // Some points move between resamples, or the comparison would only check zeros.
+      expect(Math.max(...exact)).toBeGreaterThan(0.2);
+      // Monte Carlo error of an SD from 10,000 resamples: at most about 0.5 / sqrt(20,000) = 0.0035.
+      curve.forEach((point, i) => expect(Math.abs(point.se! - exact[i]), `threshold ${point.threshold}`).toBeLessThan(0.015));
+    }
   });
 
   it('should count tokens per problem without stop tokens', () => {
@@ -157,10 +256,11 @@ describe('evaluate', () => {
     { name: 'two-digit', task, split: 'test' as const },
     { name: 'three-digit', task: arithmeticTask({ maxDigits: 3 }), split: 'test' as const },
   ];
-  // Accepts every other response it grades: a known share of correct samples.
+  // Accepts every other response it grades: a known share of correct samples. Finds an answer in responses of even
+  // length, so the answer-present rate varies between problems.
   const alternating = (): Grader => {
     let calls = 0;
-    return () => ({ answer_present: true, correct: calls++ % 2 === 0 });
+    return (_gold, prediction) => ({ answer_present: prediction.length % 2 === 0, correct: calls++ % 2 === 0 });
   };
   const options = (grade: Grader): EvalOptions => ({
     ...sampling,
@@ -193,7 +293,21 @@ describe('evaluate', () => {
       expect(h.macro.senior_share.mean).toBeLessThanOrEqual(1);
       expect(h.boundary_tokens).toBeGreaterThan(0);
       expect(h.macro.senior_share.mean_se).toBeGreaterThanOrEqual(0);
+      expect(h.macro.handoffs_per_rollout_se).toBeGreaterThan(0);
+      for (const b of Object.values(h.per_benchmark)) {
+        expect(b.handoffs_per_rollout_se).toBeGreaterThan(0);
+        // Three problems of four rollouts: the rate may well be equal across them, so only its presence is certain.
+        expect(b.answer_present_rate_se).toBeGreaterThanOrEqual(0);
+      }
     }
+    for (const b of Object.values(cap.per_benchmark)) {
+      expect(b.answer_present_rate).toBeGreaterThan(0);
+      expect(b.answer_present_rate).toBeLessThan(1);
+      expect(b.answer_present_rate_se).toBeGreaterThan(0);
+    }
+    expect(report.drift!.survival.every((point) => Number.isFinite(point.se))).toBe(true);
+    expect(report.drift!.survival.some((point) => point.se! > 0)).toBe(true);
+    expect(report.drift!.reference_survival!.every((point) => Number.isFinite(point.se))).toBe(true);
     expect(report.per_problem.every((p) => p.handoff?.alternate && p.handoff?.bernoulli)).toBe(true);
     expect(report.drift!.kl.value).toBeGreaterThan(0);
     expect(report.drift!.displaced).toBeDefined();

@@ -92,6 +92,24 @@ describe('survivalPlot', () => {
       );
       expect(elements(svg, 'path', 'line').map((p) => p.d)).toEqual(['M64,44L307,44L307,206L550,206L550,287', 'M64,44L550,44L550,368']);
       expect(elements(svg, 'g', 'legend-entry').map((e) => e['data-label'])).toEqual(['GRPO', 'TRL']);
+      expect(elements(svg, 'path', 'band')).toEqual([]);
+    });
+  });
+
+  describe('having points with standard errors on one of two models', () => {
+    it('should shade a step band over fraction ± SE, clamped to [0, 1], for that model only', () => {
+      const svg = survivalPlot(
+        [
+          { label: 'GRPO', points: [{ threshold: 0, fraction: 1, se: 0 }, { threshold: 1, fraction: 0.5, se: 0.25 }, { threshold: 2, fraction: 0.25, se: 0.5 }] },
+          { label: 'TRL', points: [{ threshold: 0, fraction: 1 }, { threshold: 2, fraction: 0 }] },
+        ],
+        { title: 'Drift' },
+      );
+      // y = 368 - 324 * fraction. Upper edge left to right: 1 on [0, 1), 0.75 on [1, 2), 0.75 at 2; lower edge back
+      // right to left: 0 at 2 (0.25 - 0.5 clamped), 0.25 on [1, 2), 1 on [0, 1).
+      expect(elements(svg, 'path', 'band').map((p) => p.d)).toEqual(['M64,44L307,44L307,125L550,125L550,125L550,368L550,287L307,287L307,44L64,44Z']);
+      expect(elements(svg, 'g', 'legend-entry')).toHaveLength(2);
+      expect(elements(svg, 'path', 'line')).toHaveLength(2);
     });
   });
 });

@@ -78,12 +78,12 @@ describe('writeReport', () => {
       expect(markdown).toContain('![Solo capability: macro pass@k, shaded ±1 bootstrap SE](capability-pass-at-k.svg)');
     });
 
-    it('should tabulate handoff robustness per variant with the senior share as mean ± std', async () => {
+    it('should tabulate handoff robustness per variant with the senior share as mean ± std (no ± SE on reports made before those SEs)', async () => {
       const { markdown } = await writeReport([grpo, trl], await tempDir(), { labels: ['GRPO', 'TRL'], png: false });
       expect(tableAfter(markdown, '### strict alternation')).toEqual([
-        ['model', 'pass@1 (%)', 'pass@2 (%)', 'senior share (%, mean ± std)', 'handoffs / rollout'],
-        ['GRPO', '30.0 ± 5.0', '40.0 ± 5.0', '50.0 ± 7.0', '2.50'],
-        ['TRL', '36.0 ± 5.0', '48.0 ± 5.0', '50.0 ± 7.0', '2.50'],
+        ['model', 'pass@1 (%)', 'pass@2 (%)', 'senior share (%, mean ± std)', 'handoffs / rollout', 'answer present (%)'],
+        ['GRPO', '30.0 ± 5.0', '40.0 ± 5.0', '50.0 ± 7.0', '2.50', '90.0'],
+        ['TRL', '36.0 ± 5.0', '48.0 ± 5.0', '50.0 ± 7.0', '2.50', '90.0'],
       ]);
       expect(markdown).toContain('### Bernoulli(0.5)');
     });
@@ -93,6 +93,8 @@ describe('writeReport', () => {
       const rows = tableAfter(markdown, '## Drift from the junior');
       expect(rows[1]).toEqual(['GRPO', '1000', '0.0123 ± 0.0010', '–', '–', '–', '`" the"` 40/20, `"a\\|b\\n"` 11/2']);
       expect(rows[2].slice(0, 6)).toEqual(['TRL', '1000', '0.0148 ± 0.0010', 'GRPO (top 2)', '50.0 ± 2.1', '−0.580 ± 0.050 (p < 1e-6)']);
+      // Survival points without SEs (reports made before them): no band, and the caption does not promise one.
+      expect(markdown).toContain('(lower is closer)](drift-survival.svg)');
     });
 
     it('should add the bootstrap SE of the mean senior share where the report has one', async () => {
@@ -102,6 +104,41 @@ describe('writeReport', () => {
       const rows = tableAfter(markdown, '### strict alternation');
       expect(rows[0][3]).toBe('senior share (%, mean ± std; SE of the mean)');
       expect(rows.slice(1).map((row) => row[3])).toEqual(['50.0 ± 7.0', '50.0 ± 7.0; 1.2']);
+    });
+
+    it('should add ± SE to handoffs per rollout, the answer-present rates and the survival curve where the report has them', async () => {
+      const withSe = fixtureReport('runs/x/tandem/best', 1);
+      withSe.capability!.per_benchmark.arithmetic.answer_present_rate_se = 0.0123;
+      Object.assign(withSe.handoff![0].per_benchmark.arithmetic, { handoffs_per_rollout_se: 0.314, answer_present_rate_se: 0.02 });
+      withSe.drift!.survival = withSe.drift!.survival.map((point) => ({ ...point, se: 0.05 }));
+      const dir = await tempDir();
+      const { markdown } = await writeReport([grpo, withSe], dir, { labels: ['GRPO', 'TRL'], png: false });
+      expect(tableAfter(markdown, '## Solo capability').map((row) => row[4])).toEqual(['answer present (%)', '95.0', '95.0 ± 1.2']);
+      expect(tableAfter(markdown, '### strict alternation').map((row) => row.slice(4))).toEqual([
+        ['handoffs / rollout', 'answer present (%)'],
+        ['2.50', '90.0'],
+        ['2.50 ± 0.31', '90.0 ± 2.0'],
+      ]);
+      expect(markdown).toContain('![Drift from the junior: share of frequent tokens whose |log-ratio| exceeds x (lower is closer), shaded ±1 bootstrap SE](drift-survival.svg)');
+      const svg = await readFile(join(dir, 'drift-survival.svg'), 'utf8');
+      // The band is TRL's alone: GRPO's report predates survival SEs.
+      expect(elements(svg, 'g', 'series').map((g) => g['data-label'])).toEqual(['GRPO', 'TRL']);
+      expect(elements(svg, 'path', 'band')).toHaveLength(1);
+      expect(elements(svg, 'path', 'line')).toHaveLength(2);
+    });
+
+    it('should show the macro handoffs per rollout ± its stratified SE, and no answer-present rate on the macro row', async () => {
+      const two = fixtureReport('m', 1, { benchmarks: [{ name: 'arithmetic', split: 'test', problems: 10 }, { name: 'last-letter', split: 'test', problems: 10 }] });
+      const h = two.handoff![0];
+      h.per_benchmark['last-letter'] = { ...h.per_benchmark.arithmetic, handoffs_per_rollout: 1.5, handoffs_per_rollout_se: 0.1, answer_present_rate: 0.8, answer_present_rate_se: 0.04 };
+      Object.assign(h.macro, { handoffs_per_rollout: 2, handoffs_per_rollout_se: 0.07 });
+      const { markdown } = await writeReport([two], await tempDir(), { png: false });
+      expect(tableAfter(markdown, '### strict alternation').map((row) => [row[1], ...row.slice(-2)])).toEqual([
+        ['benchmark', 'handoffs / rollout', 'answer present (%)'],
+        ['arithmetic', '2.50', '90.0'],
+        ['last-letter', '1.50 ± 0.10', '80.0 ± 4.0'],
+        ['macro', '2.00 ± 0.07', '–'],
+      ]);
     });
 
     it('should tabulate legibility and the paired t-tests with stars', async () => {
