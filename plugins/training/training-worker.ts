@@ -50,7 +50,11 @@ export function trainingMethods() {
       }
       try {
         const { out, config, resume, threads, stopAfter } = spec;
-        return await train({ out, config, game, plugins, resume, threads, stopAfter, events, gate, onStep: (line, total) => (flush(), context.emit({ kind: 'step', line, total })) });
+        const onStep = (line: MetricsLine, total: number) => {
+          flush();
+          context.emit({ kind: 'step', line, total });
+        };
+        return await train({ out, config, game, plugins, resume, threads, stopAfter, events, gate, onStep });
       } finally {
         flush();
       }
