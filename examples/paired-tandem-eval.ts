@@ -16,7 +16,7 @@ import { taskByName } from '../plugins/tasks/registry.ts';
 import { trainingSeeds, validationSeeds } from '../plugins/training/match-seeds.ts';
 import { arenaFor, playMatches } from '../plugins/training/play-matches.ts';
 import { TrainConfigSchema } from '../plugins/training/train-config.ts';
-import { trainIndex } from '../plugins/training/trainer.ts';
+import { stepProblems } from '../plugins/training/trainer.ts';
 import { validate } from '../plugins/training/validate.ts';
 
 const [seniorDir, configFile, mode, ...args] = process.argv.slice(2);
@@ -37,7 +37,7 @@ const print = (line: object) => process.stdout.write(`${JSON.stringify({ senior:
 if (mode === 'train') {
   const [from, to] = args.map(Number);
   for (let step = from; step < to; step++) {
-    const problems = Array.from({ length: config.problemsPerStep }, (_, j) => task.sample('train', trainIndex(config, step * config.problemsPerStep + j)));
+    const problems = stepProblems(task, config, step * config.problemsPerStep);
     const matches = await playMatches(arena, problems, config.groupSize, trainingSeeds(config.seed, step), `step-${step}`);
     const rewards = matches.map((match) => (match.verdict.correct ? 1 : 0));
     print({ step: step + 1, reward_mean: rewards.reduce((a: number, b) => a + b, 0) / rewards.length, rewards });

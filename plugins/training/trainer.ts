@@ -14,6 +14,7 @@ import { resolveModelDir } from '../policies/default-model.ts';
 import { loadPolicy } from '../policies/load-policy.ts';
 import { loadTrainingCheckpoint, saveTrainingCheckpoint, TRAINER_STATE_FILE } from '../stores/training-checkpoint.ts';
 import { taskByName } from '../tasks/registry.ts';
+import type { Problem, Task } from '../tasks/task.ts';
 import { EventStream } from './event-stream.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { learnFromMatches } from './learn-from-matches.ts';
@@ -120,7 +121,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
     while (state.step < last) {
       await run.gate?.wait();
       const started = performance.now();
-      const problems = Array.from({ length: config.problemsPerStep }, (_, j) => task.sample('train', trainIndex(config, state.cursor + j)));
+      const problems = stepProblems(task, config, state.cursor);
       const seeds = trainingSeeds(config.seed, state.step);
       const matches = await playMatches(arena, problems, config.groupSize, seeds, `step-${state.step}`, broadcast);
       const lr = learningRate(config.schedule, state.step, config.steps);
@@ -201,7 +202,11 @@ export function numericFields(line: MetricsLine): Record<string, number> {
   return Object.fromEntries(Object.entries(line).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
 }
 
-/** The train problem at data position `position`: positions cycle through a finite training set when one is set. */
-export function trainIndex(config: Pick<TrainConfig, 'trainProblems'>, position: number): number {
-  return config.trainProblems === undefined ? position : position % config.trainProblems;
+/**
+ * The problems of the step that starts at data position `cursor`: problemsPerStep train problems, the positions
+ * cycling through a finite training set when one is set.
+ */
+export function stepProblems(task: Task, config: Pick<TrainConfig, 'problemsPerStep' | 'trainProblems'>, cursor: number): Problem[] {
+  const index = (position: number) => (config.trainProblems === undefined ? position : position % config.trainProblems);
+  return Array.from({ length: config.problemsPerStep }, (_, j) => task.sample('train', index(cursor + j)));
 }
