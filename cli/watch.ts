@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import type { View } from '../core/game/view.ts';
 import type { LudusEmitter } from '../core/events.ts';
-import { newControlToken } from '../plugins/broadcast/control-token.ts';
-import type { RunControl } from '../plugins/broadcast/hub.ts';
-import { liveRun } from '../plugins/broadcast/live-run.ts';
-import { spectatorView } from '../plugins/broadcast/spectator-view.ts';
-import { startViewerServer, type ViewerServer } from '../plugins/broadcast/viewer-server.ts';
+import { newControlToken } from '../server/control-token.ts';
+import type { RunControl } from '../server/hub.ts';
+import { liveRun } from '../server/live-run.ts';
+import { spectatorView } from '../server/spectator-view.ts';
+import { startViewerServer, type ViewerServer } from '../server/viewer-server.ts';
 
 export const DEFAULT_VIEWER_PORT = 7373;
 

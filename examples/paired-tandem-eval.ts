@@ -13,11 +13,11 @@ import { Decoder } from '../native/runtime/decoder.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
 import { loadPolicy } from '../plugins/policies/load-policy.ts';
 import { taskByName } from '../plugins/tasks/registry.ts';
-import { trainingSeeds, validationSeeds } from '../plugins/training/match-seeds.ts';
-import { arenaFor, playMatches } from '../plugins/training/play-matches.ts';
-import { TrainConfigSchema } from '../plugins/training/train-config.ts';
-import { stepProblems } from '../plugins/training/trainer.ts';
-import { validate } from '../plugins/training/validate.ts';
+import { trainingSeeds, validationSeeds } from '../engine/match/match-seeds.ts';
+import { arenaFor, playMatches } from '../engine/match/play-matches.ts';
+import { TrainConfigSchema } from '../engine/trainer/train-config.ts';
+import { stepProblems } from '../engine/trainer/trainer.ts';
+import { validate } from '../engine/trainer/validate.ts';
 
 const [seniorDir, configFile, mode, ...args] = process.argv.slice(2);
 const config = parseConfig(TrainConfigSchema, { ...(await readConfigFile(configFile)), game: 'tandem' }, configFile);

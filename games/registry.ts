@@ -1,7 +1,7 @@
-import type { Plugin } from '../plugins/composition/plugin.ts';
-import { PluginSet } from '../plugins/composition/plugin.ts';
-import type { Grader } from '../plugins/eval/solo-eval.ts';
-import type { RlGame } from '../plugins/training/rl-game.ts';
+import type { Plugin } from '../core/plugin.ts';
+import { PluginSet } from '../core/plugin.ts';
+import type { Grader } from '../core/grading/verdict.ts';
+import type { RlGame } from '../core/game/rl-game.ts';
 import { grpoGame } from './grpo.ts';
 import { klRegGame } from './kl-reg.ts';
 import { tandemGame, type TandemOptions } from './tandem.ts';

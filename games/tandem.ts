@@ -2,11 +2,11 @@ import { fail } from '../core/errors.ts';
 import { defineGame } from '../core/game/define-game.ts';
 import { Rotations } from '../core/game/rotations.ts';
 import { CoDecoding, WORD_HANDOFF_DEFAULTS } from '../core/protocols/co-decoding.ts';
-import type { Grader } from '../plugins/eval/solo-eval.ts';
+import type { Grader } from '../core/grading/verdict.ts';
 import { gradeMath } from '../plugins/graders/math/grade-math.ts';
-import type { Problem } from '../plugins/tasks/task.ts';
-import type { RlGame, RlKnobs } from '../plugins/training/rl-game.ts';
-import { boxedAnswerReward } from './boxed-answer-reward.ts';
+import type { Problem } from '../core/tasks/task.ts';
+import type { RlGame, RlKnobs } from '../core/game/rl-game.ts';
+import { boxedAnswerReward } from '../plugins/rewards/boxed-answer-reward.ts';
 
 export interface TandemOptions {
   /** Probability of drawing the senior at each word-boundary redraw (§3.3). */

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
-import { benchViewer, formatViewerBench } from '../../plugins/broadcast/bench-viewer.ts';
-import { composePlugins } from '../../plugins/composition/compose.ts';
-import { TrainConfigSchema } from '../../plugins/training/train-config.ts';
+import { benchViewer, formatViewerBench } from '../../server/bench/bench-viewer.ts';
+import { composePlugins } from '../composition/compose.ts';
+import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
 export function register(program: Command): void {
   const bench = program.command('bench').description('benchmarks, measured side by side in one run');

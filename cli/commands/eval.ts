@@ -3,10 +3,10 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
-import { EVAL_DEFAULTS, evaluate, type EvalBenchmark, type EvalModel, type EvalOptions } from '../../plugins/eval/evaluate.ts';
-import { DRIFT_DEFAULTS } from '../../plugins/eval/drift.ts';
-import { EVAL_AXES, HANDOFF_VARIANTS, type EvalAxis, type EvalReport, type HandoffVariant } from '../../plugins/eval/report-types.ts';
-import { compareReports } from '../../plugins/eval/significance.ts';
+import { EVAL_DEFAULTS, evaluate, type EvalBenchmark, type EvalModel, type EvalOptions } from '../../lab/eval/evaluate.ts';
+import { DRIFT_DEFAULTS } from '../../lab/eval/drift.ts';
+import { EVAL_AXES, HANDOFF_VARIANTS, type EvalAxis, type EvalReport, type HandoffVariant } from '../../lab/eval/report-types.ts';
+import { compareReports } from '../../lab/eval/significance.ts';
 import { resolveModelDir, shippedTasks } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
@@ -214,7 +214,7 @@ function asEvalReport(json: unknown): EvalReport | undefined {
 async function writeReports(reports: EvalReport[], dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   await writeFileAtomically(join(dir, EVAL_REPORT_FILE), `${JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2)}\n`);
-  const { writeReport } = await import('../../plugins/reports/write-report.ts');
+  const { writeReport } = await import('../../lab/reports/write-report.ts');
   await writeReport(reports, dir);
 }
 

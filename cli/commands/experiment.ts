@@ -2,9 +2,9 @@ import { Option, type Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { LudusError } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
-import { ExperimentConfigSchema } from '../../plugins/experiments/experiment-config.ts';
-import type { ExperimentProgress } from '../../plugins/experiments/experiment-progress.ts';
-import { runTandemVsGrpo } from '../../plugins/experiments/tandem-vs-grpo.ts';
+import { ExperimentConfigSchema } from '../../lab/experiments/experiment-config.ts';
+import type { ExperimentProgress } from '../../lab/experiments/experiment-progress.ts';
+import { runTandemVsGrpo } from '../../lab/experiments/tandem-vs-grpo.ts';
 import { readConfigFile } from '../config-file.ts';
 import { parseDevice } from '../options.ts';
 

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { parseConfig } from '../../core/parse-config.ts';
 import { RL_GAME_NAMES } from '../../games/registry.ts';
-import { composePlugins } from '../../plugins/composition/compose.ts';
-import { openMatchSession, type MatchSession } from '../../plugins/training/match-session.ts';
-import type { PlayedMatch } from '../../plugins/training/played-match.ts';
-import { TrainConfigSchema } from '../../plugins/training/train-config.ts';
+import { composePlugins } from '../composition/compose.ts';
+import { openMatchSession, type MatchSession } from '../../engine/match/match-session.ts';
+import type { PlayedMatch } from '../../engine/match/played-match.ts';
+import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
 
 interface MatchOptions extends WatchOptions {

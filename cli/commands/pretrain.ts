@@ -3,8 +3,8 @@ import cliProgress from 'cli-progress';
 import { LudusError } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 import { readConfigFile } from '../config-file.ts';
-import { PRETRAIN_PRESETS, PretrainConfigSchema } from '../../plugins/pretrain/pretrain-config.ts';
-import { pretrain } from '../../plugins/pretrain/pretrain.ts';
+import { PRETRAIN_PRESETS, PretrainConfigSchema } from '../../lab/pretrain/pretrain-config.ts';
+import { pretrain } from '../../lab/pretrain/pretrain.ts';
 
 export function register(program: Command): void {
   program
@@ -12,7 +12,7 @@ export function register(program: Command): void {
     .description('train a tokenizer and a tiny Qwen3-style base model on a synthetic task (supervised); resumable')
     .requiredOption('--task <name>', 'arithmetic | last-letter')
     .requiredOption('--out <dir>', 'run directory: model/ (the result), checkpoint/, metrics.jsonl')
-    .option('--config <file>', 'JSON overrides of the task preset (see plugins/pretrain/pretrain-config.ts)')
+    .option('--config <file>', 'JSON overrides of the task preset (see lab/pretrain/pretrain-config.ts)')
     .option('--steps <n>', 'optimizer steps', (v) => Number(v))
     .option('--seed <n>', 'seed', (v) => Number(v))
     .option('--resume', 'continue from <out>/checkpoint')

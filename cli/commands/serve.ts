@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { ownSecretsOnly } from '../../core/game/view.ts';
-import { composePlugins } from '../../plugins/composition/compose.ts';
-import { findRunDirs, loadRecordedRun } from '../../plugins/broadcast/run-replay.ts';
-import { spectatorView } from '../../plugins/broadcast/spectator-view.ts';
+import { composePlugins } from '../composition/compose.ts';
+import { findRunDirs, loadRecordedRun } from '../../server/run-replay.ts';
+import { spectatorView } from '../../server/spectator-view.ts';
 import { startViewer, type WatchOptions } from '../watch.ts';
 
 interface ServeOptions extends Omit<WatchOptions, 'watch'> {

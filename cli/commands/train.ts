@@ -4,10 +4,10 @@ import cliProgress from 'cli-progress';
 import { parseConfig } from '../../core/parse-config.ts';
 import { readConfigFile } from '../config-file.ts';
 import { RL_GAME_NAMES } from '../../games/registry.ts';
-import { composePlugins } from '../../plugins/composition/compose.ts';
-import { TrainConfigSchema } from '../../plugins/training/train-config.ts';
-import { trainInWorker, type WorkerTraining } from '../../plugins/training/train-in-worker.ts';
-import type { TrainResult } from '../../plugins/training/trainer.ts';
+import { composePlugins } from '../composition/compose.ts';
+import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
+import { trainInWorker, type WorkerTraining } from '../../engine/trainer/train-in-worker.ts';
+import type { TrainResult } from '../../engine/trainer/trainer.ts';
 import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
 
 interface TrainOptions extends WatchOptions {
@@ -25,7 +25,7 @@ export function register(program: Command): void {
     .command('train')
     .description(`RL on a game (${RL_GAME_NAMES.join(' | ')}) from a base model; defaults follow the tandem paper scaled to the shipped base; resumable`)
     .argument('<game>', RL_GAME_NAMES.join(' | '))
-    .option('--config <file>', 'JSON overrides of the training config (see plugins/training/train-config.ts)')
+    .option('--config <file>', 'JSON overrides of the training config (see engine/trainer/train-config.ts)')
     .option('--steps <n>', 'optimizer steps', (v) => Number(v))
     .option('--seed <n>', 'run seed: the same seed replays the same matches', (v) => Number(v))
     .option('--out <dir>', 'run directory: metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/, best/', 'runs/train')

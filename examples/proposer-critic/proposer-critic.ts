@@ -4,7 +4,7 @@ import { Rotations } from '../../core/game/rotations.ts';
 import type { SequentialProtocol } from '../../core/protocols/sequential.ts';
 import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
 import { STEP_SEPARATOR } from '../../plugins/tasks/prompt.ts';
-import type { Problem } from '../../plugins/tasks/task.ts';
+import type { Problem } from '../../core/tasks/task.ts';
 import { workingOf } from './withheld-answer.ts';
 
 type Role = 'proposer' | 'critic';

@@ -1,7 +1,7 @@
 import { fail } from '../../core/errors.ts';
 import type { MatchState } from '../../core/game/match-state.ts';
 import { pendingTurn, type PendingTurn, type SequentialProtocol, type SequentialState } from '../../core/protocols/sequential.ts';
-import type { Problem } from '../../plugins/tasks/task.ts';
+import type { Problem } from '../../core/tasks/task.ts';
 import type { SequentialArena } from './sequential-arena.ts';
 
 /** A match between turns: plain data, as views and reward rules read it. */

@@ -1,7 +1,7 @@
 import { deriveSeed } from '../../core/rng.ts';
 import { recordTurn, startTurns } from '../../core/protocols/sequential.ts';
-import type { Problem } from '../../plugins/tasks/task.ts';
-import type { EventStream } from '../../plugins/training/event-stream.ts';
+import type { Problem } from '../../core/tasks/task.ts';
+import type { EventStream } from '../../engine/match/event-stream.ts';
 import { generateTurn } from './generate-turn.ts';
 import { pendingPrompt, protocolOf, type RunningMatch } from './pending-prompt.ts';
 import type { SequentialArena } from './sequential-arena.ts';

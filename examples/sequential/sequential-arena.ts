@@ -1,6 +1,6 @@
 import type { Game } from '../../core/game/define-game.ts';
 import type { Decoder } from '../../native/runtime/decoder.ts';
-import type { Problem } from '../../plugins/tasks/task.ts';
+import type { Problem } from '../../core/tasks/task.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 
 /** What playing a sequential game needs: `seats[role]` is the decoder policy that plays the role. */

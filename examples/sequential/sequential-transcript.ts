@@ -1,4 +1,4 @@
-import type { Problem } from '../../plugins/tasks/task.ts';
+import type { Problem } from '../../core/tasks/task.ts';
 
 /** One turn as played: its prompt ids, and the generation call it came from (seed, row, width) so it replays. */
 export interface PlayedTurn<Role extends string> {

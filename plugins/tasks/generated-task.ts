@@ -2,7 +2,7 @@ import { fail } from '../../core/errors.ts';
 import { Rng, deriveSeed } from '../../core/rng.ts';
 import { boxedAnswerStep, joinSteps, questionPrompt } from './prompt.ts';
 import { splitOf } from './split-of.ts';
-import type { Problem, Split, Task } from './task.ts';
+import type { Problem, Split, Task } from '../../core/tasks/task.ts';
 
 /** What a generator draws; `canonical` names the problem (not its wording) and decides its split. */
 export interface DrawnProblem<Meta extends object> {

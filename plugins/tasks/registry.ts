@@ -2,7 +2,7 @@ import { fail } from '../../core/errors.ts';
 import { arithmeticTask } from './arithmetic/arithmetic-task.ts';
 import { loadJsonlTask } from './jsonl/load-jsonl-task.ts';
 import { lastLetterTask } from './last-letter/last-letter-task.ts';
-import type { Task } from './task.ts';
+import type { Task } from '../../core/tasks/task.ts';
 
 const GENERATORS: Record<string, (options: Record<string, unknown>) => Task> = {
   arithmetic: (options) => arithmeticTask(options),

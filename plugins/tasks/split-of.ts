@@ -1,4 +1,4 @@
-import type { Split } from './task.ts';
+import type { Split } from '../../core/tasks/task.ts';
 
 /**
  * The split a problem belongs to, from its canonical text alone (FNV-1a, then a final avalanche),

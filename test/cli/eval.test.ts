@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runLudus } from '../support/cli.ts';
-import type { EvalReport } from '../../plugins/eval/report-types.ts';
+import type { EvalReport } from '../../lab/eval/report-types.ts';
 
 describe('ludus eval', () => {
   describe('having a bad flag', () => {

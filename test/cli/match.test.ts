@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Spectator } from '../plugins/broadcast/hub-clients.ts';
-import { serveLudus } from '../plugins/viewer/browser.ts';
+import { Spectator } from '../server/hub-clients.ts';
+import { serveLudus } from '../server/page/browser.ts';
 import { runLudus } from '../support/cli.ts';
 
 describe('ludus match', () => {

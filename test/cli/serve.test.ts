@@ -2,9 +2,9 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { WireEvent } from '../../plugins/broadcast/wire.ts';
-import { Spectator } from '../plugins/broadcast/hub-clients.ts';
-import { serveLudus } from '../plugins/viewer/browser.ts';
+import type { WireEvent } from '../../server/wire.ts';
+import { Spectator } from '../server/hub-clients.ts';
+import { serveLudus } from '../server/page/browser.ts';
 import { runLudus } from '../support/cli.ts';
 
 describe('ludus serve', () => {

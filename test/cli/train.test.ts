@@ -2,8 +2,8 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Spectator } from '../plugins/broadcast/hub-clients.ts';
-import { serveLudus } from '../plugins/viewer/browser.ts';
+import { Spectator } from '../server/hub-clients.ts';
+import { serveLudus } from '../server/page/browser.ts';
 import { runLudus } from '../support/cli.ts';
 
 const tinyConfig = { problemsPerStep: 1, groupSize: 4, maxNewTokens: 96, validateEvery: 0 };

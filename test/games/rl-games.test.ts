@@ -5,7 +5,7 @@ import { grpoGame } from '../../games/grpo.ts';
 import { KL_REG_DEFAULT_BETA, klRegGame } from '../../games/kl-reg.ts';
 import { rlGameByName } from '../../games/registry.ts';
 import { TANDEM_SHARE_BAND, tandemGame } from '../../games/tandem.ts';
-import type { Problem } from '../../plugins/tasks/task.ts';
+import type { Problem } from '../../core/tasks/task.ts';
 
 const problem: Problem = { id: 'p', prompt: 'Question: What is 2 plus 3?\nAnswer:\n', answer: '5', solution: '\\boxed{5}', steps: ['\\boxed{5}'], meta: {} };
 

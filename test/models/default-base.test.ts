@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runLudus } from '../support/cli.ts';
-import type { EvalReport } from '../../plugins/eval/report-types.ts';
+import type { EvalReport } from '../../lab/eval/report-types.ts';
 
 /** The shipped arithmetic base must leave room for RL: it solves some held-out problems, not all. */
 describe('the shipped default arithmetic base', () => {

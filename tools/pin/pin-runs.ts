@@ -7,8 +7,8 @@ import { mkdtemp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rlGameByName } from '../../games/registry.ts';
-import { TrainConfigSchema } from '../../plugins/training/train-config.ts';
-import { train } from '../../plugins/training/trainer.ts';
+import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
+import { train } from '../../engine/trainer/trainer.ts';
 
 export const PINNED_GAMES = ['tandem', 'grpo', 'kl-reg'] as const;
 export const pinnedConfig = (game: string) =>

@@ -1,4 +1,4 @@
-import type { Verdict } from '../../eval/solo-eval.ts';
+import type { Verdict } from '../../../core/grading/verdict.ts';
 import { goldAnswerOf, lastBoxed } from '../math/boxed.ts';
 
 /**

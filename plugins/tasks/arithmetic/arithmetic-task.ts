@@ -1,6 +1,6 @@
 import { generatedTask, type CanonicalMeta } from '../generated-task.ts';
 import { parseOptions } from '../parse-options.ts';
-import type { Task } from '../task.ts';
+import type { Task } from '../../../core/tasks/task.ts';
 import { columnSteps } from './column-steps.ts';
 import { digitsToNumber, drawOperands } from './operands.ts';
 import { ArithmeticOptionsSchema, type ArithmeticOptionsInput, type Operation } from './options.ts';

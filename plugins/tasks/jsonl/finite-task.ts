@@ -1,6 +1,6 @@
 import { fail } from '../../../core/errors.ts';
 import { Rng, deriveSeed } from '../../../core/rng.ts';
-import type { Problem, Split, Task } from '../task.ts';
+import type { Problem, Split, Task } from '../../../core/tasks/task.ts';
 
 function shuffledOrder(size: number, seed: number): number[] {
   const order = Array.from({ length: size }, (_, i) => i);

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { LudusError } from '../../../core/errors.ts';
 import { parseOptions } from '../parse-options.ts';
-import type { Task } from '../task.ts';
+import type { Task } from '../../../core/tasks/task.ts';
 import { finiteTask } from './finite-task.ts';
 import { parseJsonlProblems } from './parse-jsonl-problems.ts';
 

@@ -1,5 +1,5 @@
 import { fail } from '../../../core/errors.ts';
-import type { Problem } from '../task.ts';
+import type { Problem } from '../../../core/tasks/task.ts';
 import { rowProblem } from './row-problem.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { fail } from '../../../core/errors.ts';
 import { boxedAnswerStep, joinSteps, questionPrompt } from '../prompt.ts';
-import type { Problem } from '../task.ts';
+import type { Problem } from '../../../core/tasks/task.ts';
 import { lastBoxed } from './last-boxed.ts';
 
 export interface RowPlace {

@@ -1,6 +1,6 @@
 import type { Rng } from '../../../core/rng.ts';
 import { boxedAnswerStep, joinSteps } from '../prompt.ts';
-import type { LabelledSolution, Problem } from '../task.ts';
+import type { LabelledSolution, Problem } from '../../../core/tasks/task.ts';
 import { randomLetter } from './pronounceable-word.ts';
 import { goldAnswer, goldWordSteps, wordStep } from './steps.ts';
 

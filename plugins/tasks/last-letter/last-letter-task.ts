@@ -1,7 +1,7 @@
 import type { Rng } from '../../../core/rng.ts';
 import { generatedTask, type CanonicalMeta } from '../generated-task.ts';
 import { parseOptions } from '../parse-options.ts';
-import type { Task } from '../task.ts';
+import type { Task } from '../../../core/tasks/task.ts';
 import { corruptLastLetter, type LastLetterMeta } from './corrupt.ts';
 import { LastLetterOptionsSchema, type LastLetterOptionsInput } from './options.ts';
 import { pronounceableWord } from './pronounceable-word.ts';

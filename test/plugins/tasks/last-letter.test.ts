@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../core/rng.ts';
 import { lastLetterTask } from '../../../plugins/tasks/last-letter/last-letter-task.ts';
 import { TANGO_SFT_SHAPE, type SplitShape } from '../../../plugins/tasks/last-letter/options.ts';
-import type { Split } from '../../../plugins/tasks/task.ts';
+import type { Split } from '../../../core/tasks/task.ts';
 
 const lengths = (words: string[]) => words.map((word) => word.length);
 

@@ -1,0 +1,136 @@
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fail } from '../../core/errors.ts';
+import { saveCheckpoint } from '../../native/io/checkpoint.ts';
+import { pathExists } from '../../native/io/files.ts';
+import { parseHfConfig, type ModelConfig } from '../../native/model/config.ts';
+import { initWeights, PRESETS } from '../../native/model/presets.ts';
+import type { Weights } from '../../native/model/weights.ts';
+import { Learner } from '../../native/train/learner.ts';
+import type { StepStats } from '../../native/train/learner.ts';
+import { learningRate } from '../../native/train/lr-schedule.ts';
+import { loadTrainingCheckpoint, saveTrainingCheckpoint, TRAINER_STATE_FILE } from '../../engine/trainer/training-checkpoint.ts';
+import { taskByName } from '../../plugins/tasks/registry.ts';
+import type { Task } from '../../core/tasks/task.ts';
+import { EOS_TOKEN, PAD_TOKEN, trainBpe } from '../../plugins/tokenizers/bpe-trainer.ts';
+import { tokenizerFromJson, type TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+import { PretrainConfigSchema, type PretrainConfig } from './pretrain-config.ts';
+import { sftBatch, tokenizeExample } from './sft-batch.ts';
+
+export interface PretrainRun {
+  /** Run directory: model/ (the result, Hugging Face layout), checkpoint/ (resumable state), metrics.jsonl. */
+  out: string;
+  config: PretrainConfig;
+  resume?: boolean;
+  threads?: number;
+  /** Stop after this many steps in total (for a partial run that is resumed later). */
+  stopAfter?: number;
+  onStep?: (stats: StepStats & { lr: number }, total: number) => void;
+}
+
+interface TrainerState extends Record<string, unknown> {
+  step: number;
+  /** Index of the next training problem: the data cursor. */
+  cursor: number;
+  config: PretrainConfig;
+}
+
+export const MODEL_DIR = 'model';
+export const CHECKPOINT_DIR = 'checkpoint';
+export const METRICS_FILE = 'metrics.jsonl';
+
+/**
+ * Makes a base model from scratch: a byte-level BPE tokenizer trained on the task's training text, a Qwen3-style
+ * model, and supervised fine-tuning on gold solutions. Checkpoints (weights, AdamW moments, step and data cursor)
+ * are written atomically every `checkpointEvery` steps; `resume` continues from the last one exactly.
+ */
+export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; steps: number }> {
+  const checkpointDir = join(run.out, CHECKPOINT_DIR);
+  const resuming = run.resume === true && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
+  const start = resuming ? await fromCheckpoint(checkpointDir, run.config) : await fromScratch(run.config);
+  const { config } = start.state;
+  const task = await taskByName(config.task, { seed: config.seed, ...config.taskOptions });
+  const tokenizer = tokenizerFromJson(start.tokenizerJson, {}, `${config.task} tokenizer`);
+  const eos = tokenizer.json.added_tokens as Array<{ id: number; content: string }>;
+  const eosId = eos.find((t) => t.content === EOS_TOKEN)!.id;
+  const padId = eos.find((t) => t.content === PAD_TOKEN)!.id;
+  const learner = await Learner.create(start.modelConfig, start.weights, {
+    objective: 'sft',
+    optimizer: { lr: config.schedule.lr, weightDecay: config.weightDecay, maxGradNorm: config.maxGradNorm },
+    normalization: 'token-mean',
+    threads: run.threads ?? 0,
+    maxSeqLen: config.maxTokens,
+  });
+  if (start.optimizer) learner.loadOptimizerState(start.optimizer);
+  await mkdir(run.out, { recursive: true });
+  await trimMetrics(join(run.out, METRICS_FILE), start.state.step);
+
+  let { step, cursor } = start.state;
+  const last = Math.min(config.steps, run.stopAfter ?? config.steps);
+  const save = () =>
+    saveTrainingCheckpoint<TrainerState>(checkpointDir, {
+      config: start.modelConfig,
+      weights: learner.weights,
+      optimizer: learner.optimizerState(),
+      state: { step, cursor, config },
+      tokenizerJson: start.tokenizerJson,
+    });
+  while (step < last) {
+    const examples = batchAt(task, cursor, config.batch).map((p) => tokenizeExample(tokenizer, { prompt: p.prompt, completion: p.solution }, eosId));
+    const lr = learningRate(config.schedule, step, config.steps);
+    const stats = await learner.step(sftBatch(examples, padId, config.maxTokens), { lr });
+    step += 1;
+    cursor += config.batch;
+    await appendFile(join(run.out, METRICS_FILE), `${JSON.stringify({ step, loss: stats.loss, grad_norm: stats.gradNorm, lr, tokens: stats.tokens })}\n`);
+    run.onStep?.({ ...stats, lr }, config.steps);
+    if (step % config.checkpointEvery === 0 || step === last) await save();
+  }
+  const modelDir = join(run.out, MODEL_DIR);
+  if (step === config.steps) {
+    await saveCheckpoint(modelDir, start.modelConfig, learner.weights, {
+      dtype: config.saveDtype,
+      extraFiles: { 'tokenizer.json': JSON.stringify(start.tokenizerJson), 'pretrain_config.json': `${JSON.stringify(config, null, 2)}\n` },
+    });
+  }
+  await learner.release();
+  return { modelDir, steps: step };
+}
+
+const batchAt = (task: Task, cursor: number, size: number) => Array.from({ length: size }, (_, i) => task.sample('train', cursor + i));
+
+interface Start {
+  state: TrainerState;
+  modelConfig: ModelConfig;
+  weights: Weights;
+  tokenizerJson: unknown;
+  optimizer?: ReturnType<Learner['optimizerState']>;
+}
+
+async function fromScratch(config: PretrainConfig): Promise<Start> {
+  const task = await taskByName(config.task, { seed: config.seed, ...config.taskOptions });
+  const corpus = task.problems('train', config.tokenizerProblems).map((p) => `${p.prompt}${p.solution}`);
+  const tokenizerJson = trainBpe(corpus, { vocabSize: config.vocabSize });
+  const tokenizer: TextTokenizer = tokenizerFromJson(tokenizerJson, {}, 'trained tokenizer');
+  const modelConfig = parseHfConfig(
+    { ...PRESETS['qwen3-4m'], ...config.model, vocab_size: tokenizer.vocabSize, eos_token_id: 0, max_position_embeddings: config.maxTokens },
+    'pretrain model config',
+  );
+  return { state: { step: 0, cursor: 0, config }, modelConfig, weights: initWeights(modelConfig, config.seed), tokenizerJson };
+}
+
+async function fromCheckpoint(dir: string, requested: PretrainConfig): Promise<Start> {
+  const checkpoint = await loadTrainingCheckpoint<TrainerState>(dir);
+  const saved = PretrainConfigSchema.parse(checkpoint.state.config);
+  if (JSON.stringify(saved) !== JSON.stringify(requested)) {
+    fail('CONFIG_INVALID', `${dir}: the checkpoint was made with a different pretrain config; resume with the same config (or start a new --out)`, { dir });
+  }
+  return { state: { ...checkpoint.state, config: saved }, modelConfig: checkpoint.config, weights: checkpoint.weights, tokenizerJson: checkpoint.tokenizerJson, optimizer: checkpoint.optimizer };
+}
+
+/** Drops metric lines past the step a resumed run restarts from, so the file reads as one run. */
+async function trimMetrics(path: string, step: number): Promise<void> {
+  if (!(await pathExists(path))) return;
+  const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => line.trim() !== '');
+  const kept = lines.filter((line) => (JSON.parse(line) as { step: number }).step <= step);
+  await writeFile(path, kept.map((l) => `${l}\n`).join(''));
+}

@@ -1,0 +1,298 @@
+import { WebSocket, type RawData } from 'ws';
+import type { LudusEvent } from '../core/events.ts';
+import { ClientBacklog } from './client-backlog.ts';
+import { tokensMatch } from './control-token.ts';
+import type { EventView } from './spectator-view.ts';
+import { DEFAULT_WATCH_LIMITS, WatchState, type MatchArchive, type WatchStateLimits } from './watch-state.ts';
+import { ClientMessageSchema, wireError, type ClientMessage, type ControlAction, type MetricsPoint, type RunInfo, type RunStatus, type ServerMessage, type WireErrorCode, type WireEvent } from './wire.ts';
+
+export interface HubOptions {
+  /** Events are gathered this long and sent as one frame, serialized once for every client. */
+  readonly flushMs: number;
+  /** Above this many bytes queued on a socket, its events are held and token events coalesced. */
+  readonly lowWatermark: number;
+  /** At or above this many bytes queued, the client is dropped: the engine never waits for a viewer. */
+  readonly highWatermark: number;
+  /** Events held for one slow client before it is given a fresh snapshot instead. */
+  readonly backlogCapacity: number;
+  /** A client whose socket stays above the low watermark this long is not reading: it is dropped. */
+  readonly stallMs: number;
+  /** Ping every this many ms; a socket that has not answered the previous ping is terminated. 0: no heartbeat. */
+  readonly heartbeatMs: number;
+  /** Larger client messages are refused with MESSAGE_TOO_LARGE (the transport cuts far larger ones). */
+  readonly maxMessageBytes: number;
+  readonly limits: WatchStateLimits;
+}
+
+export const DEFAULT_HUB_OPTIONS: HubOptions = {
+  flushMs: 50,
+  lowWatermark: 64 * 1024,
+  highWatermark: 1024 * 1024,
+  backlogCapacity: 4096,
+  stallMs: 10_000,
+  heartbeatMs: 15_000,
+  maxMessageBytes: 1024,
+  limits: DEFAULT_WATCH_LIMITS,
+};
+
+/** What a run lets a holder of its token do. */
+export interface RunControl {
+  readonly token: string;
+  readonly pause?: () => void;
+  readonly resume?: () => void;
+  readonly startMatch?: () => void | Promise<void>;
+}
+
+export interface HubRun {
+  readonly id: string;
+  readonly game: string;
+  readonly status: RunStatus;
+  /** Every event of the run passes through it before it is kept or sent (the game's view, viewer null). */
+  readonly view?: EventView;
+  readonly control?: RunControl;
+}
+
+export interface HubStats {
+  clients: number;
+  /** Frames of events serialized once and shared by every client that was keeping up. */
+  sharedSerializations: number;
+  /** Frames serialized for one client: its coalesced backlog. */
+  clientSerializations: number;
+  framesSent: number;
+  resynced: number;
+  dropped: number;
+  deadSockets: number;
+  events: number;
+}
+
+interface Client {
+  readonly socket: WebSocket;
+  readonly backlog: ClientBacklog;
+  alive: boolean;
+  /** Since when (performance.now()) its socket has been above the low watermark; undefined while below. */
+  behindSince: number | undefined;
+}
+
+/**
+ * The broadcast hub: numbers every event of every run (`seq`, strictly increasing), passes it through its run's
+ * view, keeps the bounded state snapshots are made from, and sends batches to spectators without ever waiting on
+ * one: events for a client above the low watermark are held with token events coalesced, a client whose held events
+ * overflowed gets a fresh snapshot once it drains, and one at the high watermark, or above the low one for
+ * `stallMs`, is dropped.
+ */
+export class BroadcastHub {
+  readonly stats: HubStats = { clients: 0, sharedSerializations: 0, clientSerializations: 0, framesSent: 0, resynced: 0, dropped: 0, deadSockets: 0, events: 0 };
+  private readonly options: HubOptions;
+  private readonly state: WatchState;
+  private readonly runs = new Map<string, HubRun>();
+  private readonly clients = new Set<Client>();
+  private pending: WireEvent[] = [];
+  private nextSeq = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly heartbeat: NodeJS.Timeout | undefined;
+  private snapshotCache: { seq: number; version: number; text: Buffer } | undefined;
+  private runsVersion = 0;
+
+  constructor(options: Partial<HubOptions> = {}) {
+    this.options = { ...DEFAULT_HUB_OPTIONS, ...options };
+    this.state = new WatchState(this.options.limits);
+    if (this.options.heartbeatMs > 0) {
+      this.heartbeat = setInterval(() => this.beat(), this.options.heartbeatMs);
+      this.heartbeat.unref();
+    }
+  }
+
+  addRun(run: HubRun, recorded?: { archive: MatchArchive; metrics: readonly MetricsPoint[] }): void {
+    this.runs.set(run.id, run);
+    this.state.setRun(this.runInfo(run, run.status), recorded && viewedArchive(recorded.archive, run.view));
+    if (recorded) this.state.addMetrics(run.id, recorded.metrics);
+    this.runsVersion += 1;
+  }
+
+  setStatus(runId: string, status: RunStatus): void {
+    this.queue({ type: 'run-status', status, run: runId, seq: this.nextSeq++ });
+  }
+
+  /** Takes one engine event for `run`; returns at once, whatever the clients are doing. */
+  publish(runId: string, event: LudusEvent): void {
+    const run = this.runs.get(runId);
+    const seen = run?.view ? run.view(event) : event;
+    this.queue({ ...seen, run: runId, seq: this.nextSeq++ } as WireEvent);
+  }
+
+  /** A new spectator: a snapshot now, then every batch. */
+  attach(socket: WebSocket): void {
+    const client: Client = { socket, backlog: new ClientBacklog(this.options.backlogCapacity), alive: true, behindSince: undefined };
+    this.clients.add(client);
+    this.stats.clients = this.clients.size;
+    socket.on('pong', () => {
+      client.alive = true;
+    });
+    socket.on('message', (data, isBinary) => this.receive(client, data, isBinary));
+    socket.on('error', () => socket.terminate());
+    socket.on('close', () => {
+      this.clients.delete(client);
+      this.stats.clients = this.clients.size;
+    });
+    this.sendSnapshot(client);
+  }
+
+  /** Sends what is pending now (it is otherwise sent every `flushMs`). */
+  flush(): void {
+    this.timer = undefined;
+    const batch = this.pending;
+    this.pending = [];
+    for (const event of batch) this.state.apply(event);
+    let shared: Buffer | undefined;
+    for (const client of this.clients) {
+      const { socket, backlog } = client;
+      if (socket.readyState !== WebSocket.OPEN) continue;
+      const queued = socket.bufferedAmount;
+      if (queued >= this.options.highWatermark) {
+        this.drop(client);
+        continue;
+      }
+      if (queued >= this.options.lowWatermark) {
+        const now = performance.now();
+        client.behindSince ??= now;
+        if (now - client.behindSince > this.options.stallMs) this.drop(client);
+        else if (batch.length > 0) backlog.add(batch);
+        continue;
+      }
+      client.behindSince = undefined;
+      if (backlog.overflowed) {
+        backlog.clear();
+        this.stats.resynced += 1;
+        this.sendSnapshot(client);
+      } else if (backlog.size > 0) {
+        backlog.add(batch);
+        this.stats.clientSerializations += 1;
+        this.sendText(client, JSON.stringify({ type: 'events', events: backlog.take() } satisfies ServerMessage));
+      } else if (batch.length > 0) {
+        if (shared === undefined) {
+          shared = Buffer.from(JSON.stringify({ type: 'events', events: batch } satisfies ServerMessage));
+          this.stats.sharedSerializations += 1;
+        }
+        this.sendText(client, shared);
+      }
+    }
+    if ([...this.clients].some((client) => client.behindSince !== undefined || client.backlog.size > 0 || client.backlog.overflowed)) this.schedule();
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    for (const client of this.clients) client.socket.terminate();
+    this.clients.clear();
+  }
+
+  /** The state a new client would be sent now (after the pending events are flushed). */
+  snapshot(): ReturnType<WatchState['snapshot']> {
+    return this.state.snapshot();
+  }
+
+  private queue(event: WireEvent): void {
+    this.pending.push(event);
+    this.stats.events += 1;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    this.timer ??= setTimeout(() => this.flush(), this.options.flushMs);
+  }
+
+  private sendSnapshot(client: Client): void {
+    const seq = this.state.seq;
+    if (this.snapshotCache?.seq !== seq || this.snapshotCache.version !== this.runsVersion) {
+      this.snapshotCache = { seq, version: this.runsVersion, text: Buffer.from(JSON.stringify(this.state.snapshot())) };
+    }
+    this.sendText(client, this.snapshotCache.text);
+  }
+
+  /** Text frames; a shared frame is one Buffer written to every socket as it is (no per-client copy). */
+  private sendText(client: Client, text: string | Buffer): void {
+    this.stats.framesSent += 1;
+    client.socket.send(text, { binary: false });
+  }
+
+  private reply(client: Client, message: ServerMessage): void {
+    if (client.socket.readyState === WebSocket.OPEN) client.socket.send(JSON.stringify(message));
+  }
+
+  private refuse(client: Client, code: WireErrorCode, detail?: string): void {
+    this.reply(client, wireError(code, detail));
+  }
+
+  private drop(client: Client): void {
+    this.stats.dropped += 1;
+    this.clients.delete(client);
+    this.stats.clients = this.clients.size;
+    client.socket.terminate();
+  }
+
+  private beat(): void {
+    for (const client of this.clients) {
+      if (!client.alive) {
+        this.stats.deadSockets += 1;
+        this.clients.delete(client);
+        client.socket.terminate();
+        continue;
+      }
+      client.alive = false;
+      if (client.socket.readyState === WebSocket.OPEN) client.socket.ping();
+    }
+    this.stats.clients = this.clients.size;
+  }
+
+  private receive(client: Client, data: RawData, isBinary: boolean): void {
+    const size = Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
+    if (size > this.options.maxMessageBytes) return this.refuse(client, 'MESSAGE_TOO_LARGE', `${size} bytes, at most ${this.options.maxMessageBytes}`);
+    if (isBinary) return this.refuse(client, 'MESSAGE_INVALID', 'binary frames are not accepted');
+    let message: ClientMessage;
+    try {
+      const parsed = ClientMessageSchema.safeParse(JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8')));
+      if (!parsed.success) return this.refuse(client, 'MESSAGE_INVALID', parsed.error.issues[0]?.message);
+      message = parsed.data;
+    } catch {
+      return this.refuse(client, 'MESSAGE_INVALID', 'not JSON');
+    }
+    switch (message.type) {
+      case 'resync':
+        return this.sendSnapshot(client);
+      case 'match': {
+        const events = this.state.matchEvents(message.run, message.matchId);
+        if (!events) return this.refuse(client, 'MATCH_UNKNOWN', `${message.run} ${message.matchId}`);
+        return this.reply(client, { type: 'match', run: message.run, matchId: message.matchId, events });
+      }
+      case 'control':
+        return void this.control(client, message.run, message.action, message.token);
+    }
+  }
+
+  private async control(client: Client, runId: string, action: ControlAction, token: string): Promise<void> {
+    const run = this.runs.get(runId);
+    if (!run) return this.refuse(client, 'RUN_UNKNOWN', runId);
+    if (!run.control || !tokensMatch(run.control.token, token)) return this.refuse(client, 'TOKEN_REFUSED');
+    const handler = { pause: run.control.pause, resume: run.control.resume, 'start-match': run.control.startMatch }[action];
+    if (!handler) return this.refuse(client, 'ACTION_UNSUPPORTED', `${runId} does not ${action}`);
+    try {
+      await handler();
+    } catch (error) {
+      return this.refuse(client, 'CONTROL_FAILED', error instanceof Error ? error.message : String(error));
+    }
+    if (action === 'pause' || action === 'resume') this.setStatus(runId, action === 'pause' ? 'paused' : 'running');
+    this.reply(client, { type: 'control-ok', run: runId, action });
+  }
+
+  private runInfo(run: HubRun, status: RunStatus): RunInfo {
+    const control = run.control;
+    const actions: ControlAction[] = control ? (['pause', 'resume', 'start-match'] as const).filter((action) => ({ pause: control.pause, resume: control.resume, 'start-match': control.startMatch })[action] !== undefined) : [];
+    return { id: run.id, game: run.game, status, actions };
+  }
+}
+
+/** A recorded run's matches pass the run's view on their way out, as live ones did on their way in. */
+function viewedArchive(archive: MatchArchive, view: EventView | undefined): MatchArchive {
+  if (!view) return archive;
+  return { summaries: () => archive.summaries(), events: (matchId) => archive.events(matchId)?.map((event) => (event.type === 'run-status' ? event : ({ ...view(event), run: event.run }) as WireEvent)) };
+}

@@ -1,0 +1,48 @@
+import type { LudusEvent, TokensEvent } from '../core/events.ts';
+import type { View } from '../core/game/view.ts';
+import type { TurnRecord } from '../core/protocols/turn-record.ts';
+
+/** What a spectator may see of one event. */
+export type EventView = (event: LudusEvent) => LudusEvent;
+
+/**
+ * Passes every transcript-bearing event through the game's view with viewer `null`: the event's tokens become the
+ * records of a match state (one per run of one author), the view strips what a spectator must not see, and the
+ * event is rebuilt from what is left. Broadcast views see the transcript, not the problem (events carry its id only).
+ */
+export function spectatorView<Role extends string, Problem>(view: View<Role, Problem>): EventView {
+  return (event) => (event.type === 'tokens' ? viewTokens(view, event) : event);
+}
+
+function viewTokens<Role extends string, Problem>(view: View<Role, Problem>, event: TokensEvent): TokensEvent {
+  const records = authorRuns(event) as TurnRecord<Role>[];
+  // Events carry the problem's id, not the problem: a broadcast view reads the transcript only.
+  const state = { matchId: event.matchId, seed: 0, problem: undefined as Problem, transcript: records, finished: false };
+  const seen = view(state, null).transcript;
+  if (seen.length === records.length && seen.every((record, i) => sameRecord(record, records[i]))) return event;
+  const { text: _text, ...rest } = event;
+  return {
+    ...rest,
+    tokens: seen.flatMap((record) => record.tokens),
+    authors: seen.flatMap((record) => record.tokens.map(() => record.role)),
+    text: seen.map((record) => record.text).join(''),
+  };
+}
+
+/** The event's tokens as records of one author each; the text goes with them when a single author wrote them all. */
+function authorRuns(event: TokensEvent): TurnRecord<string>[] {
+  const runs: TurnRecord<string>[] = [];
+  let start = 0;
+  for (let t = 1; t <= event.tokens.length; t++) {
+    if (t === event.tokens.length || event.authors[t] !== event.authors[start]) {
+      runs.push({ turn: event.turn, role: event.authors[start], tokens: event.tokens.slice(start, t), text: '' });
+      start = t;
+    }
+  }
+  if (runs.length === 1) runs[0] = { ...runs[0], text: event.text ?? '' };
+  return runs;
+}
+
+function sameRecord(a: TurnRecord<string>, b: TurnRecord<string>): boolean {
+  return a.role === b.role && a.text === b.text && a.tokens.length === b.tokens.length && a.tokens.every((token, i) => token === b.tokens[i]) && a.secret === b.secret;
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { LudusEvent } from '../core/events.ts';
+
+/** What a run is doing, as the viewer lists it. `recorded` is a finished run replayed from its directory. */
+export type RunStatus = 'running' | 'paused' | 'finished' | 'recorded';
+
+export interface RunInfo {
+  readonly id: string;
+  readonly game: string;
+  readonly status: RunStatus;
+  /** Control actions this run accepts (with its token). */
+  readonly actions: readonly ControlAction[];
+}
+
+/** A run's status changed: part of the numbered stream so the page orders it with the matches. */
+export interface RunStatusEvent {
+  readonly type: 'run-status';
+  readonly seq: number;
+  readonly status: RunStatus;
+}
+
+/** Every event on the wire names its run; `seq` is the hub's, strictly increasing over all runs. */
+export type WireEvent = (LudusEvent | RunStatusEvent) & { readonly run: string };
+
+export interface MatchSummary {
+  readonly run: string;
+  readonly matchId: string;
+  readonly game: string;
+  readonly seats: Readonly<Record<string, string>>;
+  readonly problemId?: string;
+  readonly tokenCount: number;
+  readonly finished: boolean;
+  readonly outcome?: Readonly<Record<string, number>>;
+}
+
+/** A live match so far: its text as runs of one author each. */
+export interface LiveMatch extends MatchSummary {
+  readonly spans: readonly { readonly turn: number; readonly author: string; readonly text: string }[];
+}
+
+export interface MetricsPoint {
+  readonly step: number;
+  readonly metrics: Readonly<Record<string, number>>;
+}
+
+export interface Snapshot {
+  readonly type: 'snapshot';
+  /** The last event the snapshot includes: events that follow have a larger seq. */
+  readonly seq: number;
+  readonly runs: readonly RunInfo[];
+  readonly live: readonly LiveMatch[];
+  /** The most recent finished matches, newest last; their events come with a `match` request. */
+  readonly finished: readonly MatchSummary[];
+  readonly leaderboard: readonly { readonly entrant: string; readonly rating: number; readonly system: string }[];
+  readonly metrics: Readonly<Record<string, readonly MetricsPoint[]>>;
+}
+
+export type ServerMessage =
+  | Snapshot
+  | { readonly type: 'events'; readonly events: readonly WireEvent[] }
+  | { readonly type: 'match'; readonly run: string; readonly matchId: string; readonly events: readonly WireEvent[] }
+  | { readonly type: 'control-ok'; readonly run: string; readonly action: ControlAction }
+  | WireErrorMessage;
+
+export const CONTROL_ACTIONS = ['pause', 'resume', 'start-match'] as const;
+export type ControlAction = (typeof CONTROL_ACTIONS)[number];
+
+export const ClientMessageSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('control'), run: z.string().max(200), action: z.enum(CONTROL_ACTIONS), token: z.string().max(200) }),
+  z.strictObject({ type: z.literal('match'), run: z.string().max(200), matchId: z.string().max(500) }),
+  z.strictObject({ type: z.literal('resync') }),
+]);
+export type ClientMessage = z.infer<typeof ClientMessageSchema>;
+
+/** Every refusal a client can get, by stable code; the connection stays open unless it broke the transport. */
+export const WIRE_ERRORS = {
+  MESSAGE_INVALID: 'not a client message (JSON with type control | match | resync)',
+  MESSAGE_TOO_LARGE: 'client messages are limited in size',
+  TOKEN_REFUSED: "control needs the run's token, printed when it started",
+  RUN_UNKNOWN: 'no such run',
+  ACTION_UNSUPPORTED: 'this run does not accept that action',
+  MATCH_UNKNOWN: 'no such match is kept',
+  CONTROL_FAILED: 'the action failed',
+} as const;
+export type WireErrorCode = keyof typeof WIRE_ERRORS;
+
+export interface WireErrorMessage {
+  readonly type: 'error';
+  readonly code: WireErrorCode;
+  readonly message: string;
+}
+
+export const wireError = (code: WireErrorCode, detail?: string): WireErrorMessage => ({
+  type: 'error',
+  code,
+  message: detail ? `${WIRE_ERRORS[code]}: ${detail}` : WIRE_ERRORS[code],
+});

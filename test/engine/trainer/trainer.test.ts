@@ -1,0 +1,183 @@
+import { EventEmitter } from 'eventemitter3';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { LudusEmitter, LudusEvent } from '../../../core/events.ts';
+import { buildSchedule, scheduleHash, type ScheduleSpec } from '../../../core/schedules/spec.ts';
+import { rlGameByName } from '../../../games/registry.ts';
+import { Decoder } from '../../../native/runtime/decoder.ts';
+import { generate } from '../../../native/runtime/generate.ts';
+import { resolveModelDir } from '../../../plugins/policies/default-model.ts';
+import { loadPolicy } from '../../../plugins/policies/load-policy.ts';
+import type { MetricsLine } from '../../../engine/trainer/metrics-line.ts';
+import { TrainConfigSchema, type TrainConfigInput } from '../../../engine/trainer/train-config.ts';
+import { train, type TrainRun } from '../../../engine/trainer/trainer.ts';
+
+/** The shipped base at a tiny scale: one problem × a group of 4 per step, short responses. */
+const tiny = (overrides: Partial<TrainConfigInput> = {}) =>
+  TrainConfigSchema.parse({ game: 'tandem', steps: 4, problemsPerStep: 1, groupSize: 4, maxNewTokens: 96, checkpointEvery: 2, validateEvery: 0, ...overrides });
+
+const runTiny = async (config: ReturnType<typeof tiny>, options: Partial<TrainRun> = {}) => {
+  const out = await mkdtemp(join(tmpdir(), 'ludus-train-'));
+  const result = await train({ out, config, game: rlGameByName(config.game, config), threads: 1, ...options });
+  return { out, result };
+};
+
+const jsonl = async <T>(path: string): Promise<T[]> =>
+  (await readFile(path, 'utf8'))
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as T);
+
+interface TranscriptLine {
+  step: number;
+  row: number;
+  seeds: { generation: number; schedule: number };
+  sampling: { temperature: number; topP: number; maxNewTokens: number };
+  promptIds: number[];
+  responseIds: number[];
+  authors: number[];
+  schedule: ScheduleSpec;
+  scheduleHash: string;
+}
+
+describe('train (the RL loop)', () => {
+  describe('having the same seed twice', () => {
+    it('should play the same matches, which replay exactly from their transcript lines', async () => {
+      const config = tiny({ steps: 1 });
+      const [a, b] = [await runTiny(config), await runTiny(config)];
+      const lines = await jsonl<TranscriptLine>(join(a.out, 'transcripts.jsonl'));
+      expect(lines).toHaveLength(4);
+      expect(await jsonl(join(b.out, 'transcripts.jsonl'))).toEqual(lines);
+      for (const line of lines) expect(line.scheduleHash).toBe(scheduleHash(line.schedule));
+
+      const { policy } = await loadPolicy(resolveModelDir('default'));
+      const decoder = await Decoder.create([policy, policy], { batch: 4, maxLen: policy.config.maxPositionEmbeddings, threads: 1 });
+      const [first] = lines;
+      const replayed = await generate(decoder, lines.map((line) => line.promptIds), {
+        maxNewTokens: first.sampling.maxNewTokens,
+        sampling: { temperature: first.sampling.temperature, topK: 0, topP: first.sampling.topP },
+        seed: first.seeds.generation,
+        stopTokens: policy.config.eosTokenIds,
+        schedule: buildSchedule(first.schedule),
+        partnerLogprobs: true,
+        padToken: policy.config.eosTokenIds[0],
+      });
+      await decoder.release();
+      for (const line of lines) expect({ tokens: replayed[line.row].tokens, authors: replayed[line.row].authors }).toEqual({ tokens: line.responseIds, authors: line.authors });
+    });
+  });
+
+  describe('having another seed', () => {
+    it('should play other matches', async () => {
+      const [a, b] = [await runTiny(tiny({ steps: 1, seed: 1 })), await runTiny(tiny({ steps: 1, seed: 2 }))];
+      const responses = async (out: string) => (await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'))).map((line) => line.responseIds);
+      expect(await responses(a.out)).not.toEqual(await responses(b.out));
+    });
+  });
+
+  describe('having a senior share band no tandem match can meet', () => {
+    it('should fail closed with AUTHOR_SHARE_OUT_OF_BAND before any update', async () => {
+      await expect(runTiny(tiny({ steps: 1, tandem: { shareBand: [0.99, 1] } }))).rejects.toMatchObject({ code: 'AUTHOR_SHARE_OUT_OF_BAND' });
+    });
+  });
+
+  describe('having run N steps straight, or N/2, stopped, and resumed for N/2', () => {
+    it('should end with the same weights, optimizer moments and metrics', async () => {
+      const config = tiny({ steps: 4 });
+      const straight = await runTiny(config);
+      const split = await runTiny(config, { stopAfter: 2 });
+      expect(split.result.steps).toBe(2);
+      await train({ out: split.out, config, game: rlGameByName('tandem', config), threads: 1, resume: true });
+      for (const file of ['model.safetensors', 'optimizer.safetensors']) {
+        expect((await readFile(join(split.out, 'checkpoint', file))).equals(await readFile(join(straight.out, 'checkpoint', file)))).toBe(true);
+      }
+      const withoutTime = (lines: MetricsLine[]) => lines.map(({ seconds: _seconds, ...rest }) => rest);
+      expect(withoutTime(await jsonl(join(split.out, 'metrics.jsonl')))).toEqual(withoutTime(await jsonl(join(straight.out, 'metrics.jsonl'))));
+    });
+  });
+
+  describe('having run a few steps', () => {
+    it('should write one metrics line per step, publish numbered events and record validation', async () => {
+      const events: LudusEvent[] = [];
+      const emitter: LudusEmitter = new EventEmitter();
+      emitter.on('event', (event) => events.push(event));
+      const { out, result } = await runTiny(tiny({ steps: 2, validateEvery: 2, validationProblems: 4 }), { events: emitter });
+      const metrics = await jsonl<MetricsLine>(join(out, 'metrics.jsonl'));
+      expect(metrics.map((line) => line.step)).toEqual([1, 2]);
+      for (const line of metrics) {
+        expect(line.reward_mean).toBeGreaterThanOrEqual(0);
+        expect(line.reward_mean).toBeLessThanOrEqual(1);
+        expect(line.senior_share).toBeGreaterThan(0.05);
+        expect(line.senior_share).toBeLessThan(0.95);
+        expect(Number.isFinite(line.loss)).toBe(true);
+        expect(Number.isFinite(line.grad_norm)).toBe(true);
+        expect(line.kl_to_junior).toBeGreaterThanOrEqual(0);
+        expect(line.response_len).toBeGreaterThan(0);
+        expect(line).toMatchObject({ skipped_nonfinite: 0, clip_frac: expect.any(Number) });
+      }
+      expect(metrics[0].kl_to_junior).toBe(0);
+
+      expect(events.map((event) => event.seq)).toEqual(events.map((_, i) => i));
+      expect(events.filter((event) => event.type === 'match-start')).toHaveLength(8);
+      expect(events.filter((event) => event.type === 'train-step').map((event) => event.type === 'train-step' && event.step)).toEqual([1, 2]);
+      expect(events.some((event) => event.type === 'handoff')).toBe(true);
+
+      const [line] = await jsonl<{ matchId: string; text: string; responseIds: number[] }>(join(out, 'transcripts.jsonl'));
+      const ofMatch = events.filter((event) => 'matchId' in event && event.matchId === line.matchId);
+      const streamed = ofMatch.flatMap((event) => (event.type === 'tokens' ? [event] : []));
+      expect(ofMatch[0].type).toBe('match-start');
+      expect(streamed.map((event) => event.tokens.length)).toEqual(line.responseIds.map(() => 1));
+      expect(streamed.map((event) => event.position)).toEqual(line.responseIds.map((_, i) => i));
+      expect(streamed.map((event) => event.text).join('')).toBe(line.text);
+
+      const [validation] = await jsonl<{ step: number; accuracy: number; protocol: string }>(join(out, 'validation.jsonl'));
+      expect(validation).toMatchObject({ step: 2, protocol: 'word-handoff' });
+      expect(result.best).toEqual({ step: 2, accuracy: validation.accuracy });
+    });
+  });
+
+  describe('having a training set of one problem', () => {
+    it('should play that problem at every step, where an unbounded run draws a new one', async () => {
+      const prompts = async (overrides: Partial<TrainConfigInput>) => {
+        const { out } = await runTiny(tiny({ steps: 2, groupSize: 2, maxNewTokens: 8, ...overrides }));
+        const lines = await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'));
+        return [1, 2].map((step) => JSON.stringify(lines.find((line) => line.step === step)!.promptIds));
+      };
+      const [first, second] = await prompts({ trainProblems: 1 });
+      expect(second).toBe(first);
+      const [fresh, next] = await prompts({});
+      expect(fresh).toBe(first);
+      expect(next).not.toBe(first);
+    });
+  });
+
+  describe('having tandem with λ_jun > 0', () => {
+    it("should add the junior-imitation term to the same matches' loss (the junior's tokens' NLL is positive)", async () => {
+      const run = async (juniorImitation: number) => {
+        const { out } = await runTiny(tiny({ steps: 1, groupSize: 2, maxNewTokens: 24, tandem: { juniorImitation, shareBand: [0, 1] } }));
+        const [line] = await jsonl<MetricsLine>(join(out, 'metrics.jsonl'));
+        return { line, matches: await jsonl<TranscriptLine & { logprobs: number[] }>(join(out, 'transcripts.jsonl')) };
+      };
+      const [plain, imitating] = [await run(0), await run(2)];
+      expect(imitating.line.reward_mean).toBe(plain.line.reward_mean);
+      // Before the first update the senior is the junior, so its NLL of the junior's tokens is what the junior sampled them at.
+      const juniorLogprobs = imitating.matches.flatMap((match) => match.logprobs.filter((_, t) => match.authors[t] === 1));
+      expect(juniorLogprobs.length).toBeGreaterThan(0);
+      const nll = -juniorLogprobs.reduce((a, b) => a + b, 0) / juniorLogprobs.length;
+      expect(nll).toBeGreaterThan(0);
+      expect(imitating.line.loss! - plain.line.loss!).toBeCloseTo(2 * nll, 4);
+    });
+  });
+
+  describe('having the KL-Reg game', () => {
+    it('should report a KL to the junior of 0 before the first update, scored by the junior as the reference', async () => {
+      const { out } = await runTiny(tiny({ game: 'kl-reg', steps: 2, klReg: { beta: 0.01 } }));
+      const metrics = await jsonl<MetricsLine>(join(out, 'metrics.jsonl'));
+      expect(metrics[0].kl_to_junior).toBeCloseTo(0, 6);
+      expect(metrics[1].kl_to_junior).toBeGreaterThan(0);
+      expect(metrics[0].senior_share).toBeNull();
+    });
+  });
+});

@@ -1,0 +1,287 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LudusEvent, UnsequencedEvent } from '../../core/events.ts';
+import type { View } from '../../core/game/view.ts';
+import { BroadcastHub, type HubOptions } from '../../server/hub.ts';
+import { spectatorView } from '../../server/spectator-view.ts';
+import { startViewerServer, type ViewerServer } from '../../server/viewer-server.ts';
+import type { ServerMessage, WireEvent } from '../../server/wire.ts';
+import { FakeSocket, Spectator, until } from './hub-clients.ts';
+
+const event = (e: UnsequencedEvent): LudusEvent => ({ ...e, seq: 0 }) as LudusEvent;
+const start = (matchId: string) => event({ type: 'match-start', matchId, game: 'tandem', seed: 1, seats: { senior: 'senior', junior: 'junior' } });
+const token = (matchId: string, position: number, text: string, author = 'senior') =>
+  event({ type: 'tokens', matchId, turn: 0, position, tokens: [position], authors: [author], text });
+const end = (matchId: string) => event({ type: 'match-end', matchId, outcome: { senior: 1, junior: 1 } });
+
+const servers: ViewerServer[] = [];
+const spectators: Spectator[] = [];
+afterEach(async () => {
+  for (const spectator of spectators.splice(0)) spectator.close();
+  for (const server of servers.splice(0)) await server.close();
+});
+
+async function serve(hub: Partial<HubOptions> = {}, allowOrigins: string[] = []): Promise<ViewerServer> {
+  const server = await startViewerServer({ port: 0, hub: { flushMs: 5, ...hub }, allowOrigins });
+  servers.push(server);
+  server.hub.addRun({ id: 'run', game: 'tandem', status: 'running' });
+  return server;
+}
+
+async function spectate(server: ViewerServer, options: ConstructorParameters<typeof Spectator>[1] = {}): Promise<Spectator> {
+  const spectator = new Spectator(`ws://127.0.0.1:${server.port}/ws`, options);
+  spectators.push(spectator);
+  await spectator.opened;
+  return spectator;
+}
+
+const seqs = (events: readonly WireEvent[]) => events.map((e) => e.seq);
+const strictlyIncreasing = (values: readonly number[]) => values.every((v, i) => i === 0 || v > values[i - 1]);
+
+describe('BroadcastHub', () => {
+  describe('having a spectator connect while a match runs', () => {
+    it('should send a snapshot with the match so far, then events with strictly increasing seq', async () => {
+      const server = await serve();
+      server.hub.publish('run', start('m'));
+      server.hub.publish('run', token('m', 0, 'two'));
+      server.hub.flush();
+      const spectator = await spectate(server);
+      const [snapshot] = await Promise.all([spectator.next((m) => m.type === 'snapshot')]);
+      expect(snapshot).toMatchObject({ type: 'snapshot', seq: 1, runs: [{ id: 'run', status: 'running' }], live: [{ matchId: 'm', tokenCount: 1, spans: [{ author: 'senior', text: 'two' }] }] });
+      for (let i = 1; i < 40; i++) server.hub.publish('run', token('m', i, ` w${i}`, i % 2 ? 'junior' : 'senior'));
+      server.hub.publish('run', end('m'));
+      await until(() => spectator.events.some((e) => e.type === 'match-end'));
+      expect(spectator.messages[0].type).toBe('snapshot');
+      expect(spectator.events[0].seq).toBe(2);
+      expect(strictlyIncreasing(seqs(spectator.events))).toBe(true);
+      expect(spectator.events).toHaveLength(40);
+    });
+  });
+
+  describe('having many spectators', () => {
+    it('should serialize each batch once and send the same frame to all', async () => {
+      const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0 });
+      hub.addRun({ id: 'run', game: 'tandem', status: 'running' });
+      const sockets = Array.from({ length: 20 }, () => new FakeSocket());
+      for (const socket of sockets) hub.attach(socket.asWebSocket());
+      hub.publish('run', start('m'));
+      for (let i = 0; i < 10; i++) hub.publish('run', token('m', i, 'x'));
+      hub.flush();
+      hub.publish('run', end('m'));
+      hub.flush();
+      hub.close();
+      expect(hub.stats.sharedSerializations).toBe(2);
+      expect(hub.stats.clientSerializations).toBe(0);
+      for (const socket of sockets) {
+        expect(socket.sent).toHaveLength(3);
+        expect(socket.buffers[1]).toBe(sockets[0].buffers[1]);
+      }
+    });
+  });
+
+  describe('having a client above the low watermark', () => {
+    it('should coalesce its token events and send them in seq order once it drains', () => {
+      const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0, lowWatermark: 100, highWatermark: 1000 });
+      hub.addRun({ id: 'run', game: 'tandem', status: 'running' });
+      const slow = new FakeSocket();
+      const fast = new FakeSocket();
+      hub.attach(slow.asWebSocket());
+      hub.attach(fast.asWebSocket());
+      slow.bufferedAmount = 500;
+      hub.publish('run', start('a'));
+      hub.publish('run', start('b'));
+      for (let i = 0; i < 5; i++) {
+        hub.publish('run', token('a', i, `a${i}`));
+        hub.publish('run', token('b', i, `b${i}`));
+      }
+      hub.flush();
+      expect(slow.sent).toHaveLength(1);
+      slow.bufferedAmount = 0;
+      hub.flush();
+      hub.close();
+      const [, caughtUp] = slow.messages;
+      if (caughtUp.type !== 'events') throw new Error('expected events');
+      expect(caughtUp.events.map((e) => e.type)).toEqual(['match-start', 'match-start', 'tokens', 'tokens']);
+      expect(strictlyIncreasing(seqs(caughtUp.events))).toBe(true);
+      expect(caughtUp.events[2]).toMatchObject({ matchId: 'a', position: 0, text: 'a0a1a2a3a4', tokens: [0, 1, 2, 3, 4] });
+      expect(caughtUp.events[3]).toMatchObject({ matchId: 'b', text: 'b0b1b2b3b4' });
+      const fastEvents = fast.messages.flatMap((m) => (m.type === 'events' ? m.events : []));
+      expect(fastEvents).toHaveLength(12);
+    });
+  });
+
+  describe('having a slow client whose backlog overflows', () => {
+    it('should resync it with a fresh snapshot instead of an unbounded queue', () => {
+      const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0, lowWatermark: 100, highWatermark: 1000, backlogCapacity: 8 });
+      hub.addRun({ id: 'run', game: 'tandem', status: 'running' });
+      const slow = new FakeSocket();
+      hub.attach(slow.asWebSocket());
+      slow.bufferedAmount = 500;
+      for (let m = 0; m < 12; m++) hub.publish('run', start(`m${m}`));
+      hub.flush();
+      slow.bufferedAmount = 0;
+      hub.flush();
+      hub.close();
+      expect(slow.messages.map((m) => m.type)).toEqual(['snapshot', 'snapshot']);
+      expect(slow.messages[1]).toMatchObject({ seq: 11 });
+      expect(hub.stats.resynced).toBe(1);
+    });
+  });
+
+  describe('having a client at the high watermark', () => {
+    it('should drop it and go on sending to the others', () => {
+      const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0, lowWatermark: 100, highWatermark: 1000 });
+      hub.addRun({ id: 'run', game: 'tandem', status: 'running' });
+      const stuck = new FakeSocket();
+      const other = new FakeSocket();
+      hub.attach(stuck.asWebSocket());
+      hub.attach(other.asWebSocket());
+      stuck.bufferedAmount = 5000;
+      hub.publish('run', start('m'));
+      hub.flush();
+      hub.publish('run', end('m'));
+      hub.flush();
+      hub.close();
+      expect(hub.stats.dropped).toBe(1);
+      expect(stuck.sent).toHaveLength(1);
+      expect(other.sent).toHaveLength(3);
+    });
+  });
+
+  describe('having a client that stays above the low watermark', () => {
+    it('should drop it once it has been behind for stallMs', async () => {
+      const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0, lowWatermark: 100, highWatermark: 1000, stallMs: 30 });
+      hub.addRun({ id: 'run', game: 'tandem', status: 'running' });
+      const behind = new FakeSocket();
+      hub.attach(behind.asWebSocket());
+      behind.bufferedAmount = 500;
+      hub.publish('run', start('m'));
+      hub.flush();
+      expect(hub.stats.dropped).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      hub.flush();
+      hub.close();
+      expect(hub.stats.dropped).toBe(1);
+      expect(behind.readyState).toBe(3);
+    });
+  });
+
+  describe('having a spectator that never reads, over a real socket', () => {
+    it('should drop it while the others receive every event', async () => {
+      const server = await serve({ lowWatermark: 16 * 1024, highWatermark: 256 * 1024, backlogCapacity: 64, stallMs: 100 });
+      const stuck = await spectate(server);
+      const others = await Promise.all([spectate(server), spectate(server)]);
+      await stuck.next((m) => m.type === 'snapshot');
+      stuck.stopReading();
+      const filler = 'x'.repeat(2000);
+      let published = 0;
+      for (let round = 0; round < 200 && server.hub.stats.dropped === 0; round++) {
+        server.hub.publish('run', start(`m${round}`));
+        for (let i = 0; i < 20; i++) server.hub.publish('run', token(`m${round}`, i, filler));
+        server.hub.publish('run', end(`m${round}`));
+        published += 22;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(server.hub.stats.dropped).toBe(1);
+      server.hub.flush();
+      for (const other of others) {
+        await until(() => other.events.length === published);
+        expect(strictlyIncreasing(seqs(other.events))).toBe(true);
+      }
+    });
+  });
+
+  describe("having a game view that hides a role's text from spectators", () => {
+    it('should strip it from events and from snapshots', async () => {
+      const hideJunior: View<string, unknown> = (state, viewer) => ({
+        ...state,
+        transcript: state.transcript.map((record) => (viewer === null && record.role === 'junior' ? { ...record, text: '·', tokens: [] } : record)),
+      });
+      const server = await serve();
+      server.hub.addRun({ id: 'hidden', game: 'tandem', status: 'running', view: spectatorView(hideJunior) });
+      const spectator = await spectate(server);
+      server.hub.publish('hidden', start('m'));
+      server.hub.publish('hidden', token('m', 0, 'seen'));
+      server.hub.publish('hidden', token('m', 1, 'secret', 'junior'));
+      await until(() => spectator.events.length === 3);
+      expect(spectator.events[2]).toMatchObject({ type: 'tokens', authors: [], tokens: [], text: '·' });
+      expect(JSON.stringify(spectator.messages)).not.toContain('secret');
+      expect(JSON.stringify(server.hub.snapshot())).not.toContain('secret');
+      expect(server.hub.snapshot().live[0]).toMatchObject({ spans: [{ author: 'senior', text: 'seen' }] });
+    });
+  });
+
+  describe('having a page from a foreign origin', () => {
+    it('should refuse the upgrade, and accept loopback and allowed origins', async () => {
+      const server = await serve({}, ['https://allowed.example']);
+      const foreign = new Spectator(`ws://127.0.0.1:${server.port}/ws`, { origin: 'http://evil.example' });
+      spectators.push(foreign);
+      await expect(foreign.opened).rejects.toThrow(/HTTP 403/);
+      await spectate(server, { origin: `http://127.0.0.1:${server.port}` });
+      await spectate(server, { origin: `http://localhost:${server.port}` });
+      await spectate(server, { origin: 'https://allowed.example' });
+      const otherPort = new Spectator(`ws://127.0.0.1:${server.port}/ws`, { origin: `http://127.0.0.1:${server.port + 1}` });
+      spectators.push(otherPort);
+      await expect(otherPort.opened).rejects.toThrow(/HTTP 403/);
+    });
+  });
+
+  describe('having control actions', () => {
+    it("should refuse them without the run's token and carry them out with it", async () => {
+      const server = await serve();
+      const calls: string[] = [];
+      server.hub.addRun({ id: 'ctl', game: 'tandem', status: 'running', control: { token: 'right-token', pause: () => void calls.push('pause'), resume: () => void calls.push('resume') } });
+      const spectator = await spectate(server);
+      const errors = () => spectator.messages.filter((m): m is Extract<ServerMessage, { type: 'error' }> => m.type === 'error').map((m) => m.code);
+      spectator.send({ type: 'control', run: 'ctl', action: 'pause', token: 'wrong-token' });
+      spectator.send({ type: 'control', run: 'ctl', action: 'pause', token: '' });
+      spectator.send({ type: 'control', run: 'nope', action: 'pause', token: 'right-token' });
+      spectator.send({ type: 'control', run: 'ctl', action: 'start-match', token: 'right-token' });
+      await until(() => errors().length === 4);
+      expect(errors()).toEqual(['TOKEN_REFUSED', 'TOKEN_REFUSED', 'RUN_UNKNOWN', 'ACTION_UNSUPPORTED']);
+      expect(calls).toEqual([]);
+      spectator.send({ type: 'control', run: 'ctl', action: 'pause', token: 'right-token' });
+      await spectator.next((m) => m.type === 'control-ok');
+      expect(calls).toEqual(['pause']);
+      await until(() => spectator.events.some((e) => e.type === 'run-status'));
+      expect(spectator.events.find((e) => e.type === 'run-status')).toMatchObject({ run: 'ctl', status: 'paused' });
+    });
+  });
+
+  describe('having bad or oversized client messages', () => {
+    it('should answer each with a coded error, cut frames over maxPayload, and keep serving', async () => {
+      const server = await serve({ maxMessageBytes: 256 });
+      const spectator = await spectate(server);
+      spectator.send('not json');
+      spectator.send({ type: 'control', run: 'run' });
+      spectator.send({ type: 'resync', extra: 1 });
+      spectator.send({ type: 'match', run: 'run', matchId: 'x'.repeat(300) });
+      spectator.send({ type: 'match', run: 'run', matchId: 'missing' });
+      await until(() => spectator.messages.filter((m) => m.type === 'error').length === 5);
+      expect(spectator.messages.filter((m) => m.type === 'error').map((m) => m.type === 'error' && m.code)).toEqual([
+        'MESSAGE_INVALID',
+        'MESSAGE_INVALID',
+        'MESSAGE_INVALID',
+        'MESSAGE_TOO_LARGE',
+        'MATCH_UNKNOWN',
+      ]);
+      const huge = await spectate(server);
+      huge.send('x'.repeat(64 * 1024));
+      expect(await huge.closed).toBe(1009);
+      spectator.send({ type: 'resync' });
+      await until(() => spectator.snapshots.length === 2);
+    });
+  });
+
+  describe('having a socket that stops answering pings', () => {
+    it('should terminate it at the next heartbeat and keep the live one', async () => {
+      const server = await serve({ heartbeatMs: 40 });
+      const dead = await spectate(server, { autoPong: false });
+      const live = await spectate(server);
+      await dead.closed;
+      expect(server.hub.stats.deadSockets).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(live.socket.readyState).toBe(live.socket.OPEN);
+      expect(server.hub.stats.clients).toBe(1);
+    });
+  });
+});
