@@ -1,14 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../native/io/package-root.ts';
 
-/** ludus's own version, from its package.json (found above this file, whether run from source or from dist/). */
-export const LUDUS_VERSION: string = (() => {
-  for (const up of ['../package.json', '../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'ludus' && typeof pkg.version === 'string') return pkg.version;
-    } catch {
-      // not this level
-    }
-  }
-  return '0.0.0';
-})();
+/** ludus's own version, from its package.json (whether run from the sources or from dist/). */
+export const LUDUS_VERSION: string = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;

@@ -1,4 +1,5 @@
 import type { LudusEmitter, LudusEvent } from '../../core/events.ts';
+import { siblingModule } from '../../native/io/package-root.ts';
 import { WorkerRpc } from '../../native/worker/worker-rpc.ts';
 import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import type { TrainResult } from '../../engine/trainer/trainer.ts';
@@ -20,7 +21,7 @@ export async function trainInWorker(
   spec: Omit<WorkerTrainSpec, 'live'>,
   listeners: { events?: LudusEmitter; onStep?: (line: MetricsLine, total: number) => void } = {},
 ): Promise<WorkerTraining> {
-  const rpc = await WorkerRpc.spawn<TrainingMethods>(new URL('./training-worker.ts', import.meta.url), { label: 'training worker' });
+  const rpc = await WorkerRpc.spawn<TrainingMethods>(siblingModule(import.meta.url, 'training-worker'), { label: 'training worker' });
   const emit = (event: LudusEvent) => {
     const emitter = listeners.events!;
     (emitter.emit as (type: string, event: LudusEvent) => boolean)(event.type, event);

@@ -6,7 +6,7 @@ import type { Problem } from '../../core/tasks/task.ts';
  * The team is paid as one: 1 to every role when the match's final turn (a co-decoded response: the whole of it,
  * decoded once) boxes the gold answer, else 0. The grader's verdict is recorded as judging `roles[0]`.
  */
-export function boxedAnswerReward<Role extends string>(roles: readonly Role[], grade: Grader): RewardRule<Role, Problem> {
+export function boxedAnswerReward<const Role extends string>(roles: readonly Role[], grade: Grader): RewardRule<Role, Problem> {
   return (match) => {
     const final = match.transcript[match.transcript.length - 1];
     const verdict = grade(match.problem.answer, final?.text ?? '');

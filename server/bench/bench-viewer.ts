@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LudusEmitter } from '../../core/events.ts';
+import { siblingModule } from '../../native/io/package-root.ts';
 import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
 import type { AnyGame } from '../../core/catalog.ts';
@@ -60,7 +61,7 @@ export interface ViewerBenchReport {
   readonly ratio: number;
 }
 
-const SPECTATORS_SCRIPT = fileURLToPath(new URL('./bench-spectators.ts', import.meta.url));
+const SPECTATORS_SCRIPT = fileURLToPath(siblingModule(import.meta.url, 'bench-spectators'));
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 
 /**
