@@ -94,6 +94,9 @@ describe('the catalog of pieces games are made of', () => {
     expect(math('0.5', 'so \\boxed{1/2}').correct).toBe(true);
     expect(exact('0.5', 'so \\boxed{1/2}').correct).toBe(false);
     expect(exact('yes', 'so \\boxed{ yes }').correct).toBe(true);
+    const full = catalog.graders.create('math-full');
+    expect(math('0.5', 'The final answer is $\\frac{1}{2}$.')).toMatchObject({ answer_present: false, correct: false });
+    expect(full('0.5', 'The final answer is $\\frac{1}{2}$.')).toMatchObject({ answer_present: true, correct: true });
     const rule = catalog.rewardRules.create('team-boxed-answer', { roles: ['senior', 'junior'], grade: math });
     const match = { problem: { id: 'p', prompt: '1+1', answer: '2' }, transcript: [{ text: 'it is \\boxed{' }, { text: '2}' }] };
     expect(await rule(match as never)).toEqual({ outcome: { senior: 1, junior: 1 } });
