@@ -5,6 +5,8 @@ import { isProse } from './prose.ts';
 const MAX_SPANS_TRIED = 8;
 /** Inside math mode two plain words already mean prose: `$5 and then $7` is two prices, not an answer. */
 const PROSE_WORDS_IN_MATH = 2;
+/** Marks that end a proof or pad a line (`$\blacksquare$`), not answers. */
+const DECORATION = /^(?:\\(?:square|blacksquare|Box|qed|checkmark|ldots|cdots|dots|quad|qquad)\s*)+$/;
 
 interface Span {
   /** Where the opening delimiter starts. */
@@ -24,7 +26,11 @@ export function lastMathSpan(text: string, budget: StepBudget): string | undefin
     if (!span) return undefined;
     budget.tick(span.content.length);
     const content = span.content.trim();
-    if (content !== '' && !isProse(content, PROSE_WORDS_IN_MATH)) return content;
+    if (DECORATION.test(content)) {
+      limit = span.open;
+      continue;
+    }
+    if (/[0-9a-zA-Z\\]/.test(content) && !isProse(content, PROSE_WORDS_IN_MATH)) return content;
     // One delimiter back: an opener taken for a closer (`$` pairs are ambiguous) gets its turn as a closer.
     limit = span.open + 1;
   }
