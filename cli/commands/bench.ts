@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { fail } from '../../core/errors.ts';
 import { benchGrader, formatGraderBench } from '../../plugins/graders/bench/bench-grader.ts';
 import { graderBenchLines } from '../../plugins/graders/bench/grader-lines.ts';
 import { parseExtractionOrder } from '../../plugins/graders/math/extract.ts';
@@ -79,6 +80,8 @@ export function register(program: Command): void {
     .option('--no-cli', 'skip the run of `ludus grade` over the generated file')
     .option('--json', 'print one JSON line')
     .action(async (opts: { lines: number; seed: number; extract: string; cli: boolean; json?: boolean }) => {
+      if (!Number.isInteger(opts.lines) || opts.lines < 1) fail('INPUT_INVALID', `--lines must be a positive integer, got "${opts.lines}"`, { flag: 'lines' });
+      if (!Number.isInteger(opts.seed) || opts.seed < 0) fail('INPUT_INVALID', `--seed must be an integer >= 0, got "${opts.seed}"`, { flag: 'seed' });
       const extraction = parseExtractionOrder(opts.extract);
       const lines = graderBenchLines(opts.lines, opts.seed);
       process.stderr.write(`bench: grading ${lines.length} lines in process\n`);

@@ -47,4 +47,12 @@ describe('ludus bench grader', () => {
       expect(Object.values(report.families as Record<string, { lines: number }>).reduce((n, f) => n + f.lines, 0)).toBe(60);
     });
   });
+
+  describe('having a bad --lines', () => {
+    it('should exit 2 with INPUT_INVALID naming the flag', async () => {
+      const result = await runLudus(['bench', 'grader', '--lines', 'many', '--no-cli']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('[INPUT_INVALID] --lines');
+    });
+  });
 });

@@ -61,7 +61,7 @@ export function extractGold(gold: string, order: readonly ExtractionStep[], budg
   if (marked !== undefined) return marked;
   const whole = gold.trim();
   if (whole === '') return undefined;
-  if (order.length === 1 && order[0] === 'boxed') return whole;
+  if (order.every((step) => step === 'boxed')) return whole;
   if (!isProse(whole)) return whole;
   return extractAnswer(gold, order.filter((step) => step !== 'boxed' && step !== 'bare'), budget)?.answer ?? whole;
 }

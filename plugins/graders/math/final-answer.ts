@@ -4,6 +4,8 @@ import { isProse } from './prose.ts';
 
 /** "Final Answer: The final answer is $x$. I hope it is correct." (Minerva), "The answer is 5", "Answer: 5". */
 const PHRASE = /final\s+answer(?:\s*(?:is|:|=))?|answer\s*(?:is|:|=)/gi;
+/** "the answer is therefore 12", "is approximately 3.5": words before a number or math are not the answer. */
+const LEADING_WORDS = /^[\s*:]*(?:[a-zA-Z]{3,}\s+)+(?=[-(\[\\\d])/;
 /** How much of the line after the phrase is read. */
 const MAX_ANSWER_LINE = 2_000;
 
@@ -23,7 +25,7 @@ export function finalAnswerPhrase(text: string, budget: StepBudget): string | un
   const line = text.slice(after, after + MAX_ANSWER_LINE).split('\n', 1)[0];
   budget.tick(line.length);
   const math = firstMathSpan(line);
-  const answer = (math ?? untilSentenceEnd(line)).replace(/^[\s*:]+|[\s*]+$/g, '');
+  const answer = (math ?? untilSentenceEnd(line).replace(LEADING_WORDS, '')).replace(/^[\s*:]+|[\s*]+$/g, '');
   return answer === '' || isProse(answer) ? undefined : answer;
 }
 
