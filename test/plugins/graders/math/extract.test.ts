@@ -21,6 +21,7 @@ describe('extractAnswer', () => {
       ['So\n\\[\n\\frac{3}{4}\n\\]', '\\frac{3}{4}', 'math-mode'],
       ['Therefore $$ 12 $$', '12', 'math-mode'],
       ['So $x = 4$. $\\blacksquare$', 'x = 4', 'math-mode'],
+      ['Hence $\\begin{pmatrix}1\\\\2\\end{pmatrix}$.', '\\begin{pmatrix}1\\\\2\\end{pmatrix}', 'math-mode'],
       ['It costs $5 and then $7 more, so 12 in all.', '12', 'bare'],
       ['1 000', '1 000', 'bare'],
       ['-5.', '-5', 'bare'],
