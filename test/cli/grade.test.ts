@@ -9,7 +9,6 @@ interface GradedPair {
   pred: string;
   answer_present: boolean;
   correct: boolean;
-  ours?: { answer_present: boolean; correct: boolean };
 }
 
 const FIXTURE = new URL('../fixtures/grader/math-pairs.jsonl', import.meta.url);
@@ -45,7 +44,7 @@ describe('ludus grade', () => {
       const result = await runLudus(['grade', '--jsonl', file]);
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
-      expect(outputLines(result.stdout)).toEqual(pairs.map((pair) => ({ answer_present: (pair.ours ?? pair).answer_present, correct: (pair.ours ?? pair).correct })));
+      expect(outputLines(result.stdout)).toEqual(pairs.map(({ answer_present, correct }) => ({ answer_present, correct })));
     });
   });
 
