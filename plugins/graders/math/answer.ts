@@ -35,7 +35,7 @@ const EMPTY_SET = /^\\(?:emptyset|varnothing)$/;
 const THOUSANDS = /^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
 const PLUS_MINUS = /\\(?:pm|mp)(?![a-zA-Z])/;
 /** `x`, `x_1`, `\theta`, `f(x)`, `y'`: a left-hand side that only names the answer. */
-export const ANSWER_NAME = /^(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_(?:\{[^{}]*\}|[a-zA-Z0-9]))?'*(?:\([^()]*\))?$/;
+const ANSWER_NAME = /^(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_(?:\{[^{}]*\}|[a-zA-Z0-9]))?'*(?:\([^()]*\))?$/;
 const MIXED_NUMBER = /^([-+]?)(\d+)\s*(?:\\frac(?:\{(\d+)\}|(\d))(?:\{(\d+)\}|(\d))|\s(\d+)\/(\d+))$/;
 
 export function parseAnswer(normalized: NormalizedAnswer, budget: StepBudget): Answer {
