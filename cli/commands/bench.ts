@@ -1,4 +1,13 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { fail } from '../../core/errors.ts';
+import { benchGrader, formatGraderBench } from '../../plugins/graders/bench/bench-grader.ts';
+import { graderBenchLines } from '../../plugins/graders/bench/grader-lines.ts';
+import { parseExtractionOrder } from '../../plugins/graders/math/extract.ts';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
 import { benchViewer, formatViewerBench } from '../../server/bench/bench-viewer.ts';
 import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
@@ -80,4 +89,42 @@ export function register(program: Command): void {
       });
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatViewerBench(report));
     });
+  bench
+    .command('grader')
+    .description('random and adversarial LaTeX-like lines through the math grader: time and steps per line (p50, p99, max), crashes; then the same file through `ludus grade`')
+    .option('--lines <n>', 'lines generated', (v) => Number(v), 10_000)
+    .option('--seed <n>', 'seed of the generated lines', (v) => Number(v), 0)
+    .option('--extract <order>', 'extraction order (see ludus grade)', 'full')
+    .option('--no-cli', 'skip the run of `ludus grade` over the generated file')
+    .option('--json', 'print one JSON line')
+    .action(async (opts: { lines: number; seed: number; extract: string; cli: boolean; json?: boolean }) => {
+      if (!Number.isInteger(opts.lines) || opts.lines < 1) fail('INPUT_INVALID', `--lines must be a positive integer, got "${opts.lines}"`, { flag: 'lines' });
+      if (!Number.isInteger(opts.seed) || opts.seed < 0) fail('INPUT_INVALID', `--seed must be an integer >= 0, got "${opts.seed}"`, { flag: 'seed' });
+      const extraction = parseExtractionOrder(opts.extract);
+      const lines = graderBenchLines(opts.lines, opts.seed);
+      process.stderr.write(`bench: grading ${lines.length} lines in process\n`);
+      const report = benchGrader(lines, extraction);
+      const cli = opts.cli ? await gradeFileWithCli(lines.map(({ gold, pred }) => JSON.stringify({ gold, pred })), opts.extract) : undefined;
+      process.stdout.write(opts.json ? `${JSON.stringify({ ...report, seed: opts.seed, ...(cli ? { cli } : {}) })}\n` : formatGraderBench(report, cli));
+    });
+}
+
+/** Writes the lines to a file and runs `ludus grade` on it in a child process, as a user would. */
+async function gradeFileWithCli(lines: string[], extract: string): Promise<{ exit_code: number; output_lines: number; wall_s: number }> {
+  const dir = await mkdtemp(join(tmpdir(), 'ludus-bench-grader-'));
+  try {
+    const file = join(dir, 'lines.jsonl');
+    await writeFile(file, `${lines.join('\n')}\n`);
+    process.stderr.write(`bench: ludus grade --jsonl ${file}\n`);
+    const bin = fileURLToPath(new URL('../../bin/ludus.js', import.meta.url));
+    const started = performance.now();
+    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, [bin, 'grade', '--jsonl', file, '--extract', extract], { maxBuffer: 256 * 2 ** 20 }, (error, out) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: out });
+      });
+    });
+    return { exit_code: code, output_lines: stdout.split('\n').filter((l) => l !== '').length, wall_s: (performance.now() - started) / 1000 };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -3,6 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
+import { FULL_EXTRACTION, parseExtractionOrder, STRICT_EXTRACTION } from '../../plugins/graders/math/extract.ts';
+import type { Grader } from '../../core/grading/verdict.ts';
 import { EVAL_DEFAULTS, evaluate, type EvalBenchmark, type EvalModel, type EvalOptions } from '../../lab/eval/evaluate.ts';
 import { DRIFT_DEFAULTS } from '../../lab/eval/drift.ts';
 import { EVAL_AXES, HANDOFF_VARIANTS, type EvalAxis, type EvalReport, type HandoffVariant } from '../../lab/eval/report-types.ts';
@@ -35,6 +37,7 @@ export function register(program: Command): void {
     .option('--batch <n>', 'rows decoded together', text, String(EVAL_DEFAULTS.batch))
     .option('--seed <n>', 'seed', text, '0')
     .option('--threads <n>', 'intra-op threads', text, '0')
+    .option('--extract <order>', "where a response's answer is looked for: auto (strict, boxed only, on the generated tasks, whose solutions box their answer; full on JSONL sets), strict, full, or steps separated by commas (see ludus grade)", 'auto')
     .option('--axes <list>', `comma-separated: ${EVAL_AXES.join(', ')}`, 'capability')
     .option('--junior <dir>', "junior for handoff, drift and legibility: a model directory or 'default' (the shipped base)", 'default')
     .option('--reference <dir>', "drift's reference model for the displaced-token analysis (e.g. the GRPO senior); 'default' is the junior, which leaves that analysis out", 'default')
@@ -61,7 +64,7 @@ export function register(program: Command): void {
       const junior = needsJunior ? await loadModel(opts.junior, resolveModelDir(opts.junior, defaultTask), defaultTask) : undefined;
       const reference = parsed.axes.includes('drift') && opts.reference !== 'default' ? await loadModel(opts.reference, resolveModelDir(opts.reference, defaultTask), defaultTask) : undefined;
       const benchmarks: EvalBenchmark[] = [];
-      for (const name of tasks) benchmarks.push({ name, task: await taskByName(name), split: parsed.split });
+      for (const name of tasks) benchmarks.push({ name, task: await taskByName(name), split: parsed.split, grade: graderFor(name, parsed.extract) });
       let shown = '';
       const progress = opts.json
         ? undefined
@@ -114,7 +117,14 @@ export function register(program: Command): void {
     });
 }
 
+/** `auto`: the generated tasks keep the boxed format their reward asks for; external JSONL sets get the full order. */
+function graderFor(task: string, extract: string): Grader {
+  const extraction = extract === 'auto' ? (task.endsWith('.jsonl') ? FULL_EXTRACTION : STRICT_EXTRACTION) : parseExtractionOrder(extract);
+  return (gold, pred) => gradeMath(gold, pred, { extraction });
+}
+
 interface ParsedFlags {
+  extract: string;
   taskNames: string[];
   split: 'train' | 'test';
   samples: number;
@@ -159,8 +169,11 @@ export function parseEvalFlags(opts: Record<string, unknown>): ParsedFlags {
   const taskNames = String(opts.task).split(',').map((s) => s.trim()).filter((s) => s.length > 0);
   if (taskNames.length === 0) fail('INPUT_INVALID', '--task is empty', { flag: 'task' });
   if (new Set(taskNames).size !== taskNames.length) fail('INPUT_INVALID', `--task names a benchmark twice: ${taskNames.join(', ')}`, { flag: 'task' });
+  const extract = String(opts.extract ?? 'auto');
+  if (extract !== 'auto') parseExtractionOrder(extract);
   return {
     taskNames,
+    extract,
     split: opts.split as 'train' | 'test',
     samples: int('samples', opts.samples, 1),
     problems: int('problems', opts.problems, 1),

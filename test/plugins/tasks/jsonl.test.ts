@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { LudusError } from '../../../core/errors.ts';
 import { lastBoxed } from '../../../plugins/tasks/jsonl/last-boxed.ts';
 import { loadJsonlTask } from '../../../plugins/tasks/jsonl/load-jsonl-task.ts';
+import { parseJsonlProblems } from '../../../plugins/tasks/jsonl/parse-jsonl-problems.ts';
 
 const fixture = (name: string) => join(import.meta.dirname, '../../fixtures/tasks', name);
 
@@ -97,6 +98,14 @@ describe('loadJsonlTask', () => {
       expect(error.message).toContain(`${fixture(file)}:${line}:`);
       expect(error.message).toMatch(why);
       expect(error.details).toMatchObject({ file: fixture(file), line });
+    });
+  });
+
+  describe('having a numeric answer past 2^53', () => {
+    it('should keep its digits: a rounded gold would accept a wrong answer', () => {
+      const [problem] = parseJsonlProblems('{"problem": "What is 2^64 + 1?", "answer": 18446744073709551617}', 'big.jsonl', 'big');
+      expect(problem.answer).toBe('18446744073709551617');
+      expect(problem.steps).toEqual(['The answer is \\boxed{18446744073709551617}.']);
     });
   });
 
