@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { packageRoot } from '../../native/io/package-root.ts';
 import { fail } from '../../core/errors.ts';
 import { benchGrader, formatGraderBench } from '../../plugins/graders/bench/bench-grader.ts';
 import { graderBenchLines } from '../../plugins/graders/bench/grader-lines.ts';
@@ -116,7 +116,7 @@ async function gradeFileWithCli(lines: string[], extract: string): Promise<{ exi
     const file = join(dir, 'lines.jsonl');
     await writeFile(file, `${lines.join('\n')}\n`);
     process.stderr.write(`bench: ludus grade --jsonl ${file}\n`);
-    const bin = fileURLToPath(new URL('../../bin/ludus.js', import.meta.url));
+    const bin = join(packageRoot(), 'bin', 'ludus.js');
     const started = performance.now();
     const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
       execFile(process.execPath, [bin, 'grade', '--jsonl', file, '--extract', extract], { maxBuffer: 256 * 2 ** 20 }, (error, out) => {
