@@ -2,7 +2,7 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
-import { pathExists } from '../../native/io/files.ts';
+import { pathExists, recoverDirectory } from '../../native/io/files.ts';
 import { parseHfConfig, type ModelConfig } from '../../native/model/config.ts';
 import { initWeights, PRESETS } from '../../native/model/presets.ts';
 import type { Weights } from '../../native/model/weights.ts';
@@ -46,7 +46,7 @@ export const METRICS_FILE = 'metrics.jsonl';
  */
 export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; steps: number }> {
   const checkpointDir = join(run.out, CHECKPOINT_DIR);
-  const resuming = run.resume === true && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
+  const resuming = run.resume === true && (await recoverDirectory(checkpointDir)) && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
   const start = resuming ? await fromCheckpoint(checkpointDir, run.config) : await fromScratch(run.config);
   const { config } = start.state;
   const task = await taskByName(config.task, { seed: config.seed, ...config.taskOptions });
