@@ -19,7 +19,11 @@ export type LudusErrorCode =
   | 'WORKER_FAILED'
   | 'MASK_EMPTY'
   | 'AUTHOR_SHARE_OUT_OF_BAND'
-  | 'TRAJECTORY_INVALID';
+  | 'TRAJECTORY_INVALID'
+  | 'RUN_DIR_NOT_EMPTY'
+  | 'NOTHING_TO_RESUME'
+  | 'LOG_LINE_INVALID'
+  | 'USAGE';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

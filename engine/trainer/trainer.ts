@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
 import type { LudusEmitter } from '../../core/events.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
-import { pathExists } from '../../native/io/files.ts';
 import { cloneWeights } from '../../native/model/weights.ts';
 import { Decoder } from '../../native/runtime/decoder.ts';
 import type { Policy } from '../../native/runtime/policy.ts';
@@ -12,7 +11,8 @@ import { Learner } from '../../native/train/learner.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
-import { loadTrainingCheckpoint, saveTrainingCheckpoint, TRAINER_STATE_FILE } from './training-checkpoint.ts';
+import { loadTrainingCheckpoint, saveTrainingCheckpoint } from './training-checkpoint.ts';
+import { BEST_DIR, CHECKPOINT_DIR, prepareRunDir, type ResumeMode } from './run-dir.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import type { Problem, Task } from '../../core/tasks/task.ts';
 import { EventStream } from '../match/event-stream.ts';
@@ -39,7 +39,7 @@ export interface TrainRun {
   game: RlGame<string>;
   /** Where the config's plugin names (the advantage estimator) resolve; the built-in catalog when absent. */
   plugins?: PluginCatalog;
-  resume?: boolean;
+  resume?: ResumeMode;
   threads?: number;
   /** Stop after this many steps in total (a partial run, resumed later). */
   stopAfter?: number;
@@ -49,8 +49,7 @@ export interface TrainRun {
   onStep?: (line: MetricsLine, total: number) => void;
 }
 
-export const CHECKPOINT_DIR = 'checkpoint';
-export const BEST_DIR = 'best';
+export { BEST_DIR, CHECKPOINT_DIR };
 export const METRICS_FILE = 'metrics.jsonl';
 export const TRANSCRIPTS_FILE = 'transcripts.jsonl';
 export const VALIDATION_FILE = 'validation.jsonl';
@@ -70,7 +69,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   const { config, game } = run;
   const estimator = (run.plugins ?? (await composePlugins())).advantageEstimators.create(config.advantage);
   const checkpointDir = join(run.out, CHECKPOINT_DIR);
-  const resuming = run.resume === true && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
+  const resuming = await prepareRunDir(run.out, { resume: run.resume ?? false });
   const base = await loadPolicy(resolveModelDir(config.model, config.task), 'junior');
   const tokenizer = base.tokenizer ?? fail('CHECKPOINT_MISSING_FILE', `${config.model}: RL needs a tokenizer.json in the model directory`);
   const checkpoint = resuming ? await loadTrainingCheckpoint<TrainerState>(checkpointDir) : undefined;

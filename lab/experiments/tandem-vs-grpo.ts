@@ -111,7 +111,7 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
         out: dir,
         config: trainConfig,
         game: games.games.create(game, trainConfig),
-        resume: true,
+        resume: 'if-checkpoint',
         threads: run.threads,
         onStep: (line, total) => progress.update(phase, line.step / total),
       });

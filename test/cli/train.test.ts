@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -60,6 +60,31 @@ describe('ludus train', () => {
       const unknown = await runLudus(['train', 'chess', '--steps', '1', '--out', join(dir, 'run2'), '--no-watch']);
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toMatch(/\[CONFIG_INVALID\]/);
+      expect(await readdir(dir)).toEqual(['config.json']);
+    });
+  });
+
+  describe('having an --out that already holds a run, without --resume', () => {
+    it('should exit 2 with RUN_DIR_NOT_EMPTY saying how to go on, and leave the run as it was', async () => {
+      const { dir, file } = await configFile(tinyConfig);
+      const out = join(dir, 'run');
+      await mkdir(out);
+      await writeFile(join(out, 'metrics.jsonl'), '{"step":1}\n');
+      const refused = await runLudus(['train', 'tandem', '--config', file, '--steps', '1', '--out', out, '--no-watch', '--threads', '1']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`[RUN_DIR_NOT_EMPTY] ${out}: already holds files (metrics.jsonl); continue that run with --resume, or give a new or empty --out`);
+      expect(await readdir(out)).toEqual(['metrics.jsonl']);
+      expect(await readFile(join(out, 'metrics.jsonl'), 'utf8')).toBe('{"step":1}\n');
+    });
+  });
+
+  describe('having --resume where no run was checkpointed', () => {
+    it('should exit 2 with NOTHING_TO_RESUME and create nothing', async () => {
+      const { dir, file } = await configFile(tinyConfig);
+      const refused = await runLudus(['train', 'tandem', '--config', file, '--steps', '1', '--out', join(dir, 'run'), '--resume', '--no-watch', '--threads', '1']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('[NOTHING_TO_RESUME]');
+      expect(await readdir(dir)).toEqual(['config.json']);
     });
   });
 });
