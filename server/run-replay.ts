@@ -3,11 +3,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import type { LudusEmitter, LudusEvent, LudusEventMap } from '../core/events.ts';
-import { pathExists } from '../native/io/files.ts';
+import { pathExists, readableDirectory } from '../native/io/files.ts';
 import { TOKENIZER_FILE, TRAINER_STATE_FILE } from '../engine/trainer/training-checkpoint.ts';
 import { loadTokenizer } from '../plugins/tokenizers/hf-tokenizer.ts';
 import { EventStream } from '../engine/match/event-stream.ts';
-import { readJsonl } from '../engine/trainer/jsonl-log.ts';
+import { readJsonl, warnOnStderr, type Warn } from '../engine/trainer/jsonl-log.ts';
 import { MatchBroadcast, tokenTexts } from '../engine/match/match-events.ts';
 import type { MetricsLine } from '../engine/trainer/metrics-line.ts';
 import type { transcriptLine } from '../engine/trainer/transcript-line.ts';
@@ -40,15 +40,21 @@ export async function findRunDirs(dir: string): Promise<string[]> {
 /**
  * A finished run read back from its directory: each match's events rebuilt from its transcript line by the same
  * publisher live matches go through (a token at a time, handoffs, verdict, rewards), on request; curves from its
- * metrics. Token texts come from the tokenizer its checkpoint saved.
+ * metrics. Token texts come from the tokenizer its checkpoint saved. A log's last line cut short by a crash is
+ * dropped and reported through `warn`.
  */
-export async function loadRecordedRun(dir: string, judgedRole?: (game: string | undefined, roles: readonly string[]) => string): Promise<RecordedRun> {
+export async function loadRecordedRun(
+  dir: string,
+  judgedRole?: (game: string | undefined, roles: readonly string[]) => string,
+  warn: Warn = warnOnStderr,
+): Promise<RecordedRun> {
   const id = basename(dir);
-  const lines = await readJsonl<TranscriptLine>(join(dir, TRANSCRIPTS_FILE));
-  const metrics = (await pathExists(join(dir, METRICS_FILE))) ? await readJsonl<MetricsLine>(join(dir, METRICS_FILE)) : [];
-  const statePath = join(dir, CHECKPOINT_DIR, TRAINER_STATE_FILE);
+  const lines = await readJsonl<TranscriptLine>(join(dir, TRANSCRIPTS_FILE), warn);
+  const metrics = (await pathExists(join(dir, METRICS_FILE))) ? await readJsonl<MetricsLine>(join(dir, METRICS_FILE), warn) : [];
+  const checkpoint = (await readableDirectory(join(dir, CHECKPOINT_DIR))) ?? join(dir, CHECKPOINT_DIR);
+  const statePath = join(checkpoint, TRAINER_STATE_FILE);
   const game = (await pathExists(statePath)) ? (JSON.parse(await readFile(statePath, 'utf8')) as { config?: { game?: string } }).config?.game : undefined;
-  const tokenizer = await loadTokenizer(join(dir, CHECKPOINT_DIR, TOKENIZER_FILE));
+  const tokenizer = await loadTokenizer(join(checkpoint, TOKENIZER_FILE));
   const texts = tokenTexts(tokenizer, []);
   const byId = new Map(lines.map((line) => [line.matchId, line]));
   const summaries: MatchSummary[] = lines.map((line) => ({

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { ownSecretsOnly } from '../../core/game/view.ts';
 import { composePlugins } from '../composition/compose.ts';
-import { findRunDirs, loadRecordedRun } from '../../server/run-replay.ts';
+import { fail } from '../../core/errors.ts';
+import { warnOnStderr } from '../../engine/trainer/jsonl-log.ts';
+import { findRunDirs, loadRecordedRun, type RecordedRun } from '../../server/run-replay.ts';
 import { spectatorView } from '../../server/spectator-view.ts';
 import { startViewer, type WatchOptions } from '../watch.ts';
 
@@ -20,7 +22,8 @@ export function register(program: Command): void {
       const catalog = await composePlugins();
       const known = new Set(catalog.games.names);
       const gameOf = (name: string | undefined) => (name !== undefined && known.has(name) ? catalog.games.create(name, {}) : undefined);
-      const runs = await Promise.all((await findRunDirs(opts.runs)).map((dir) => loadRecordedRun(dir, (game, roles) => gameOf(game)?.trainable[0] ?? roles[0])));
+      const runs = await readableRuns(await findRunDirs(opts.runs), (game, roles) => gameOf(game)?.trainable[0] ?? roles[0]);
+      if (runs.length === 0) fail('FILE_NOT_FOUND', `${opts.runs}: none of its runs could be read (see the warnings above)`, { dir: opts.runs });
       const server = await startViewer({ ...opts, watch: true });
       for (const run of runs) {
         const game = gameOf(run.game);
@@ -34,4 +37,18 @@ export function register(program: Command): void {
       });
       await server.close();
     });
+}
+
+/** Every run that reads back; one that does not (a corrupt log, no checkpoint, no permission) is skipped with a warning. */
+async function readableRuns(dirs: readonly string[], judgedRole: Parameters<typeof loadRecordedRun>[1]): Promise<RecordedRun[]> {
+  const runs: RecordedRun[] = [];
+  for (const dir of dirs) {
+    try {
+      runs.push(await loadRecordedRun(dir, judgedRole));
+    } catch (error) {
+      if (typeof (error as { code?: unknown } | null)?.code !== 'string') throw error;
+      warnOnStderr(`skipping ${dir}: ${(error as Error).message}`);
+    }
+  }
+  return runs;
 }
