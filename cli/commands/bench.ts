@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
 import { benchViewer, formatViewerBench } from '../../server/bench/bench-viewer.ts';
 import { composePlugins } from '../composition/compose.ts';
+import { forceThreadsOption, threadsOption } from '../options.ts';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
 export function register(program: Command): void {
@@ -13,7 +14,8 @@ export function register(program: Command): void {
     .option('--batch <n>', 'decode batch', (v) => Number(v), 64)
     .option('--new-tokens <n>', 'tokens generated per row', (v) => Number(v), 256)
     .option('--prompt-tokens <n>', 'prompt tokens per row', (v) => Number(v), 16)
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 2)
+    .addOption(threadsOption(2))
+    .addOption(forceThreadsOption())
     .option('--naive-rows <n>', 'rows measured for the naive per-row prototype', (v) => Number(v), 4)
     .option('--train-batch <n>', 'training batch', (v) => Number(v), 16)
     .option('--train-len <n>', 'training sequence length', (v) => Number(v), 128)
@@ -41,7 +43,8 @@ export function register(program: Command): void {
     .option('--group <n>', 'matches per problem', (v) => Number(v), 8)
     .option('--max-new-tokens <n>', 'response length cap', (v) => Number(v), 128)
     .option('--rounds <n>', 'runs without and with spectators, interleaved', (v) => Number(v), 2)
-    .option('--threads <n>', 'intra-op threads (0: onnxruntime default)', (v) => Number(v), 0)
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption())
     .option('--json', 'print one JSON line')
     .action(async (opts) => {
       const config = TrainConfigSchema.parse({

@@ -6,7 +6,7 @@ import { ExperimentConfigSchema } from '../../lab/experiments/experiment-config.
 import type { ExperimentProgress } from '../../lab/experiments/experiment-progress.ts';
 import { runTandemVsGrpo } from '../../lab/experiments/tandem-vs-grpo.ts';
 import { readConfigFile } from '../config-file.ts';
-import { parseDevice } from '../options.ts';
+import { forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
 
 const EXPERIMENTS = ['tandem-vs-grpo'] as const;
 
@@ -29,7 +29,8 @@ export function register(program: Command): void {
     .option('--steps <n>', 'optimizer steps of each training', (v) => Number(v))
     .option('--seed <n>', 'one seed for all trainings and evaluations', (v) => Number(v))
     .option('--out <dir>', 'experiment directory: <game>/ runs, eval/*.json, report.md with figures; rerun to resume', 'runs/tandem-vs-grpo')
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0)
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption())
     .addOption(new Option('--device <device>', 'device of the evaluations (cuda where onnxruntime-node has its CUDA binaries); training runs on the CPU').choices(['cpu', 'cuda']).default('cpu'))
     .option('--no-progress', 'no progress bar on stderr')
     .action(async (name: string, opts: ExperimentOptions) => {

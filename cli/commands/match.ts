@@ -5,6 +5,8 @@ import { composePlugins } from '../composition/compose.ts';
 import { openMatchSession, type MatchSession } from '../../engine/match/match-session.ts';
 import type { PlayedMatch } from '../../engine/match/played-match.ts';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
+import { trainedTask } from '../../plugins/policies/default-model.ts';
+import { forceThreadsOption, threadsOption } from '../options.ts';
 import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
 
 interface MatchOptions extends WatchOptions {
@@ -30,13 +32,15 @@ export function register(program: Command): void {
     .option('--temperature <t>', 'sampling temperature', (v) => Number(v))
     .option('--pace <ms>', 'wait this long after each token, to watch at reading speed (with the viewer)', (v) => Number(v), 30)
     .option('--json', 'print the finished match as one JSON line')
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0);
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption());
   watchOptions(command, 'the match').action(async (game: string, opts: MatchOptions) => {
     const config = parseConfig(
       TrainConfigSchema,
       {
         game,
         model: opts.model,
+        ...(trainedTask(opts.model) !== undefined ? { task: trainedTask(opts.model) } : {}),
         seed: opts.seed,
         ...(opts.maxNewTokens !== undefined ? { maxNewTokens: opts.maxNewTokens } : {}),
         ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),

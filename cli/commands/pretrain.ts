@@ -3,6 +3,7 @@ import cliProgress from 'cli-progress';
 import { LudusError } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 import { readConfigFile } from '../config-file.ts';
+import { forceThreadsOption, threadsOption } from '../options.ts';
 import { PRETRAIN_PRESETS, PretrainConfigSchema } from '../../lab/pretrain/pretrain-config.ts';
 import { pretrain } from '../../lab/pretrain/pretrain.ts';
 
@@ -16,7 +17,8 @@ export function register(program: Command): void {
     .option('--steps <n>', 'optimizer steps', (v) => Number(v))
     .option('--seed <n>', 'seed', (v) => Number(v))
     .option('--resume', 'continue from <out>/checkpoint')
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0)
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption())
     .action(async (opts: { task: string; out: string; config?: string; steps?: number; seed?: number; resume?: boolean; threads: number }) => {
       const preset = PRETRAIN_PRESETS[opts.task as keyof typeof PRETRAIN_PRESETS];
       if (!preset) throw new LudusError('CONFIG_INVALID', `--task: no pretrain preset for "${opts.task}" (known: ${Object.keys(PRETRAIN_PRESETS).join(', ')})`);

@@ -5,7 +5,8 @@ import { fail } from '../../core/errors.ts';
 import { warnOnStderr } from '../../engine/trainer/jsonl-log.ts';
 import { findRunDirs, loadRecordedRun, type RecordedRun } from '../../server/run-replay.ts';
 import { spectatorView } from '../../server/spectator-view.ts';
-import { startViewer, type WatchOptions } from '../watch.ts';
+import { parsePort } from '../options.ts';
+import { DEFAULT_VIEWER_PORT, startViewer, type WatchOptions } from '../watch.ts';
 
 interface ServeOptions extends Omit<WatchOptions, 'watch'> {
   runs: string;
@@ -16,7 +17,7 @@ export function register(program: Command): void {
     .command('serve')
     .description('the match viewer over recorded runs: every match replayed from its transcript, token by token, with the training curves')
     .requiredOption('--runs <dir>', 'a run directory (with transcripts.jsonl), or a directory of them')
-    .option('--port <n>', 'viewer port (0 picks a free one; default 7373)', (v) => Number(v))
+    .option('--port <n>', `viewer port (0 picks a free one; default ${DEFAULT_VIEWER_PORT})`, parsePort)
     .option('--allow-origin <origin>', 'also accept WebSocket connections from pages of this origin (repeatable)', (v, all: string[]) => [...all, v], [])
     .action(async (opts: ServeOptions) => {
       const catalog = await composePlugins();

@@ -8,6 +8,8 @@ import { composePlugins } from '../composition/compose.ts';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 import { trainInWorker, type WorkerTraining } from '../../engine/trainer/train-in-worker.ts';
 import type { TrainResult } from '../../engine/trainer/trainer.ts';
+import { trainedTask } from '../../plugins/policies/default-model.ts';
+import { forceThreadsOption, threadsOption } from '../options.ts';
 import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
 
 interface TrainOptions extends WatchOptions {
@@ -31,13 +33,18 @@ export function register(program: Command): void {
     .option('--out <dir>', 'run directory: metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/, best/', 'runs/train')
     .option('--resume', 'continue from <out>/checkpoint')
     .option('--model <dir>', "base model directory, or 'default' (the shipped base for the task)")
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0);
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption());
   watchOptions(command, 'the matches and training curves')
     .action(async (game: string, opts: TrainOptions) => {
       const overrides = opts.config ? await readConfigFile(opts.config) : {};
+      const model = opts.model ?? overrides.model;
+      // The task defaults to the one the base model was pretrained on, where its directory says.
+      const task = overrides.task === undefined && typeof model === 'string' ? trainedTask(model) : undefined;
       const config = parseConfig(
         TrainConfigSchema,
         {
+          ...(task !== undefined ? { task } : {}),
           ...overrides,
           game,
           ...(opts.steps !== undefined ? { steps: opts.steps } : {}),

@@ -11,9 +11,13 @@ const GENERATORS: Record<string, (options: Record<string, unknown>) => Task> = {
 
 export const KNOWN_TASKS = [...Object.keys(GENERATORS), '<path>.jsonl'];
 
+/** Refuses a name that is neither a generated task nor a JSONL file, naming the task (CONFIG_INVALID). */
+export function checkTaskName(name: string): void {
+  if (!Object.hasOwn(GENERATORS, name) && !name.endsWith('.jsonl')) fail('CONFIG_INVALID', `unknown task "${name}" (known: ${KNOWN_TASKS.join(', ')})`, { name, known: KNOWN_TASKS });
+}
+
 /** A task by the name a config or the CLI gives; options are checked by the task itself. */
 export async function taskByName(name: string, options: Record<string, unknown> = {}): Promise<Task> {
-  if (Object.hasOwn(GENERATORS, name)) return GENERATORS[name](options);
-  if (name.endsWith('.jsonl')) return loadJsonlTask(name, options);
-  return fail('CONFIG_INVALID', `unknown task "${name}" (known: ${KNOWN_TASKS.join(', ')})`, { name, known: KNOWN_TASKS });
+  checkTaskName(name);
+  return Object.hasOwn(GENERATORS, name) ? GENERATORS[name](options) : loadJsonlTask(name, options);
 }
