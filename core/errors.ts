@@ -22,8 +22,7 @@ export type LudusErrorCode =
   | 'TRAJECTORY_INVALID'
   | 'RUN_DIR_NOT_EMPTY'
   | 'NOTHING_TO_RESUME'
-  | 'LOG_LINE_INVALID'
-  | 'USAGE';
+  | 'LOG_LINE_INVALID';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {
