@@ -8,7 +8,7 @@ export const LrScheduleSchema = z.object({
   /** 'cosine' decays to lr·minRatio at `totalSteps`; 'constant' stays at lr after warm-up. */
   decay: z.enum(['cosine', 'constant']).default('constant'),
   minRatio: z.number().min(0).max(1).default(0.1),
-});
+}).strict();
 
 export type LrSchedule = z.output<typeof LrScheduleSchema>;
 

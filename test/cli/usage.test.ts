@@ -99,6 +99,14 @@ describe('ludus usage', () => {
     });
   });
 
+  describe('having a training config with a nested typo', () => {
+    it('should exit 2 naming the field and the one it most likely meant', async () => {
+      const config = join(await mkdtemp(join(tmpdir(), 'ludus-usage-config-')), 'typo.json');
+      await writeFile(config, JSON.stringify({ schedule: { lr: 1e-5, warmup: 5 } }));
+      await expectRefused(['train', 'tandem', '--config', config, '--out', join(dir, 'run'), '--no-watch'], `[CONFIG_INVALID] ${config}: unknown field "schedule.warmup" (did you mean "schedule.warmupSteps"?)`);
+    });
+  });
+
   describe('having eval without --task', () => {
     it('should evaluate on the task the model was pretrained on (its pretrain_config.json)', async () => {
       const result = await runLudus(['eval', '--model', 'models/arithmetic', '--problems', '1', '--samples', '1', '--max-new-tokens', '8', '--bootstrap', '2', '--threads', '1', '--json']);

@@ -31,7 +31,7 @@ describe('parseScheduleSpec', () => {
         [{ ...word, boundary: [1, -2] }, 'boundary.1'],
         [{ ...word, seed: 0.5 }, 'seed'],
         [{ kind: 'sentence' }, 'kind'],
-        [{ kind: 'solo', author: 0, extra: 1 }, ''],
+        [{ kind: 'solo', author: 0, extra: 1 }, 'extra'],
       ];
       expectConfigInvalid(parseScheduleSpec, cases);
     });
