@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
+import { benchBpe } from '../../plugins/tokenizers/bpe-bench.ts';
 import { benchViewer, formatViewerBench } from '../../server/bench/bench-viewer.ts';
 import { composePlugins } from '../composition/compose.ts';
 import { forceThreadsOption, threadsOption } from '../options.ts';
@@ -64,5 +65,20 @@ export function register(program: Command): void {
         onProgress: (label) => process.stderr.write(`bench: ${label}\n`),
       });
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatViewerBench(report));
+    });
+  bench
+    .command('tokenizer')
+    .description("byte-level BPE training time on the synthetic tasks' worked solutions (the text ludus pretrain trains its tokenizer on)")
+    .option('--tasks <names>', 'comma-separated generated tasks', 'arithmetic,last-letter')
+    .option('--problems <n>', 'training problems of each task', (v) => Number(v), 10_000)
+    .option('--merges <n>', 'merges learned', (v) => Number(v), 4096)
+    .option('--json', 'print one JSON line')
+    .action(async (opts: { tasks: string; problems: number; merges: number; json?: boolean }) => {
+      const report = await benchBpe({ tasks: opts.tasks.split(',').map((t) => t.trim()), problems: opts.problems, merges: opts.merges });
+      process.stdout.write(
+        opts.json
+          ? `${JSON.stringify(report)}\n`
+          : `BPE training: ${report.problems} problems (${report.tasks.join(', ')}), ${report.megabytes} MB, ${report.merges} merges in ${report.seconds} s (${report.megabytesPerSecond} MB/s)\n`,
+      );
     });
 }
