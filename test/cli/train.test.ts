@@ -5,6 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { Spectator } from '../server/hub-clients.ts';
 import { serveLudus } from '../server/page/browser.ts';
 import { runLudus } from '../support/cli.ts';
+import { loadTaskFile } from '../../plugins/tasks/jsonl/load-jsonl-task.ts';
+import { resolveModelDir } from '../../plugins/policies/default-model.ts';
+
+const DEFAULT_MODEL = resolveModelDir('default');
 
 const tinyConfig = { problemsPerStep: 1, groupSize: 4, maxNewTokens: 96, validateEvery: 0 };
 
@@ -28,6 +32,26 @@ describe('ludus train', () => {
       expect(lines.map((line) => line.step)).toEqual([1, 2]);
       const state = JSON.parse(await readFile(join(out, 'checkpoint', 'trainer_state.json'), 'utf8')) as { step: number; seed: number };
       expect(state).toMatchObject({ step: 2, seed: 3 });
+    });
+  });
+
+  describe('having a JSONL set divided by a task file', () => {
+    it('should train on its train split and validate on its test split', async () => {
+      const { dir, file } = await configFile({});
+      const rows = Array.from({ length: 40 }, (_, i) => JSON.stringify({ problem: `What is ${i} plus 2?`, answer: String(i + 2) }));
+      await writeFile(join(dir, 'sums.jsonl'), `${rows.join('\n')}\n`);
+      const taskFile = join(dir, 'sums.json');
+      await writeFile(taskFile, JSON.stringify({ file: 'sums.jsonl', testFraction: 0.25 }));
+      await writeFile(file, JSON.stringify({ ...tinyConfig, task: taskFile, validateEvery: 1, validationProblems: 2 }));
+      const out = join(dir, 'run');
+      const result = await runLudus(['train', 'grpo', '--config', file, '--steps', '1', '--out', out, '--model', DEFAULT_MODEL, '--no-watch', '--threads', '1']);
+      expect(result.code, result.stderr).toBe(0);
+      const task = await loadTaskFile(taskFile);
+      const idsOf = (split: 'train' | 'test') => new Set(task.problems(split, 100).map((problem) => problem.id));
+      const played = (await readFile(join(out, 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => (JSON.parse(line) as { problemId: string }).problemId);
+      expect(played.every((id) => idsOf('train').has(id))).toBe(true);
+      const [validation] = (await readFile(join(out, 'validation.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { problems: number });
+      expect(validation.problems).toBe(2);
     });
   });
 
