@@ -26,6 +26,8 @@ export interface PretrainRun {
   /** Stop after this many steps in total (for a partial run that is resumed later). */
   stopAfter?: number;
   onStep?: (stats: StepStats & { lr: number }, total: number) => void;
+  /** Hears each phase as it starts (the tokenizer, the training, the saving), for progress. */
+  onPhase?: (phase: string) => void;
 }
 
 interface TrainerState extends Record<string, unknown> {
@@ -47,6 +49,7 @@ export const METRICS_FILE = 'metrics.jsonl';
 export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; steps: number }> {
   const checkpointDir = join(run.out, CHECKPOINT_DIR);
   const resuming = run.resume === true && (await recoverDirectory(checkpointDir)) && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
+  run.onPhase?.(resuming ? 'loading the checkpoint' : `training the tokenizer on ${run.config.tokenizerProblems} problems`);
   const start = resuming ? await fromCheckpoint(checkpointDir, run.config) : await fromScratch(run.config);
   const { config } = start.state;
   const task = await taskByName(config.task, { seed: config.seed, ...config.taskOptions });
@@ -65,6 +68,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
   await mkdir(run.out, { recursive: true });
   await trimMetrics(join(run.out, METRICS_FILE), start.state.step);
 
+  run.onPhase?.('supervised training');
   let { step, cursor } = start.state;
   const last = Math.min(config.steps, run.stopAfter ?? config.steps);
   const save = () =>
@@ -87,6 +91,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
   }
   const modelDir = join(run.out, MODEL_DIR);
   if (step === config.steps) {
+    run.onPhase?.('saving the model');
     await saveCheckpoint(modelDir, start.modelConfig, learner.weights, {
       dtype: config.saveDtype,
       extraFiles: { 'tokenizer.json': JSON.stringify(start.tokenizerJson), 'pretrain_config.json': `${JSON.stringify(config, null, 2)}\n` },
