@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
@@ -9,6 +9,7 @@ import type { Weights } from '../../native/model/weights.ts';
 import { Learner } from '../../native/train/learner.ts';
 import type { StepStats } from '../../native/train/learner.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
+import { appendJsonl, trimJsonlAfter } from '../../engine/trainer/jsonl-log.ts';
 import { loadTrainingCheckpoint, saveTrainingCheckpoint, TRAINER_STATE_FILE } from '../../engine/trainer/training-checkpoint.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import type { Task } from '../../core/tasks/task.ts';
@@ -66,7 +67,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
   });
   if (start.optimizer) learner.loadOptimizerState(start.optimizer);
   await mkdir(run.out, { recursive: true });
-  await trimMetrics(join(run.out, METRICS_FILE), start.state.step);
+  await trimJsonlAfter(join(run.out, METRICS_FILE), start.state.step);
 
   run.onPhase?.('supervised training');
   let { step, cursor } = start.state;
@@ -85,7 +86,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
     const stats = await learner.step(sftBatch(examples, padId, config.maxTokens), { lr });
     step += 1;
     cursor += config.batch;
-    await appendFile(join(run.out, METRICS_FILE), `${JSON.stringify({ step, loss: stats.loss, grad_norm: stats.gradNorm, lr, tokens: stats.tokens })}\n`);
+    await appendJsonl(join(run.out, METRICS_FILE), [{ step, loss: stats.loss, grad_norm: stats.gradNorm, lr, tokens: stats.tokens }]);
     run.onStep?.({ ...stats, lr }, config.steps);
     if (step % config.checkpointEvery === 0 || step === last) await save();
   }
@@ -130,12 +131,4 @@ async function fromCheckpoint(dir: string, requested: PretrainConfig): Promise<S
     fail('CONFIG_INVALID', `${dir}: the checkpoint was made with a different pretrain config; resume with the same config (or start a new --out)`, { dir });
   }
   return { state: { ...checkpoint.state, config: saved }, modelConfig: checkpoint.config, weights: checkpoint.weights, tokenizerJson: checkpoint.tokenizerJson, optimizer: checkpoint.optimizer };
-}
-
-/** Drops metric lines past the step a resumed run restarts from, so the file reads as one run. */
-async function trimMetrics(path: string, step: number): Promise<void> {
-  if (!(await pathExists(path))) return;
-  const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => line.trim() !== '');
-  const kept = lines.filter((line) => (JSON.parse(line) as { step: number }).step <= step);
-  await writeFile(path, kept.map((l) => `${l}\n`).join(''));
 }
