@@ -1,4 +1,5 @@
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,8 +37,9 @@ export interface ViewerBenchRun {
   /** CPU time of this process over the run: the engine's worker thread and onnxruntime's threads, and the main thread. */
   readonly processCpuSeconds: number;
   /**
-   * Busy time of the main thread (its event loop's active time): the viewer server, and the relay of the worker's
-   * events and step lines to it. The engine runs in a worker thread, as under `ludus train`.
+   * CPU time of the main thread: the viewer server, and the relay of the worker's events and step lines to it. The
+   * engine runs in a worker thread, as under `ludus train`. Read from /proc (Linux); elsewhere the event loop's busy
+   * time, which also counts time the thread waited for a core.
    */
   readonly mainThreadCpuSeconds: number;
 }
@@ -57,7 +59,7 @@ export interface WatchedBenchRun extends ViewerBenchRun {
   /** Mean bytes each of the others received. */
   readonly othersMeanMb: number;
   readonly stuckMb: number;
-  /** CPU time of the spectators' process (at the lowest priority, so it yields the cores to the engine). */
+  /** CPU time of the spectators' process (at a low priority, so it mostly yields the cores to the engine). */
   readonly spectatorsCpuSeconds: number;
 }
 
@@ -68,7 +70,7 @@ export interface ViewerBenchReport {
   readonly tokensPerSecond: { readonly without: number; readonly with: number };
   /** with / without, of the means. */
   readonly ratio: number;
-  /** The server's own cost: main-thread busy time with the viewer minus without, over the watched runs' wall time. */
+  /** The server's own cost: main-thread CPU with the viewer minus without, over the watched runs' wall time (of one core). */
   readonly serverShare: number;
   /** The spectators' CPU time over the watched runs' wall time (they stand in for browsers on other machines). */
   readonly spectatorsShare: number;
@@ -77,14 +79,15 @@ export interface ViewerBenchReport {
 }
 
 const SPECTATORS_SCRIPT = fileURLToPath(new URL('./bench-spectators.ts', import.meta.url));
+const SPECTATORS_NICENESS = 10;
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 
 /**
  * The engine's throughput with and without spectators: the same short training run (same seed, same matches) in a
  * worker thread as `ludus train` runs it, with no server, then with the viewer server on the main thread and N
- * loopback WebSocket spectators in a child process at the lowest priority, one of which never reads. Tokens per
+ * loopback WebSocket spectators in a child process at a low priority, one of which never reads. Tokens per
  * second count response tokens over the steps' wall time (decode, grading, learning). The server's CPU (main-thread
- * busy time) and the spectators' (their process) are counted apart: on a real deployment the spectators are browsers
+ * CPU time) and the spectators' (their process) are counted apart: on a real deployment the spectators are browsers
  * on other machines, so only the server's share is the viewer's cost to training.
  */
 export async function benchViewer(options: ViewerBenchOptions): Promise<ViewerBenchReport> {
@@ -108,7 +111,6 @@ export async function benchViewer(options: ViewerBenchOptions): Promise<ViewerBe
   const tokensPerSecond = { without: mean(without), with: mean(watched) };
   const total = (runs: readonly ViewerBenchRun[], field: 'mainThreadCpuSeconds' | 'wallSeconds') => runs.reduce((sum, run) => sum + run[field], 0);
   const watchedWall = total(watched, 'wallSeconds');
-  const relayWithout = total(without, 'mainThreadCpuSeconds') / total(without, 'wallSeconds');
   return {
     workload: {
       game: options.game.id,
@@ -122,7 +124,7 @@ export async function benchViewer(options: ViewerBenchOptions): Promise<ViewerBe
     with: watched,
     tokensPerSecond,
     ratio: tokensPerSecond.with / tokensPerSecond.without,
-    serverShare: (total(watched, 'mainThreadCpuSeconds') - relayWithout * watchedWall) / watchedWall,
+    serverShare: (total(watched, 'mainThreadCpuSeconds') - total(without, 'mainThreadCpuSeconds')) / watchedWall,
     spectatorsShare: watched.reduce((sum, run) => sum + run.spectatorsCpuSeconds, 0) / watchedWall,
     machine: { cores: availableParallelism(), loadBefore, loadAfter: loadavg()[0] },
   };
@@ -134,13 +136,13 @@ async function timedRun(options: ViewerBenchOptions, out: string, events?: Ludus
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 100);
-  const started = { wall: performance.now(), cpu: process.cpuUsage(), loop: performance.eventLoopUtilization() };
-  let ended: typeof started;
+  const started = { wall: performance.now(), cpu: process.cpuUsage(), main: mainThreadCpu() };
+  let ended: { wall: number; cpu: NodeJS.CpuUsage; main: number };
   try {
     const training = await trainInWorker({ out, config: options.config, threads: options.threads }, { events, onStep: (line) => void lines.push(line) });
     await training.done;
   } finally {
-    ended = { wall: performance.now(), cpu: process.cpuUsage(started.cpu), loop: performance.eventLoopUtilization(started.loop) };
+    ended = { wall: performance.now(), cpu: process.cpuUsage(started.cpu), main: mainThreadCpu() - started.main };
     clearInterval(sampler);
   }
   const matches = options.config.problemsPerStep * options.config.groupSize;
@@ -153,8 +155,24 @@ async function timedRun(options: ViewerBenchOptions, out: string, events?: Ludus
     peakRssMb: mb(peak),
     wallSeconds: (ended.wall - started.wall) / 1000,
     processCpuSeconds: (ended.cpu.user + ended.cpu.system) / 1e6,
-    mainThreadCpuSeconds: ended.loop.active / 1000,
+    mainThreadCpuSeconds: ended.main,
   };
+}
+
+let clockTicks: number | undefined;
+const loop = { start: performance.eventLoopUtilization() };
+
+/** Seconds of CPU the main thread has used: its utime + stime from /proc (Linux), else the event loop's busy time. */
+function mainThreadCpu(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    // After the command name: state is field 3, utime and stime fields 14 and 15.
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  } catch {
+    return performance.eventLoopUtilization(loop.start).active / 1000;
+  }
 }
 
 async function watchedRun(options: ViewerBenchOptions, out: string): Promise<WatchedBenchRun> {
@@ -162,8 +180,9 @@ async function watchedRun(options: ViewerBenchOptions, out: string): Promise<Wat
   const events = liveRun(server.hub, { id: 'bench', game: options.game.id, status: 'running', view: spectatorView(options.game.view) });
   const before = process.memoryUsage();
   const child = fork(SPECTATORS_SCRIPT, [`ws://127.0.0.1:${server.port}/ws`, String(options.spectators)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  // The spectators stand in for browsers elsewhere: at the lowest priority they take only cores the engine leaves.
-  setPriority(child.pid!, 19);
+  // The spectators stand in for browsers elsewhere: at a low priority they take mostly cores the engine leaves
+  // (at the lowest, a loaded machine starves them until the server drops them as stalled, which lightens its work).
+  setPriority(child.pid!, SPECTATORS_NICENESS);
   const ask = (type: string) =>
     new Promise<{ type: string; report?: SpectatorsReport }>((resolve) => {
       const listen = (message: { type: string; report?: SpectatorsReport }) => {
@@ -218,7 +237,7 @@ export function formatViewerBench(report: ViewerBenchReport): string {
     `viewer bench: ${workload.game}, ${workload.steps} steps × ${workload.matchesPerStep} matches × ≤${workload.maxNewTokens} tokens, ${workload.spectators} spectators (one never reads)`,
     ...rows,
     `tokens/s without ${report.tokensPerSecond.without.toFixed(0)}, with ${report.tokensPerSecond.with.toFixed(0)}: ratio ${report.ratio.toFixed(3)} (drop ${((1 - report.ratio) * 100).toFixed(1)}%)`,
-    `CPU while watched: the server ${(report.serverShare * 100).toFixed(1)}% of one core, the spectators (lowest priority) ${(report.spectatorsShare * 100).toFixed(1)}%; ` +
+    `CPU while watched: the server ${(report.serverShare * 100).toFixed(1)}% of one core, the spectators (niceness ${SPECTATORS_NICENESS}) ${(report.spectatorsShare * 100).toFixed(1)}%; ` +
       `${report.machine.cores} cores, load average ${report.machine.loadBefore.toFixed(2)} before, ${report.machine.loadAfter.toFixed(2)} after`,
     '',
   ].join('\n');
