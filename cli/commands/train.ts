@@ -2,6 +2,7 @@ import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import type { TrainResult } from '../../engine/trainer/trainer.ts';
+import { forceThreadsOption, threadsOption } from '../options.ts';
 import { pluginOption, resolveRun, type RunOptions } from '../run-config.ts';
 import { trainInWorker, type WorkerTraining } from '../training/train-in-worker.ts';
 import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
@@ -24,7 +25,8 @@ export function register(program: Command): void {
     .option('--out <dir>', 'run directory: run.json, metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/, best/', 'runs/train')
     .option('--resume', 'continue from <out>/checkpoint')
     .option('--model <dir>', "base model directory every policy starts from, or 'default' (the shipped base for the task)")
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0);
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption());
   watchOptions(command, 'the matches and training curves').action(async (gameName: string, opts: TrainOptions) => {
     const { config, game } = await resolveRun(gameName, opts);
     const bar = new cliProgress.SingleBar(

@@ -8,7 +8,6 @@ import type { Game } from '../../core/game/define-game.ts';
 import type { Problem, Task } from '../../core/tasks/task.ts';
 import type { Trajectory } from '../../core/trajectory/trajectory.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
-import { pathExists } from '../../native/io/files.ts';
 import type { Policy } from '../../native/runtime/policy.ts';
 import { Scorer } from '../../native/runtime/scorer.ts';
 import { Learner } from '../../native/train/learner.ts';
@@ -32,7 +31,8 @@ import { planPolicies, type LearnerSettings } from './policy-plan.ts';
 import { roleRollouts } from './role-rollouts.ts';
 import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
 import { loadRunCheckpoint, policyDir, saveRunCheckpoint } from './run-checkpoint.ts';
-import { TOKENIZER_FILE, TRAINER_STATE_FILE } from './training-checkpoint.ts';
+import { BEST_DIR, CHECKPOINT_DIR, prepareRunDir, type ResumeMode } from './run-dir.ts';
+import { TOKENIZER_FILE } from './training-checkpoint.ts';
 import type { TrainerState } from './trainer-state.ts';
 import { transcriptLine, type MatchAdvantage } from './transcript-line.ts';
 import { validate } from './validate.ts';
@@ -45,7 +45,8 @@ export interface TrainRun {
   game: AnyGame;
   /** The run's base advantage estimator (the config's `advantage`, resolved from the catalog); the game adapts it per role. */
   advantage: AdvantageEstimator;
-  resume?: boolean;
+  /** Continue from `out`'s checkpoint (true), start a new run into an empty `out` (false), or either ('if-checkpoint'). */
+  resume?: ResumeMode;
   threads?: number;
   /** Stop after this many steps in total (a partial run, resumed later). */
   stopAfter?: number;
@@ -60,8 +61,7 @@ export interface TrainResult {
   best: TrainerState['best'];
 }
 
-export const CHECKPOINT_DIR = 'checkpoint';
-export const BEST_DIR = 'best';
+export { BEST_DIR, CHECKPOINT_DIR };
 export const RUN_FILE = 'run.json';
 export const METRICS_FILE = 'metrics.jsonl';
 export const TRANSCRIPTS_FILE = 'transcripts.jsonl';
@@ -88,7 +88,8 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   const planned = planPolicies(game, config);
   const task = await taskByName(config.task);
   const checkpointDir = join(run.out, CHECKPOINT_DIR);
-  const resuming = run.resume === true && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
+  const trainable = planned.filter((p) => p.learner).map((p) => p.spec.name);
+  const resuming = await prepareRunDir(run.out, { resume: run.resume ?? false, best: trainable });
   const checkpoint = resuming ? await loadRunCheckpoint<TrainerState>(checkpointDir) : undefined;
   if (checkpoint) checkSameRun(checkpointDir, checkpoint.state.config, config);
   const state: TrainerState = checkpoint?.state ?? { step: 0, cursor: 0, seed: config.seed, config, nonFinite: {}, best: null, eventSeq: 0, estimators: {} };

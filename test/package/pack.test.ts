@@ -32,6 +32,7 @@ describe('the published package', () => {
     }
     await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
     const project = await mkdtemp(join(tmpdir(), 'ludus-user-project-'));
+    await run('npm', ['run', 'build'], { cwd: copy, env, maxBuffer: 64 << 20 });
     await run('npm', ['pack', '--pack-destination', project], { cwd: copy, env, maxBuffer: 64 << 20 });
     const [tarball] = (await readdir(project)).filter((name) => name.endsWith('.tgz'));
     expect(tarball).toMatch(/^ludus-\d+\.\d+\.\d+\.tgz$/);
