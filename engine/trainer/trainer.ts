@@ -14,7 +14,6 @@ import { Learner } from '../../native/train/learner.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import { arenaFor } from '../match/arena.ts';
-import { DecoderPool } from '../match/decoder-pool.ts';
 import { EventStream } from '../match/event-stream.ts';
 import { MatchBroadcast, tokenTexts } from '../match/match-events.ts';
 import { trainingSeeds, validationSeeds } from '../match/match-seeds.ts';
@@ -22,6 +21,7 @@ import { playMatches } from '../match/play-matches.ts';
 import type { PlayedMatch } from '../match/played-match.ts';
 import { graderVerdict } from '../match/verdicts.ts';
 import { PolicyPool } from '../policies/policy-pool.ts';
+import { openRuntime } from '../remote/open-runtime.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { referenceLogprobs } from './reference-logprobs.ts';
@@ -98,6 +98,10 @@ export async function train(run: TrainRun): Promise<TrainResult> {
     planned.map((p) => p.spec),
     { task: config.task, ...(checkpoint ? { weights: new Map(Object.entries(checkpoint.policies).map(([name, saved]) => [name, saved.weights])) } : {}) },
   );
+  // Servers are checked before anything else is built, so an unreachable one fails the run before it starts.
+  const first = pool.policy(game.policies[0]);
+  const stopTokens = [...new Set(game.policies.flatMap((name) => pool.policy(name).config.eosTokenIds))];
+  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, stale: checkpoint ? trainable : [] });
   const learners = new Map<string, PolicyLearner>();
   const settings = new Map<string, LearnerSettings>();
   for (const { spec, learner } of planned) {
@@ -120,10 +124,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
     settings.set(spec.name, learner);
   }
 
-  const first = pool.policy(game.policies[0]);
-  const stopTokens = [...new Set(game.policies.flatMap((name) => pool.policy(name).config.eosTokenIds))];
-  const decoders = new DecoderPool(pool, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads });
-  const arena = arenaFor(game, decoders, pool.tokenizer, stopTokens, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens });
+  const arena = arenaFor(game, runtime, pool.tokenizer, stopTokens, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens });
   const events = new EventStream(run.events, state.eventSeq);
   const broadcast = new MatchBroadcast(events, game.id, tokenTexts(pool.tokenizer, stopTokens));
   const scorers = new ReferenceScorers(run.threads);
@@ -213,7 +214,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       run.onStep?.(line, config.steps);
     }
   } finally {
-    await decoders.release();
+    await runtime.release();
     await scorers.release();
     for (const { learner } of learners.values()) await learner.release();
   }
