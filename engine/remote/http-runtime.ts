@@ -127,5 +127,7 @@ export class HttpRuntime implements MatchRuntime {
     this.traffic.resent += resent;
   }
 
-  async release(): Promise<void> {}
+  async release(): Promise<void> {
+    await this.served.release();
+  }
 }

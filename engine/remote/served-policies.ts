@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
@@ -20,9 +21,12 @@ interface Served {
  * (the base model, or the adapter loaded for the policy's current version), and the weight version the servers
  * hold. A policy the learner has updated since is pushed before it samples again: its weights are written as a model
  * directory under `syncDir` and loaded on its servers (an adapter under a new name per version, or the served
- * weights replaced), the previous version's adapter unloaded and its directory removed.
+ * weights replaced), the previous version's adapter unloaded and its directory removed. Adapter names carry a tag of
+ * this run, so runs sharing servers (or a resumed run meeting its earlier adapters) never collide.
  */
 export class ServedPolicies {
+  private readonly tag = randomUUID().slice(0, 8);
+
   private constructor(
     private readonly pool: PolicyPool,
     private readonly config: RolloutServers,
@@ -51,7 +55,7 @@ export class ServedPolicies {
         serverLists.set(key, servers);
       }
       const model = config.policies[name]?.model;
-      served.set(name, { servers, target: model === undefined ? {} : { model }, version: stale.includes(name) ? -1 : pool.version(name) });
+      served.set(name, { servers, target: model === undefined ? {} : { model }, version: stale.includes(name) ? -1 : 0 });
     }
     if (config.sync === 'full') checkFullSync(pool, config, dialect, served);
     await Promise.all([...serverLists.values()].map((servers) => servers.checkHealth(dialect.healthPath)));
@@ -84,7 +88,7 @@ export class ServedPolicies {
     if (this.config.sync === 'full') {
       await this.broadcast(entry.servers, this.dialect.updateWeights!(dir, version));
     } else {
-      const adapter = `${name}-v${version}`;
+      const adapter = `${name}-v${version}-${this.tag}`;
       await this.broadcast(entry.servers, this.dialect.loadAdapter(adapter, dir));
       entry.target = { ...entry.target, adapter };
       if (previous.target.adapter !== undefined) await this.broadcast(entry.servers, this.dialect.unloadAdapter(previous.target.adapter));
@@ -92,6 +96,15 @@ export class ServedPolicies {
     entry.version = version;
     entry.dir = dir;
     if (previous.dir !== undefined) await rm(previous.dir, { recursive: true, force: true });
+  }
+
+  /** Unloads the adapters this run loaded (best effort: a server already gone is no reason to fail the run's end). */
+  async release(): Promise<void> {
+    for (const entry of this.served.values()) {
+      if (entry.target.adapter === undefined) continue;
+      await this.broadcast(entry.servers, this.dialect.unloadAdapter(entry.target.adapter)).catch(() => undefined);
+      entry.target = { ...entry.target, adapter: undefined };
+    }
   }
 
   private broadcast(servers: ServerPool, call: HttpCall): Promise<unknown> {
