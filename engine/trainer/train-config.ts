@@ -72,6 +72,12 @@ export const TrainConfigSchema = z
     validateEvery: z.number().int().min(0).default(10).describe("steps between validations (the grader's verdicts on test problems under the game's own protocol) that keep best/; 0 turns it off"),
     validationProblems: z.number().int().positive().default(32).describe('test problems per validation'),
     maxConsecutiveNonFinite: z.number().int().positive().default(3).describe('non-finite updates are skipped; this many in a row abort the run'),
+    finalComparison: z
+      .number()
+      .int()
+      .min(0)
+      .default(64)
+      .describe('held-out test problems on which, at the end of the run, the trained policies play against their starting point on the same seeds (with bootstrap SEs); 0: none (ours)'),
   })
   .strict();
 

@@ -17,12 +17,13 @@ import { arenaFor } from '../match/arena.ts';
 import { DecoderPool } from '../match/decoder-pool.ts';
 import { EventStream } from '../match/event-stream.ts';
 import { MatchBroadcast, tokenTexts } from '../match/match-events.ts';
-import { trainingSeeds, validationSeeds } from '../match/match-seeds.ts';
+import { finalSeeds, trainingSeeds, validationSeeds } from '../match/match-seeds.ts';
 import { playMatches } from '../match/play-matches.ts';
 import type { PlayedMatch } from '../match/played-match.ts';
 import { graderVerdict } from '../match/verdicts.ts';
 import { PolicyPool } from '../policies/policy-pool.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
+import { compareWithStart, type FinalComparison } from './final-comparison.ts';
 import { learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { referenceLogprobs } from './reference-logprobs.ts';
 import { flatMetrics, type MetricsLine, type PolicyMetrics, type RoleMetrics } from './metrics-line.ts';
@@ -59,6 +60,8 @@ export interface TrainRun {
 export interface TrainResult {
   steps: number;
   best: TrainerState['best'];
+  /** The trained policies against their starting point on held-out problems, once the run has taken all its steps. */
+  comparison?: FinalComparison;
 }
 
 export { BEST_DIR, CHECKPOINT_DIR };
@@ -151,6 +154,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       tokenizerJson: pool.tokenizer.json,
     });
   const last = Math.min(config.steps, run.stopAfter ?? config.steps);
+  let comparison: FinalComparison | undefined;
   try {
     while (state.step < last) {
       await run.gate?.wait();
@@ -212,12 +216,21 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       if (step % config.checkpointEvery === 0 || step === last) await save();
       run.onStep?.(line, config.steps);
     }
+    if (state.step === config.steps && config.finalComparison > 0) {
+      const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, decoders.options);
+      try {
+        const startArena = arenaFor(game, startDecoders, pool.tokenizer, stopTokens, arena.sampling);
+        comparison = await compareWithStart(arena, startArena, task, config.finalComparison, finalSeeds(config.seed), game.rotation.at(0).seats, game.validateOn);
+      } finally {
+        await startDecoders.release();
+      }
+    }
   } finally {
     await decoders.release();
     await scorers.release();
     for (const { learner } of learners.values()) await learner.release();
   }
-  return { steps: state.step, best: state.best };
+  return { steps: state.step, best: state.best, ...(comparison ? { comparison } : {}) };
 
   async function validateAndKeepBest(step: number): Promise<void> {
     const seats = game.rotation.at(0).seats;
