@@ -236,6 +236,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
     const seats = game.rotation.at(0).seats;
     const result = await validate(arena, task, config.validationProblems, validationSeeds(config.seed, step), seats, game.validateOn);
     await appendJsonl(files.validation, [{ step, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, protocol: game.protocol.name }]);
+    events.publish({ type: 'validation', step, role: result.role, accuracy: result.accuracy, answerPresent: result.answerPresent });
     if (state.best !== null && result.accuracy <= state.best.accuracy) return;
     state.best = { step, accuracy: result.accuracy };
     for (const { name, learner } of learners.values()) {
