@@ -7,13 +7,18 @@ import { LudusError } from '../core/errors.ts';
 import { checkThreads } from './options.ts';
 import { LUDUS_VERSION } from './version.ts';
 
-/** Each file in cli/commands exports `register(program)`; adding a command is adding a file. */
-async function registerCommands(program: Command): Promise<void> {
+/**
+ * Each file in cli/commands exports `register(program)`; adding a command is adding a file. When the command line
+ * names one of them (`ludus train …`), only that file is loaded, so a command starts without loading every other
+ * command's modules; `ludus --help` and anything unknown load them all.
+ */
+async function registerCommands(program: Command, requested: string | undefined): Promise<void> {
   const dir = new URL('./commands/', import.meta.url);
   // Sources end in .ts, the compiled package's in .js (beside their .d.ts).
   const ext = extname(fileURLToPath(import.meta.url));
-  const files = (await readdir(dir)).filter((f) => f.endsWith(ext) && !f.endsWith('.d.ts')).sort();
-  for (const file of files) {
+  const all = (await readdir(dir)).filter((f) => f.endsWith(ext) && !f.endsWith('.d.ts')).sort();
+  const named = all.find((file) => file === `${requested}${ext}`);
+  for (const file of named ? [named] : all) {
     const module = (await import(new URL(file, dir).href)) as { register?: (program: Command) => void };
     if (typeof module.register !== 'function') throw new Error(`cli/commands/${file} exports no register(program)`);
     module.register(program);
@@ -32,7 +37,7 @@ const program = new Command('ludus')
   .hook('preAction', (_program, action) => checkThreads(action));
 
 try {
-  await registerCommands(program);
+  await registerCommands(program, process.argv[2]);
   explainUsageErrors(program, 'ludus');
   await program.parseAsync(process.argv);
 } catch (error) {

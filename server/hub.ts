@@ -1,3 +1,4 @@
+import { match } from 'ts-pattern';
 import { WebSocket, type RawData } from 'ws';
 import type { LudusEvent } from '../core/events.ts';
 import { ClientBacklog } from './client-backlog.ts';
@@ -303,17 +304,20 @@ export class BroadcastHub {
     } catch {
       return this.refuse(client, 'MESSAGE_INVALID', 'not JSON');
     }
-    switch (message.type) {
-      case 'resync':
-        return this.resync(client);
-      case 'match': {
-        const events = this.state.matchEvents(message.run, message.matchId);
-        if (!events) return this.refuse(client, 'MATCH_UNKNOWN', `${message.run} ${message.matchId}`);
-        return this.reply(client, { type: 'match', run: message.run, matchId: message.matchId, events });
-      }
-      case 'control':
-        return void this.control(client, message.run, message.action, message.token);
-    }
+    match(message)
+      .with({ type: 'resync' }, () => this.resync(client))
+      .with({ type: 'matches' }, ({ run, offset, limit }) => {
+        const page = this.state.matchPage(run, offset, limit);
+        if (!page) return this.refuse(client, 'RUN_UNKNOWN', `${run} is not a recorded run`);
+        this.reply(client, page);
+      })
+      .with({ type: 'match' }, ({ run, matchId }) => {
+        const events = this.state.matchEvents(run, matchId);
+        if (!events) return this.refuse(client, 'MATCH_UNKNOWN', `${run} ${matchId}`);
+        this.reply(client, { type: 'match', run, matchId, events });
+      })
+      .with({ type: 'control' }, ({ run, action, token }) => void this.control(client, run, action, token))
+      .exhaustive();
   }
 
   private async control(client: Client, runId: string, action: ControlAction, token: string): Promise<void> {

@@ -8,10 +8,10 @@ import { TOKENIZER_FILE } from '../engine/trainer/training-checkpoint.ts';
 import { loadTokenizer } from '../plugins/tokenizers/hf-tokenizer.ts';
 import { EventStream } from '../engine/match/event-stream.ts';
 import { readJsonl, warnOnStderr, type Warn } from '../engine/trainer/jsonl-log.ts';
-import { MatchBroadcast, tokenTexts } from '../engine/match/match-events.ts';
-import { flatMetrics, type MetricsLine } from '../engine/trainer/metrics-line.ts';
+import { MatchBroadcast, tokenTexts, type TokenText } from '../engine/match/match-events.ts';
+import { flatMetrics, validationMetrics, type MetricsLine } from '../engine/trainer/metrics-line.ts';
 import type { TranscriptLine } from '../engine/trainer/transcript-line.ts';
-import { METRICS_FILE, RUN_FILE, TRANSCRIPTS_FILE, type RunRecord } from '../engine/trainer/trainer.ts';
+import { METRICS_FILE, RUN_FILE, TRANSCRIPTS_FILE, VALIDATION_FILE, type RunRecord } from '../engine/trainer/trainer.ts';
 import type { MatchArchive } from './watch-state.ts';
 import type { MatchSummary, MetricsPoint, WireEvent } from './wire.ts';
 
@@ -46,6 +46,7 @@ export async function loadRecordedRun(dir: string, warn: Warn = warnOnStderr): P
   const id = basename(dir);
   const lines = await readJsonl<TranscriptLine>(join(dir, TRANSCRIPTS_FILE), warn);
   const metrics = (await pathExists(join(dir, METRICS_FILE))) ? await readJsonl<MetricsLine>(join(dir, METRICS_FILE), warn) : [];
+  const validations = (await pathExists(join(dir, VALIDATION_FILE))) ? await readJsonl<{ step: number; role?: string; accuracy: number; answer_present: number }>(join(dir, VALIDATION_FILE), warn) : [];
   const record = (await pathExists(join(dir, RUN_FILE))) ? (JSON.parse(await readFile(join(dir, RUN_FILE), 'utf8')) as RunRecord) : undefined;
   const game = record?.game;
   const tokenizer = await loadTokenizer(join(dir, TOKENIZER_FILE));
@@ -66,7 +67,10 @@ export async function loadRecordedRun(dir: string, warn: Warn = warnOnStderr): P
     dir,
     game,
     record,
-    metrics: metrics.map((line) => ({ step: line.step, metrics: flatMetrics(line) })),
+    metrics: [
+      ...metrics.map((line) => ({ step: line.step, metrics: flatMetrics(line) })),
+      ...validations.map((line) => ({ step: line.step, metrics: validationMetrics(line.role ?? 'senior', line.accuracy, line.answer_present) })),
+    ],
     archive: {
       summaries: () => summaries,
       events: (matchId) => {
@@ -78,7 +82,7 @@ export async function loadRecordedRun(dir: string, warn: Warn = warnOnStderr): P
 }
 
 /** The events a live match would have published, numbered from 0 within the match. */
-function replayEvents(run: string, game: string, line: TranscriptLine, text: (id: number) => string): WireEvent[] {
+function replayEvents(run: string, game: string, line: TranscriptLine, text: TokenText): WireEvent[] {
   const events: LudusEvent[] = [];
   const emitter: LudusEmitter = new EventEmitter<LudusEventMap>();
   emitter.on('event', (event) => events.push(event));

@@ -12,6 +12,9 @@ interface Entry {
   readonly versions: number[];
 }
 
+/** Where a decoder pool takes its policies from, by name, with how often each changed, and the tokenizer they share. */
+export type PolicySource = Pick<PolicyPool, 'policy' | 'version' | 'tokenizer'>;
+
 /**
  * The in-process runtime: one decoder per tuple of policies stepped together (a single policy for a sequential turn,
  * the authors of a co-decoded turn in protocol order). Each is `rows` wide, created on first use and kept; a member
@@ -21,7 +24,7 @@ export class DecoderPool implements MatchRuntime {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    private readonly policies: PolicyPool,
+    private readonly policies: PolicySource,
     readonly options: { readonly rows: number; readonly maxLen: number; readonly threads?: number; readonly device?: Device },
   ) {}
 

@@ -74,6 +74,12 @@ export const TrainConfigSchema = z
     validationProblems: z.number().int().positive().default(32).describe('test problems per validation'),
     maxConsecutiveNonFinite: z.number().int().positive().default(3).describe('non-finite updates are skipped; this many in a row abort the run'),
     rolloutServers: RolloutServersSchema.optional().describe('rollouts on vLLM or SGLang servers (or `ludus serve-model`) over HTTP instead of the in-process decoders (see Rollout servers below)'),
+    finalComparison: z
+      .number()
+      .int()
+      .min(0)
+      .default(64)
+      .describe('held-out test problems on which, at the end of the run, the trained policies play against their starting point on the same seeds (with bootstrap SEs); 0: none (ours)'),
   })
   .strict();
 

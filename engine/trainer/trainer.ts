@@ -14,15 +14,17 @@ import { Learner } from '../../native/train/learner.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import { arenaFor } from '../match/arena.ts';
+import { DecoderPool } from '../match/decoder-pool.ts';
 import { EventStream } from '../match/event-stream.ts';
 import { MatchBroadcast, tokenTexts } from '../match/match-events.ts';
-import { trainingSeeds, validationSeeds } from '../match/match-seeds.ts';
+import { finalSeeds, trainingSeeds, validationSeeds } from '../match/match-seeds.ts';
 import { playMatches } from '../match/play-matches.ts';
 import type { PlayedMatch } from '../match/played-match.ts';
 import { graderVerdict } from '../match/verdicts.ts';
 import { PolicyPool } from '../policies/policy-pool.ts';
 import { openRuntime } from '../remote/open-runtime.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
+import { compareWithStart, type FinalComparison } from './final-comparison.ts';
 import { learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { referenceLogprobs } from './reference-logprobs.ts';
 import { flatMetrics, type MetricsLine, type PolicyMetrics, type RoleMetrics } from './metrics-line.ts';
@@ -59,6 +61,8 @@ export interface TrainRun {
 export interface TrainResult {
   steps: number;
   best: TrainerState['best'];
+  /** The trained policies against their starting point on held-out problems, once the run has taken all its steps. */
+  comparison?: FinalComparison;
 }
 
 export { BEST_DIR, CHECKPOINT_DIR };
@@ -96,7 +100,15 @@ export async function train(run: TrainRun): Promise<TrainResult> {
 
   const pool = await PolicyPool.load(
     planned.map((p) => p.spec),
-    { task: config.task, ...(checkpoint ? { weights: new Map(Object.entries(checkpoint.policies).map(([name, saved]) => [name, saved.weights])) } : {}) },
+    {
+      task: config.task,
+      ...(checkpoint
+        ? {
+            weights: new Map(Object.entries(checkpoint.policies).map(([name, saved]) => [name, saved.weights])),
+            versions: new Map(Object.entries(checkpoint.policies).map(([name, saved]) => [name, saved.optimizer.step])),
+          }
+        : {}),
+    },
   );
   // Servers are checked before anything else is built, so an unreachable one fails the run before it starts.
   const first = pool.policy(game.policies[0]);
@@ -152,6 +164,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       tokenizerJson: pool.tokenizer.json,
     });
   const last = Math.min(config.steps, run.stopAfter ?? config.steps);
+  let comparison: FinalComparison | undefined;
   try {
     while (state.step < last) {
       await run.gate?.wait();
@@ -213,17 +226,32 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       if (step % config.checkpointEvery === 0 || step === last) await save();
       run.onStep?.(line, config.steps);
     }
+    if (state.step === config.steps && config.finalComparison > 0) {
+      // Both sides in-process, so they differ only in weights (rollout servers sample with their own kernels).
+      const local = { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads };
+      const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0, tokenizer: pool.tokenizer }, local);
+      const trainedDecoders = runtime instanceof DecoderPool ? null : new DecoderPool(pool, local);
+      try {
+        const startArena = arenaFor(game, startDecoders, pool.tokenizer, stopTokens, arena.sampling);
+        const trainedArena = trainedDecoders ? arenaFor(game, trainedDecoders, pool.tokenizer, stopTokens, arena.sampling) : arena;
+        comparison = await compareWithStart(trainedArena, startArena, task, config.finalComparison, finalSeeds(config.seed), game.rotation.at(0).seats, game.validateOn);
+      } finally {
+        await startDecoders.release();
+        await trainedDecoders?.release();
+      }
+    }
   } finally {
     await runtime.release();
     await scorers.release();
     for (const { learner } of learners.values()) await learner.release();
   }
-  return { steps: state.step, best: state.best };
+  return { steps: state.step, best: state.best, ...(comparison ? { comparison } : {}) };
 
   async function validateAndKeepBest(step: number): Promise<void> {
     const seats = game.rotation.at(0).seats;
     const result = await validate(arena, task, config.validationProblems, validationSeeds(config.seed, step), seats, game.validateOn);
     await appendJsonl(files.validation, [{ step, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, protocol: game.protocol.name }]);
+    events.publish({ type: 'validation', step, role: result.role, accuracy: result.accuracy, answerPresent: result.answerPresent });
     if (state.best !== null && result.accuracy <= state.best.accuracy) return;
     state.best = { step, accuracy: result.accuracy };
     for (const { name, learner } of learners.values()) {

@@ -22,12 +22,19 @@ async function configFile(config: object): Promise<{ dir: string; file: string }
 describe('ludus train', () => {
   describe('having the tandem game, the shipped base and a tiny config', () => {
     it('should train, write one metrics line per step and report the run on stdout', async () => {
-      const { dir, file } = await configFile(tinyConfig);
+      const { dir, file } = await configFile({ ...tinyConfig, finalComparison: 6 });
       const out = join(dir, 'run');
       const result = await runLudus(['train', 'tandem', '--config', file, '--steps', '2', '--seed', '3', '--out', out, '--model', 'default', '--no-watch', '--threads', '1']);
       expect(result.stderr).not.toMatch(/\[[A-Z_]+\]/);
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({ out, steps: 2 });
+      const reported = JSON.parse(result.stdout) as { comparison: { problems: number; trained: { value: number; se: number }; start: { value: number }; difference: { value: number } } };
+      expect(reported).toMatchObject({ out, steps: 2, comparison: { role: 'senior', problems: 6 } });
+      expect(reported.comparison.difference.value).toBeCloseTo(reported.comparison.trained.value - reported.comparison.start.value, 10);
+      // The summary a newcomer reads: did training help, where the files are, how to watch the run again.
+      expect(result.stderr).toMatch(/trained tandem for 2 steps in /);
+      expect(result.stderr).toMatch(/senior, 6 held-out problems, one match each on the same seeds:\n {4}trained \d+\.\d% ± \d+\.\d {3}at the start \d+\.\d% ± \d+\.\d {3}difference [+-]\d+\.\d ± \d+\.\d points/);
+      expect(result.stderr).toContain(`the policies in ${out}/checkpoint/policies/{senior}`);
+      expect(result.stderr).toContain(`watch it again: npx ludus serve --runs ${out}`);
       const lines = (await readFile(join(out, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number });
       expect(lines.map((line) => line.step)).toEqual([1, 2]);
       const state = JSON.parse(await readFile(join(out, 'checkpoint', 'trainer_state.json'), 'utf8')) as { step: number; seed: number };
