@@ -19,6 +19,7 @@ export const sglangDialect: Dialect = {
         top_p: request.topP,
         sampling_seed: request.seed,
         stop_token_ids: [...request.stopTokenIds],
+        ignore_eos: true,
         ...(request.stopStrings.length > 0 ? { stop: [...request.stopStrings] } : {}),
         no_stop_trim: true,
       },

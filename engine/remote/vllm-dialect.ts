@@ -21,6 +21,8 @@ export const vllmDialect: Dialect = {
       top_p: request.topP,
       seed: request.seed,
       stop_token_ids: [...request.stopTokenIds],
+      // The call's stop ids end a row (they hold EOS wherever the game stops at it), as in-process: not the server's EOS.
+      ignore_eos: true,
       ...(request.stopStrings.length > 0 ? { stop: [...request.stopStrings], include_stop_str_in_output: true } : {}),
       logprobs: 0,
       return_tokens_as_token_ids: true,

@@ -38,8 +38,11 @@ interface Queued {
   readonly reject: (error: unknown) => void;
 }
 
+/** How long an idle decoder waits for more requests before decoding a batch that is not full (ours: measured in `ludus bench remote`). */
+const GATHER_MS = 2;
+
 /**
- * Serves one model: requests queue, and while the decoder is busy the next ones gather; each round takes up to
+ * Serves one model: requests queue, and while the decoder is busy (or for GATHER_MS when it is idle) the next ones gather; each round takes up to
  * `rows` queued requests with the same sampling parameters and decodes them as one batch (each row from its own seed,
  * as the in-process engine samples a sequential turn). Weight replacements queue between rounds.
  */
@@ -49,6 +52,7 @@ export class Batcher {
   private readonly queue: Queued[] = [];
   private chain: Promise<void> = Promise.resolve();
   private pumping = false;
+  private gathering: NodeJS.Timeout | undefined;
 
   constructor(
     private current: Policy,
@@ -68,7 +72,18 @@ export class Batcher {
     if (end > this.maxLen) fail('SEQUENCE_TOO_LONG', `prompt of ${job.prompt.length} tokens + ${job.maxTokens} new tokens exceeds the model's ${this.maxLen} positions`, { maxLen: this.maxLen });
     for (const id of job.prompt) if (id >= this.policy.config.vocabSize) fail('REQUEST_INVALID', `prompt token ${id} is outside the vocabulary [0, ${this.policy.config.vocabSize})`, { field: 'prompt' });
     const outcome = new Promise<SampleOutcome>((resolve, reject) => this.queue.push({ job, resolve, reject }));
-    if (!this.pumping) this.pump();
+    if (this.pumping) return outcome;
+    // An idle decoder waits a moment for the requests sent with this one (each arrives on its own socket), unless a batch is full.
+    if (this.queue.length >= this.options.rows) {
+      clearTimeout(this.gathering);
+      this.gathering = undefined;
+      this.pump();
+    } else {
+      this.gathering ??= setTimeout(() => {
+        this.gathering = undefined;
+        if (!this.pumping) this.pump();
+      }, GATHER_MS);
+    }
     return outcome;
   }
 

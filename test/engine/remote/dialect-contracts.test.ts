@@ -21,7 +21,7 @@ const score: ScoreRequest = { target: {}, sequence: [5, 6, 7, 8, 9], from: 3, te
 
 describe('the vLLM dialect', () => {
   describe('having a span to sample', () => {
-    it('should POST /v1/completions with token ids, the adapter as model, a seed, stop ids and sampled-token logprobs as ids', () => {
+    it('should POST /v1/completions with token ids, the adapter as model, a seed, stop ids (not the server\'s EOS) and sampled-token logprobs as ids', () => {
       const { path, body } = vllmDialect.sample(sample);
       expect(path).toBe('/v1/completions');
       expect(body).toEqual({
@@ -32,6 +32,7 @@ describe('the vLLM dialect', () => {
         top_p: 1,
         seed: 1234,
         stop_token_ids: [2],
+        ignore_eos: true,
         logprobs: 0,
         return_tokens_as_token_ids: true,
         return_token_ids: true,
@@ -110,7 +111,7 @@ describe('the SGLang dialect', () => {
       expect(path).toBe('/generate');
       expect(body).toEqual({
         input_ids: [5, 6, 7],
-        sampling_params: { max_new_tokens: 4, temperature: 0.6, top_p: 1, sampling_seed: 1234, stop_token_ids: [2], no_stop_trim: true },
+        sampling_params: { max_new_tokens: 4, temperature: 0.6, top_p: 1, sampling_seed: 1234, stop_token_ids: [2], ignore_eos: true, no_stop_trim: true },
         return_logprob: true,
         lora_path: 'senior-v3',
       });
