@@ -55,10 +55,11 @@ export interface Dialect {
   parseScore(json: unknown, request: ScoreRequest): number[];
   loadAdapter(name: string, path: string): HttpCall;
   unloadAdapter(name: string): HttpCall;
-  /** Replaces the served base model's weights from a directory; undefined where the family has no such endpoint. */
+  /**
+   * Replaces the served base model's weights from a directory, dropping the prefix cache with them; undefined where
+   * the family has no such endpoint. (A pushed adapter needs no flush: it has a new name, and caches are kept per adapter.)
+   */
   updateWeights?(path: string, version: number): HttpCall;
-  /** Drops the server's prefix cache (after weights change). */
-  flushCache(): HttpCall;
 }
 
 /** An answer checked against its documented schema; REMOTE_RESPONSE_INVALID naming the first mismatch. */

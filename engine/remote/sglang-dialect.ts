@@ -61,7 +61,6 @@ export const sglangDialect: Dialect = {
   loadAdapter: (name, path) => ({ path: '/load_lora_adapter', body: { lora_name: name, lora_path: path } }),
   unloadAdapter: (name) => ({ path: '/unload_lora_adapter', body: { lora_name: name } }),
   updateWeights: (path, version) => ({ path: '/update_weights_from_disk', body: { model_path: path, weight_version: String(version), flush_cache: true }, check: checkWeightsUpdated }),
-  flushCache: () => ({ path: '/flush_cache', body: undefined }),
 };
 
 /** Checks an /update_weights_from_disk answer: `success: false` is a refusal. */

@@ -62,7 +62,6 @@ export const vllmDialect: Dialect = {
   loadAdapter: (name, path) => ({ path: '/v1/load_lora_adapter', body: { lora_name: name, lora_path: path } }),
   unloadAdapter: (name) => ({ path: '/v1/unload_lora_adapter', body: { lora_name: name } }),
   // Only served with VLLM_SERVER_DEV_MODE=1; adapters under new names need no reset.
-  flushCache: () => ({ path: '/reset_prefix_cache', body: undefined }),
 };
 
 function modelOf(target: SampleRequest['target']): { model?: string } {

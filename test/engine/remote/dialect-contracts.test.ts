@@ -166,7 +166,6 @@ describe('the SGLang dialect', () => {
       expect(() => update.check!({ success: false, message: 'shape mismatch' })).toThrow(expect.objectContaining({ code: 'REMOTE_REJECTED' }));
       expect(() => update.check!({ success: true, message: 'ok', num_paused_requests: 0 })).not.toThrow();
       expect(sglangDialect.loadAdapter('senior-v4', '/w/senior/v4')).toEqual({ path: '/load_lora_adapter', body: { lora_name: 'senior-v4', lora_path: '/w/senior/v4' } });
-      expect(sglangDialect.flushCache()).toEqual({ path: '/flush_cache', body: undefined });
     });
   });
 });
