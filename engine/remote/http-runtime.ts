@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { deriveSeed } from '../../core/rng.ts';
 import { buildSchedule, type ScheduleSpec } from '../../core/schedules/spec.ts';
 import type { Rollout } from '../../native/runtime/generate.ts';
@@ -57,6 +58,8 @@ export class HttpRuntime implements MatchRuntime {
     const stopTokens = new Set(call.stopTokens);
     const stopWhen = stopStringMatcher((ids) => this.pool.tokenizer.decode(ids), call.stopStrings);
     const aborted = new AbortController();
+    // Every request of the call listens on it (one per row and span in flight): many, none kept past the call.
+    setMaxListeners(0, aborted.signal);
     let step = 0;
     const stream = (row: number, token: number, author: number) => {
       if (!call.onStep) return undefined;
