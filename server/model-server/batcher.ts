@@ -38,8 +38,12 @@ interface Queued {
   readonly reject: (error: unknown) => void;
 }
 
-/** How long an idle decoder waits for more requests before decoding a batch that is not full (ours: measured in `ludus bench remote`). */
+/**
+ * How long an idle decoder waits for one more request before decoding a batch that is not full, and for all of them
+ * at most (ours: measured in `ludus bench remote`).
+ */
 const GATHER_MS = 2;
+const GATHER_MAX_MS = 20;
 
 /**
  * Serves one model: requests queue, and while the decoder is busy (or for GATHER_MS when it is idle) the next ones gather; each round takes up to
@@ -53,6 +57,7 @@ export class Batcher {
   private chain: Promise<void> = Promise.resolve();
   private pumping = false;
   private gathering: NodeJS.Timeout | undefined;
+  private gatherStart: number | undefined;
 
   constructor(
     private current: Policy,
@@ -77,12 +82,17 @@ export class Batcher {
     if (this.queue.length >= this.options.rows) {
       clearTimeout(this.gathering);
       this.gathering = undefined;
+      this.gatherStart = undefined;
       this.pump();
     } else {
-      this.gathering ??= setTimeout(() => {
+      // Each arrival extends the wait by GATHER_MS, up to GATHER_MAX_MS after the first.
+      this.gatherStart ??= performance.now();
+      clearTimeout(this.gathering);
+      this.gathering = setTimeout(() => {
         this.gathering = undefined;
+        this.gatherStart = undefined;
         if (!this.pumping) this.pump();
-      }, GATHER_MS);
+      }, Math.max(0, Math.min(GATHER_MS, this.gatherStart + GATHER_MAX_MS - performance.now())));
     }
     return outcome;
   }
