@@ -2,6 +2,9 @@ import { Decoder } from '../../native/runtime/decoder.ts';
 import type { Device } from '../../native/ort.ts';
 import type { PolicyPool } from '../policies/policy-pool.ts';
 
+/** Where a decoder pool finds policies by name and how often each changed: a run's PolicyPool, or a tournament's cache of entrants. */
+export type PolicySource = Pick<PolicyPool, 'policy' | 'version'>;
+
 interface Entry {
   readonly decoder: Decoder;
   readonly names: readonly string[];
@@ -17,7 +20,7 @@ export class DecoderPool {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    private readonly policies: PolicyPool,
+    private readonly policies: PolicySource,
     readonly options: { readonly rows: number; readonly maxLen: number; readonly threads?: number; readonly device?: Device },
   ) {}
 

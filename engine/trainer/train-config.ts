@@ -15,6 +15,8 @@ export const LearnerSettingsSchema = z
   })
   .strict();
 
+export type LearnerSettingsInput = z.output<typeof LearnerSettingsSchema>;
+
 /** One policy slot of the game, bound for this run. */
 export const PolicyConfigSchema = LearnerSettingsSchema.extend({
   /** The model directory it starts from, or 'default' (the shipped base of the task); the run's `model` when absent. */
