@@ -1,8 +1,10 @@
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { LudusEmitter } from '../../core/events.ts';
+import type { LudusEmitter, LudusEvent } from '../../core/events.ts';
 import { parseConfig } from '../../core/parse-config.ts';
-import { runTournament, tournamentGames } from '../../lab/tournament/run-tournament.ts';
+import { tournamentGames } from '../../lab/tournament/run-tournament.ts';
+import { siblingModule } from '../../native/io/package-root.ts';
+import { WorkerRpc } from '../../native/worker/worker-rpc.ts';
 import { TournamentConfigSchema } from '../../lab/tournament/tournament-config.ts';
 import { liveRun } from '../../server/live-run.ts';
 import { spectatorView } from '../../server/spectator-view.ts';
@@ -10,6 +12,7 @@ import { composePlugins } from '../composition/compose.ts';
 import { loadPluginFiles } from '../composition/plugin-files.ts';
 import { readConfigFile } from '../config-file.ts';
 import { pluginOption } from '../run-config.ts';
+import type { TournamentMethods, WorkerTournamentSpec } from '../training/tournament-worker.ts';
 import { startViewer, watchOptions, type WatchOptions } from '../watch.ts';
 
 interface TournamentOptions extends WatchOptions {
@@ -44,21 +47,26 @@ export function register(program: Command): void {
       if (server) events[game] = liveRun(server.hub, { id: `${id}/${game}`, game, status: 'running', view: spectatorView(built.view) });
     }
     if (server) process.stderr.write(`watch: ${server.url}\n`);
+    const rpc = await WorkerRpc.spawn<TournamentMethods>(siblingModule(import.meta.url, '../training/tournament-worker'), { label: 'tournament worker' });
     try {
-      const result = await runTournament({
-        out,
-        config,
-        catalog,
-        resume: opts.resume,
-        threads: opts.threads,
-        events,
-        onRound: (round, rounds, standings) => {
-          const top = standings.slice(0, 3).map((s) => `${s.entrant} ${s.overall.ordinal.toFixed(2)}`);
-          process.stderr.write(`round ${round}/${rounds}: ${top.join(', ')}\n`);
+      const spec: WorkerTournamentSpec = { out, config, resume: opts.resume, threads: opts.threads, live: Object.keys(events) };
+      const result = await rpc.call('tournament', [spec], {
+        onEvent: (message) => {
+          if (message.kind === 'events') {
+            const emitter = events[message.game];
+            for (const event of message.events) {
+              (emitter.emit as (type: string, event: LudusEvent) => boolean)(event.type, event);
+              emitter.emit('event', event);
+            }
+            return;
+          }
+          const top = message.standings.slice(0, 3).map((s) => `${s.entrant} ${s.overall.ordinal.toFixed(2)}`);
+          process.stderr.write(`round ${message.round}/${message.rounds}: ${top.join(', ')}\n`);
         },
       });
       process.stdout.write(`${JSON.stringify({ out, rounds: result.rounds, standings: result.standings.map((s) => ({ rank: s.rank, entrant: s.entrant, ordinal: s.overall.ordinal, elo: s.overall.elo })) })}\n`);
     } finally {
+      await rpc.terminate();
       await server?.close();
     }
   });

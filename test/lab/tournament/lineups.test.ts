@@ -55,7 +55,7 @@ describe('roundLineups', () => {
 function match(seats: Record<string, string>, outcome: Record<string, number>, tokens: Record<string, number>): PlayedMatch {
   const roles = Object.keys(tokens);
   const authorIds = roles.flatMap((role, r) => Array.from({ length: tokens[role] }, () => r));
-  return { matchId: 'm', problem: { id: 'p', prompt: '', answer: '' }, seed: 0, index: 0, seats, rewards: { outcome }, turns: [{ turn: 0, role: roles[0], tokens: authorIds, text: '', authorIds, authorRoles: roles } as unknown as PlayedMatch['turns'][number]] };
+  return { matchId: 'm', problem: { id: 'p', prompt: '', answer: '' } as PlayedMatch['problem'], seed: 0, index: 0, seats, rewards: { outcome }, turns: [{ turn: 0, role: roles[0], tokens: authorIds, text: '', authorIds, authorRoles: roles } as unknown as PlayedMatch['turns'][number]] };
 }
 
 describe('roundContests', () => {
