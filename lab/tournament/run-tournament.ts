@@ -52,6 +52,8 @@ export interface TournamentResult {
   readonly standings: readonly Standing[];
   /** The most entrants' weight copies held in memory at once. */
   readonly loadedPeak: number;
+  /** What this call played: matches, response tokens, and the seconds spent loading entrants and decoding them. */
+  readonly played: { readonly matches: number; readonly tokens: number; readonly seconds: number };
 }
 
 export const STATE_DIR = 'state';
@@ -115,6 +117,7 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
   const broadcasts = new Map(games.map((g) => [g.id, new MatchBroadcast(streams.get(g.id)!, g.id, texts)]));
   const title = `${format.name} of ${games.map((g) => g.id).join(' and ')}`;
   let lineupsLeft = run.stopAfterLineups ?? Number.POSITIVE_INFINITY;
+  const playing = { matches: 0, tokens: 0, seconds: 0 };
   let last: Standing[] = state.round > 0 ? await writeStandings(run.out, state, await readJsonl<RatingsLine>(files.ratings), title) : [];
 
   while (state.round < format.rounds) {
@@ -129,11 +132,17 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
       const lineups = roundLineups(game, pairings, (entrant, id) => entrantOf(entrant).games.includes(id));
       const seeds = trainingSeeds(deriveSeed(config.seed, g, STREAM.deal), round);
       seedsOf.set(game.id, seeds);
+      const started = performance.now();
       const result = await playLineups(table, game, lineups, { problems, copies: config.groupSize, seeds, label: `r${round + 1}` }, {
         broadcast: broadcasts.get(game.id),
         beforeLineup: () => lineupsLeft-- > 0,
       });
-      if (!result) return { rounds: state.round, finished: false, standings: last, loadedPeak: cache.peak };
+      playing.seconds += (performance.now() - started) / 1000;
+      for (const { matches } of result ?? []) {
+        playing.matches += matches.length;
+        playing.tokens += matches.reduce((sum, match) => sum + match.turns.reduce((n, turn) => n + turn.tokens.length, 0), 0);
+      }
+      if (!result) return { rounds: state.round, finished: false, standings: last, loadedPeak: cache.peak, played: playing };
       played.push(...result);
     }
 
@@ -197,7 +206,7 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
     last = await writeStandings(run.out, state, await readJsonl<RatingsLine>(files.ratings), title);
     run.onRound?.(state.round, format.rounds, last);
   }
-  return { rounds: state.round, finished: true, standings: last, loadedPeak: cache.peak };
+  return { rounds: state.round, finished: true, standings: last, loadedPeak: cache.peak, played: playing };
 }
 
 /** The config's games from the catalog, each with its sides; a game named twice is refused. */
