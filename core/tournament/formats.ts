@@ -108,6 +108,19 @@ export function swiss(options: { rounds: number }, starting: readonly PoolEntran
   };
 }
 
+/**
+ * Fixtures: the same listed pairings every round (first seat first) — an evaluation schedule: every listed entrant
+ * meets exactly the opponents named for it.
+ */
+export function fixtures(options: { rounds: number; pairings: readonly (readonly [string, string])[] }, starting: readonly PoolEntrant[]): TournamentFormat {
+  const names = new Set(starting.map((e) => e.name));
+  for (const [i, pair] of options.pairings.entries()) {
+    for (const name of pair) if (!names.has(name)) fail('CONFIG_INVALID', `format fixtures: pairing ${i} names "${name}", which is not an entrant`, { field: `format.pairings.${i}` });
+    if (pair[0] === pair[1]) fail('CONFIG_INVALID', `format fixtures: pairing ${i} pairs "${pair[0]}" with itself`, { field: `format.pairings.${i}` });
+  }
+  return { name: 'fixtures', rounds: options.rounds, pair: () => ({ pairings: options.pairings.map(([a, b]) => [a, b] as const), byes: [] }) };
+}
+
 /** PFSP league settings (AlphaStar's prioritized fictitious self-play). */
 export interface LeagueOptions {
   readonly rounds: number;

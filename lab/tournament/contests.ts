@@ -61,3 +61,15 @@ export function pairingResult(contests: readonly Contest[], a: string, b: string
   }
   return Math.sign(balance);
 }
+
+/** What each entrant's side scored in every match of a game's round: the outcome of its side's roles, once per match. */
+export function sideScores(game: TournamentGame, played: readonly PlayedLineup[]): { game: string; entrant: string; score: number }[] {
+  return played.flatMap(({ matches }) =>
+    matches.flatMap((match) =>
+      game.sides.flatMap((roles) => {
+        const side = sideOf(match, roles);
+        return side.members.map(({ entrant }) => ({ game: game.id, entrant, score: side.score }));
+      }),
+    ),
+  );
+}

@@ -24,6 +24,8 @@ export interface LeagueState extends Record<string, unknown> {
   pool: EntrantRecord[];
   skills: Scoped<Record<string, Skill>>;
   payoff: Scoped<PayoffTable>;
+  /** Per entrant: the outcomes its sides scored, summed, and how many matches (its mean score, overall and per game). */
+  scores: Scoped<Record<string, { total: number; count: number }>>;
   /** Format state: match points, every pairing played (first seat first), byes. */
   points: Record<string, number>;
   played: [string, string][];

@@ -5,7 +5,7 @@ import { fail } from '../../core/errors.ts';
 import type { LudusEmitter } from '../../core/events.ts';
 import { deriveSeed, Rng } from '../../core/rng.ts';
 import type { PoolEntrant, TournamentFormat } from '../../core/tournament/formats.ts';
-import { league, roundRobin, swiss } from '../../core/tournament/formats.ts';
+import { fixtures, league, roundRobin, swiss } from '../../core/tournament/formats.ts';
 import { initialSkill } from '../../core/tournament/skill-ratings.ts';
 import { EventStream } from '../../engine/match/event-stream.ts';
 import { MatchBroadcast, tokenTexts } from '../../engine/match/match-events.ts';
@@ -19,7 +19,7 @@ import { RUN_FILE, stepProblems, TRANSCRIPTS_FILE, type RunRecord } from '../../
 import { transcriptLine } from '../../engine/trainer/transcript-line.ts';
 import { pathExists, replaceDirectory, writeFileDurably } from '../../native/io/files.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
-import { pairingResult, roundContests, type PlayedLineup } from './contests.ts';
+import { pairingResult, roundContests, sideScores, type PlayedLineup } from './contests.ts';
 import { EntrantCache } from './entrant-cache.ts';
 import { checkEntrants, sidesOf, type EntrantRecord, type TournamentGame } from './entrants.ts';
 import { LEAGUE_STATE_FILE, type LeagueState } from './league-state.ts';
@@ -149,6 +149,13 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
     const contests = games.flatMap((game) => roundContests(game, played.filter((p) => p.lineup.game === game.id)));
     const before = ratingsOf(state);
     applyContests(contests, state.skills, state.payoff, config.ratings);
+    for (const { game, entrant, score } of games.flatMap((game) => sideScores(game, played.filter((p) => p.lineup.game === game.id)))) {
+      for (const table of [state.scores.overall, (state.scores.games[game] ??= {})]) {
+        const tally = (table[entrant] ??= { total: 0, count: 0 });
+        tally.total += score;
+        tally.count += 1;
+      }
+    }
     for (const [a, b] of pairings) {
       const result = pairingResult(contests, a, b);
       state.points[a] = (state.points[a] ?? 0) + (result > 0 ? 1 : result === 0 ? 0.5 : 0);
@@ -232,6 +239,8 @@ function formatFor(config: TournamentConfig, starting: readonly PoolEntrant[]): 
       return swiss(format, starting);
     case 'league':
       return league(format, starting);
+    case 'fixtures':
+      return fixtures(format, starting);
   }
 }
 
@@ -243,6 +252,7 @@ function freshState(config: TournamentConfig, entrants: readonly EntrantRecord[]
     pool: [...entrants],
     skills: { overall: {}, games: {} },
     payoff: { overall: {}, games: {} },
+    scores: { overall: {}, games: {} },
     points: {},
     played: [],
     byes: [],

@@ -25,6 +25,9 @@ export interface Standing {
   readonly record: HeadToHead;
   /** Match points (Swiss: a pairing won 1, drawn ½, a bye 1). */
   readonly points: number;
+  /** Mean outcome its sides scored, over the matches it played (null before it played), overall and per game. */
+  readonly score: number | null;
+  readonly gameScores: Readonly<Record<string, number | null>>;
 }
 
 /** log-odds → Elo points: 400 / ln 10 per unit, centred on 1500. */
@@ -52,6 +55,8 @@ export function standings(state: LeagueState, last: RatingsLine): Standing[] {
       games: Object.fromEntries(Object.entries(last.games).flatMap(([game, ratings]) => (ratings[entrant.name] ? [[game, ratings[entrant.name]]] : []))),
       record,
       points: state.points[entrant.name] ?? 0,
+      score: meanOf(state.scores.overall[entrant.name]),
+      gameScores: Object.fromEntries(Object.keys(last.games).map((game) => [game, meanOf(state.scores.games[game]?.[entrant.name])])),
     };
   });
   rows.sort((a, b) => b.overall.ordinal - a.overall.ordinal || b.overall.bt.theta - a.overall.bt.theta || a.entrant.localeCompare(b.entrant));
@@ -67,7 +72,7 @@ export async function writeStandings(out: string, state: LeagueState, history: r
   const table = standings(state, last);
   const games = Object.keys(last.games);
   await writeFileAtomically(join(out, STANDINGS_FILES.json), `${JSON.stringify({ round: state.round, standings: table }, null, 2)}\n`);
-  const header = ['rank', 'entrant', 'μ − 3σ', 'μ ± σ', 'Bradley–Terry Elo ± SE', 'W–D–L', 'points', ...games.map((g) => `${g} μ − 3σ`)];
+  const header = ['rank', 'entrant', 'μ − 3σ', 'μ ± σ', 'Bradley–Terry Elo ± SE', 'W–D–L', 'points', 'mean score', ...games.flatMap((g) => [`${g} μ − 3σ`, `${g} score`])];
   const rows = table.map((s) => [
     String(s.rank),
     `${s.entrant}${s.trainable ? ' (trains)' : ''}${s.snapshotOf ? ` (snapshot of ${s.snapshotOf})` : ''}`,
@@ -76,7 +81,8 @@ export async function writeStandings(out: string, state: LeagueState, history: r
     `${s.overall.elo.toFixed(0)} ± ${s.overall.eloSe.toFixed(0)}`,
     `${count(s.record.wins)}–${count(s.record.draws)}–${count(s.record.losses)}`,
     count(s.points),
-    ...games.map((g) => (s.games[g] ? s.games[g].ordinal.toFixed(2) : '—')),
+    s.score === null ? '—' : s.score.toFixed(3),
+    ...games.flatMap((g) => [s.games[g] ? s.games[g].ordinal.toFixed(2) : '—', s.gameScores[g] === null || s.gameScores[g] === undefined ? '—' : s.gameScores[g]!.toFixed(3)]),
   ]);
   await writeFileAtomically(
     join(out, STANDINGS_FILES.markdown),
@@ -143,5 +149,7 @@ async function writePlots(dir: string, history: readonly RatingsLine[], title: s
     }
   }
 }
+
+const meanOf = (tally: { total: number; count: number } | undefined): number | null => (tally && tally.count > 0 ? tally.total / tally.count : null);
 
 const count = (value: number): string => (Number.isInteger(value) ? String(value) : value.toFixed(2));

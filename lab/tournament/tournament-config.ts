@@ -57,7 +57,14 @@ const LeagueSchema = z.strictObject({
   winRatePrior: z.number().min(0).default(1),
 });
 
-export const FormatSchema = z.discriminatedUnion('kind', [RoundRobinSchema, SwissSchema, LeagueSchema]);
+const FixturesSchema = z.strictObject({
+  kind: z.literal('fixtures'),
+  rounds: z.number().int().positive().default(1),
+  /** The pairings every round plays, first seat first. */
+  pairings: z.array(z.tuple([z.string().min(1), z.string().min(1)])).min(1),
+});
+
+export const FormatSchema = z.discriminatedUnion('kind', [RoundRobinSchema, SwissSchema, LeagueSchema, FixturesSchema]);
 
 export const RatingSettingsSchema = z.strictObject({
   /** Weng–Lin constants (Weng & Lin 2011; openskill's defaults). */

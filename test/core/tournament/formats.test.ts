@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deriveSeed, Rng } from '../../../core/rng.ts';
-import { league, roundRobin, swiss, type PairingContext, type PoolEntrant, type TournamentFormat } from '../../../core/tournament/formats.ts';
+import { fixtures, league, roundRobin, swiss, type PairingContext, type PoolEntrant, type TournamentFormat } from '../../../core/tournament/formats.ts';
 import { recordContest, type PayoffTable } from '../../../core/tournament/payoff.ts';
 
 const entrants = (n: number, trainable: readonly string[] = []): PoolEntrant[] =>
@@ -167,3 +167,16 @@ describe('league', () => {
 function solo(entrant: string, score: number) {
   return { members: [{ entrant, weight: 1 }], score };
 }
+
+describe('fixtures', () => {
+  it('should play the listed pairings every round, and refuse a name that is not an entrant or a pairing with itself', () => {
+    const pool = entrants(3);
+    const rounds = playOut(fixtures({ rounds: 2, pairings: [['e2', 'e0'], ['e1', 'e0']] }, pool), pool);
+    expect(rounds.map((r) => r.pairings)).toEqual([
+      [['e2', 'e0'], ['e1', 'e0']],
+      [['e2', 'e0'], ['e1', 'e0']],
+    ]);
+    expect(() => fixtures({ rounds: 1, pairings: [['e0', 'x']] }, pool)).toThrow(/CONFIG_INVALID.*"x"/);
+    expect(() => fixtures({ rounds: 1, pairings: [['e0', 'e0']] }, pool)).toThrow(/CONFIG_INVALID.*itself/);
+  });
+});

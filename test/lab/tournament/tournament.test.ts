@@ -58,6 +58,12 @@ describe('a round-robin of three frozen entrants on a solo game', () => {
     expect(standings.map((s) => s.rank)).toEqual([1, 2, 3]);
     for (let i = 1; i < standings.length; i++) expect(standings[i - 1].overall.ordinal).toBeGreaterThanOrEqual(standings[i].overall.ordinal);
     expect(standings.reduce((sum, s) => sum + s.overall.bt.theta, 0)).toBeCloseTo(0, 9);
+    const lines = await jsonl<TranscriptLine>(join(out, 'games', 'grpo', 'transcripts.jsonl'));
+    for (const s of standings) {
+      const mine = lines.filter((line) => line.seats.senior === s.entrant);
+      expect(s.score).toBeCloseTo(mine.reduce((sum, line) => sum + line.outcome.senior, 0) / mine.length, 12);
+      expect(s.gameScores.grpo).toBe(s.score);
+    }
     expect(await readFile(join(out, 'standings.md'), 'utf8')).toContain('| 1 | ');
     expect(await readFile(join(out, 'payoff.md'), 'utf8')).toContain('## grpo');
   });
