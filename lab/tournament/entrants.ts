@@ -56,7 +56,7 @@ export async function checkEntrants(
   config: TournamentConfig,
   games: readonly TournamentGame[],
   task: Task,
-): Promise<{ entrants: EntrantRecord[]; tokenizer: TextTokenizer; stopTokens: number[] }> {
+): Promise<{ entrants: EntrantRecord[]; tokenizer: TextTokenizer; stopTokens: number[]; maxLen: number }> {
   const names = new Set<string>();
   for (const entrant of config.entrants) {
     if (names.has(entrant.name)) fail('CONFIG_INVALID', `entrants: "${entrant.name}" is named twice`, { field: 'entrants', entrant: entrant.name });
@@ -78,6 +78,7 @@ export async function checkEntrants(
   let shared: { name: string; tokenizer: TextTokenizer; config: ModelConfig } | undefined;
   const entrants: EntrantRecord[] = [];
   const stopTokens = new Set<number>();
+  let maxLen = Number.POSITIVE_INFINITY;
   for (const entrant of config.entrants) {
     const dir = resolveModelDir(entrant.init, config.task);
     const model = await readModelConfig(entrant.name, dir);
@@ -93,8 +94,9 @@ export async function checkEntrants(
     for (const game of games.filter((g) => entered.includes(g.id))) checkContext(entrant.name, model, game.game, prompts.map((prompt) => tokenizer.encode(prompt).length), config.maxNewTokens);
     entrants.push({ name: entrant.name, dir, trainable: entrant.trainable, games: entered });
     for (const id of model.eosTokenIds) stopTokens.add(id);
+    maxLen = Math.min(maxLen, model.maxPositionEmbeddings);
   }
-  return { entrants, tokenizer: shared!.tokenizer, stopTokens: [...stopTokens] };
+  return { entrants, tokenizer: shared!.tokenizer, stopTokens: [...stopTokens], maxLen };
 }
 
 async function readModelConfig(entrant: string, dir: string): Promise<ModelConfig> {

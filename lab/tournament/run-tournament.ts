@@ -24,7 +24,7 @@ import { EntrantCache } from './entrant-cache.ts';
 import { checkEntrants, sidesOf, type EntrantRecord, type TournamentGame } from './entrants.ts';
 import { LEAGUE_STATE_FILE, type LeagueState } from './league-state.ts';
 import { roundLineups } from './lineups.ts';
-import { playLineups, type RoundTable } from './play-round.ts';
+import { LineupDecoders, playLineups, type RoundTable } from './play-round.ts';
 import { applyContests, scopeRatings } from './rate-round.ts';
 import { writeStandings, type RatingsLine, type Standing } from './standings.ts';
 import { TournamentConfigSchema, type TournamentConfig } from './tournament-config.ts';
@@ -107,6 +107,7 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
 
   const table: RoundTable = {
     cache,
+    decoders: new LineupDecoders(cache, { rows: config.problemsPerRound * config.groupSize, maxLen: checked.maxLen, threads: run.threads }),
     tokenizer: checked.tokenizer,
     stopTokens: checked.stopTokens,
     sampling: { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens },
@@ -120,98 +121,102 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
   const playing = { matches: 0, tokens: 0, seconds: 0 };
   let last: Standing[] = state.round > 0 ? await writeStandings(run.out, state, await readJsonl<RatingsLine>(files.ratings), title) : [];
 
-  while (state.round < format.rounds) {
-    const round = state.round;
-    const pool: PoolEntrant[] = state.pool.map((e) => ({ name: e.name, trainable: e.trainable, snapshot: e.snapshotOf !== undefined }));
-    const { pairings, byes } = format.pair({ round, pool, points: state.points, played: state.played, byes: state.byes, payoff: state.payoff.overall, rng: new Rng(deriveSeed(config.seed, round, STREAM.pairing)) });
-    const problems = stepProblems(task, { problemsPerStep: config.problemsPerRound, trainProblems: config.trainProblems }, state.cursor);
+  try {
+    while (state.round < format.rounds) {
+      const round = state.round;
+      const pool: PoolEntrant[] = state.pool.map((e) => ({ name: e.name, trainable: e.trainable, snapshot: e.snapshotOf !== undefined }));
+      const { pairings, byes } = format.pair({ round, pool, points: state.points, played: state.played, byes: state.byes, payoff: state.payoff.overall, rng: new Rng(deriveSeed(config.seed, round, STREAM.pairing)) });
+      const problems = stepProblems(task, { problemsPerStep: config.problemsPerRound, trainProblems: config.trainProblems }, state.cursor);
 
-    const played: PlayedLineup[] = [];
-    const seedsOf = new Map<string, ReturnType<typeof trainingSeeds>>();
-    for (const [g, game] of games.entries()) {
-      const lineups = roundLineups(game, pairings, (entrant, id) => entrantOf(entrant).games.includes(id));
-      const seeds = trainingSeeds(deriveSeed(config.seed, g, STREAM.deal), round);
-      seedsOf.set(game.id, seeds);
-      const started = performance.now();
-      const result = await playLineups(table, game, lineups, { problems, copies: config.groupSize, seeds, label: `r${round + 1}` }, {
-        broadcast: broadcasts.get(game.id),
-        beforeLineup: () => lineupsLeft-- > 0,
+      const played: PlayedLineup[] = [];
+      const seedsOf = new Map<string, ReturnType<typeof trainingSeeds>>();
+      for (const [g, game] of games.entries()) {
+        const lineups = roundLineups(game, pairings, (entrant, id) => entrantOf(entrant).games.includes(id));
+        const seeds = trainingSeeds(deriveSeed(config.seed, g, STREAM.deal), round);
+        seedsOf.set(game.id, seeds);
+        const started = performance.now();
+        const result = await playLineups(table, game, lineups, { problems, copies: config.groupSize, seeds, label: `r${round + 1}` }, {
+          broadcast: broadcasts.get(game.id),
+          beforeLineup: () => lineupsLeft-- > 0,
+        });
+        playing.seconds += (performance.now() - started) / 1000;
+        for (const { matches } of result ?? []) {
+          playing.matches += matches.length;
+          playing.tokens += matches.reduce((sum, match) => sum + match.turns.reduce((n, turn) => n + turn.tokens.length, 0), 0);
+        }
+        if (!result) return { rounds: state.round, finished: false, standings: last, loadedPeak: cache.peak, played: playing };
+        played.push(...result);
+      }
+
+      const contests = games.flatMap((game) => roundContests(game, played.filter((p) => p.lineup.game === game.id)));
+      const before = ratingsOf(state);
+      applyContests(contests, state.skills, state.payoff, config.ratings);
+      for (const { game, entrant, score } of games.flatMap((game) => sideScores(game, played.filter((p) => p.lineup.game === game.id)))) {
+        for (const table of [state.scores.overall, (state.scores.games[game] ??= {})]) {
+          const tally = (table[entrant] ??= { total: 0, count: 0 });
+          tally.total += score;
+          tally.count += 1;
+        }
+      }
+      for (const [a, b] of pairings) {
+        const result = pairingResult(contests, a, b);
+        state.points[a] = (state.points[a] ?? 0) + (result > 0 ? 1 : result === 0 ? 0.5 : 0);
+        state.points[b] = (state.points[b] ?? 0) + (result < 0 ? 1 : result === 0 ? 0.5 : 0);
+        state.played.push([a, b]);
+      }
+      for (const bye of byes) {
+        state.points[bye] = (state.points[bye] ?? 0) + 1;
+        state.byes.push(bye);
+      }
+      const first = streams.get(games[0].id)!;
+      const after = ratingsOf(state);
+      for (const entrant of state.pool) first.publish({ type: 'rating-change', entrant: entrant.name, before: before[entrant.name] ?? after[entrant.name], after: after[entrant.name], system: 'openskill μ − 3σ' });
+
+      await replaceDirectory(stateDir, async (temp) => {
+        const { updates, advantages } = await trainRound(
+          {
+            cache,
+            games,
+            advantage,
+            settings: (name) => learnerSettings(config.entrants.find((e) => e.name === name) ?? {}, config),
+            temperature: config.temperature,
+            groupSize: config.groupSize,
+            rounds: format.rounds,
+            padToken: checked.stopTokens[0] ?? 0,
+            maxConsecutiveNonFinite: config.maxConsecutiveNonFinite,
+            threads: run.threads,
+            savedDir: (name) => (trainedDirs.has(name) ? policyDir(stateDir, name) : undefined),
+            tokenizerJson: checked.tokenizer.json,
+          },
+          state,
+          played,
+          {
+            into: (name) => policyDir(temp, name),
+            trained: (name) => stagedDirs.set(name, policyDir(temp, name)),
+            update: (record) => publishUpdate(streams.get(record.game)!, record),
+          },
+        );
+        if (round + 1 < format.rounds) await takeSnapshots(run.out, config, state, (name) => policyDir(temp, name), round + 1);
+        for (const game of games) {
+          const lines = played
+            .filter((p) => p.lineup.game === game.id)
+            .flatMap((p) => p.matches.map((match, i) => ({ ...transcriptLine(round + 1, match, seedsOf.get(game.id)!, config, advantages.get(p)?.[i]), game: game.id, lineup: p.lineup.key })));
+          await appendJsonl(files.transcripts(game.id), lines);
+        }
+        await appendJsonl(files.updates, updates);
+        state.round = round + 1;
+        state.cursor += config.problemsPerRound;
+        state.eventSeq = Object.fromEntries([...streams].map(([game, stream]) => [game, stream.nextSeq]));
+        await appendJsonl(files.ratings, [roundRatings(state, games)]);
+        await writeFileDurably(join(temp, LEAGUE_STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
       });
-      playing.seconds += (performance.now() - started) / 1000;
-      for (const { matches } of result ?? []) {
-        playing.matches += matches.length;
-        playing.tokens += matches.reduce((sum, match) => sum + match.turns.reduce((n, turn) => n + turn.tokens.length, 0), 0);
-      }
-      if (!result) return { rounds: state.round, finished: false, standings: last, loadedPeak: cache.peak, played: playing };
-      played.push(...result);
+      for (const name of stagedDirs.keys()) trainedDirs.add(name);
+      stagedDirs.clear();
+      last = await writeStandings(run.out, state, await readJsonl<RatingsLine>(files.ratings), title);
+      run.onRound?.(state.round, format.rounds, last);
     }
-
-    const contests = games.flatMap((game) => roundContests(game, played.filter((p) => p.lineup.game === game.id)));
-    const before = ratingsOf(state);
-    applyContests(contests, state.skills, state.payoff, config.ratings);
-    for (const { game, entrant, score } of games.flatMap((game) => sideScores(game, played.filter((p) => p.lineup.game === game.id)))) {
-      for (const table of [state.scores.overall, (state.scores.games[game] ??= {})]) {
-        const tally = (table[entrant] ??= { total: 0, count: 0 });
-        tally.total += score;
-        tally.count += 1;
-      }
-    }
-    for (const [a, b] of pairings) {
-      const result = pairingResult(contests, a, b);
-      state.points[a] = (state.points[a] ?? 0) + (result > 0 ? 1 : result === 0 ? 0.5 : 0);
-      state.points[b] = (state.points[b] ?? 0) + (result < 0 ? 1 : result === 0 ? 0.5 : 0);
-      state.played.push([a, b]);
-    }
-    for (const bye of byes) {
-      state.points[bye] = (state.points[bye] ?? 0) + 1;
-      state.byes.push(bye);
-    }
-    const first = streams.get(games[0].id)!;
-    const after = ratingsOf(state);
-    for (const entrant of state.pool) first.publish({ type: 'rating-change', entrant: entrant.name, before: before[entrant.name] ?? after[entrant.name], after: after[entrant.name], system: 'openskill μ − 3σ' });
-
-    await replaceDirectory(stateDir, async (temp) => {
-      const { updates, advantages } = await trainRound(
-        {
-          cache,
-          games,
-          advantage,
-          settings: (name) => learnerSettings(config.entrants.find((e) => e.name === name) ?? {}, config),
-          temperature: config.temperature,
-          groupSize: config.groupSize,
-          rounds: format.rounds,
-          padToken: checked.stopTokens[0] ?? 0,
-          maxConsecutiveNonFinite: config.maxConsecutiveNonFinite,
-          threads: run.threads,
-          savedDir: (name) => (trainedDirs.has(name) ? policyDir(stateDir, name) : undefined),
-          tokenizerJson: checked.tokenizer.json,
-        },
-        state,
-        played,
-        {
-          into: (name) => policyDir(temp, name),
-          trained: (name) => stagedDirs.set(name, policyDir(temp, name)),
-          update: (record) => publishUpdate(streams.get(record.game)!, record),
-        },
-      );
-      if (round + 1 < format.rounds) await takeSnapshots(run.out, config, state, (name) => policyDir(temp, name), round + 1);
-      for (const game of games) {
-        const lines = played
-          .filter((p) => p.lineup.game === game.id)
-          .flatMap((p) => p.matches.map((match, i) => ({ ...transcriptLine(round + 1, match, seedsOf.get(game.id)!, config, advantages.get(p)?.[i]), game: game.id, lineup: p.lineup.key })));
-        await appendJsonl(files.transcripts(game.id), lines);
-      }
-      await appendJsonl(files.updates, updates);
-      state.round = round + 1;
-      state.cursor += config.problemsPerRound;
-      state.eventSeq = Object.fromEntries([...streams].map(([game, stream]) => [game, stream.nextSeq]));
-      await appendJsonl(files.ratings, [roundRatings(state, games)]);
-      await writeFileDurably(join(temp, LEAGUE_STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
-    });
-    for (const name of stagedDirs.keys()) trainedDirs.add(name);
-    stagedDirs.clear();
-    last = await writeStandings(run.out, state, await readJsonl<RatingsLine>(files.ratings), title);
-    run.onRound?.(state.round, format.rounds, last);
+  } finally {
+    await table.decoders.release();
   }
   return { rounds: state.round, finished: true, standings: last, loadedPeak: cache.peak, played: playing };
 }
