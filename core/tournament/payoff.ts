@@ -61,15 +61,3 @@ export function scoreRate(h: HeadToHead): number | undefined {
 export function winMatrix(table: PayoffTable, entrants: readonly string[]): number[][] {
   return entrants.map((a) => entrants.map((b) => (a === b ? 0 : headToHead(table, a, b).wins + headToHead(table, a, b).draws / 2)));
 }
-
-/** Sums tables (a game's into the overall one). */
-export function mergePayoff(into: PayoffTable, from: PayoffTable): void {
-  for (const [a, row] of Object.entries(from)) {
-    for (const [b, h] of Object.entries(row)) {
-      const cell = ((into[a] ??= {})[b] ??= empty());
-      cell.wins += h.wins;
-      cell.draws += h.draws;
-      cell.losses += h.losses;
-    }
-  }
-}

@@ -62,7 +62,6 @@ export const GAMES_DIR = 'games';
 export const TOURNAMENT_FILE = 'tournament.json';
 export const RATINGS_FILE = 'ratings.jsonl';
 export const UPDATES_FILE = 'updates.jsonl';
-const ENTRANTS_DIR = 'entrants';
 const STREAM = { pairing: 1, deal: 2 } as const;
 
 /**
