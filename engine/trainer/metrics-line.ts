@@ -62,3 +62,8 @@ export function policyMetrics(learning: PolicyLearning, lr: number): PolicyMetri
     ...learning.kl,
   };
 }
+
+/** A validation's numbers in the same flat form: `validation/<role>/accuracy`, `validation/<role>/answer_present`. */
+export function validationMetrics(role: string, accuracy: number, answerPresent: number): Record<string, number> {
+  return { [`validation/${role}/accuracy`]: accuracy, [`validation/${role}/answer_present`]: answerPresent };
+}
