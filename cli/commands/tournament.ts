@@ -29,7 +29,7 @@ export function register(program: Command): void {
     .description('a tournament of entrants (checkpoints, the shipped base, trainable learners and their snapshots) over one or more games: round-robin, Swiss or a PFSP league; openskill and Bradley–Terry ratings; trainable entrants learn between rounds; resumable')
     .argument('<config>', 'JSON tournament config (see lab/tournament/tournament-config.ts and the README section "Tournaments")')
     .option('--out <dir>', 'tournament directory (default: runs/<config name>)')
-    .option('--resume', 'continue from <out>/state')
+    .option('--resume', 'continue from <out>/state (without it, <out> must be new or empty)')
     .option(...pluginOption)
     .option('--seed <n>', 'tournament seed: the same seed plays the same matches', (v) => Number(v))
     .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0);

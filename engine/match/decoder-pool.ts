@@ -2,9 +2,6 @@ import { Decoder } from '../../native/runtime/decoder.ts';
 import type { Device } from '../../native/ort.ts';
 import type { PolicyPool } from '../policies/policy-pool.ts';
 
-/** Where a decoder pool finds policies by name and how often each changed: a run's PolicyPool, or a tournament's cache of entrants. */
-export type PolicySource = Pick<PolicyPool, 'policy' | 'version'>;
-
 interface Entry {
   readonly decoder: Decoder;
   readonly names: readonly string[];

@@ -46,7 +46,7 @@ async function trainSenior(label: string, heldOut: number | undefined): Promise<
     format: { kind: 'league', rounds, opponents: pool.length, weighting: 'variance' },
   });
   const dir = join(out, `train-${label}`);
-  await runTournament({ out: dir, config, catalog, resume: true, onRound: (r, n) => process.stderr.write(`${label}: round ${r}/${n}\n`) });
+  await runTournament({ out: dir, config, catalog, resume: 'if-checkpoint', onRound: (r, n) => process.stderr.write(`${label}: round ${r}/${n}\n`) });
   return join(dir, 'state', 'policies', 'senior');
 }
 
@@ -66,7 +66,7 @@ for (const [k, junior] of juniors.entries()) {
     games: tandem,
     format: { kind: 'fixtures', pairings: [['held-out-senior', names[k]], ['whole-pool-senior', names[k]], ['base', names[k]]] },
   });
-  const { standings } = await runTournament({ out: join(out, `eval-${names[k]}`), config, catalog, resume: true });
+  const { standings } = await runTournament({ out: join(out, `eval-${names[k]}`), config, catalog, resume: 'if-checkpoint' });
   const score = (name: string) => standings.find((s) => s.entrant === name)?.score ?? null;
   rows.push({ junior: names[k], dir: junior, heldOut: score('held-out-senior'), wholePool: score('whole-pool-senior'), base: score('base') });
 }

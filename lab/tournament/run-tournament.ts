@@ -13,6 +13,7 @@ import { trainingSeeds } from '../../engine/match/match-seeds.ts';
 import { appendJsonl, readJsonl, trimJsonlAfter } from '../../engine/trainer/jsonl-log.ts';
 import { learnerSettings } from '../../engine/trainer/policy-plan.ts';
 import { policyDir } from '../../engine/trainer/run-checkpoint.ts';
+import { prepareRunDir, type ResumeMode } from '../../engine/trainer/run-dir.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
 import { OPTIMIZER_FILE, TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
 import { RUN_FILE, stepProblems, TRANSCRIPTS_FILE, type RunRecord } from '../../engine/trainer/trainer.ts';
@@ -36,7 +37,8 @@ export interface TournamentRun {
   readonly config: TournamentConfig;
   /** Games, graders and advantage estimators by name (built-ins and the config's plugins). */
   readonly catalog: Catalog;
-  readonly resume?: boolean;
+  /** Continue from `out`'s state (true), start into an empty `out` (false, the default), or either ('if-checkpoint'). */
+  readonly resume?: ResumeMode;
   readonly threads?: number;
   /** Stop, as a killed run would, once this many lineups have been played by this call (resumed later). */
   readonly stopAfterLineups?: number;
@@ -82,7 +84,7 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
   const format = formatFor(config, starting);
 
   const stateDir = join(run.out, STATE_DIR);
-  const resuming = run.resume === true && (await pathExists(join(stateDir, LEAGUE_STATE_FILE)));
+  const resuming = await prepareRunDir(run.out, { resume: run.resume ?? false, state: { dir: STATE_DIR, file: LEAGUE_STATE_FILE } });
   const state: LeagueState = resuming ? await loadState(stateDir, config) : freshState(config, checked.entrants);
   const entrantOf = (name: string): EntrantRecord => state.pool.find((e) => e.name === name) ?? fail('POLICY_INVALID', `no entrant "${name}" in the pool`, { entrant: name });
   const cache = new EntrantCache(config.maxLoaded, (name) => {

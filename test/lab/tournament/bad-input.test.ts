@@ -80,3 +80,24 @@ describe('a tournament refused before any match runs', () => {
     expect((await refusal({ entrants: [{ name: 'a' }, { name: 'a' }], games: [{ game: 'grpo' }] })).message).toMatch(/named twice/);
   });
 });
+
+describe("a tournament's directory", () => {
+  const config = () => tinyTournament({ entrants: [{ name: 'a' }, { name: 'b' }], games: [{ game: 'grpo' }], format: { kind: 'round-robin' } });
+
+  it('should refuse a new tournament into a directory that already holds files (RUN_DIR_NOT_EMPTY)', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'ludus-used-'));
+    await writeFile(join(out, 'standings.json'), '{}');
+    const error = await rejection(playTournament(config(), { out }));
+    expect(error.code).toBe('RUN_DIR_NOT_EMPTY');
+    expect(error.message).toContain('--resume');
+    expect(await pathExists(join(out, 'games'))).toBe(false);
+  });
+
+  it('should refuse to resume a directory without a league state (NOTHING_TO_RESUME), naming the file it looked for', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'ludus-no-state-'));
+    await writeFile(join(out, 'tournament.json'), '{}');
+    const error = await rejection(playTournament(config(), { out, resume: true }));
+    expect(error.code).toBe('NOTHING_TO_RESUME');
+    expect(error.message).toContain(join('state', 'league.json'));
+  });
+});
