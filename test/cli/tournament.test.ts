@@ -1,11 +1,10 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pathExists } from '../../native/io/files.ts';
 import { Spectator } from '../server/hub-clients.ts';
 import { serveLudus } from '../server/page/browser.ts';
-import { runLudus } from '../support/cli.ts';
+import { configFile, runLudus } from '../support/cli.ts';
 
 const tiny = {
   entrants: [{ name: 'base' }, { name: 'learner', trainable: true }],
@@ -16,17 +15,10 @@ const tiny = {
   maxNewTokens: 32,
 };
 
-async function configFile(config: object): Promise<{ dir: string; file: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'ludus-tournament-cli-'));
-  const file = join(dir, 'league.json');
-  await writeFile(file, JSON.stringify(config));
-  return { dir, file };
-}
-
 describe('ludus tournament', () => {
   describe('having a tiny round-robin and --no-watch', () => {
     it('should play it in the worker, write the standings and report them on stdout', async () => {
-      const { dir, file } = await configFile(tiny);
+      const { dir, file } = await configFile(tiny, 'league.json');
       const out = join(dir, 'run');
       const result = await runLudus(['tournament', file, '--out', out, '--no-watch', '--threads', '1', '--seed', '4']);
       expect(result.stderr).not.toMatch(/\[[A-Z_]+\]/);
@@ -42,7 +34,7 @@ describe('ludus tournament', () => {
 
   describe('having --watch (the default) on a free port', () => {
     it('should stream the matches and the leaderboard\'s rating changes to a spectator, then exit', async () => {
-      const { dir, file } = await configFile(tiny);
+      const { dir, file } = await configFile(tiny, 'league.json');
       const served = await serveLudus(['tournament', file, '--out', join(dir, 'run'), '--port', '0', '--threads', '1']);
       const spectator = new Spectator(served.url.replace('http:', 'ws:') + 'ws');
       await spectator.opened;
@@ -58,7 +50,7 @@ describe('ludus tournament', () => {
 
   describe('having an entrant that does not exist', () => {
     it('should exit 2 with a coded error before any match', async () => {
-      const { dir, file } = await configFile({ ...tiny, entrants: [{ name: 'base' }, { name: 'ghost', init: '/no/such/model' }] });
+      const { dir, file } = await configFile({ ...tiny, entrants: [{ name: 'base' }, { name: 'ghost', init: '/no/such/model' }] }, 'league.json');
       const result = await runLudus(['tournament', file, '--out', join(dir, 'run'), '--no-watch']);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/\[POLICY_INVALID\] entrant "ghost"/);
