@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WENG_LIN_DEFAULTS } from '../../core/tournament/skill-ratings.ts';
-import { LearnerSettingsSchema, TrainConfigSchema } from '../../engine/trainer/train-config.ts';
+import { LearnerSettingsSchema, MAX_ROWS, TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
 /** Entrant names become directory names and match labels: letters, digits, `.`, `_`, `-` (`@` is kept for snapshots). */
 const ENTRANT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -92,9 +92,16 @@ export const TournamentConfigSchema = z.strictObject({
     .number()
     .int()
     .positive()
+    .max(MAX_ROWS)
     .default(2)
     .describe('problems every lineup plays each round, the same problems and seeds for every lineup of a game: duplicate play (ours)'),
-  groupSize: z.number().int().min(2).default(4).describe('G, matches per problem: a GRPO group for the trainable entrants (tandem paper §4.1: 8; ours: 4, short rounds)'),
+  groupSize: z
+    .number()
+    .int()
+    .min(2)
+    .max(MAX_ROWS)
+    .default(4)
+    .describe('G, matches per problem: a GRPO group for the trainable entrants (tandem paper §4.1: 8; ours: 4, short rounds); problemsPerRound × groupSize ≤ 4096'),
   trainProblems: train.trainProblems,
   temperature: train.temperature,
   topP: train.topP,
@@ -109,6 +116,9 @@ export const TournamentConfigSchema = z.strictObject({
   maxConsecutiveNonFinite: train.maxConsecutiveNonFinite,
   ratings: RatingSettingsSchema.prefault({}).describe('rating constants (see Ratings)'),
   maxLoaded: z.number().int().min(2).default(8).describe("entrants' weights held in memory at once; more entrants than this are read from disk as they play (ours)"),
+}).refine((config) => config.problemsPerRound * config.groupSize <= MAX_ROWS, {
+  message: `problemsPerRound × groupSize (the rows a lineup decodes at once) must be at most ${MAX_ROWS}`,
+  path: ['groupSize'],
 });
 
 export type TournamentConfig = z.output<typeof TournamentConfigSchema>;

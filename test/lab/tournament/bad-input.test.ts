@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { pathExists } from '../../../native/io/files.ts';
 import { resolveModelDir } from '../../../plugins/policies/default-model.ts';
 import type { TournamentConfigInput } from '../../../lab/tournament/tournament-config.ts';
-import { rejection } from '../../support/errors.ts';
+import { expectConfigInvalid, rejection } from '../../support/errors.ts';
 import { playTournament, tinyTournament } from '../../support/tournament.ts';
 
 /** A copy of the shipped base whose files `edit` changes. */
@@ -73,6 +73,16 @@ describe('a tournament refused before any match runs', () => {
     expect((await refusal({ entrants: [{ name: 'a' }, { name: 'b' }, { name: 'c' }], games: [{ game: 'grpo' }], format: { kind: 'swiss', rounds: 4 } })).message).toMatch(/repeated pairing/);
     expect((await refusal({ entrants: [{ name: 'a' }, { name: 'b' }], games: [{ game: 'grpo' }], format: { kind: 'league', rounds: 1 } })).message).toMatch(/trainable/);
     expect((await refusal({ entrants: [{ name: 'a' }, { name: 'b', games: ['grpo'] }], games: [{ game: 'grpo' }, { game: 'tandem' }] })).message).toMatch(/"tandem" is entered by 1 entrant/);
+  });
+
+  it('should refuse a round wider than 4096 rows, or either factor alone past it, naming the field (CONFIG_INVALID)', () => {
+    const entrants = [{ name: 'a' }, { name: 'b' }];
+    expectConfigInvalid((input) => tinyTournament({ entrants, games: [{ game: 'grpo' }], format: { kind: 'round-robin' }, ...(input as object) }), [
+      [{ problemsPerRound: 128, groupSize: 64 }, 'groupSize'],
+      [{ problemsPerRound: 5000 }, 'problemsPerRound'],
+      [{ groupSize: 5000 }, 'groupSize'],
+    ]);
+    expect(tinyTournament({ entrants, games: [{ game: 'grpo' }], format: { kind: 'round-robin' }, problemsPerRound: 64, groupSize: 64 }).groupSize).toBe(64);
   });
 
   it('should refuse sides that do not split the roles, and two entrants of one name (CONFIG_INVALID)', async () => {
