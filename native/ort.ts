@@ -14,6 +14,11 @@ export interface SessionOptions {
   threads?: number;
   /** Human-readable label used in error messages. */
   label?: string;
+  /**
+   * The bytes of the graph's external initializers, by location (`Graph.externalInitializer`). onnxruntime copies
+   * them into the session (to the device, for CUDA) once, at creation; the protobuf itself stays small.
+   */
+  externalData?: ReadonlyArray<{ path: string; data: Uint8Array }>;
 }
 
 export interface HostTensor {
@@ -61,7 +66,8 @@ export class Session {
         enableMemPattern: true,
         executionMode: 'sequential',
         logSeverityLevel: 3,
-      });
+        ...(options.externalData ? { externalData: options.externalData.map(({ path, data }) => ({ path, data })) } : {}),
+      } as ort.InferenceSession.SessionOptions);
       return new Session(inner, label);
     } catch (error) {
       throw new LudusError('GRAPH_INVALID', `onnxruntime rejected graph ${label}: ${(error as Error).message}`, { label });

@@ -33,6 +33,13 @@ export interface ConstTensor {
   data: TypedArray;
 }
 
+/** Where an external initializer's bytes are: a whole file of exactly its size. */
+export interface ExternalTensor {
+  dtype: DType;
+  dims: number[];
+  location: string;
+}
+
 interface ValueInfo {
   name: string;
   dtype: DType;
@@ -64,7 +71,7 @@ export class Graph {
   private readonly nodes: object[] = [];
   private readonly inputs: ValueInfo[] = [];
   private readonly outputs: ValueInfo[] = [];
-  private readonly initializers: Array<{ name: string; tensor: ConstTensor }> = [];
+  private readonly initializers: Array<{ name: string; tensor: ConstTensor | ExternalTensor }> = [];
   private readonly scope: Namespace;
 
   constructor(
@@ -101,6 +108,15 @@ export class Graph {
   initializer(name: string, tensor: ConstTensor): Value {
     this.initializers.push({ name: this.claim(name), tensor });
     return { name, dtype: tensor.dtype };
+  }
+
+  /**
+   * An initializer whose bytes stay outside the protobuf (which cannot exceed 2 GB): ONNX external data in a file
+   * named `location`, which the session is handed from memory (`SessionOptions.externalData`).
+   */
+  externalInitializer(name: string, dtype: DType, dims: number[], location: string): Value {
+    this.initializers.push({ name: this.claim(name), tensor: { dtype, dims, location } });
+    return { name, dtype };
   }
 
   private constant(tensor: ConstTensor, hint: string): Value {
@@ -219,7 +235,23 @@ function encodeAttr(name: string, value: AttrValue): object {
   return { name, type: AttributeType.TENSOR, t: tensorProto('', value.tensor) };
 }
 
-function tensorProto(name: string, tensor: ConstTensor): object {
+const BYTES_PER_ELEMENT: Record<DType, number> = { float32: 4, float16: 2, float64: 8, int64: 8, int32: 4, bool: 1, uint8: 1 };
+
+function tensorProto(name: string, tensor: ConstTensor | ExternalTensor): object {
+  if ('location' in tensor) {
+    const bytes = tensor.dims.reduce((a, b) => a * b, 1) * BYTES_PER_ELEMENT[tensor.dtype];
+    return {
+      name,
+      dims: tensor.dims,
+      dataType: ONNX_TYPE[tensor.dtype],
+      dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
+      externalData: [
+        { key: 'location', value: tensor.location },
+        { key: 'offset', value: '0' },
+        { key: 'length', value: String(bytes) },
+      ],
+    };
+  }
   return {
     name,
     dims: tensor.dims,
