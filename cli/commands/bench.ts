@@ -1,4 +1,8 @@
 import type { Command } from 'commander';
+import { fail } from '../../core/errors.ts';
+import { PRESETS } from '../../native/model/presets.ts';
+import { writeRandomCheckpoint } from '../../native/bench/random-checkpoint.ts';
+import type { EncodableDtype } from '../../native/io/safetensors.ts';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
 import { benchViewer, formatViewerBench } from '../../server/bench/bench-viewer.ts';
 import { composePlugins } from '../composition/compose.ts';
@@ -30,6 +34,21 @@ export function register(program: Command): void {
         onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`),
       });
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatEngineBench(report));
+    });
+  bench
+    .command('checkpoint')
+    .description("writes a random-weight checkpoint of a preset's shape (qwen3-0.6b, qwen3-1.7b, qwen3-4b with the real Qwen3 tokenizer), for the real-size benchmarks")
+    .requiredOption('--out <dir>', 'checkpoint directory to write')
+    .option('--preset <name>', `model preset (${Object.keys(PRESETS).join(', ')})`, 'qwen3-0.6b')
+    .option('--dtype <dtype>', 'stored dtype: BF16 (as released), F16 or F32', 'BF16')
+    .option('--shard-mb <n>', 'shard size in MB (default: one file up to 5 GB, as transformers)', (v) => Number(v))
+    .option('--seed <n>', 'seed', (v) => Number(v), 1)
+    .action(async (opts: { out: string; preset: string; dtype: string; shardMb?: number; seed: number }) => {
+      const dtype = opts.dtype.toUpperCase() as EncodableDtype;
+      if (!['BF16', 'F16', 'F32'].includes(dtype)) fail('INPUT_INVALID', `--dtype ${opts.dtype}: expected BF16, F16 or F32`);
+      const start = performance.now();
+      const { tokenizer } = await writeRandomCheckpoint(opts.out, { preset: opts.preset, seed: opts.seed, dtype, shardBytes: opts.shardMb === undefined ? undefined : opts.shardMb * 1e6 });
+      process.stderr.write(`wrote ${opts.out} (${opts.preset}, ${dtype}${tokenizer ? ', Qwen3 tokenizer' : ''}) in ${((performance.now() - start) / 1000).toFixed(1)} s\n`);
     });
   bench
     .command('viewer')
