@@ -19,6 +19,8 @@ export interface SessionOptions {
    * them into the session (to the device, for CUDA) once, at creation; the protobuf itself stays small.
    */
   externalData?: ReadonlyArray<{ path: string; data: Uint8Array }>;
+  /** onnxruntime's CPU memory arena (default on). */
+  memoryArena?: boolean;
 }
 
 export interface HostTensor {
@@ -62,7 +64,7 @@ export class Session {
         intraOpNumThreads: options.threads ?? 0,
         interOpNumThreads: 1,
         graphOptimizationLevel: 'all',
-        enableCpuMemArena: true,
+        enableCpuMemArena: options.memoryArena ?? true,
         enableMemPattern: true,
         executionMode: 'sequential',
         logSeverityLevel: 3,

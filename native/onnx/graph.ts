@@ -56,35 +56,28 @@ export interface OpOptions {
 
 export const MS_DOMAIN = 'com.microsoft';
 
-/**
- * Builds one ONNX graph from TypeScript. Values are plain `{ name, dtype }` handles; `op` appends a node.
- * Encoding goes through onnx-proto so the wire format is the standard one.
- */
-/** Value names are unique across a graph and all its subgraphs (ONNX scoping is by name). */
+/** Value names are unique across a graph. */
 interface Namespace {
   names: Set<string>;
   counter: number;
   usesMs: boolean;
+  /** Values renamed when published as outputs: later uses of the old name read the new one. */
+  aliases: Map<string, string>;
 }
 
+/**
+ * Builds one ONNX graph from TypeScript. Values are plain `{ name, dtype }` handles; `op` appends a node.
+ * Encoding goes through onnx-proto so the wire format is the standard one.
+ */
 export class Graph {
   private readonly nodes: object[] = [];
   private readonly inputs: ValueInfo[] = [];
   private readonly outputs: ValueInfo[] = [];
   private readonly initializers: Array<{ name: string; tensor: ConstTensor | ExternalTensor }> = [];
-  private readonly scope: Namespace;
 
-  constructor(
-    readonly name = 'ludus',
-    parent?: Graph,
-  ) {
-    this.scope = parent ? parent.scope : { names: new Set(), counter: 0, usesMs: false };
-  }
+  private readonly scope: Namespace = { names: new Set(), counter: 0, usesMs: false, aliases: new Map() };
 
-  /** A graph for a control-flow branch (If, Loop): it may read any value of this graph by name. */
-  subgraph(name: string): Graph {
-    return new Graph(name, this);
-  }
+  constructor(readonly name = 'ludus') {}
 
   private fresh(hint: string): string {
     const { names } = this.scope;
@@ -151,7 +144,7 @@ export class Graph {
       opType,
       domain: options.domain ?? '',
       name: options.name ?? this.fresh(`n_${opType}`),
-      input: inputs.map((v) => (v === null ? '' : v.name)),
+      input: inputs.map((v) => (v === null ? '' : this.resolve(v.name))),
       output: outputs.map((v) => v.name),
       attribute: Object.entries(attrs).map(([key, value]) => encodeAttr(key, value)),
     });
@@ -163,19 +156,37 @@ export class Graph {
     return this.op(opType, inputs, attrs, options)[0];
   }
 
-  /** Marks a value as a graph output, renaming it through Identity when a public name is asked for. */
+  /**
+   * Marks a value as a graph output under a public name. A value a node of this graph produces is renamed in place
+   * (its producer and consumers), so onnxruntime writes it straight into a caller's preallocated output; an input or
+   * an initializer is published through an Identity.
+   */
   output(value: Value, name: string, shape?: Dim[], dtype: DType = value.dtype): Value {
-    const published = value.name === name ? value : this.op1('Identity', [value], {}, { name: `out_${name}` });
-    const finalName = published.name === name ? name : this.rename(published, name);
-    this.outputs.push({ name: finalName, dtype, shape });
-    return { name: finalName, dtype };
+    const current = this.resolve(value.name);
+    if (current !== name) {
+      if (this.producerOf(current) && !this.outputs.some((o) => o.name === current)) {
+        this.claim(name);
+        for (const node of this.nodes as Array<{ input: string[]; output: string[] }>) {
+          node.input = node.input.map((n) => (n === current ? name : n));
+          node.output = node.output.map((n) => (n === current ? name : n));
+        }
+        this.scope.aliases.set(current, name);
+      } else {
+        this.nodes.push({ opType: 'Identity', domain: '', name: this.fresh('n_Identity'), input: [current], output: [this.claim(name)], attribute: [] });
+      }
+    }
+    this.outputs.push({ name, dtype, shape });
+    return { name, dtype };
   }
 
-  private rename(value: Value, name: string): string {
-    const node = this.nodes[this.nodes.length - 1] as { output: string[] };
-    this.claim(name);
-    node.output = node.output.map((o) => (o === value.name ? name : o));
-    return name;
+  private resolve(name: string): string {
+    let current = name;
+    while (this.scope.aliases.has(current)) current = this.scope.aliases.get(current)!;
+    return current;
+  }
+
+  private producerOf(name: string): object | undefined {
+    return (this.nodes as Array<{ output: string[] }>).find((node) => node.output.includes(name));
   }
 
   get nodeCount(): number {
