@@ -5,15 +5,16 @@ import { loadCheckpoint } from '../io/checkpoint.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { parameterCount } from '../model/memory.ts';
 import { initWeights } from '../model/presets.ts';
-import { Graph } from '../onnx/graph.ts';
-import { Session } from '../ort.ts';
+import { Graph, MS_DOMAIN } from '../onnx/graph.ts';
+import { f16BitsOf } from '../io/float-bits.ts';
+import { Session, type Feeds } from '../ort.ts';
 import { Decoder } from '../runtime/decoder.ts';
 import { generate } from '../runtime/generate.ts';
 import type { Policy } from '../runtime/policy.ts';
 import { Scorer } from '../runtime/scorer.ts';
-import { Learner } from '../train/learner.ts';
 import { median, round, SAMPLING, syntheticBoundary } from './engine-bench.ts';
 import { writeRandomCheckpoint } from './random-checkpoint.ts';
+import { benchTrainOn } from './train-bench.ts';
 
 /**
  * The phases of the real-size benchmark. Each runs in a process of its own (`real-size-phase.js`), so its peak RSS
@@ -78,12 +79,13 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
     const maxLen = ctx.promptTokens + newTokens;
     const solo = await Decoder.create([senior], { batch, maxLen, threads: ctx.threads });
     const tandem = await Decoder.create([senior, junior], { batch, maxLen, threads: ctx.threads });
-    const rate = async (decoder: Decoder, maxNewTokens: number): Promise<{ tokS: number; share: number }> => {
+    const rate = async (decoder: Decoder, maxNewTokens: number, partnerLogprobs = false): Promise<{ tokS: number; share: number }> => {
       let first = 0;
       const rollouts = await generate(decoder, prompts, {
         maxNewTokens,
         sampling: SAMPLING,
         seed: ctx.seed,
+        partnerLogprobs,
         schedule: decoder === tandem ? buildSchedule({ kind: 'word', p: 0.5, K: 32, seed: ctx.seed, boundary }) : undefined,
         onStep: (step) => {
           if (step === 0) first = performance.now();
@@ -94,12 +96,26 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
       return { tokS: (batch * (maxNewTokens - 1)) / seconds, share: authored.filter((a) => a === 0).length / authored.length };
     };
     for (const decoder of [solo, tandem]) await rate(decoder, 2);
-    const samples = { solo: [] as number[], tandem: [] as number[], share: [] as number[] };
+    const samples = { solo: [] as number[], tandem: [] as number[], share: [] as number[], full: [] as number[] };
+    const largest = batch === Math.max(...ctx.batches);
     for (let r = 0; r < ctx.repeats; r++) {
       samples.solo.push((await rate(solo, newTokens)).tokS);
       const t = await rate(tandem, newTokens);
       samples.tandem.push(t.tokS);
       samples.share.push(t.share);
+      // The same tandem with every member projecting every row (partner log-probabilities asked for): what the
+      // KV-only forward of the member not writing a row saves.
+      if (largest) samples.full.push((await rate(tandem, newTokens, true)).tokS);
+    }
+    let baked: number | null = null;
+    if (largest) {
+      // The same solo decode with the weights copied into the session as prepacked initializers (the CUDA binding):
+      // what feeding them as zero-copy inputs costs in speed, for the memory it saves.
+      await solo.release();
+      const initializers = await Decoder.create([senior], { batch, maxLen, threads: ctx.threads, weights: 'initializers' });
+      await rate(initializers, 2);
+      baked = (await rate(initializers, newTokens)).tokS;
+      await initializers.release();
     }
     result[`b${batch}`] = {
       new_tokens: newTokens,
@@ -107,6 +123,8 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
       tandem_tok_s: round(median(samples.tandem), 2),
       tandem_over_solo: round(median(samples.tandem) / median(samples.solo), 3),
       senior_share: round(median(samples.share), 3),
+      ...(baked !== null ? { solo_initializers_tok_s: round(baked, 2), solo_initializers_over_inputs: round(baked / median(samples.solo), 3) } : {}),
+      ...(largest ? { tandem_full_projection_tok_s: round(median(samples.full), 2), tandem_full_projection_over_solo: round(median(samples.full) / median(samples.solo), 3) } : {}),
       cache_mb: round(tandem.cacheBytes / 2 ** 20),
     };
     await solo.release();
@@ -125,23 +143,73 @@ export interface TrainPhaseOptions {
 /** Full fine-tuning: forward + backward + AdamW on random tokens, every position trained; median step time and peak RSS. */
 export async function trainPhase(ctx: PhaseContext & TrainPhaseOptions): Promise<PhaseResult> {
   const { config, senior } = await loadBench(ctx);
-  const learner = await Learner.create(config, senior.weights, { objective: 'policy-gradient', optimizer: { lr: 1e-6 }, threads: ctx.threads });
-  const rng = new Rng(ctx.seed);
-  const { rows, cols } = ctx;
-  const n = rows * cols;
-  const inputIds = Int32Array.from({ length: n }, () => rng.int(config.vocabSize));
-  const targets = Int32Array.from({ length: n }, () => rng.int(config.vocabSize));
-  const batch = { rows, cols, inputIds, targets, lossMask: new Float32Array(n).fill(1), advantages: Float32Array.from({ length: rows }, () => rng.normal()), oldLogprobs: await learner.score({ rows, cols, inputIds, targets }) };
-  await learner.step(batch);
+  const timed = await benchTrainOn(config, senior.weights, { rows: ctx.rows, cols: ctx.cols, threads: ctx.threads, steps: ctx.steps, seed: ctx.seed, warmups: 1, lr: 1e-6 });
+  return { train_rows: ctx.rows, train_cols: ctx.cols, ...timed, train_peak_rss_mb: peakRssMb() };
+}
+
+/** Fastest of `repeats` runs of `session` on `feeds`, after one warm-up, in ms. */
+async function fastestRun(session: Session, feeds: Feeds, outputs: string[], repeats = 5): Promise<number> {
+  await session.run(feeds, outputs);
   const times: number[] = [];
-  for (let i = 0; i < ctx.steps; i++) {
+  for (let r = 0; r < repeats; r++) {
     const start = performance.now();
-    await learner.step(batch);
+    await session.run(feeds, outputs);
     times.push(performance.now() - start);
   }
-  await learner.release();
-  const stepMs = median(times);
-  return { train_rows: rows, train_cols: cols, train_step_ms: round(stepMs), train_tok_s: round(n / (stepMs / 1000), 1), train_peak_rss_mb: peakRssMb() };
+  return Math.min(...times);
+}
+
+/**
+ * What storing frozen weights and KV caches in float16 would cost on this CPU: onnxruntime's x86 CPU kernels have no
+ * float16 GEMM, so 16-bit tensors must be cast to float32 in the graph on every run. Times a stack of the model's
+ * MLP projections (weights as inputs, as the decoder feeds them) at 1 and 64 rows, and one layer's attention over a
+ * [16, Hkv, 1024, hd] cache, each with float32 tensors and with float16 tensors cast in the graph.
+ */
+export async function dtypePhase(ctx: PhaseContext & { hidden: number; intermediate: number; kvHeads: number; headDim: number; heads: number }): Promise<PhaseResult> {
+  const result: PhaseResult = {};
+  const layers = 4;
+  const { hidden: K, intermediate: N } = ctx;
+  const weight = Float32Array.from({ length: K * N }, (_, i) => Math.sin(i) * 0.02);
+  for (const dtype of ['float32', 'float16'] as const) {
+    const g = new Graph(`weights-${dtype}`);
+    const x = g.input('x', 'float32', ['M', K]);
+    let y = x;
+    for (let i = 0; i < layers; i++) {
+      const raw = g.input(`w${i}`, dtype, [N, K]);
+      const w = dtype === 'float32' ? raw : g.op1('Cast', [raw], { to: 1 }, { dtypes: ['float32'] });
+      y = g.op1('FusedMatMul', [g.op1('FusedMatMul', [y, w], { transB: 1 }, { domain: MS_DOMAIN }), w], {}, { domain: MS_DOMAIN });
+    }
+    g.output(y, 'y');
+    const session = await Session.create(g.toBytes(), { threads: ctx.threads, label: 'weight dtype' });
+    const data = dtype === 'float32' ? weight : f16BitsOf(weight);
+    for (const M of [1, 64]) {
+      const feeds: Feeds = { x: { dtype: 'float32', dims: [M, K], data: new Float32Array(M * K).fill(0.01) } };
+      for (let i = 0; i < layers; i++) feeds[`w${i}`] = { dtype, dims: [N, K], data };
+      result[`weights_${dtype}_m${M}_ms`] = round(await fastestRun(session, feeds, ['y']), 2);
+    }
+    await session.release();
+  }
+  const B = 16;
+  const C = 1024;
+  const { kvHeads: Hkv, headDim: hd } = ctx;
+  const group = ctx.heads / Hkv;
+  const cache = Float32Array.from({ length: B * Hkv * C * hd }, (_, i) => Math.cos(i) * 0.1);
+  for (const dtype of ['float32', 'float16'] as const) {
+    const g = new Graph(`cache-${dtype}`);
+    const q = g.input('q', 'float32', [B, Hkv, group, hd]);
+    const [k, v] = ['k', 'v'].map((name) => {
+      const raw = g.input(name, dtype, [B, Hkv, C, hd]);
+      return dtype === 'float32' ? raw : g.op1('Cast', [raw], { to: 1 }, { dtypes: ['float32'] });
+    });
+    const probs = g.op1('Softmax', [g.op1('FusedMatMul', [q, k], { transB: 1 }, { domain: MS_DOMAIN })], { axis: -1 });
+    g.output(g.op1('MatMul', [probs, v]), 'y');
+    const session = await Session.create(g.toBytes(), { threads: ctx.threads, label: 'cache dtype' });
+    const data = dtype === 'float32' ? cache : f16BitsOf(cache);
+    const feeds: Feeds = { q: { dtype: 'float32', dims: [B, Hkv, group, hd], data: new Float32Array(B * Hkv * group * hd).fill(0.01) }, k: { dtype, dims: [B, Hkv, C, hd], data }, v: { dtype, dims: [B, Hkv, C, hd], data } };
+    result[`cache_${dtype}_b16_c1024_ms`] = round(await fastestRun(session, feeds, ['y']), 2);
+    await session.release();
+  }
+  return result;
 }
 
 /**
@@ -191,4 +259,5 @@ export const PHASES = {
   decode: decodePhase,
   train: trainPhase,
   'matmul-peak': matmulPeakPhase,
+  dtype: dtypePhase,
 } as const;

@@ -103,6 +103,7 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
   try {
     await run('checkpoint', `writing a random ${options.preset} checkpoint (BF16)`, { preset: options.preset });
     await run('matmul-peak', "onnxruntime's float32 GEMM peak on this machine", { hidden: config.hiddenSize, intermediate: config.intermediateSize });
+    await run('dtype', 'float32 against float16 cast in the graph: weights and KV caches', { hidden: config.hiddenSize, intermediate: config.intermediateSize, kvHeads: config.numKvHeads, headDim: config.headDim, heads: config.numHeads });
     await run('load', 'loading the checkpoint');
     const rng = new Rng(options.seed);
     const tokens = Array.from({ length: options.scoreTokens }, () => rng.int(config.vocabSize));

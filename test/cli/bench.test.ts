@@ -40,7 +40,7 @@ describe('ludus bench engine', () => {
       ]);
       expect(result.code).toBe(0);
       const report = JSON.parse(result.stdout.trim());
-      expect(Object.keys(report.phases)).toEqual(['checkpoint', 'matmul-peak', 'load', 'score', 'decode', 'train']);
+      expect(Object.keys(report.phases)).toEqual(['checkpoint', 'matmul-peak', 'dtype', 'load', 'score', 'decode', 'train']);
       expect(report.phases.load.parameters).toBe(23776);
       expect(report.phases.score.logprobs).toHaveLength(256);
       for (const batch of [1, 2]) {

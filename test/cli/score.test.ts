@@ -22,6 +22,14 @@ const wordLevelTokenizer = {
 describe('ludus score', () => {
   const model = randomModel();
   let dir = '';
+  /** The test model saved with some config.json fields replaced. */
+  const checkpointWithConfig = async (overrides: Record<string, unknown>): Promise<string> => {
+    const saved = join(await mkdtemp(join(tmpdir(), 'ludus-score-config-')), 'model');
+    await saveCheckpoint(saved, model.config, model.weights);
+    const config = JSON.parse(await readFile(join(saved, 'config.json'), 'utf8'));
+    await writeFile(join(saved, 'config.json'), JSON.stringify({ ...config, ...overrides }));
+    return saved;
+  };
   beforeAll(async () => {
     dir = join(await mkdtemp(join(tmpdir(), 'ludus-score-')), 'model');
     await saveCheckpoint(dir, model.config, model.weights, { extraFiles: { 'tokenizer.json': JSON.stringify(wordLevelTokenizer) } });
@@ -81,10 +89,7 @@ describe('ludus score', () => {
 
   describe('having a config too large for memory', () => {
     it('should exit 2 with MEMORY_INSUFFICIENT before reading the weights', async () => {
-      const huge = join(await mkdtemp(join(tmpdir(), 'ludus-score-huge-')), 'model');
-      await saveCheckpoint(huge, model.config, model.weights);
-      const config = JSON.parse(await readFile(join(huge, 'config.json'), 'utf8'));
-      await writeFile(join(huge, 'config.json'), JSON.stringify({ ...config, num_hidden_layers: 1_000_000, hidden_size: 4096, intermediate_size: 12288 }));
+      const huge = await checkpointWithConfig({ num_hidden_layers: 1_000_000, hidden_size: 4096, intermediate_size: 12288 });
       const result = await runLudus(['score', '--model', huge, '--tokens', '1,2,3', '--json']);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('[MEMORY_INSUFFICIENT]');
@@ -93,10 +98,7 @@ describe('ludus score', () => {
 
   describe('having max_position_embeddings 1e9', () => {
     it('should score as with any other bound: nothing is sized by it', async () => {
-      const long = join(await mkdtemp(join(tmpdir(), 'ludus-score-long-')), 'model');
-      await saveCheckpoint(long, model.config, model.weights);
-      const config = JSON.parse(await readFile(join(long, 'config.json'), 'utf8'));
-      await writeFile(join(long, 'config.json'), JSON.stringify({ ...config, max_position_embeddings: 1_000_000_000 }));
+      const long = await checkpointWithConfig({ max_position_embeddings: 1_000_000_000 });
       const tokens = [3, 17, 42, 5];
       const [a, b] = [await runLudus(['score', '--model', long, '--tokens', tokens.join(','), '--json']), await runLudus(['score', '--model', dir, '--tokens', tokens.join(','), '--json'])];
       expect(a.code).toBe(0);
