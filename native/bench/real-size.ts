@@ -145,8 +145,8 @@ function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>
         solo_tok_s: row.solo_tok_s,
         tandem_tok_s: row.tandem_tok_s,
         tandem_over_solo: row.tandem_over_solo,
-        solo_gflops: round(gflops, 1),
-        ...(peak ? { efficiency_vs_matmul_peak: round(gflops / peak, 3) } : {}),
+        solo_gflops: significant(gflops),
+        ...(peak ? { efficiency_vs_matmul_peak: significant(gflops / peak) } : {}),
         ...(torchRow && !refused(torchRow) ? { torch_tok_s: torchRow.decodeTokensPerSecond, solo_over_torch: round(row.solo_tok_s / (torchRow.decodeTokensPerSecond as number), 2) } : {}),
       };
     }
@@ -156,6 +156,8 @@ function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>
   if (train && !refused(train) && torchTrain && !refused(torchTrain)) summary.train_over_torch = round((train.train_tok_s as number) / (torchTrain.tokensPerSecond as number), 2);
   return summary;
 }
+
+const significant = (x: number): number => Number(x.toPrecision(3));
 
 export function formatRealSize(r: RealSizeReport): string {
   const lines = [`${r.preset}: ${(r.parameters / 1e6).toFixed(0)}M parameters, ${r.threads} threads on ${r.cores} cores`];
