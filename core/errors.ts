@@ -20,7 +20,11 @@ export type LudusErrorCode =
   | 'WORKER_FAILED'
   | 'MASK_EMPTY'
   | 'AUTHOR_SHARE_OUT_OF_BAND'
-  | 'TRAJECTORY_INVALID';
+  | 'TRAJECTORY_INVALID'
+  | 'PLUGIN_CLASH'
+  | 'PLUGIN_INVALID'
+  | 'PLUGIN_LOAD_FAILED'
+  | 'POLICY_INVALID';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

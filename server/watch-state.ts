@@ -85,7 +85,11 @@ export class WatchState {
       default: {
         const key = keyOf(event.run, event.matchId);
         const held = this.live.get(key);
-        if (!held) return;
+        if (!held) {
+          // Events that follow a match's end (its step's advantages) join its kept events.
+          this.finished.get(key)?.events.push(event);
+          return;
+        }
         held.events.push(event);
         if (event.type === 'tokens') {
           held.summary = { ...held.summary, tokenCount: held.summary.tokenCount + event.tokens.length };

@@ -6,7 +6,9 @@ import { writeRandomCheckpoint } from '../../native/bench/random-checkpoint.ts';
 import type { EncodableDtype } from '../../native/io/safetensors.ts';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
 import { benchViewer, formatViewerBench } from '../../server/bench/bench-viewer.ts';
+import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
 import { composePlugins } from '../composition/compose.ts';
+import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
 export function register(program: Command): void {
@@ -85,6 +87,20 @@ export function register(program: Command): void {
       process.stderr.write(`wrote ${opts.out} (${opts.preset}, ${dtype}${tokenizer ? ', Qwen3 tokenizer' : ''}) in ${((performance.now() - start) / 1000).toFixed(1)} s\n`);
     });
   bench
+    .command('games')
+    .description('the match engine: a two-role sequential game with two policies against solo decoding at the same batch; one learning step of two policies against each alone')
+    .option('--model <dir>', "model every policy starts from, or 'default' (the shipped base)", 'default')
+    .option('--task <name>', 'task the prompts come from', 'arithmetic')
+    .option('--matches <n>', 'matches in flight (and the solo batch)', (v) => Number(v), 64)
+    .option('--turn-tokens <n>', 'tokens per turn', (v) => Number(v), 128)
+    .option('--repeats <n>', 'interleaved repeats; medians are reported', (v) => Number(v), 3)
+    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 2)
+    .option('--json', 'print one JSON line')
+    .action(async (opts) => {
+      const report = await benchGames({ ...opts, onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
+      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatGamesBench(report));
+    });
+  bench
     .command('viewer')
     .description('training throughput with no viewer, then with the viewer server and N loopback WebSocket spectators (one never reads); server memory; who kept receiving')
     .option('--game <name>', 'game trained', 'tandem')
@@ -105,8 +121,10 @@ export function register(program: Command): void {
         maxNewTokens: opts.maxNewTokens,
         validateEvery: 0,
       });
+      const catalog = await composePlugins();
       const report = await benchViewer({
-        game: (await composePlugins()).games.create(opts.game, config),
+        game: gameFor(catalog, config),
+        advantage: advantageFor(catalog, config),
         config,
         spectators: opts.spectators,
         rounds: opts.rounds,

@@ -5,6 +5,7 @@ import { parseConfig } from '../../core/parse-config.ts';
 import { ExperimentConfigSchema } from '../../lab/experiments/experiment-config.ts';
 import type { ExperimentProgress } from '../../lab/experiments/experiment-progress.ts';
 import { runTandemVsGrpo } from '../../lab/experiments/tandem-vs-grpo.ts';
+import { composePlugins } from '../composition/compose.ts';
 import { readConfigFile } from '../config-file.ts';
 import { parseDevice } from '../options.ts';
 
@@ -41,7 +42,7 @@ export function register(program: Command): void {
         opts.config ?? 'experiment config',
       );
       const progress = opts.progress ? progressReporter(name) : undefined;
-      const result = await runTandemVsGrpo({ out: opts.out, config, threads: opts.threads, device: parseDevice(opts.device), onProgress: progress?.update });
+      const result = await runTandemVsGrpo({ out: opts.out, config, catalog: await composePlugins(), threads: opts.threads, device: parseDevice(opts.device), onProgress: progress?.update });
       progress?.stop();
       process.stdout.write(
         `${JSON.stringify({ out: result.out, report: result.report, phases: result.phases, seniors: result.seniors.map(({ game, dir, step, selected }) => ({ game, dir, step, selected })) })}\n`,

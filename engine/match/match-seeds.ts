@@ -18,3 +18,13 @@ export function trainingSeeds(runSeed: number, step: number): MatchSeeds {
 export function validationSeeds(runSeed: number, step: number): MatchSeeds {
   return { generation: deriveSeed(runSeed, step, STREAM.validationGeneration), schedule: deriveSeed(runSeed, step, STREAM.validationSchedule) };
 }
+
+/** A sequential match's own seed: its turns' samples derive from it, wherever the match sits in a batch. */
+export function matchSeed(seeds: MatchSeeds, index: number): number {
+  return deriveSeed(seeds.generation, index);
+}
+
+/** The sampling seed of one turn of a sequential match. */
+export function turnSeed(match: number, turn: number): number {
+  return deriveSeed(match, turn);
+}

@@ -28,11 +28,8 @@ export interface TrainingCheckpoint<State extends Record<string, unknown>> {
  * The weights directory loads unchanged in Python transformers; the extra files are ignored there.
  */
 export async function saveTrainingCheckpoint<State extends Record<string, unknown>>(dir: string, checkpoint: TrainingCheckpoint<State>): Promise<void> {
-  const moments: Weights = new Map();
-  for (const [name, data] of Object.entries(checkpoint.optimizer.m)) moments.set(`m.${name}`, { dims: [data.length], data });
-  for (const [name, data] of Object.entries(checkpoint.optimizer.v)) moments.set(`v.${name}`, { dims: [data.length], data });
   const extraFiles: Record<string, string | Uint8Array> = {
-    [OPTIMIZER_FILE]: encodeSafetensors(moments, { metadata: { step: String(checkpoint.optimizer.step) } }),
+    [OPTIMIZER_FILE]: encodeOptimizer(checkpoint.optimizer),
     [TRAINER_STATE_FILE]: `${JSON.stringify(checkpoint.state, null, 2)}\n`,
   };
   if (checkpoint.tokenizerJson !== undefined) extraFiles[TOKENIZER_FILE] = JSON.stringify(checkpoint.tokenizerJson);
@@ -43,20 +40,33 @@ export async function loadTrainingCheckpoint<State extends Record<string, unknow
   const { config, weights } = await loadCheckpoint(dir);
   const statePath = join(dir, TRAINER_STATE_FILE);
   const state = JSON.parse(await readText(statePath)) as State;
-  const { tensors, metadata } = await readSafetensors(join(dir, OPTIMIZER_FILE));
-  const optimizer: AdamWState = { step: Number(metadata.step ?? Number.NaN), m: {}, v: {} };
-  if (!Number.isInteger(optimizer.step)) fail('CHECKPOINT_MISSING_FILE', `${join(dir, OPTIMIZER_FILE)}: no optimizer step in its metadata`, { file: OPTIMIZER_FILE });
-  for (const [name, t] of tensors) {
-    const [kind, ...rest] = name.split('.');
-    const target = kind === 'm' ? optimizer.m : kind === 'v' ? optimizer.v : null;
-    if (!target) fail('SAFETENSORS_MALFORMED', `${join(dir, OPTIMIZER_FILE)}: unexpected tensor "${name}"`, { tensor: name });
-    target![rest.join('.')] = t.data;
-  }
+  const optimizer = await readOptimizer(join(dir, OPTIMIZER_FILE));
   const tokenizerText = await readFile(join(dir, TOKENIZER_FILE), 'utf8').catch((error) => (isMissingFileError(error) ? undefined : Promise.reject(error)));
   return { config, weights, optimizer, state, ...(tokenizerText === undefined ? {} : { tokenizerJson: JSON.parse(tokenizerText) }) };
 }
 
-async function readText(path: string): Promise<string> {
+/** AdamW moments as safetensors: m.<name> / v.<name>, the step in the metadata. */
+export function encodeOptimizer(optimizer: AdamWState): Uint8Array {
+  const moments: Weights = new Map();
+  for (const [name, data] of Object.entries(optimizer.m)) moments.set(`m.${name}`, { dims: [data.length], data });
+  for (const [name, data] of Object.entries(optimizer.v)) moments.set(`v.${name}`, { dims: [data.length], data });
+  return encodeSafetensors(moments, { metadata: { step: String(optimizer.step) } });
+}
+
+export async function readOptimizer(path: string): Promise<AdamWState> {
+  const { tensors, metadata } = await readSafetensors(path);
+  const optimizer: AdamWState = { step: Number(metadata.step ?? Number.NaN), m: {}, v: {} };
+  if (!Number.isInteger(optimizer.step)) fail('CHECKPOINT_MISSING_FILE', `${path}: no optimizer step in its metadata`, { file: path });
+  for (const [name, t] of tensors) {
+    const [kind, ...rest] = name.split('.');
+    const target = kind === 'm' ? optimizer.m : kind === 'v' ? optimizer.v : null;
+    if (!target) fail('SAFETENSORS_MALFORMED', `${path}: unexpected tensor "${name}"`, { tensor: name });
+    target![rest.join('.')] = t.data;
+  }
+  return optimizer;
+}
+
+export async function readText(path: string): Promise<string> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

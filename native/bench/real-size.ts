@@ -4,6 +4,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Rng } from '../../core/rng.ts';
+import { siblingModule } from '../io/package-root.ts';
 import { parameterCount } from '../model/memory.ts';
 import { PRESETS, presetConfig } from '../model/presets.ts';
 import { round } from './engine-bench.ts';
@@ -42,12 +43,16 @@ export const REAL_SIZE_DEFAULTS = {
 type Refusal = { error: { code: string; message: string } };
 const refused = (r: PhaseResult): r is Refusal => 'error' in r;
 
-const PHASE_ENTRY = fileURLToPath(new URL('./real-size-phase.js', import.meta.url));
+/** The phase entry beside this module; from the sources it runs under tsx's loader, from dist/ as plain JavaScript. */
+function phaseCommand(): string[] {
+  const entry = fileURLToPath(siblingModule(import.meta.url, 'real-size-phase'));
+  return entry.endsWith('.ts') ? ['--import', import.meta.resolve('tsx'), entry] : [entry];
+}
 
 /** Runs one phase in a fresh node process; a coded refusal comes back as `{error}`. */
 function phase(name: string, options: Record<string, unknown>): Promise<PhaseResult> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [PHASE_ENTRY, name, JSON.stringify(options)], { timeout: 3 * 3600_000, maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...phaseCommand(), name, JSON.stringify(options)], { timeout: 3 * 3600_000, maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`bench phase ${name} failed: ${error.message}\n${stderr}`));
       else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as PhaseResult);
     });

@@ -169,6 +169,12 @@ function checkWeightsToSave(dir: string, config: ModelConfig, weights: Weights):
   }
 }
 
+function checkSave(dir: string, config: ModelConfig, weights: Weights, options: SaveCheckpointOptions): void {
+  if (!((options.shardBytes ?? DEFAULT_SHARD_BYTES) > 0)) fail('INPUT_INVALID', `shardBytes must be positive, got ${options.shardBytes}`);
+  checkExtraFiles(Object.keys(options.extraFiles ?? {}));
+  checkWeightsToSave(dir, config, weights);
+}
+
 /** Replacing a directory deletes it, so only a checkpoint (or nothing, or an empty directory) may be replaced. */
 async function checkReplaceable(dir: string): Promise<void> {
   let isDirectory: boolean;
@@ -200,35 +206,40 @@ function checkExtraFiles(names: string[]): void {
  * file fsynced, so a crash leaves either the old checkpoint or the new one.
  */
 export async function saveCheckpoint(dir: string, config: ModelConfig, weights: Weights, options: SaveCheckpointOptions = {}): Promise<void> {
+  checkSave(dir, config, weights, options);
+  await checkReplaceable(dir);
+  await replaceDirectory(dir, (temp) => writeCheckpointFiles(temp, config, weights, options));
+}
+
+/**
+ * The files of a checkpoint, written (each fsynced) into an existing directory that a caller swaps in: one model of
+ * a larger atomic save (a training checkpoint holding several policies).
+ */
+export async function writeCheckpointFiles(dir: string, config: ModelConfig, weights: Weights, options: SaveCheckpointOptions = {}): Promise<void> {
+  checkSave(dir, config, weights, options);
   const dtype = options.dtype ?? 'F32';
   const shardBytes = options.shardBytes ?? DEFAULT_SHARD_BYTES;
-  if (!(shardBytes > 0)) fail('INPUT_INVALID', `shardBytes must be positive, got ${shardBytes}`);
   const extraFiles = options.extraFiles ?? {};
-  checkExtraFiles(Object.keys(extraFiles));
-  checkWeightsToSave(dir, config, weights);
-  await checkReplaceable(dir);
   const shards = planShards(config, dtype, shardBytes);
   const subset = (names: string[]): Weights => new Map(names.map((name) => [name, weights.get(name)!]));
-  await replaceDirectory(dir, async (temp) => {
-    const torchDtype = TORCH_DTYPE[dtype];
-    const hfConfig = { ...toHfConfig(config), torch_dtype: torchDtype, ...('dtype' in config.raw ? { dtype: torchDtype } : {}) };
-    await writeFileDurably(join(temp, CONFIG_FILE), sortedJson(hfConfig));
-    await writeFileDurably(join(temp, GENERATION_CONFIG_FILE), sortedJson(generationConfig(config)));
-    if (shards.length === 1) {
-      await writeSafetensors(join(temp, WEIGHTS_FILE), subset(shards[0]), { dtype });
-    } else {
-      const weightMap: Record<string, string> = {};
-      let totalSize = 0;
-      for (let i = 0; i < shards.length; i++) {
-        const file = shardFileName(i, shards.length);
-        await writeSafetensors(join(temp, file), subset(shards[i]), { dtype });
-        for (const name of shards[i]) {
-          weightMap[name] = file;
-          totalSize += storedBytes(weights.get(name)!.dims, dtype);
-        }
+  const torchDtype = TORCH_DTYPE[dtype];
+  const hfConfig = { ...toHfConfig(config), torch_dtype: torchDtype, ...('dtype' in config.raw ? { dtype: torchDtype } : {}) };
+  await writeFileDurably(join(dir, CONFIG_FILE), sortedJson(hfConfig));
+  await writeFileDurably(join(dir, GENERATION_CONFIG_FILE), sortedJson(generationConfig(config)));
+  if (shards.length === 1) {
+    await writeSafetensors(join(dir, WEIGHTS_FILE), subset(shards[0]), { dtype });
+  } else {
+    const weightMap: Record<string, string> = {};
+    let totalSize = 0;
+    for (let i = 0; i < shards.length; i++) {
+      const file = shardFileName(i, shards.length);
+      await writeSafetensors(join(dir, file), subset(shards[i]), { dtype });
+      for (const name of shards[i]) {
+        weightMap[name] = file;
+        totalSize += storedBytes(weights.get(name)!.dims, dtype);
       }
-      await writeFileDurably(join(temp, WEIGHTS_INDEX_FILE), sortedJson({ metadata: { total_size: totalSize }, weight_map: weightMap }));
     }
-    for (const [name, content] of Object.entries(extraFiles)) await writeFileDurably(join(temp, name), content);
-  });
+    await writeFileDurably(join(dir, WEIGHTS_INDEX_FILE), sortedJson({ metadata: { total_size: totalSize }, weight_map: weightMap }));
+  }
+  for (const [name, content] of Object.entries(extraFiles)) await writeFileDurably(join(dir, name), content);
 }

@@ -1,9 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
+import { packageRoot } from '../../native/io/package-root.ts';
 
 /** The base models shipped in the repository (made by `ludus pretrain`), one directory per synthetic task. */
-export const DEFAULT_MODELS_DIR = fileURLToPath(new URL('../../models/', import.meta.url));
+export const DEFAULT_MODELS_DIR = `${join(packageRoot(), 'models')}/`;
 
 export function shippedTasks(): string[] {
   if (!existsSync(DEFAULT_MODELS_DIR)) return [];

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LudusEmitter } from '../../core/events.ts';
+import { siblingModule } from '../../native/io/package-root.ts';
 import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
-import type { RlGame } from '../../core/game/rl-game.ts';
+import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
+import type { AnyGame } from '../../core/catalog.ts';
 import type { TrainConfig } from '../../engine/trainer/train-config.ts';
 import { train } from '../../engine/trainer/trainer.ts';
 import type { SpectatorsReport } from './bench-spectators.ts';
@@ -15,7 +17,8 @@ import { spectatorView } from '../spectator-view.ts';
 import { startViewerServer } from '../viewer-server.ts';
 
 export interface ViewerBenchOptions {
-  readonly game: RlGame<string>;
+  readonly game: AnyGame;
+  readonly advantage: AdvantageEstimator;
   readonly config: TrainConfig;
   readonly spectators: number;
   /** Runs without and with spectators, interleaved. */
@@ -58,7 +61,7 @@ export interface ViewerBenchReport {
   readonly ratio: number;
 }
 
-const SPECTATORS_SCRIPT = fileURLToPath(new URL('./bench-spectators.ts', import.meta.url));
+const SPECTATORS_SCRIPT = fileURLToPath(siblingModule(import.meta.url, 'bench-spectators'));
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 
 /**
@@ -107,12 +110,13 @@ async function timedRun(options: ViewerBenchOptions, out: string, events?: Ludus
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 100);
   try {
-    await train({ out, config: options.config, game: options.game, threads: options.threads, events, onStep: (line) => void lines.push(line) });
+    await train({ out, config: options.config, game: options.game, advantage: options.advantage, threads: options.threads, events, onStep: (line) => void lines.push(line) });
   } finally {
     clearInterval(sampler);
   }
   const matches = options.config.problemsPerStep * options.config.groupSize;
-  const tokens = lines.reduce((sum, line) => sum + line.response_len * matches, 0);
+  const role = options.game.trainable[0];
+  const tokens = lines.reduce((sum, line) => sum + line.roles[role].response_len * matches, 0);
   const seconds = lines.reduce((sum, line) => sum + line.seconds, 0);
   return { tokens, seconds, tokensPerSecond: tokens / seconds, peakRssMb: mb(peak) };
 }

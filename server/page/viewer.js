@@ -2,12 +2,9 @@
 // /ws and draws runs, live matches (tokens colored by author), finished matches with a scrubber, and curves.
 import uPlot from '/vendor/uplot.esm.js';
 
-const CURVES = [
-  ['reward_mean', 'reward'],
-  ['response_len', 'response length'],
-  ['senior_share', 'senior share'],
-  ['kl_to_junior', 'KL to junior'],
-];
+// Curves come from whatever numbers a run's steps carry: `role/<role>/<name>` and `policy/<policy>/<name>` are one
+// figure per name with a series per role or policy; a bare name (an older run's flat metrics) is a figure of its own.
+const FIRST_CURVES = ['reward_mean', 'correct', 'response_len', 'share', 'loss', 'grad_norm', 'clip_frac'];
 const PALETTE = ['#1d4ed8', '#c2410c', '#047857', '#7c3aed', '#be185d', '#0e7490', '#a16207'];
 const FIXED_COLORS = { senior: 'var(--senior)', junior: 'var(--junior)' };
 const LISTED_FINISHED = 300;
@@ -21,7 +18,7 @@ const el = (tag, props = {}, text) => {
 };
 
 const model = { seq: -1, runs: new Map(), live: new Map(), finished: [], metrics: new Map(), leaderboard: [] };
-const ui = { selected: null, follow: true, run: null, view: null, charts: null, chartsRun: null, listsDirty: false, socket: null };
+const ui = { selected: null, follow: true, run: null, view: null, charts: null, chartsRun: null, chartsLayout: '', figures: [], listsDirty: false, socket: null };
 
 function colorOf(role) {
   if (FIXED_COLORS[role]) return FIXED_COLORS[role];
@@ -36,6 +33,7 @@ class MatchView {
     this.summary = summary;
     this.turns = new Map();
     this.pendingHandoff = false;
+    this.seats = summary.seats ?? {};
     $('match-title').textContent = `${summary.matchId} · ${summary.game}${summary.problemId ? ` · ${summary.problemId}` : ''}`;
     $('transcript').replaceChildren();
     $('outcome').replaceChildren();
@@ -52,12 +50,13 @@ class MatchView {
     let turn = this.turns.get(index);
     if (!turn) {
       const block = el('div', { className: 'turn' });
+      block.dataset.turn = String(index);
       const label = el('div', { className: 'turn-label' }, `turn ${index}`);
       const tokens = el('div', { className: 'tokens' });
       const side = el('div', { className: 'side' });
       block.append(label, tokens, side);
       $('transcript').append(block);
-      turn = { label, tokens, side };
+      turn = { label, tokens, side, spans: [], stepEnds: null };
       this.turns.set(index, turn);
     }
     return turn;
@@ -68,7 +67,47 @@ class MatchView {
     span.dataset.author = author;
     span.style.setProperty('--c', colorOf(author));
     this.pendingHandoff = false;
-    this.turn(turnIndex).tokens.append(span);
+    const turn = this.turn(turnIndex);
+    turn.tokens.append(span);
+    turn.spans.push(span);
+  }
+
+  /** A verdict on one reasoning step, drawn right after that step's last token; on a whole turn, beside the turn. */
+  verdict(event) {
+    const turn = this.turn(event.turn ?? [...this.turns.keys()].pop() ?? 0);
+    const text = `${event.judge} on ${event.role}${event.step === undefined ? '' : ` step ${event.step + 1}`}: ${event.correct ? 'correct' : 'wrong'}${event.answerPresent ? '' : ' (no answer)'}`;
+    if (event.step === undefined) {
+      const verdict = el('div', { className: 'verdict' }, text);
+      verdict.dataset.correct = String(event.correct);
+      turn.side.append(verdict);
+      return;
+    }
+    const badge = el('span', { className: 'step-verdict', title: text }, event.correct ? '✓' : '✗');
+    badge.dataset.correct = String(event.correct);
+    badge.dataset.step = String(event.step);
+    const end = turn.stepEnds?.[event.step];
+    const after = end === undefined ? turn.spans.at(-1) : turn.spans[end];
+    if (after) after.after(badge);
+    else turn.tokens.append(badge);
+  }
+
+  problem(event) {
+    if (event.prompt === undefined && event.answer === undefined) return;
+    const problem = el('div', { className: 'problem' });
+    if (event.prompt !== undefined) problem.append(el('pre', { className: 'prompt' }, event.prompt));
+    if (event.answer !== undefined) problem.append(el('div', { className: 'gold' }, `gold answer: ${event.answer}`));
+    $('transcript').prepend(problem);
+  }
+
+  /** The rewards of every match of this match's group (same step and problem), as far as they are known. */
+  group() {
+    const prefix = this.summary.matchId.slice(0, this.summary.matchId.lastIndexOf('/') + 1);
+    const siblings = model.finished.filter((match) => match.run === this.summary.run && match.matchId.startsWith(prefix) && match.outcome);
+    if (siblings.length < 2) return;
+    const rows = siblings.map((match) => `${match.matchId.slice(prefix.length)}${match.matchId === this.summary.matchId ? ' (this)' : ''}: ${Object.entries(match.outcome).map(([role, value]) => `${role} ${round(value)}`).join(', ')}`);
+    const box = el('div', { className: 'group' });
+    box.append(el('div', { className: 'group-title' }, `group of ${siblings.length}`), ...rows.map((row) => el('div', {}, row)));
+    $('outcome').append(box);
   }
 
   apply(event) {
@@ -79,23 +118,35 @@ class MatchView {
       case 'handoff':
         this.pendingHandoff = true;
         break;
-      case 'turn-end':
-        this.turn(event.turn).label.textContent = `turn ${event.turn} · ${event.role} · ${event.tokenCount} tokens · ${event.finish}`;
+      case 'match-start':
+        this.problem(event);
         break;
-      case 'verdict': {
-        const last = [...this.turns.values()].pop() ?? this.turn(0);
-        const verdict = el('div', { className: 'verdict' }, `${event.judge} on ${event.role}: ${event.correct ? 'correct' : 'wrong'}${event.answerPresent ? '' : ' (no answer)'}`);
-        verdict.dataset.correct = String(event.correct);
-        last.side.append(verdict);
+      case 'turn-start':
+        this.turn(event.turn).label.textContent = `turn ${event.turn} · ${event.role} (${event.policy})`;
+        break;
+      case 'turn-end': {
+        const turn = this.turn(event.turn);
+        turn.stepEnds = event.stepEnds ?? null;
+        turn.label.textContent = `turn ${event.turn} · ${event.role}${this.seats[event.role] ? ` (${this.seats[event.role]})` : ''} · ${event.tokenCount} tokens · ${event.finish}`;
         break;
       }
+      case 'verdict':
+        this.verdict(event);
+        break;
       case 'reward': {
-        const last = [...this.turns.values()].pop() ?? this.turn(0);
-        last.side.append(el('div', { className: 'reward' }, `reward ${event.role}: ${event.outcome}${event.perStep ? ` · steps ${event.perStep.join(' ')}` : ''}`));
+        const side = $('outcome');
+        const steps = event.steps?.length ? ` · step rewards ${event.steps.map((s) => `@${s.position} ${round(s.value)}`).join(' ')}` : '';
+        side.append(el('div', { className: 'reward' }, `reward ${event.role}: ${round(event.outcome)}${steps}`));
+        break;
+      }
+      case 'advantage': {
+        const advantage = el('div', { className: 'advantage' }, `advantage ${event.role} (${event.policy}): ${round(event.advantage)}${event.dropped ? ' · dropped' : ''}`);
+        $('outcome').append(advantage);
         break;
       }
       case 'match-end':
-        $('outcome').textContent = `finished · ${Object.entries(event.outcome).map(([role, value]) => `${role} ${value}`).join(' · ')}`;
+        $('outcome').prepend(el('div', { className: 'finished' }, `finished · ${Object.entries(event.outcome).map(([role, value]) => `${role} ${round(value)}`).join(' · ')}`));
+        this.group();
         break;
     }
   }
@@ -124,7 +175,7 @@ function showRecorded(message) {
   if (!ui.selected || ui.selected.matchId !== message.matchId || ui.selected.run !== message.run) return;
   const events = message.events;
   const start = events.find((event) => event.type === 'match-start');
-  const summary = { matchId: message.matchId, game: start?.game ?? '', seats: start?.seats ?? {}, problemId: start?.problemId };
+  const summary = { run: message.run, matchId: message.matchId, game: start?.game ?? '', seats: start?.seats ?? {}, problemId: start?.problemId };
   const scrub = $('scrub');
   const render = (count) => {
     ui.view = new MatchView(summary);
@@ -192,7 +243,11 @@ function apply(event) {
       break;
     default: {
       const live = key && model.live.get(key);
-      if (!live) break;
+      if (!live) {
+        // A finished match's later events (the advantages of its step) go to its view when it is shown.
+        if (shown) ui.view.apply(event);
+        break;
+      }
       live.events.push(event);
       if (shown) ui.view.apply(event);
       if (event.type === 'match-end') {
@@ -248,43 +303,76 @@ function markLists() {
   }
 }
 
-function chartData(run) {
+/** The figures a run's metrics call for: one per metric name, a series per role or policy that has it. */
+function curvesOf(run) {
+  const figures = new Map();
+  for (const point of model.metrics.get(run) ?? []) {
+    for (const key of Object.keys(point.metrics)) {
+      const parts = key.split('/');
+      const [kind, who, name] = parts.length === 3 ? parts : ['', key, key];
+      const id = parts.length === 3 ? `${kind}/${name}` : name;
+      if (!figures.has(id)) figures.set(id, { id, name, kind, series: new Map() });
+      figures.get(id).series.set(who, key);
+    }
+  }
+  const rank = (figure) => {
+    const first = FIRST_CURVES.indexOf(figure.name);
+    return first >= 0 ? first : figure.name.startsWith('kl_to_') ? FIRST_CURVES.length : FIRST_CURVES.length + 1;
+  };
+  return [...figures.values()].sort((a, b) => rank(a) - rank(b) || a.id.localeCompare(b.id));
+}
+
+function curveData(run, figure) {
   const points = model.metrics.get(run) ?? [];
-  return [points.map((point) => point.step), ...CURVES.map(([name]) => points.map((point) => point.metrics[name] ?? null))];
+  return [points.map((point) => point.step), ...[...figure.series.values()].map((key) => points.map((point) => point.metrics[key] ?? null))];
 }
 
 function drawCharts() {
   const run = ui.run ?? [...model.metrics.keys()][0] ?? null;
-  if (run === ui.chartsRun && ui.charts) return updateCharts();
+  const figures = run ? curvesOf(run) : [];
+  const layout = figures.map((figure) => `${figure.id}:${[...figure.series.keys()].join(',')}`).join('|');
+  if (run === ui.chartsRun && ui.charts && layout === ui.chartsLayout) return updateCharts();
   for (const chart of ui.charts ?? []) chart.destroy();
   const box = $('charts');
   box.replaceChildren();
   ui.chartsRun = run;
+  ui.chartsLayout = layout;
   ui.charts = null;
   if (!run || !model.metrics.has(run)) return;
-  const data = chartData(run);
-  ui.charts = CURVES.map(([, label], i) => {
-    const figure = el('figure');
-    figure.dataset.curve = CURVES[i][0];
-    box.append(figure);
-    figure.append(el('figcaption', {}, `${run} · ${label}`));
+  ui.figures = figures;
+  ui.charts = figures.map((figure) => {
+    const node = el('figure');
+    node.dataset.curve = figure.name;
+    node.dataset.kind = figure.kind;
+    box.append(node);
+    const names = [...figure.series.keys()];
+    node.append(el('figcaption', {}, `${run} · ${figure.name}${figure.kind ? ` by ${figure.kind}` : ''}`));
     const options = {
       width: 320,
-      height: 160,
-      legend: { show: false },
+      height: 170,
+      legend: { show: names.length > 1 },
       scales: { x: { time: false } },
-      axes: [{}, { size: 60, values: (_, ticks) => ticks.map((tick) => Number(tick.toPrecision(3)).toString()) }],
-      series: [{}, { stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: true }],
+      axes: [
+        { label: 'step', size: 36 },
+        { label: figure.name, size: 60, values: (_, ticks) => ticks.map((tick) => Number(tick.toPrecision(3)).toString()) },
+      ],
+      series: [{ label: 'step' }, ...names.map((name) => ({ label: name, stroke: colorOf(name), width: 1.5, spanGaps: true }))],
     };
-    return new uPlot(options, [data[0], data[i + 1]], figure);
+    return new uPlot(options, curveData(run, figure), node);
   });
 }
 
 function updateCharts() {
   if (!ui.charts) return drawCharts();
-  const data = chartData(ui.chartsRun);
-  ui.charts.forEach((chart, i) => chart.setData([data[0], data[i + 1]]));
+  const layout = curvesOf(ui.chartsRun).map((figure) => `${figure.id}:${[...figure.series.keys()].join(',')}`).join('|');
+  if (layout !== ui.chartsLayout) {
+    ui.chartsRun = null;
+    return drawCharts();
+  }
+  ui.charts.forEach((chart, i) => chart.setData(curveData(ui.chartsRun, ui.figures[i])));
 }
+
+const round = (value) => (Number.isInteger(value) ? String(value) : value.toFixed(3));
 
 function send(message) {
   if (ui.socket?.readyState === WebSocket.OPEN) ui.socket.send(JSON.stringify(message));

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { TranscriptLine } from '../../engine/trainer/transcript-line.ts';
 import type { WireEvent } from '../../server/wire.ts';
 import { Spectator } from '../server/hub-clients.ts';
 import { serveLudus } from '../server/page/browser.ts';
@@ -15,7 +16,8 @@ describe('ludus serve', () => {
       await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 48, validateEvery: 0 }));
       const out = join(dir, 'runs', 'recorded');
       expect((await runLudus(['train', 'tandem', '--config', config, '--steps', '1', '--out', out, '--no-watch', '--threads', '1'])).code).toBe(0);
-      const [line] = (await readFile(join(out, 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((text) => JSON.parse(text) as { matchId: string; responseIds: number[]; text: string; outcome: Record<string, number> });
+      const [line] = (await readFile(join(out, 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((text) => JSON.parse(text) as TranscriptLine);
+      const [turn] = line.turns;
 
       const served = await serveLudus(['serve', '--runs', join(dir, 'runs'), '--port', '0']);
       try {
@@ -29,9 +31,10 @@ describe('ludus serve', () => {
         const events: readonly WireEvent[] = reply.type === 'match' ? reply.events : [];
         expect(events[0]).toMatchObject({ type: 'match-start', run: 'recorded', matchId: line.matchId });
         const tokens = events.flatMap((event) => (event.type === 'tokens' ? [event] : []));
-        expect(tokens.map((event) => event.tokens[0])).toEqual(line.responseIds);
-        expect(tokens.map((event) => event.text).join('')).toBe(line.text);
-        expect(events.at(-1)).toMatchObject({ type: 'match-end', outcome: line.outcome });
+        expect(tokens.map((event) => event.tokens[0])).toEqual(turn.responseIds);
+        expect(tokens.map((event) => event.text).join('')).toBe(turn.text);
+        expect(events.find((event) => event.type === 'match-end')).toMatchObject({ type: 'match-end', outcome: line.outcome });
+        expect(events.at(-1)).toMatchObject({ type: 'advantage', role: 'senior', policy: 'senior', advantage: line.advantages.senior.advantage });
         spectator.close();
       } finally {
         expect(await served.stop()).toBe(0);

@@ -24,7 +24,7 @@ describe('ludus train', () => {
       expect(result.stderr).not.toMatch(/\[[A-Z_]+\]/);
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toMatchObject({ out, steps: 2 });
-      const lines = (await readFile(join(out, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number; senior_share: number });
+      const lines = (await readFile(join(out, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number });
       expect(lines.map((line) => line.step)).toEqual([1, 2]);
       const state = JSON.parse(await readFile(join(out, 'checkpoint', 'trainer_state.json'), 'utf8')) as { step: number; seed: number };
       expect(state).toMatchObject({ step: 2, seed: 3 });
@@ -51,15 +51,47 @@ describe('ludus train', () => {
     });
   });
 
-  describe('having a negative λ_jun or an unknown game', () => {
-    it('should exit with CONFIG_INVALID before training', async () => {
-      const { dir, file } = await configFile({ ...tinyConfig, tandem: { juniorImitation: -0.5 } });
-      const refused = await runLudus(['train', 'tandem', '--config', file, '--steps', '1', '--out', join(dir, 'run'), '--no-watch']);
-      expect(refused.code).toBe(2);
-      expect(refused.stderr).toMatch(/\[CONFIG_INVALID\].*juniorImitation/);
-      const unknown = await runLudus(['train', 'chess', '--steps', '1', '--out', join(dir, 'run2'), '--no-watch']);
-      expect(unknown.code).toBe(2);
-      expect(unknown.stderr).toMatch(/\[CONFIG_INVALID\]/);
+  describe('having a two-role sequential game from a plugin module', () => {
+    it('should train both roles\' policies with their own optimizers, swapping roles each step, and resume exactly', async () => {
+      const { dir, file } = await configFile({ problemsPerStep: 1, groupSize: 2, checkpointEvery: 1, validateEvery: 0 });
+      const args = (out: string, steps: number) => ['train', 'proposer-critic', '--plugin', 'examples/proposer-critic/proposer-critic.ts', '--config', file, '--steps', String(steps), '--out', out, '--no-watch', '--threads', '1'];
+      const straight = join(dir, 'straight');
+      expect((await runLudus(args(straight, 2))).code).toBe(0);
+      const metrics = (await readFile(join(straight, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { seats: Record<string, string>; policies: Record<string, unknown> });
+      expect(metrics.map((line) => line.seats)).toEqual([
+        { proposer: 'alice', critic: 'bob' },
+        { proposer: 'bob', critic: 'alice' },
+      ]);
+      expect(metrics.map((line) => Object.keys(line.policies))).toEqual([
+        ['alice', 'bob'],
+        ['alice', 'bob'],
+      ]);
+      const resumed = join(dir, 'resumed');
+      expect((await runLudus(args(resumed, 1))).code).toBe(0);
+      expect((await runLudus([...args(resumed, 2), '--resume'])).code).toBe(0);
+      for (const policy of ['alice', 'bob']) {
+        const weights = (out: string) => readFile(join(out, 'checkpoint', 'policies', policy, 'model.safetensors'));
+        expect((await weights(resumed)).equals(await weights(straight))).toBe(true);
+      }
+    });
+  });
+
+  describe('having bad input', () => {
+    it('should exit 2 with a coded error naming what is wrong, writing nothing to the run directory', async () => {
+      const { dir, file } = await configFile({ ...tinyConfig, knobs: { juniorImitation: -0.5 } });
+      const cases: [string[], RegExp][] = [
+        [['train', 'tandem', '--config', file], /\[CONFIG_INVALID\].*tandem knobs.*juniorImitation/],
+        [['train', 'chess'], /\[CONFIG_INVALID\] no game "chess" \(known: tandem, grpo, kl-reg\)/],
+        [['train', 'tandem', '--plugin', join(dir, 'missing.ts')], /\[PLUGIN_LOAD_FAILED\] plugin .*missing\.ts: no such file/],
+        [['train', 'tandem', '--model', join(dir, 'no-model')], /\[POLICY_INVALID\] policy "senior": .*no-model does not exist/],
+      ];
+      for (const [args, message] of cases) {
+        const out = join(dir, 'run');
+        const refused = await runLudus([...args, '--steps', '1', '--out', out, '--no-watch']);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toMatch(message);
+        await expect(readFile(join(out, 'run.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+      }
     });
   });
 });

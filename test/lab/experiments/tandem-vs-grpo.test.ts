@@ -8,6 +8,7 @@ import { ExperimentConfigSchema, type ExperimentConfigInput } from '../../../lab
 import type { ExperimentProgress } from '../../../lab/experiments/experiment-progress.ts';
 import { runTandemVsGrpo, type ExperimentResult } from '../../../lab/experiments/tandem-vs-grpo.ts';
 import { runLudus } from '../../support/cli.ts';
+import { composePlugins } from '../../../cli/composition/compose.ts';
 import { expectConfigInvalid, rejection } from '../../support/errors.ts';
 
 /** Two problems per step, groups of two, three test problems with two samples each: the whole pipeline in CI time. */
@@ -16,7 +17,8 @@ const tiny: ExperimentConfigInput = {
   eval: { problems: 3, samples: 2, bootstrap: 200, maxNewTokens: 96, batch: 8 },
 };
 const configOf = (input: ExperimentConfigInput) => parseConfig(ExperimentConfigSchema, input, 'test');
-const run = (out: string, input: ExperimentConfigInput, onProgress?: (p: ExperimentProgress) => void) => runTandemVsGrpo({ out, config: configOf(input), threads: 1, onProgress });
+const catalog = await composePlugins();
+const run = (out: string, input: ExperimentConfigInput, onProgress?: (p: ExperimentProgress) => void) => runTandemVsGrpo({ out, config: configOf(input), catalog, threads: 1, onProgress });
 const statuses = (result: ExperimentResult) => Object.fromEntries(result.phases.map((p) => [p.phase, p.status]));
 const mtime = async (path: string) => (await stat(path)).mtimeMs;
 
@@ -46,8 +48,8 @@ describe('runTandemVsGrpo', () => {
         expect(`${lines[0]}\n`).toBe(firstMetrics[i]);
       }
       expect(second.seniors.map((s) => s.step)).toEqual([2, 2, 2]);
-      expect(second.reports.tandem.model).toBe(join(out, 'tandem', 'checkpoint'));
-      expect(second.reports.tandem.reference).toBe(join(out, 'grpo', 'checkpoint'));
+      expect(second.reports.tandem.model).toBe(join(out, 'tandem', 'checkpoint', 'policies', 'senior'));
+      expect(second.reports.tandem.reference).toBe(join(out, 'grpo', 'checkpoint', 'policies', 'senior'));
       const trlComparisons = second.comparisons.map((c) => [c.model, c.significance.other]);
       expect(trlComparisons).toEqual([[second.reports.tandem.model, second.reports.grpo.model], [second.reports.tandem.model, second.reports['kl-reg'].model]]);
       expect(second.comparisons[0].significance.tests.map((t) => t.metric)).toContain('handoff alternate pass@1');
@@ -62,7 +64,7 @@ describe('runTandemVsGrpo', () => {
         expect((await stat(join(out, `${figure}.png`))).size).toBeGreaterThan(0);
       }
 
-      const cacheFiles = [...GAMES.map((g) => join(out, g, 'trained.json')), ...EVALS.map((m) => join(out, 'eval', `${m}.json`)), ...GAMES.map((g) => join(out, g, 'checkpoint', 'model.safetensors'))];
+      const cacheFiles = [...GAMES.map((g) => join(out, g, 'trained.json')), ...EVALS.map((m) => join(out, 'eval', `${m}.json`)), ...GAMES.map((g) => join(out, g, 'checkpoint', 'policies', 'senior', 'model.safetensors'))];
       const before = await Promise.all(cacheFiles.map(mtime));
       const evalsBefore = await Promise.all(EVALS.map((m) => readFile(join(out, 'eval', `${m}.json`), 'utf8')));
 

@@ -80,7 +80,11 @@ describe('the viewer page in Chromium', () => {
       await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 48, validateEvery: 0 }));
       const trained = await runLudus(['train', 'tandem', '--config', config, '--steps', '2', '--out', join(dir, 'runs', 'tiny'), '--no-watch', '--threads', '1']);
       expect(trained.code).toBe(0);
-      const lines = (await readFile(join(dir, 'runs', 'tiny', 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { matchId: string; responseIds: number[]; text: string; authors: number[] });
+      const lines = (await readFile(join(dir, 'runs', 'tiny', 'transcripts.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { matchId: string; turns: { responseIds: number[]; text: string; authors: number[] }[] }))
+        .map((line) => ({ matchId: line.matchId, ...line.turns[0] }));
 
       const served = await serveLudus(['serve', '--runs', join(dir, 'runs'), '--port', '0']);
       try {
@@ -100,8 +104,46 @@ describe('the viewer page in Chromium', () => {
         await expect(page.locator('#outcome').textContent()).resolves.toBe('');
         await page.locator('#scrub').fill(String(await page.locator('#scrub').getAttribute('max')));
         await expect(tokenCount(page)).resolves.toBe(line.responseIds.length);
-        await page.waitForSelector('#charts figure[data-curve="reward_mean"] canvas');
+        await page.waitForSelector('#charts figure[data-curve="reward_mean"][data-kind="role"] canvas');
+        await page.waitForSelector('#charts figure[data-curve="loss"][data-kind="policy"] canvas');
+        await expect(page.locator('#outcome .advantage').count()).resolves.toBe(1);
         expect(requested.every((url) => url.startsWith(served.url))).toBe(true);
+        await page.close();
+      } finally {
+        await served.stop();
+      }
+    });
+  });
+
+  describe('having a recorded run of a two-role sequential game from a plugin module', () => {
+    it('should show the problem and gold answer, every turn with its role and policy, a step verdict beside its step, and curves per role and per policy', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'ludus-viewer-relay-'));
+      const config = join(dir, 'relay.json');
+      const relay = new URL('../../fixtures/plugins/relay.ts', import.meta.url).pathname;
+      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, validateEvery: 0, plugins: [relay] }));
+      const trained = await runLudus(['train', 'relay', '--config', config, '--steps', '2', '--out', join(dir, 'runs', 'relay'), '--no-watch', '--threads', '1']);
+      expect(trained.code).toBe(0);
+      const lines = (await readFile(join(dir, 'runs', 'relay', 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { matchId: string; seats: Record<string, string>; turns: { role: string; stepEnds: number[] }[]; verdicts: { step?: number; correct: boolean }[] });
+      const line = lines.find((candidate) => candidate.verdicts.some((verdict) => verdict.step === 0))!;
+
+      const served = await serveLudus(['serve', '--runs', join(dir, 'runs'), '--port', '0']);
+      try {
+        const { page } = await open(served.url);
+        await page.click(`#finished li[data-match="${line.matchId}"]`);
+        await page.waitForSelector('#outcome .finished');
+        await expect(page.locator('#transcript .problem .gold').textContent()).resolves.toMatch(/^gold answer: \S+/);
+        const labels = await page.locator('#transcript .turn-label').allTextContents();
+        expect(labels).toEqual([expect.stringMatching(new RegExp(`^turn 0 · opener \\(${line.seats.opener}\\)`)), expect.stringMatching(new RegExp(`^turn 1 · closer \\(${line.seats.closer}\\)`))]);
+        // The step verdict sits right after the last token of the step it judges.
+        const before = await page.evaluate(() => {
+          const badge = document.querySelector<HTMLElement>('.turn[data-turn="0"] .step-verdict[data-step="0"]');
+          const tokens = Array.from(document.querySelectorAll('.turn[data-turn="0"] .tok'));
+          return badge ? tokens.indexOf(badge.previousElementSibling as Element) : -2;
+        });
+        expect(before).toBe(line.turns[0].stepEnds[0]);
+        await page.waitForSelector('#charts figure[data-curve="reward_mean"][data-kind="role"] canvas');
+        const series = await page.evaluate(() => Array.from(document.querySelectorAll('#charts figure[data-curve="loss"] .u-legend .u-series th')).map((th) => th.textContent));
+        expect(series.filter((name) => name !== 'step')).toEqual(['alice', 'bob']);
         await page.close();
       } finally {
         await served.stop();
