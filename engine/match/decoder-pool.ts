@@ -12,8 +12,8 @@ interface Entry {
   readonly versions: number[];
 }
 
-/** Where a decoder pool takes its policies from, by name, with how often each changed, and the tokenizer they share. */
-export type PolicySource = Pick<PolicyPool, 'policy' | 'version' | 'tokenizer'>;
+/** Where a decoder pool takes its policies from, by name, with how often each changed. */
+export type PolicySource = Pick<PolicyPool, 'policy' | 'version'>;
 
 /**
  * The in-process runtime: one decoder per tuple of policies stepped together (a single policy for a sequential turn,
@@ -42,7 +42,7 @@ export class DecoderPool implements MatchRuntime {
     const rows = call.prompts.length;
     const pad = <T>(values: readonly T[], filler: T): T[] => [...values, ...Array<T>(decoder.batch - rows).fill(filler)];
     const budgets = call.rowMaxNewTokens ?? call.prompts.map(() => call.maxNewTokens);
-    const stopWhen = stopStringMatcher((ids) => this.policies.tokenizer.decode(ids), call.stopStrings);
+    const stopWhen = stopStringMatcher(call.decode, call.stopStrings);
     const rollouts = await generate(decoder, pad(call.prompts, call.prompts[0]), {
       maxNewTokens: call.maxNewTokens,
       rowMaxNewTokens: pad(budgets, 0),

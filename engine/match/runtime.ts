@@ -20,6 +20,8 @@ export interface RolloutCall {
   readonly stopTokens: readonly number[];
   /** Per row: strings that end it once its decoded text ends with one (sequential turns' `stop`). */
   readonly stopStrings?: readonly (readonly string[])[];
+  /** The tokenizer's decoding, for matching `stopStrings` (required with them). */
+  readonly decode?: (ids: number[]) => string;
   /** Who writes each token (co-decoding); one policy writes everything when absent. */
   readonly schedule?: ScheduleSpec;
   /** Also record every author's log-probability of every token. */

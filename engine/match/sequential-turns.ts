@@ -111,7 +111,7 @@ async function playChunk<Role extends string>(arena: Arena<Role>, protocol: Sequ
     seed: 0,
     sampling: { temperature: arena.sampling.temperature, topK: 0, topP: arena.sampling.topP },
     stopTokens: arena.stopTokens,
-    ...(stopStrings.some((list) => list.length > 0) ? { stopStrings } : {}),
+    ...(stopStrings.some((list) => list.length > 0) ? { stopStrings, decode: (ids: number[]) => arena.tokenizer.decode(ids) } : {}),
     ...(onStep ? { onStep } : {}),
   });
   const stops = new Set(arena.stopTokens);

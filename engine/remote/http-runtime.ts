@@ -56,7 +56,7 @@ export class HttpRuntime implements MatchRuntime {
     const handoffStops = spec.kind === 'step' ? spec.boundary : [];
     const spanTokens = spec.kind === 'word' ? this.config.spanTokens : Number.POSITIVE_INFINITY;
     const stopTokens = new Set(call.stopTokens);
-    const stopWhen = stopStringMatcher((ids) => this.pool.tokenizer.decode(ids), call.stopStrings);
+    const stopWhen = stopStringMatcher(call.decode ?? ((ids) => this.pool.tokenizer.decode(ids)), call.stopStrings);
     const aborted = new AbortController();
     // Every request of the call listens on it (one per row and span in flight): many, none kept past the call.
     setMaxListeners(0, aborted.signal);

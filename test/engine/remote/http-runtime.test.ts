@@ -60,6 +60,7 @@ describe('the HTTP runtime on ludus serve-model', () => {
         sampling: { temperature: TEMPERATURE, topK: 0, topP: 1 },
         stopTokens: pool.policy('senior').config.eosTokenIds,
         stopStrings: [['\n\n'], [], ['\n\n']],
+        decode: (ids) => pool.tokenizer.decode(ids),
       };
       const local = new DecoderPool(pool, { rows: 4, maxLen: 320, threads: 1 });
       const expected = await local.generate(call);
