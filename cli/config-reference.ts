@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { KlRegKnobsSchema } from '../games/kl-reg.ts';
 import { TandemKnobsSchema } from '../games/tandem.ts';
+import { RolloutServersSchema } from '../engine/remote/remote-config.ts';
 import { PolicyConfigSchema, TrainConfigSchema } from '../engine/trainer/train-config.ts';
 import { LrScheduleSchema } from '../native/train/lr-schedule.ts';
 import {
@@ -24,6 +25,7 @@ interface Section {
 const SECTIONS: readonly Section[] = [
   { title: 'Training config', intro: '`ludus train GAME --config FILE` (JSON). Every field is optional but `game`, which the command line gives.', schema: TrainConfigSchema },
   { title: 'Policy', intro: 'One entry of `policies`: a policy slot of the game, bound for this run.', schema: PolicyConfigSchema },
+  { title: 'Rollout servers', intro: '`rolloutServers`: rollouts on vLLM or SGLang servers (or `ludus serve-model`) over HTTP; the learner stays in-process.', schema: RolloutServersSchema },
   { title: 'Learning-rate schedule', intro: '`schedule`, at the top level or in a policy.', schema: LrScheduleSchema },
   { title: 'Knobs of `tandem`', intro: '`knobs` when `game` is `tandem` (Tandem RL).', schema: TandemKnobsSchema },
   { title: 'Knobs of `kl-reg`', intro: '`knobs` when `game` is `kl-reg` (the tandem paper\'s KL-Reg ablation).', schema: KlRegKnobsSchema },

@@ -27,7 +27,13 @@ export type LudusErrorCode =
   | 'POLICY_INVALID'
   | 'RUN_DIR_NOT_EMPTY'
   | 'NOTHING_TO_RESUME'
-  | 'LOG_LINE_INVALID';
+  | 'LOG_LINE_INVALID'
+  | 'REQUEST_INVALID'
+  | 'MODEL_NOT_SERVED'
+  | 'ADAPTERS_UNSUPPORTED'
+  | 'REMOTE_UNAVAILABLE'
+  | 'REMOTE_REJECTED'
+  | 'REMOTE_RESPONSE_INVALID';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

@@ -14,6 +14,7 @@ import { graderBenchLines } from '../../plugins/graders/bench/grader-lines.ts';
 import { parseExtractionOrder } from '../../plugins/graders/math/extract.ts';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
 import { benchBpe } from '../../plugins/tokenizers/bpe-bench.ts';
+import { benchRemote, formatRemoteBench } from '../bench/bench-remote.ts';
 import { benchViewer, formatViewerBench } from '../bench/bench-viewer.ts';
 import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
 import { benchTournament, formatTournamentBench } from '../../lab/tournament/bench/tournament-bench.ts';
@@ -112,6 +113,24 @@ export function register(program: Command): void {
     .action(async (opts) => {
       const report = await benchGames({ ...opts, onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatGamesBench(report));
+    });
+  bench
+    .command('remote')
+    .description('rollouts through `ludus serve-model` on loopback against the in-process decoders, same rows: solo, and tandem co-written by span-and-cut with the tokens it throws away')
+    .option('--model <dir>', "model both policies start from, or 'default' (the shipped base)", 'default')
+    .option('--task <name>', 'task the prompts come from', 'arithmetic')
+    .option('--rows <n>', 'rows per call (decoder and server batch)', (v) => Number(v), 16)
+    .option('--tokens <n>', 'tokens per row', (v) => Number(v), 128)
+    .option('--spans <list>', 'span lengths of span-and-cut measured, comma-separated', '2,4,8')
+    .option('--repeats <n>', 'interleaved repeats; medians are reported', (v) => Number(v), 3)
+    .addOption(threadsOption(2))
+    .addOption(forceThreadsOption())
+    .option('--json', 'print one JSON line')
+    .action(async (opts) => {
+      const spans = String(opts.spans).split(',').map((v) => Number(v.trim()));
+      if (spans.some((span) => !Number.isInteger(span) || span < 1)) fail('INPUT_INVALID', `--spans must list positive integers, got "${opts.spans}"`, { flag: 'spans' });
+      const report = await benchRemote({ ...opts, spans, onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
+      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatRemoteBench(report));
     });
   bench
     .command('viewer')

@@ -3,7 +3,7 @@ import type { Problem } from '../../core/tasks/task.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 import { stepBoundaryIds } from '../../plugins/tokenizers/step-boundary.ts';
 import { wordBoundary } from '../../plugins/tokenizers/word-boundary.ts';
-import type { DecoderPool } from './decoder-pool.ts';
+import type { MatchRuntime } from './runtime.ts';
 
 export interface Sampling {
   readonly temperature: number;
@@ -12,10 +12,11 @@ export interface Sampling {
   readonly maxNewTokens: number;
 }
 
-/** What playing a game's matches needs: its decoders, the shared tokenizer with its boundaries, the stop tokens, sampling. */
+/** What playing a game's matches needs: a runtime to decode on, the shared tokenizer with its boundaries, the stop tokens, sampling. */
 export interface Arena<Role extends string = string> {
   readonly game: Game<Role, Problem>;
-  readonly decoders: DecoderPool;
+  /** In-process decoders (DecoderPool) or rollout servers (engine/remote). */
+  readonly runtime: MatchRuntime;
   readonly tokenizer: TextTokenizer;
   /** Word-initial token ids (word handoff) and ids whose text holds "\n\n" (step ends). */
   readonly wordBoundary: readonly number[];
@@ -29,14 +30,14 @@ export interface Arena<Role extends string = string> {
 /** An arena for a game: the tokenizer's word and step boundaries, the model's stop tokens, prompts encoded as they are. */
 export function arenaFor<Role extends string>(
   game: Game<Role, Problem>,
-  decoders: DecoderPool,
+  runtime: MatchRuntime,
   tokenizer: TextTokenizer,
   stopTokens: readonly number[],
   sampling: Sampling,
 ): Arena<Role> {
   return {
     game,
-    decoders,
+    runtime,
     tokenizer,
     wordBoundary: Array.from(wordBoundary(tokenizer).ids),
     stepBoundary: stepBoundaryIds(tokenizer),

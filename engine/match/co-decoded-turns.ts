@@ -1,8 +1,7 @@
 import { deriveSeed } from '../../core/rng.ts';
 import type { CoDecodingProtocol } from '../../core/protocols/co-decoding.ts';
-import { buildSchedule, scheduleHash } from '../../core/schedules/spec.ts';
+import { scheduleHash } from '../../core/schedules/spec.ts';
 import { stepEnds } from '../../core/trajectory/step-ends.ts';
-import { generate } from '../../native/runtime/generate.ts';
 import type { Arena } from './arena.ts';
 import type { MatchBroadcast } from './match-events.ts';
 import type { MatchSeeds } from './match-seeds.ts';
@@ -20,7 +19,7 @@ export async function playCoDecodedTurns<Role extends string>(
   slots: readonly MatchSlot<Role>[],
   broadcast?: MatchBroadcast,
 ): Promise<PlayedTurn<Role>[][]> {
-  const rows = arena.decoders.rows;
+  const rows = arena.runtime.rows;
   const turns: PlayedTurn<Role>[][] = [];
   for (let start = 0; start < slots.length; start += rows) {
     const chunk = slots.slice(start, start + rows);
@@ -38,20 +37,19 @@ async function playChunk<Role extends string>(
   broadcast?: MatchBroadcast,
 ): Promise<PlayedTurn<Role>[]> {
   const { seats } = chunk[0];
-  const decoder = await arena.decoders.get(protocol.authors.map((role) => seats[role]));
   const prompts = chunk.map((slot) => arena.encodePrompt(slot.problem.prompt));
-  const padded = [...prompts, ...Array.from({ length: decoder.batch - prompts.length }, () => prompts[0])];
   const spec = protocol.schedule({ seed: seeds.schedule, wordBoundary: arena.wordBoundary, stepBoundary: arena.stepBoundary });
   for (const slot of chunk) broadcast?.turnStart(slot.matchId, 0, protocol.authors[0], seats[protocol.authors[0]]);
   const onStep = broadcast?.streamer(chunk.map((slot) => ({ matchId: slot.matchId, turn: 0, roles: protocol.authors })));
-  const rollouts = await generate(decoder, padded, {
+  const { rollouts, versions } = await arena.runtime.generate({
+    policies: protocol.authors.map((role) => seats[role]),
+    prompts,
     maxNewTokens: arena.sampling.maxNewTokens,
     sampling: { temperature: arena.sampling.temperature, topK: 0, topP: arena.sampling.topP },
     seed: seeds.generation,
     stopTokens: arena.stopTokens,
-    schedule: buildSchedule(spec),
+    schedule: spec,
     partnerLogprobs: protocol.authors.length > 1,
-    padToken: arena.stopTokens[0],
     ...(onStep ? { onStep } : {}),
   });
   const stops = new Set(arena.stopTokens);
@@ -72,7 +70,7 @@ async function playChunk<Role extends string>(
       authorRoles: protocol.authors,
       authorIds: rollout.authors,
       stepEnds: stepEnds(rollout.tokens, stepBoundary),
-      origin: { seed: seeds.generation, row, schedule: spec, scheduleHash: hash },
+      origin: { seed: seeds.generation, row, schedule: spec, scheduleHash: hash, versions },
     };
     broadcast?.turnEnd(slot.matchId, turn, onStep !== undefined);
     return turn;

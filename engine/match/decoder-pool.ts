@@ -1,6 +1,10 @@
+import { buildSchedule } from '../../core/schedules/spec.ts';
 import { Decoder } from '../../native/runtime/decoder.ts';
+import { generate } from '../../native/runtime/generate.ts';
 import type { Device } from '../../native/ort.ts';
 import type { PolicyPool } from '../policies/policy-pool.ts';
+import type { MatchRuntime, RolloutCall, RolloutResult } from './runtime.ts';
+import { stopStringMatcher } from './stop-strings.ts';
 
 interface Entry {
   readonly decoder: Decoder;
@@ -8,15 +12,15 @@ interface Entry {
   readonly versions: number[];
 }
 
-/**
- * One decoder per tuple of policies stepped together: a single policy for a sequential turn, the authors of a
- * co-decoded turn in protocol order. Each is `rows` wide, created on first use and kept; a member whose policy was
- * updated since is recompiled before the decoder is handed out.
- */
 /** Where a decoder pool takes its policies from, by name, with how often each changed. */
 export type PolicySource = Pick<PolicyPool, 'policy' | 'version'>;
 
-export class DecoderPool {
+/**
+ * The in-process runtime: one decoder per tuple of policies stepped together (a single policy for a sequential turn,
+ * the authors of a co-decoded turn in protocol order). Each is `rows` wide, created on first use and kept; a member
+ * whose policy was updated since is recompiled before the decoder is handed out.
+ */
+export class DecoderPool implements MatchRuntime {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
@@ -26,6 +30,33 @@ export class DecoderPool {
 
   get rows(): number {
     return this.options.rows;
+  }
+
+  get maxLen(): number {
+    return this.options.maxLen;
+  }
+
+  /** One batched generation over the call's rows, padded to the decoder's width with copies of the first row given no budget. */
+  async generate(call: RolloutCall): Promise<RolloutResult> {
+    const decoder = await this.get(call.policies);
+    const rows = call.prompts.length;
+    const pad = <T>(values: readonly T[], filler: T): T[] => [...values, ...Array<T>(decoder.batch - rows).fill(filler)];
+    const budgets = call.rowMaxNewTokens ?? call.prompts.map(() => call.maxNewTokens);
+    const stopWhen = stopStringMatcher(call.decode, call.stopStrings);
+    const rollouts = await generate(decoder, pad(call.prompts, call.prompts[0]), {
+      maxNewTokens: call.maxNewTokens,
+      rowMaxNewTokens: pad(budgets, 0),
+      ...(call.rowSeeds ? { rowSeeds: pad(call.rowSeeds, 0) } : {}),
+      seed: call.seed,
+      sampling: call.sampling,
+      stopTokens: call.stopTokens,
+      padToken: call.stopTokens[0],
+      ...(call.schedule ? { schedule: buildSchedule(call.schedule) } : {}),
+      ...(call.partnerLogprobs ? { partnerLogprobs: true } : {}),
+      ...(stopWhen ? { stopWhen } : {}),
+      ...(call.onStep ? { onStep: call.onStep } : {}),
+    });
+    return { rollouts: rollouts.slice(0, rows), versions: call.policies.map((name) => this.policies.version(name)) };
   }
 
   async get(names: readonly string[]): Promise<Decoder> {

@@ -14,6 +14,8 @@ export interface TurnOrigin {
   /** The co-decoding schedule, as data, with its hash (solo for a sequential turn). */
   readonly schedule: ScheduleSpec;
   readonly scheduleHash: string;
+  /** The weight version of each of the turn's authors (in `authorRoles` order) when it was sampled: 0 at the start, +1 per update. */
+  readonly versions: readonly number[];
 }
 
 /**

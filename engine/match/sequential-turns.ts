@@ -4,7 +4,6 @@ import { pendingTurn, recordTurn, startTurns, type PendingTurn, type SequentialP
 import { scheduleHash } from '../../core/schedules/spec.ts';
 import type { Problem } from '../../core/tasks/task.ts';
 import { stepEnds } from '../../core/trajectory/step-ends.ts';
-import { generate } from '../../native/runtime/generate.ts';
 import type { Arena } from './arena.ts';
 import type { MatchBroadcast } from './match-events.ts';
 import { matchSeed, turnSeed } from './match-seeds.ts';
@@ -72,7 +71,7 @@ async function playRounds<Role extends string>(
     if (waiting.length === 0) return;
     for (const policy of new Set(waiting.map((w) => w.policy))) {
       const mine = waiting.filter((w) => w.policy === policy);
-      for (let start = 0; start < mine.length; start += arena.decoders.rows) await playChunk(arena, protocol, mine.slice(start, start + arena.decoders.rows), broadcast);
+      for (let start = 0; start < mine.length; start += arena.runtime.rows) await playChunk(arena, protocol, mine.slice(start, start + arena.runtime.rows), broadcast);
     }
   }
 }
@@ -88,8 +87,7 @@ function waitingTurn<Role extends string>(arena: Arena<Role>, protocol: Sequenti
 }
 
 async function playChunk<Role extends string>(arena: Arena<Role>, protocol: SequentialProtocol<Role, Problem>, chunk: readonly Waiting<Role>[], broadcast?: MatchBroadcast): Promise<void> {
-  const decoder = await arena.decoders.get([chunk[0].policy]);
-  const maxLen = decoder.options.maxLen;
+  const maxLen = arena.runtime.maxLen;
   const budgets = chunk.map(({ match, pending, promptIds }) => {
     const room = maxLen - promptIds.length;
     if (room < 1) {
@@ -101,19 +99,19 @@ async function playChunk<Role extends string>(arena: Arena<Role>, protocol: Sequ
     return Math.min(pending.spec.maxTokens, room);
   });
   const seeds = chunk.map(({ match }) => turnSeed(match.seed, match.turns.played.length));
-  const pad = (values: readonly number[][]) => [...values, ...Array.from({ length: decoder.batch - values.length }, () => values[0])];
-  const stopWhen = stopStrings(arena, chunk);
   for (const { match, pending } of chunk) broadcast?.turnStart(match.slot.matchId, match.turns.played.length, pending.spec.role, match.slot.seats[pending.spec.role]);
   const onStep = broadcast?.streamer(chunk.map(({ match, pending }) => ({ matchId: match.slot.matchId, turn: match.turns.played.length, roles: [pending.spec.role] })));
-  const rollouts = await generate(decoder, pad(chunk.map((w) => w.promptIds)), {
+  const stopStrings = chunk.map((w) => w.pending.spec.stop ?? []);
+  const { rollouts, versions } = await arena.runtime.generate({
+    policies: [chunk[0].policy],
+    prompts: chunk.map((w) => w.promptIds),
     maxNewTokens: Math.max(...budgets),
-    rowMaxNewTokens: [...budgets, ...Array<number>(decoder.batch - chunk.length).fill(0)],
-    rowSeeds: [...seeds, ...Array<number>(decoder.batch - chunk.length).fill(0)],
+    rowMaxNewTokens: budgets,
+    rowSeeds: seeds,
     seed: 0,
     sampling: { temperature: arena.sampling.temperature, topK: 0, topP: arena.sampling.topP },
     stopTokens: arena.stopTokens,
-    padToken: arena.stopTokens[0],
-    ...(stopWhen ? { stopWhen } : {}),
+    ...(stopStrings.some((list) => list.length > 0) ? { stopStrings, decode: (ids: number[]) => arena.tokenizer.decode(ids) } : {}),
     ...(onStep ? { onStep } : {}),
   });
   const stops = new Set(arena.stopTokens);
@@ -131,24 +129,9 @@ async function playChunk<Role extends string>(arena: Arena<Role>, protocol: Sequ
       authorRoles: [pending.spec.role],
       authorIds: rollout.tokens.map(() => 0),
       stepEnds: stepEnds(rollout.tokens, stepBoundary),
-      origin: { seed: 0, row, rowSeed: seeds[row], schedule: SOLO, scheduleHash: SOLO_HASH },
+      origin: { seed: 0, row, rowSeed: seeds[row], schedule: SOLO, scheduleHash: SOLO_HASH, versions },
     };
     match.turns = recordTurn(protocol, match.turns, turn);
     broadcast?.turnEnd(match.slot.matchId, turn, onStep !== undefined);
   }
-}
-
-/** Ends a row once its text ends with one of its turn's stop strings; undefined when no turn of the chunk has any. */
-function stopStrings<Role extends string>(arena: Arena<Role>, chunk: readonly Waiting<Role>[]): ((row: number, tokens: readonly number[]) => boolean) | undefined {
-  const stops = chunk.map((w) => w.pending.spec.stop ?? []);
-  if (stops.every((list) => list.length === 0)) return undefined;
-  const longest = Math.max(...stops.flat().map((stop) => stop.length));
-  return (row, tokens) => {
-    const list = stops[row] ?? [];
-    if (list.length === 0) return false;
-    // A stop string of n characters spans at most n tokens (each token holds at least one character); an earlier
-    // occurrence in the tail would have ended the row a step before.
-    const tail = arena.tokenizer.decode(tokens.slice(-longest - 1));
-    return list.some((stop) => tail.includes(stop));
-  };
 }

@@ -27,15 +27,17 @@ export class PolicyPool {
     private readonly starts: ReadonlyMap<string, Policy>,
     readonly specs: ReadonlyMap<string, PolicySpec>,
     readonly tokenizer: TextTokenizer,
+    versions: ReadonlyMap<string, number> = new Map(),
   ) {
-    for (const name of policies.keys()) this.versions.set(name, 0);
+    for (const name of policies.keys()) this.versions.set(name, versions.get(name) ?? 0);
   }
 
   /**
-   * Loads every policy; `weights` replaces a trainable policy's starting weights (a resumed run's checkpoint).
+   * Loads every policy; `weights` replaces a trainable policy's starting weights (a resumed run's checkpoint), and
+   * `versions` gives the updates those weights have had (so a resumed run records the versions an unbroken one would).
    * A directory that does not exist, or holds no tokenizer, is a coded error naming the policy.
    */
-  static async load(specs: readonly PolicySpec[], options: { task: string; weights?: ReadonlyMap<string, Weights> }): Promise<PolicyPool> {
+  static async load(specs: readonly PolicySpec[], options: { task: string; weights?: ReadonlyMap<string, Weights>; versions?: ReadonlyMap<string, number> }): Promise<PolicyPool> {
     const dirs = new Map(specs.map((spec) => [spec.name, resolveModelDir(spec.init, options.task)]));
     for (const spec of specs) {
       const dir = dirs.get(spec.name)!;
@@ -55,7 +57,7 @@ export class PolicyPool {
       policies.set(spec.name, { ...base.policy, name: spec.name, weights });
     }
     assertSharedTokenizer([...policies.values()]);
-    return new PolicyPool(policies, starts, new Map(specs.map((spec) => [spec.name, spec])), tokenizer!);
+    return new PolicyPool(policies, starts, new Map(specs.map((spec) => [spec.name, spec])), tokenizer!, options.versions);
   }
 
   get names(): string[] {

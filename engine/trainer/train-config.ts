@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
+import { RolloutServersSchema } from '../remote/remote-config.ts';
 
 /**
  * Upper bounds (ours) that keep a typo from running into gigabytes or hours before failing: a step decodes
@@ -83,6 +84,7 @@ export const TrainConfigSchema = z
     validateEvery: z.number().int().min(0).default(10).describe("steps between validations (the grader's verdicts on test problems under the game's own protocol) that keep best/; 0 turns it off"),
     validationProblems: z.number().int().positive().max(MAX_EVAL_PROBLEMS).default(32).describe('test problems per validation'),
     maxConsecutiveNonFinite: z.number().int().positive().default(3).describe('non-finite updates are skipped; this many in a row abort the run'),
+    rolloutServers: RolloutServersSchema.optional().describe('rollouts on vLLM or SGLang servers (or `ludus serve-model`) over HTTP instead of the in-process decoders (see Rollout servers below)'),
     finalComparison: z
       .number()
       .int()

@@ -18,6 +18,7 @@ import { playMatches } from '../match/play-matches.ts';
 import type { PlayedMatch } from '../match/played-match.ts';
 import { graderVerdict } from '../match/verdicts.ts';
 import { PolicyPool } from '../policies/policy-pool.ts';
+import { openRuntime } from '../remote/open-runtime.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { compareWithStart, type FinalComparison } from './final-comparison.ts';
 import { learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
@@ -95,8 +96,20 @@ export async function train(run: TrainRun): Promise<TrainResult> {
 
   const pool = await PolicyPool.load(
     planned.map((p) => p.spec),
-    { task: config.task, ...(checkpoint ? { weights: new Map(Object.entries(checkpoint.policies).map(([name, saved]) => [name, saved.weights])) } : {}) },
+    {
+      task: config.task,
+      ...(checkpoint
+        ? {
+            weights: new Map(Object.entries(checkpoint.policies).map(([name, saved]) => [name, saved.weights])),
+            versions: new Map(Object.entries(checkpoint.policies).map(([name, saved]) => [name, saved.optimizer.step])),
+          }
+        : {}),
+    },
   );
+  // Servers are checked before anything else is built, so an unreachable one fails the run before it starts.
+  const first = pool.policy(game.policies[0]);
+  const stopTokens = [...new Set(game.policies.flatMap((name) => pool.policy(name).config.eosTokenIds))];
+  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, stale: checkpoint ? trainable : [] });
   const learners = new Map<string, PolicyLearner>();
   const settings = new Map<string, LearnerSettings>();
   for (const { spec, learner } of planned) {
@@ -116,10 +129,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
     settings.set(spec.name, learner);
   }
 
-  const first = pool.policy(game.policies[0]);
-  const stopTokens = [...new Set(game.policies.flatMap((name) => pool.policy(name).config.eosTokenIds))];
-  const decoders = new DecoderPool(pool, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads });
-  const arena = arenaFor(game, decoders, pool.tokenizer, stopTokens, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens });
+  const arena = arenaFor(game, runtime, pool.tokenizer, stopTokens, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens });
   const events = new EventStream(run.events, state.eventSeq);
   const broadcast = new MatchBroadcast(events, game.id, tokenTexts(pool.tokenizer, stopTokens));
   const scorers = new ReferenceScorers(run.threads);
@@ -202,16 +212,21 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       run.onStep?.(line, config.steps);
     }
     if (state.step === config.steps && config.finalComparison > 0) {
-      const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, decoders.options);
+      // Both sides in-process, so they differ only in weights (rollout servers sample with their own kernels).
+      const local = { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads };
+      const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, local);
+      const trainedDecoders = runtime instanceof DecoderPool ? null : new DecoderPool(pool, local);
       try {
         const startArena = arenaFor(game, startDecoders, pool.tokenizer, stopTokens, arena.sampling);
-        comparison = await compareWithStart(arena, startArena, task, config.finalComparison, finalSeeds(config.seed), game.rotation.at(0).seats, game.validateOn);
+        const trainedArena = trainedDecoders ? arenaFor(game, trainedDecoders, pool.tokenizer, stopTokens, arena.sampling) : arena;
+        comparison = await compareWithStart(trainedArena, startArena, task, config.finalComparison, finalSeeds(config.seed), game.rotation.at(0).seats, game.validateOn);
       } finally {
         await startDecoders.release();
+        await trainedDecoders?.release();
       }
     }
   } finally {
-    await decoders.release();
+    await runtime.release();
     await scorers.release();
     for (const { learner } of learners.values()) await learner.release();
   }

@@ -28,7 +28,7 @@ export async function validate<Role extends string>(
   const problems: Problem[] = task.problems('test', count);
   const correct: boolean[] = [];
   let present = 0;
-  const rows = arena.decoders.rows;
+  const rows = arena.runtime.rows;
   for (let start = 0; start < problems.length; start += rows) {
     const chunk = problems.slice(start, start + rows);
     const chunkSeeds = { generation: deriveSeed(seeds.generation, start), schedule: deriveSeed(seeds.schedule, start) };

@@ -56,6 +56,11 @@ export class EntrantCache implements PolicySource {
     return this.versions.get(name) ?? 0;
   }
 
+  /** A resumed entrant's version: the updates its saved weights have had. */
+  restoreVersion(name: string, version: number): void {
+    this.versions.set(name, version);
+  }
+
   /** An entrant's weights changed in place: decoders holding it recompile. */
   bump(name: string): void {
     this.versions.set(name, this.version(name) + 1);

@@ -15,7 +15,7 @@ import { learnerSettings } from '../../engine/trainer/policy-plan.ts';
 import { policyDir } from '../../engine/trainer/run-checkpoint.ts';
 import { prepareRunDir, type ResumeMode } from '../../engine/trainer/run-dir.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
-import { OPTIMIZER_FILE, TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
+import { OPTIMIZER_FILE, readOptimizer, TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
 import { RUN_FILE, stepProblems, TRANSCRIPTS_FILE, type RunRecord } from '../../engine/trainer/trainer.ts';
 import { transcriptLine } from '../../engine/trainer/transcript-line.ts';
 import { pathExists, replaceDirectory, writeFileDurably } from '../../native/io/files.ts';
@@ -99,7 +99,12 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
   /** Trainable entrants with weights in the state directory, and those trained this round (in the state being written). */
   const trainedDirs = new Set<string>();
   const stagedDirs = new Map<string, string>();
-  if (resuming) for (const entrant of state.pool) if (entrant.trainable && (await pathExists(policyDir(stateDir, entrant.name)))) trainedDirs.add(entrant.name);
+  for (const entrant of resuming ? state.pool : []) {
+    if (!entrant.trainable || !(await pathExists(policyDir(stateDir, entrant.name)))) continue;
+    trainedDirs.add(entrant.name);
+    // Its weight version is its updates so far, so a resumed tournament records the versions an unbroken one would.
+    cache.restoreVersion(entrant.name, (await readOptimizer(join(policyDir(stateDir, entrant.name), OPTIMIZER_FILE))).step);
+  }
 
   await mkdir(run.out, { recursive: true });
   if (!resuming) await writeRecords(run.out, config, games, checked.tokenizer.json);

@@ -76,3 +76,29 @@ describe('ludus bench grader', () => {
     });
   });
 });
+
+describe('ludus bench remote', () => {
+  describe('having a small run with --json', () => {
+    it('should measure the same rows in-process and through ludus serve-model, with the tokens span-and-cut threw away', async () => {
+      const result = await runLudus(['bench', 'remote', '--json', '--rows', '2', '--tokens', '12', '--spans', '1,3', '--repeats', '1', '--threads', '1']);
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout.trim());
+      expect(report.workload).toMatchObject({ rows: 2, tokens: 12, repeats: 1, threads: 1 });
+      expect(report.solo.httpOverInProcess).toBeCloseTo(report.solo.httpTokS / report.solo.inProcessTokS, 5);
+      const [one, three] = report.tandem.bySpan;
+      expect([one.spanTokens, three.spanTokens]).toEqual([1, 3]);
+      // Spans of one token are cut nowhere; longer ones are cut at handoffs, and need fewer requests.
+      expect(one.wastedFraction).toBe(0);
+      expect(three.wastedFraction).toBeGreaterThan(0);
+      expect(three.requestsPerRow).toBeLessThan(one.requestsPerRow);
+    });
+  });
+
+  describe('having a bad --spans', () => {
+    it('should exit 2 with INPUT_INVALID naming the flag', async () => {
+      const result = await runLudus(['bench', 'remote', '--spans', '2,zero']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('[INPUT_INVALID] --spans');
+    });
+  });
+});

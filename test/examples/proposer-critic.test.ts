@@ -49,6 +49,7 @@ describe('proposerCritic (a two-role sequential game in examples/)', () => {
 
   describe('having six problems played by the match engine on the shipped base, four rows at a time, alice proposing and bob criticising', () => {
     let arena: Arena<Role>;
+    let decoders: DecoderPool;
     let matches: PlayedMatch<Role>[];
     const events: LudusEvent[] = [];
 
@@ -57,7 +58,7 @@ describe('proposerCritic (a two-role sequential game in examples/)', () => {
         ['alice', 'bob'].map((name) => ({ name, init: 'default', trainable: false })),
         { task: 'arithmetic' },
       );
-      const decoders = new DecoderPool(pool, { rows: 4, maxLen: pool.policy('alice').config.maxPositionEmbeddings, threads: 1 });
+      decoders = new DecoderPool(pool, { rows: 4, maxLen: pool.policy('alice').config.maxPositionEmbeddings, threads: 1 });
       const stopTokens = pool.policy('alice').config.eosTokenIds;
       arena = arenaFor(game, decoders, pool.tokenizer, stopTokens, { temperature: 0.6, topP: 1, maxNewTokens: 0 });
       const emitter: LudusEmitter = new EventEmitter();
@@ -67,7 +68,7 @@ describe('proposerCritic (a two-role sequential game in examples/)', () => {
       matches = await playMatches(arena, { problems, copies: 1, seats: game.rotation.at(0).seats, seeds: { generation: 7, schedule: 8 }, label: 'pc', broadcast });
     }, 120_000);
 
-    afterAll(async () => arena?.decoders.release());
+    afterAll(async () => decoders?.release());
 
     it('should play a draft then a check in every match, the check prompted without the draft answer', () => {
       expect(matches).toHaveLength(6);
@@ -107,7 +108,7 @@ describe('proposerCritic (a two-role sequential game in examples/)', () => {
 
     it('should replay a turn exactly from its recorded prompt and seed, whatever batch it is played in', async () => {
       const turn = matches[5].turns[1];
-      const decoder = await arena.decoders.get(['bob']);
+      const decoder = await decoders.get(['bob']);
       const [replayed] = await generate(decoder, Array(4).fill(turn.promptIds), {
         maxNewTokens: game.protocol.family === 'sequential' ? game.protocol.turns[1].maxTokens : 0,
         rowSeeds: Array(4).fill(turn.origin.rowSeed),

@@ -1,0 +1,151 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { WORD_HANDOFF_DEFAULTS } from '../../core/protocols/co-decoding.ts';
+import type { ScheduleSpec } from '../../core/schedules/spec.ts';
+import { DecoderPool } from '../../engine/match/decoder-pool.ts';
+import type { MatchRuntime, RolloutCall } from '../../engine/match/runtime.ts';
+import { PolicyPool } from '../../engine/policies/policy-pool.ts';
+import { HttpRuntime } from '../../engine/remote/http-runtime.ts';
+import { median } from '../../native/bench/engine-bench.ts';
+import { RolloutServersSchema } from '../../engine/remote/remote-config.ts';
+import { taskByName } from '../../plugins/tasks/registry.ts';
+import { wordBoundary } from '../../plugins/tokenizers/word-boundary.ts';
+import { startModelServer } from '../../server/model-server/model-server.ts';
+
+export interface RemoteBenchOptions {
+  /** Model directory both policies start from, or 'default'. */
+  readonly model: string;
+  readonly task: string;
+  /** Rows per call: the in-process decoder's batch and the server's. */
+  readonly rows: number;
+  /** Tokens per row (no stop token: every row writes its whole budget on both sides). */
+  readonly tokens: number;
+  /** Span lengths of span-and-cut tandem measured. */
+  readonly spans: readonly number[];
+  /** Interleaved repeats; medians are reported. */
+  readonly repeats: number;
+  readonly threads: number;
+  readonly onProgress?: (label: string) => void;
+}
+
+export interface SpanRun {
+  readonly spanTokens: number;
+  readonly tokS: number;
+  /** HTTP tok/s over in-process tok/s, same rows and schedule. */
+  readonly overInProcess: number;
+  /** Tokens the server generated and the client cut: (generated − kept) / generated. */
+  readonly wastedFraction: number;
+  readonly requestsPerRow: number;
+  /** Prefix tokens re-sent per kept token (what a prefix cache absorbs). */
+  readonly resentPerKept: number;
+}
+
+export interface RemoteBenchReport {
+  readonly workload: { model: string; rows: number; tokens: number; repeats: number; threads: number; loadAverage: number };
+  /** Solo rows: in-process decoding against the same rows through `ludus serve-model` on loopback (one request per row). */
+  readonly solo: { readonly inProcessTokS: number; readonly httpTokS: number; readonly httpOverInProcess: number };
+  /** Tandem's word handoff (p, K of the paper): in-process co-decoding against span-and-cut over HTTP. */
+  readonly tandem: { readonly inProcessTokS: number; readonly bySpan: readonly SpanRun[] };
+}
+
+/**
+ * The HTTP runtime's cost, side by side in one process: the same rows decoded by the in-process decoders and by
+ * `ludus serve-model` on loopback (started here, same threads and batch), solo and co-written by span-and-cut, with
+ * the tokens span-and-cut throws away. Both sides run in this process, so the server's JSON and the client's share
+ * one event loop, as they would not across machines.
+ */
+export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBenchReport> {
+  const progress = options.onProgress ?? (() => {});
+  const pool = await PolicyPool.load(['senior', 'junior'].map((name) => ({ name, init: options.model, trainable: false })), { task: options.task });
+  const maxLen = pool.policy('senior').config.maxPositionEmbeddings;
+  const problems = (await taskByName(options.task)).problems('test', options.rows);
+  const prompts = problems.map((problem) => pool.tokenizer.encode(problem.prompt));
+  const server = await startModelServer({ model: options.model, task: options.task, name: 'base', host: '127.0.0.1', port: 0, rows: options.rows, threads: options.threads });
+  const syncDir = await mkdtemp(join(tmpdir(), 'ludus-bench-remote-'));
+  const local = new DecoderPool(pool, { rows: options.rows, maxLen, threads: options.threads });
+  const remote = new Map<number, HttpRuntime>();
+  const http = async (spanTokens: number) => {
+    let runtime = remote.get(spanTokens);
+    if (!runtime) {
+      const config = RolloutServersSchema.parse({ dialect: 'vllm', servers: [server.url], spanTokens, maxConcurrency: options.rows });
+      runtime = await HttpRuntime.open(pool, config, { rows: options.rows, maxLen, syncDir });
+      remote.set(spanTokens, runtime);
+    }
+    return runtime;
+  };
+  const word = (seed: number): ScheduleSpec => ({ kind: 'word', ...WORD_HANDOFF_DEFAULTS, seed, boundary: Array.from(wordBoundary(pool.tokenizer).ids) });
+  const call = (seed: number, tandem: boolean): RolloutCall => ({
+    policies: tandem ? ['senior', 'junior'] : ['senior'],
+    prompts,
+    maxNewTokens: options.tokens,
+    seed,
+    sampling: { temperature: 1, topK: 0, topP: 1 },
+    stopTokens: [],
+    ...(tandem ? { schedule: word(seed) } : {}),
+  });
+  const rate = async (runtime: MatchRuntime, seed: number, tandem: boolean) => {
+    const started = performance.now();
+    const { rollouts } = await runtime.generate(call(seed, tandem));
+    return rollouts.reduce((sum, r) => sum + r.tokens.length, 0) / ((performance.now() - started) / 1000);
+  };
+  try {
+    progress('warm-up');
+    await rate(local, 0, false);
+    await rate(await http(options.tokens), 0, false);
+    await rate(local, 0, true);
+    for (const span of options.spans) await rate(await http(span), 0, true);
+    for (const runtime of remote.values()) Object.assign(runtime.traffic, { requests: 0, generated: 0, kept: 0, resent: 0, scored: 0 });
+    const soloRates = { local: [] as number[], http: [] as number[] };
+    const tandemRates = { local: [] as number[], bySpan: new Map(options.spans.map((span) => [span, [] as number[]])) };
+    for (let repeat = 1; repeat <= options.repeats; repeat++) {
+      progress(`repeat ${repeat} of ${options.repeats}: solo in-process, solo over HTTP, tandem in-process, tandem over HTTP with spans of ${options.spans.join(', ')}`);
+      soloRates.local.push(await rate(local, repeat, false));
+      soloRates.http.push(await rate(await http(options.tokens), repeat, false));
+      tandemRates.local.push(await rate(local, repeat, true));
+      for (const span of options.spans) tandemRates.bySpan.get(span)!.push(await rate(await http(span), repeat, true));
+    }
+    const solo = { inProcessTokS: median(soloRates.local), httpTokS: median(soloRates.http) };
+    const tandemLocal = median(tandemRates.local);
+    return {
+      workload: { model: options.model, rows: options.rows, tokens: options.tokens, repeats: options.repeats, threads: options.threads, loadAverage: loadavg()[0] },
+      solo: { ...solo, httpOverInProcess: solo.httpTokS / solo.inProcessTokS },
+      tandem: {
+        inProcessTokS: tandemLocal,
+        bySpan: options.spans.map((spanTokens) => {
+          const tokS = median(tandemRates.bySpan.get(spanTokens)!);
+          const { generated, kept, requests, resent } = remote.get(spanTokens)!.traffic;
+          return {
+            spanTokens,
+            tokS,
+            overInProcess: tokS / tandemLocal,
+            wastedFraction: (generated - kept) / generated,
+            requestsPerRow: requests / (options.rows * options.repeats),
+            resentPerKept: resent / kept,
+          };
+        }),
+      },
+    };
+  } finally {
+    for (const runtime of remote.values()) await runtime.release();
+    await local.release();
+    await server.close();
+    await rm(syncDir, { recursive: true, force: true });
+  }
+}
+
+export function formatRemoteBench(report: RemoteBenchReport): string {
+  const { workload: w, solo, tandem } = report;
+  return [
+    `remote bench: ${w.model}, ${w.rows} rows × ${w.tokens} tokens, median of ${w.repeats}, ${w.threads} threads, ludus serve-model on loopback (load average ${w.loadAverage.toFixed(1)})`,
+    `  solo, in-process decoders        ${solo.inProcessTokS.toFixed(0)} tok/s`,
+    `  solo, HTTP (one request a row)   ${solo.httpTokS.toFixed(0)} tok/s   HTTP / in-process ${solo.httpOverInProcess.toFixed(2)}`,
+    `  tandem (word handoff), in-process ${tandem.inProcessTokS.toFixed(0)} tok/s`,
+    ...tandem.bySpan.map(
+      (run) =>
+        `  tandem, HTTP span-and-cut, spans of ${run.spanTokens}: ${run.tokS.toFixed(0)} tok/s   HTTP / in-process ${run.overInProcess.toFixed(2)}   wasted ${(100 * run.wastedFraction).toFixed(1)}% of generated tokens, ${run.requestsPerRow.toFixed(1)} requests a row, ${run.resentPerKept.toFixed(1)} prefix tokens re-sent per kept token`,
+    ),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,28 @@
+import { join } from 'node:path';
+import type { Device } from '../../native/ort.ts';
+import { DecoderPool } from '../match/decoder-pool.ts';
+import type { MatchRuntime } from '../match/runtime.ts';
+import type { PolicyPool } from '../policies/policy-pool.ts';
+import { HttpRuntime } from './http-runtime.ts';
+import type { RolloutServers } from './remote-config.ts';
+
+/** Where pushed weights go unless the config names a directory the servers can read. */
+export const SERVED_WEIGHTS_DIR = 'served-weights';
+
+/** The run's runtime: rollout servers when the config names them, else the in-process decoders. */
+export async function openRuntime(
+  pool: PolicyPool,
+  servers: RolloutServers | undefined,
+  options: {
+    readonly rows: number;
+    readonly maxLen: number;
+    readonly out: string;
+    readonly threads?: number;
+    readonly device?: Device;
+    /** Policies whose weights are no longer their starting ones (a resumed run's trained policies): pushed to servers first. */
+    readonly stale?: readonly string[];
+  },
+): Promise<MatchRuntime> {
+  if (!servers) return new DecoderPool(pool, { rows: options.rows, maxLen: options.maxLen, threads: options.threads, device: options.device });
+  return HttpRuntime.open(pool, servers, { rows: options.rows, maxLen: options.maxLen, syncDir: servers.syncDir ?? join(options.out, SERVED_WEIGHTS_DIR), stale: options.stale ?? [] });
+}

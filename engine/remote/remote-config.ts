@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+const ServerUrl = z.url({ protocol: /^https?$/ }).describe('a base URL such as http://10.0.0.5:8000');
+
+/** Where one policy is served, when not on every server of the pool. */
+const ServedPolicySchema = z.strictObject({
+  servers: z.array(ServerUrl).min(1).optional().describe("this policy's servers; the pool's `servers` when absent"),
+  model: z.string().min(1).optional().describe("the base model's served name (vLLM `model`, e.g. its --served-model-name); the server's only model when absent"),
+});
+
+/**
+ * Rollouts on vLLM or SGLang servers (or `ludus serve-model`) instead of the in-process decoders. The servers must
+ * start from the policies' starting weights; trained policies are pushed to them after every optimizer step.
+ */
+export const RolloutServersSchema = z.strictObject({
+  dialect: z.enum(['vllm', 'sglang']).describe("the servers' API: vllm (POST /v1/completions) or sglang (POST /generate); `ludus serve-model` speaks both"),
+  servers: z.array(ServerUrl).min(1).describe('base URLs of the rollout servers; a row is assigned to one by its seed, so its spans meet its prefix cache'),
+  policies: z.record(z.string(), ServedPolicySchema).default({}).describe('per policy: its own servers and the served name of its base model'),
+  sync: z
+    .enum(['adapter', 'full'])
+    .default('adapter')
+    .describe(
+      "how a trained policy reaches the servers after each optimizer step: 'adapter' loads it under a new name per version (vLLM /v1/load_lora_adapter, SGLang /load_lora_adapter; ludus trains full weights, not LoRA, so only `ludus serve-model` accepts what it pushes there); 'full' replaces the served weights (SGLang /update_weights_from_disk; the policy then needs servers of its own)",
+    ),
+  syncDir: z.string().min(1).optional().describe('where pushed weights are written, a directory the servers can read; <out>/served-weights when absent'),
+  spanTokens: z
+    .number()
+    .int()
+    .min(1)
+    .default(4)
+    .describe("co-decoding over HTTP: tokens asked of the active author per request, cut where the schedule hands off (ours: measured in `ludus bench remote`)"),
+  maxConcurrency: z.number().int().min(1).default(64).describe('requests in flight per server (ours)'),
+  timeoutMs: z.number().int().positive().default(120_000).describe('per request attempt (ours)'),
+  retries: z.number().int().min(0).default(3).describe('further attempts after a transport failure, a 5xx or malformed JSON; never after a 4xx (ours)'),
+  backoffMs: z.number().int().min(0).default(250).describe('wait before the first retry, doubled for each next one (ours)'),
+});
+
+export type RolloutServers = z.output<typeof RolloutServersSchema>;
+export type RolloutServersInput = z.input<typeof RolloutServersSchema>;

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fail } from '../../core/errors.ts';
+import { saveCheckpoint } from '../../native/io/checkpoint.ts';
+import type { PolicyPool } from '../policies/policy-pool.ts';
+import { TOKENIZER_FILE } from '../trainer/training-checkpoint.ts';
+import type { Dialect, HttpCall, ServedTarget } from './dialect.ts';
+import type { RolloutServers } from './remote-config.ts';
+import { ServerPool } from './server-pool.ts';
+
+interface Served {
+  readonly servers: ServerPool;
+  target: ServedTarget;
+  version: number;
+  dir?: string;
+}
+
+/**
+ * The run's policies as the rollout servers know them: which servers serve each, which weights a request names
+ * (the base model, or the adapter loaded for the policy's current version), and the weight version the servers
+ * hold. A policy the learner has updated since is pushed before it samples again: its weights are written as a model
+ * directory under `syncDir` and loaded on its servers (an adapter under a new name per version, or the served
+ * weights replaced), the previous version's adapter unloaded and its directory removed. Adapter names carry a tag of
+ * this run, so runs sharing servers (or a resumed run meeting its earlier adapters) never collide.
+ */
+export class ServedPolicies {
+  private readonly tag = randomUUID().slice(0, 8);
+
+  private constructor(
+    private readonly pool: PolicyPool,
+    private readonly config: RolloutServers,
+    private readonly dialect: Dialect,
+    private readonly syncDir: string,
+    private readonly served: ReadonlyMap<string, Served>,
+  ) {}
+
+  /**
+   * Binds every policy of the pool to its servers (one ServerPool per distinct server list) and checks their health.
+   * The servers are taken to hold each policy's starting weights, except the `stale` ones (a resumed run's trained
+   * policies), which are pushed before they first sample.
+   */
+  static async open(pool: PolicyPool, config: RolloutServers, dialect: Dialect, syncDir: string, stale: readonly string[] = []): Promise<ServedPolicies> {
+    for (const name of Object.keys(config.policies)) {
+      if (!pool.names.includes(name)) fail('CONFIG_INVALID', `rolloutServers.policies: no policy "${name}" in this run (its policies: ${pool.names.join(', ')})`, { field: `rolloutServers.policies.${name}` });
+    }
+    const serverLists = new Map<string, ServerPool>();
+    const served = new Map<string, Served>();
+    for (const name of pool.names) {
+      const urls = config.policies[name]?.servers ?? config.servers;
+      const key = urls.join(' ');
+      let servers = serverLists.get(key);
+      if (!servers) {
+        servers = new ServerPool(urls, { maxConcurrency: config.maxConcurrency, timeoutMs: config.timeoutMs, retries: config.retries, backoffMs: config.backoffMs });
+        serverLists.set(key, servers);
+      }
+      const model = config.policies[name]?.model;
+      served.set(name, { servers, target: model === undefined ? {} : { model }, version: stale.includes(name) ? -1 : 0 });
+    }
+    if (config.sync === 'full') checkFullSync(pool, config, dialect, served);
+    await Promise.all([...serverLists.values()].map((servers) => servers.checkHealth(dialect.healthPath)));
+    return new ServedPolicies(pool, config, dialect, syncDir, served);
+  }
+
+  servers(policy: string): ServerPool {
+    return this.entry(policy).servers;
+  }
+
+  target(policy: string): ServedTarget {
+    return this.entry(policy).target;
+  }
+
+  /** Pushes every listed policy whose weights changed since its servers got them; returns the versions now served. */
+  async ensure(policies: readonly string[]): Promise<number[]> {
+    for (const name of new Set(policies)) {
+      const entry = this.entry(name);
+      const version = this.pool.version(name);
+      if (entry.version !== version) await this.push(name, entry, version);
+    }
+    return policies.map((name) => this.entry(name).version);
+  }
+
+  private async push(name: string, entry: Served, version: number): Promise<void> {
+    const policy = this.pool.policy(name);
+    const dir = join(this.syncDir, name, `v${version}`);
+    await saveCheckpoint(dir, policy.config, policy.weights, { extraFiles: { [TOKENIZER_FILE]: JSON.stringify(this.pool.tokenizer.json) } });
+    const previous = { target: entry.target, dir: entry.dir };
+    if (this.config.sync === 'full') {
+      await this.broadcast(entry.servers, this.dialect.updateWeights!(dir, version));
+    } else {
+      const adapter = `${name}-v${version}-${this.tag}`;
+      await this.broadcast(entry.servers, this.dialect.loadAdapter(adapter, dir));
+      entry.target = { ...entry.target, adapter };
+      if (previous.target.adapter !== undefined) await this.broadcast(entry.servers, this.dialect.unloadAdapter(previous.target.adapter));
+    }
+    entry.version = version;
+    entry.dir = dir;
+    if (previous.dir !== undefined) await rm(previous.dir, { recursive: true, force: true });
+  }
+
+  /** Unloads the adapters this run loaded (best effort: a server already gone is no reason to fail the run's end). */
+  async release(): Promise<void> {
+    for (const entry of this.served.values()) {
+      if (entry.target.adapter === undefined) continue;
+      await this.broadcast(entry.servers, this.dialect.unloadAdapter(entry.target.adapter)).catch(() => undefined);
+      entry.target = { ...entry.target, adapter: undefined };
+    }
+  }
+
+  private broadcast(servers: ServerPool, call: HttpCall): Promise<unknown> {
+    return servers.broadcast(call.path, call.body, (json) => call.check?.(json));
+  }
+
+  private entry(policy: string): Served {
+    return this.served.get(policy) ?? fail('POLICY_INVALID', `no policy "${policy}" is served (known: ${[...this.served.keys()].join(', ')})`, { policy });
+  }
+}
+
+/** Replacing served weights changes them for every policy on those servers: a trained policy needs servers of its own. */
+function checkFullSync(pool: PolicyPool, config: RolloutServers, dialect: Dialect, served: ReadonlyMap<string, Served>): void {
+  if (!dialect.updateWeights) {
+    fail('CONFIG_INVALID', `rolloutServers.sync: "full" needs an endpoint that loads full weights, which the ${dialect.name} dialect has not; use "adapter"`, { field: 'rolloutServers.sync' });
+  }
+  for (const name of pool.names.filter((n) => pool.trainable(n))) {
+    const mine = new Set(served.get(name)!.servers.urls);
+    for (const other of pool.names.filter((n) => n !== name)) {
+      const shared = served.get(other)!.servers.urls.filter((url) => mine.has(url));
+      if (shared.length > 0) {
+        fail('CONFIG_INVALID', `rolloutServers: with sync "full" the trained policy "${name}" replaces the weights of its servers, so it cannot share ${shared.join(', ')} with "${other}"; give it servers of its own under rolloutServers.policies.${name}.servers`, {
+          field: `rolloutServers.policies.${name}.servers`,
+        });
+      }
+    }
+  }
+}

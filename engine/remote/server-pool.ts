@@ -1,0 +1,153 @@
+import { LudusError, fail } from '../../core/errors.ts';
+
+export interface ServerPoolOptions {
+  /** Requests in flight per server; more wait their turn. */
+  readonly maxConcurrency: number;
+  /** Per attempt: a server that has not answered whole by then counts as a transport failure. */
+  readonly timeoutMs: number;
+  /** Further attempts after a transport failure, a 5xx or a body that is not JSON (never after a 4xx). */
+  readonly retries: number;
+  /** The first retry waits this long, each next one twice as long. */
+  readonly backoffMs: number;
+}
+
+/** A failure worth another attempt: the connection, the clock, the server's own error, a body cut short. */
+class TransportError extends Error {}
+
+/**
+ * Rollout servers behind one door: a concurrency limit per server, a timeout per attempt, retries with exponential
+ * backoff on transport failures (connection refused or dropped, timeouts, 5xx, malformed JSON) and never on a
+ * server's 4xx (REMOTE_REJECTED) or on a body of the wrong shape (REMOTE_RESPONSE_INVALID). Work is assigned by key
+ * (`serverFor`), the same key to the same server, so a row's requests meet its prefix cache and a seed replays on
+ * the server it ran on; a server that fails every attempt is marked down and its keys move to the next live server.
+ */
+export class ServerPool {
+  private readonly down = new Set<number>();
+  private readonly active: number[];
+  private readonly waiting: Array<Array<() => void>>;
+
+  constructor(
+    readonly urls: readonly string[],
+    readonly options: ServerPoolOptions,
+  ) {
+    if (urls.length === 0) fail('CONFIG_INVALID', 'a server pool needs at least one server URL');
+    this.active = urls.map(() => 0);
+    this.waiting = urls.map(() => []);
+  }
+
+  /** Waits until every server answers `path` with 2xx (each with the pool's retries); REMOTE_UNAVAILABLE names the ones that never did. */
+  async checkHealth(path = '/health'): Promise<void> {
+    const results = await Promise.allSettled(this.urls.map((_, server) => this.attempts(server, 'GET', path, undefined, () => undefined)));
+    const failed = results.flatMap((result, server) => (result.status === 'rejected' ? [`${this.urls[server]} (${(result.reason as Error).message})`] : []));
+    if (failed.length > 0) fail('REMOTE_UNAVAILABLE', `rollout servers not healthy at ${path}: ${failed.join('; ')}`, { servers: failed });
+  }
+
+  /** The server for a key: the key's own one while it is live, else the next live one after it. */
+  serverFor(key: number): number {
+    const n = this.urls.length;
+    const start = ((key % n) + n) % n;
+    for (let i = 0; i < n; i++) {
+      const server = (start + i) % n;
+      if (!this.down.has(server)) return server;
+    }
+    return fail('REMOTE_UNAVAILABLE', `every rollout server is down (${this.urls.join(', ')})`, { servers: this.urls });
+  }
+
+  /**
+   * POSTs a JSON body to the key's server and parses the answer; when that server fails every attempt it is marked
+   * down and the request moves on to the next live one.
+   */
+  async post<T>(key: number, path: string, body: unknown, parse: (json: unknown) => T, signal?: AbortSignal): Promise<T> {
+    for (;;) {
+      const server = this.serverFor(key);
+      try {
+        return await this.attempts(server, 'POST', path, body, parse, signal);
+      } catch (error) {
+        if (!(error instanceof LudusError && error.code === 'REMOTE_UNAVAILABLE') || signal?.aborted) throw error;
+        this.down.add(server);
+        if (this.down.size === this.urls.length) throw error;
+      }
+    }
+  }
+
+  /** POSTs to every server (weight sync, cache flushes); all must succeed. */
+  async broadcast<T>(path: string, body: unknown, parse: (json: unknown) => T, servers: readonly number[] = this.urls.map((_, i) => i)): Promise<T[]> {
+    return Promise.all(servers.map((server) => this.attempts(server, 'POST', path, body, parse)));
+  }
+
+  private async attempts<T>(server: number, method: 'GET' | 'POST', path: string, body: unknown, parse: (json: unknown) => T, signal?: AbortSignal): Promise<T> {
+    const url = `${this.urls[server].replace(/\/+$/, '')}${path}`;
+    let last: TransportError | undefined;
+    for (let attempt = 0; attempt <= this.options.retries; attempt++) {
+      if (attempt > 0) await sleep(this.options.backoffMs * 2 ** (attempt - 1), signal);
+      if (signal?.aborted) break;
+      const json = await this.withSlot(server, () => this.once(url, method, body, signal)).catch((error: unknown) => {
+        if (error instanceof TransportError) return error;
+        throw error;
+      });
+      if (json instanceof TransportError) {
+        last = json;
+        continue;
+      }
+      return parse(json);
+    }
+    return fail('REMOTE_UNAVAILABLE', `${method} ${url}: ${signal?.aborted ? 'aborted' : `failed ${this.options.retries + 1} times, last: ${last?.message}`}`, { url, attempts: this.options.retries + 1 });
+  }
+
+  /** One attempt: the parsed JSON body (undefined for an empty 2xx), or a TransportError, or REMOTE_REJECTED for a 4xx. */
+  private async once(url: string, method: 'GET' | 'POST', body: unknown, signal?: AbortSignal): Promise<unknown> {
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    let text: string;
+    let status: number;
+    try {
+      const response = await fetch(url, {
+        method,
+        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      status = response.status;
+      text = await response.text();
+    } catch (error) {
+      const reason = timeout.aborted ? `no whole answer within ${this.options.timeoutMs} ms` : describe(error);
+      throw new TransportError(reason);
+    }
+    if (status >= 500) throw new TransportError(`HTTP ${status}: ${text.slice(0, 300)}`);
+    if (status >= 400) fail('REMOTE_REJECTED', `${method} ${url} was refused with HTTP ${status}: ${text.slice(0, 500)}`, { url, status });
+    if (text.trim() === '') return undefined;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      // vLLM answers some control endpoints with plain text; a 2xx that is not JSON is kept as its text.
+      if (!/^\s*[[{"]/.test(text)) return text;
+      throw new TransportError(`malformed JSON (${text.length} bytes): ${text.slice(0, 120)}`);
+    }
+  }
+
+  /** Runs with one of the server's slots; a finishing request hands its slot straight to the next in line. */
+  private async withSlot<T>(server: number, run: () => Promise<T>): Promise<T> {
+    if (this.active[server] >= this.options.maxConcurrency) await new Promise<void>((resolve) => this.waiting[server].push(resolve));
+    else this.active[server] += 1;
+    try {
+      return await run();
+    } finally {
+      const next = this.waiting[server].shift();
+      if (next) next();
+      else this.active[server] -= 1;
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}

@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { fail } from '../../core/errors.ts';
+import { deriveSeed } from '../../core/rng.ts';
+import { SglangGenerateRequestSchema, SglangLoadLoraAdapterRequestSchema, SglangUnloadLoraAdapterRequestSchema, SglangUpdateWeightsFromDiskRequestSchema } from '../../engine/remote/sglang-wire.ts';
+import { TOKEN_ID_PREFIX, VllmCompletionRequestSchema, VllmLoadLoraAdapterRequestSchema, VllmUnloadLoraAdapterRequestSchema } from '../../engine/remote/vllm-wire.ts';
+import type { SampleJob, SampleOutcome } from './batcher.ts';
+import { parseRequest, type Route } from './json-routes.ts';
+import type { ServedModel, ServedModels } from './served-models.ts';
+
+/**
+ * The sampling and weight-management endpoints of `ludus serve-model`, in vLLM's and SGLang's dialects over the same
+ * engine: completions with token ids and log-probabilities, prompt log-probabilities, seeds, stop tokens and
+ * strings, adapters by name (full model directories until ludus has LoRA), weights replaced from disk. ludus keeps
+ * no prefix cache, so the cache resets answer at once.
+ */
+export function samplingRoutes(models: ServedModels): Map<string, Route> {
+  const decode = (ids: readonly number[]) => models.tokenizer.decode([...ids]);
+  const eos = new Set(models.base.batcher.policy.config.eosTokenIds);
+  const textOf = (outcome: SampleOutcome, keepStopString: boolean) => {
+    const text = decode(outcome.tokens.filter((id) => !eos.has(id)));
+    if (typeof outcome.stopReason !== 'string' || keepStopString) return text;
+    const at = text.indexOf(outcome.stopReason);
+    return at < 0 ? text : text.slice(0, at);
+  };
+  const ok = (text: string) => ({ text });
+  return new Map<string, Route>([
+    ['GET /health', async () => ok('')],
+    ['GET /health_generate', async () => ok('')],
+    ['GET /v1/models', async () => ({ json: { object: 'list', data: models.names.map((id) => modelCard(models.get(id), models.base)) } })],
+    ['GET /get_model_info', async () => ({ json: { model_path: models.base.path, tokenizer_path: models.base.path, is_generation: true, weight_version: models.base.version } })],
+    [
+      'POST /v1/completions',
+      async (body) => {
+        const request = parseRequest(VllmCompletionRequestSchema, body, 'POST /v1/completions');
+        if ((request.logprobs ?? 0) > 0 || (request.prompt_logprobs ?? 0) > 0) fail('REQUEST_INVALID', 'logprobs and prompt_logprobs: only 0 is served (the chosen tokens\' own log-probabilities, no alternatives)', { field: 'logprobs' });
+        const served = models.get(request.model);
+        const prompts = isBatch(request.prompt) ? request.prompt : [request.prompt];
+        const stopStrings = request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop;
+        const outcomes = await Promise.all(
+          prompts.map((prompt, i) =>
+            served.batcher.submit({
+              prompt,
+              maxTokens: request.max_tokens,
+              sampling: { temperature: request.temperature, topP: request.top_p, topK: Math.max(request.top_k, 0) },
+              ...seedOf(request.seed, i),
+              stopTokenIds: request.stop_token_ids,
+              stopStrings,
+              ignoreEos: request.ignore_eos,
+              promptLogprobs: request.prompt_logprobs !== undefined,
+            } satisfies SampleJob),
+          ),
+        );
+        const choices = outcomes.map((outcome, index) => ({
+          index,
+          text: textOf(outcome, request.include_stop_str_in_output ?? false),
+          logprobs:
+            request.logprobs === undefined
+              ? null
+              : { tokens: outcome.tokens.map((id) => (request.return_tokens_as_token_ids ? `${TOKEN_ID_PREFIX}${id}` : decode([id]))), token_logprobs: outcome.logprobs, text_offset: textOffsets(outcome.tokens, decode), top_logprobs: null },
+          finish_reason: outcome.finish,
+          stop_reason: outcome.stopReason,
+          ...(request.return_token_ids ? { token_ids: outcome.tokens, prompt_token_ids: prompts[index] } : {}),
+          // rank is not computed (null): ludus returns the chosen tokens' log-probabilities only.
+          prompt_logprobs: outcome.promptLogprobs?.map((logprob, t) => (logprob === null ? null : { [String(prompts[index][t])]: { logprob, rank: null, decoded_token: decode([prompts[index][t]]) } })) ?? null,
+        }));
+        const promptTokens = prompts.reduce((a, p) => a + p.length, 0);
+        const completionTokens = outcomes.reduce((a, o) => a + o.tokens.length, 0);
+        return {
+          json: {
+            id: `cmpl-${randomUUID()}`,
+            object: 'text_completion',
+            created: Math.floor(Date.now() / 1000),
+            model: served.name,
+            choices,
+            usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+          },
+        };
+      },
+    ],
+    [
+      'POST /generate',
+      async (body) => {
+        const request = parseRequest(SglangGenerateRequestSchema, body, 'POST /generate');
+        if ((request.top_logprobs_num ?? 0) > 0) fail('REQUEST_INVALID', 'top_logprobs_num: only 0 is served (no alternatives)', { field: 'top_logprobs_num' });
+        const served = models.get(request.lora_path);
+        const params = request.sampling_params;
+        const prompts = isBatch(request.input_ids) ? request.input_ids : [request.input_ids];
+        const start = request.logprob_start_len;
+        const outcomes = await Promise.all(
+          prompts.map((prompt, i) =>
+            served.batcher.submit({
+              prompt,
+              maxTokens: params.max_new_tokens,
+              sampling: { temperature: params.temperature, topP: params.top_p, topK: Math.max(params.top_k, 0) },
+              ...seedOf(params.sampling_seed, i),
+              stopTokenIds: params.stop_token_ids ?? [],
+              stopStrings: params.stop === undefined ? [] : typeof params.stop === 'string' ? [params.stop] : params.stop,
+              ignoreEos: params.ignore_eos,
+              promptLogprobs: request.return_logprob && start >= 0,
+            } satisfies SampleJob),
+          ),
+        );
+        const outputs = outcomes.map((outcome, i) => ({
+          text: textOf(outcome, params.no_stop_trim ?? false),
+          output_ids: outcome.tokens,
+          meta_info: {
+            id: request.rid ?? randomUUID().replaceAll('-', ''),
+            finish_reason: outcome.finish === 'length' ? { type: 'length', length: outcome.tokens.length } : { type: 'stop', matched: outcome.stopReason ?? outcome.tokens[outcome.tokens.length - 1] },
+            prompt_tokens: prompts[i].length,
+            completion_tokens: outcome.tokens.length,
+            cached_tokens: 0,
+            weight_version: served.version,
+            ...(request.return_logprob
+              ? {
+                  output_token_logprobs: outcome.tokens.map((id, t) => [outcome.logprobs[t], id, null]),
+                  ...(outcome.promptLogprobs ? { input_token_logprobs: prompts[i].slice(start).map((id, k) => [outcome.promptLogprobs![start + k], id, null]) } : {}),
+                }
+              : {}),
+          },
+        }));
+        return { json: isBatch(request.input_ids) ? outputs : outputs[0] };
+      },
+    ],
+    [
+      'POST /v1/load_lora_adapter',
+      async (body) => {
+        const { lora_name, lora_path } = parseRequest(VllmLoadLoraAdapterRequestSchema, body, 'POST /v1/load_lora_adapter');
+        await models.loadAdapter(lora_name, lora_path);
+        return ok(`Success: LoRA adapter '${lora_name}' added successfully.`);
+      },
+    ],
+    [
+      'POST /v1/unload_lora_adapter',
+      async (body) => {
+        const { lora_name } = parseRequest(VllmUnloadLoraAdapterRequestSchema, body, 'POST /v1/unload_lora_adapter');
+        await models.unloadAdapter(lora_name);
+        return ok(`Success: LoRA adapter '${lora_name}' removed successfully.`);
+      },
+    ],
+    [
+      'POST /load_lora_adapter',
+      async (body) => {
+        const { lora_name, lora_path } = parseRequest(SglangLoadLoraAdapterRequestSchema, body, 'POST /load_lora_adapter');
+        await models.loadAdapter(lora_name, lora_path);
+        return { json: { success: true, error_message: null, loaded_adapters: loadedAdapters(models) } };
+      },
+    ],
+    [
+      'POST /unload_lora_adapter',
+      async (body) => {
+        const { lora_name } = parseRequest(SglangUnloadLoraAdapterRequestSchema, body, 'POST /unload_lora_adapter');
+        await models.unloadAdapter(lora_name);
+        return { json: { success: true, error_message: null, loaded_adapters: loadedAdapters(models) } };
+      },
+    ],
+    [
+      'POST /update_weights_from_disk',
+      async (body) => {
+        const request = parseRequest(SglangUpdateWeightsFromDiskRequestSchema, body, 'POST /update_weights_from_disk');
+        await models.updateBase(request.model_path, request.weight_version ?? undefined);
+        return { json: { success: true, message: 'Succeeded to update model weights.', num_paused_requests: 0 } };
+      },
+    ],
+    ['POST /reset_prefix_cache', async () => ok('')],
+    ['POST /flush_cache', async () => ok('Cache flushed.\n')],
+  ]);
+}
+
+function isBatch(prompt: readonly number[] | readonly (readonly number[])[]): prompt is number[][] {
+  return Array.isArray(prompt[0]);
+}
+
+/** A batch of prompts under one seed: the first samples from the seed, the i-th from (seed, i). */
+function seedOf(seed: number | undefined, index: number): { seed?: number } {
+  return seed === undefined ? {} : { seed: index === 0 ? seed : deriveSeed(seed, index) };
+}
+
+function textOffsets(tokens: readonly number[], decode: (ids: readonly number[]) => string): number[] {
+  const offsets: number[] = [];
+  let at = 0;
+  for (const id of tokens) {
+    offsets.push(at);
+    at += decode([id]).length;
+  }
+  return offsets;
+}
+
+function modelCard(model: ServedModel, base: ServedModel) {
+  return { id: model.name, object: 'model', created: 0, owned_by: 'ludus', root: model.path, parent: model.adapter ? base.name : null };
+}
+
+function loadedAdapters(models: ServedModels): Record<string, string> {
+  return Object.fromEntries(models.names.filter((name) => name !== models.base.name).map((name) => [name, models.get(name).path]));
+}

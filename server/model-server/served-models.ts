@@ -1,0 +1,103 @@
+import { join } from 'node:path';
+import { fail } from '../../core/errors.ts';
+import { pathExists } from '../../native/io/files.ts';
+import type { Policy } from '../../native/runtime/policy.ts';
+import { resolveModelDir } from '../../plugins/policies/default-model.ts';
+import { loadPolicy } from '../../plugins/policies/load-policy.ts';
+import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+import { Batcher } from './batcher.ts';
+
+export interface ServedModel {
+  readonly name: string;
+  /** The directory its weights were last loaded from. */
+  path: string;
+  /** 0 as started; each weight update from disk counts one (or takes the version it names). */
+  version: string;
+  readonly batcher: Batcher;
+  readonly adapter: boolean;
+}
+
+export interface ServedModelsOptions {
+  /** The served name of the base model. */
+  readonly name: string;
+  readonly rows: number;
+  readonly threads?: number;
+  readonly task?: string;
+}
+
+/**
+ * The models one `ludus serve-model` answers for: its base model under its served name, and what was loaded next to
+ * it by name through the load-adapter endpoints. ludus has no LoRA yet, so an "adapter" here is a full model
+ * directory of the same architecture and tokenizer (what a trained policy is saved as); a PEFT adapter directory is
+ * refused with ADAPTERS_UNSUPPORTED until it has.
+ */
+export class ServedModels {
+  private readonly adapters = new Map<string, ServedModel>();
+
+  private constructor(
+    readonly base: ServedModel,
+    readonly tokenizer: TextTokenizer,
+    private readonly options: ServedModelsOptions,
+  ) {}
+
+  static async load(model: string, options: ServedModelsOptions): Promise<ServedModels> {
+    const dir = resolveModelDir(model, options.task);
+    if (!(await pathExists(dir))) fail('FILE_NOT_FOUND', `${dir}: no model directory there`, { dir });
+    const { policy, tokenizer } = await loadPolicy(dir, options.name);
+    if (!tokenizer) fail('TOKENIZER_INVALID', `${dir}: no tokenizer.json, which serving token ids needs`, { dir });
+    const decode = (ids: number[]) => tokenizer!.decode(ids);
+    const base: ServedModel = { name: options.name, path: dir, version: '0', adapter: false, batcher: new Batcher(policy, { rows: options.rows, threads: options.threads, decode }) };
+    return new ServedModels(base, tokenizer!, options);
+  }
+
+  get names(): string[] {
+    return [this.base.name, ...this.adapters.keys()];
+  }
+
+  /** The model a request names; the base model when it names none. */
+  get(name: string | null | undefined): ServedModel {
+    if (name === undefined || name === null || name === this.base.name) return this.base;
+    return this.adapters.get(name) ?? fail('MODEL_NOT_SERVED', `model "${name}" is not served here (served: ${this.names.join(', ')})`, { model: name });
+  }
+
+  async loadAdapter(name: string, path: string): Promise<void> {
+    if (name === this.base.name || this.adapters.has(name)) fail('REQUEST_INVALID', `an adapter or model named "${name}" is already loaded; unload it first or load under a new name`, { field: 'lora_name' });
+    const policy = await this.compatible(path, name);
+    const batcher = new Batcher(policy, { rows: this.options.rows, threads: this.options.threads, decode: (ids) => this.tokenizer.decode(ids) });
+    this.adapters.set(name, { name, path, version: '0', adapter: true, batcher });
+  }
+
+  async unloadAdapter(name: string): Promise<void> {
+    const served = this.adapters.get(name) ?? fail('MODEL_NOT_SERVED', `no adapter "${name}" is loaded (loaded: ${[...this.adapters.keys()].join(', ') || 'none'})`, { model: name });
+    this.adapters.delete(name);
+    await served.batcher.release();
+  }
+
+  /** Replaces the base model's weights (SGLang's update_weights_from_disk); requests decoding now finish on the old ones. */
+  async updateBase(path: string, version: string | undefined): Promise<void> {
+    const policy = await this.compatible(path, this.base.name);
+    await this.base.batcher.replace(policy);
+    this.base.path = path;
+    this.base.version = version ?? String(Number(this.base.version) + 1);
+  }
+
+  async release(): Promise<void> {
+    for (const served of [this.base, ...this.adapters.values()]) await served.batcher.release();
+  }
+
+  /** A model directory whose architecture and tokenizer match the base's: what may be served beside it or instead of it. */
+  private async compatible(path: string, name: string): Promise<Policy> {
+    if (await pathExists(join(path, 'adapter_config.json'))) {
+      fail('ADAPTERS_UNSUPPORTED', `${path} is a PEFT adapter; ludus has no LoRA yet, so serve-model loads full model directories only (a trained policy as ludus saves it)`, { path });
+    }
+    if (!(await pathExists(path))) fail('FILE_NOT_FOUND', `${path}: no model directory there`, { path });
+    const { policy } = await loadPolicy(path, name);
+    const base = this.base.batcher.policy;
+    const a = { ...policy.config, raw: undefined };
+    const b = { ...base.config, raw: undefined };
+    if (JSON.stringify(a) !== JSON.stringify(b) || policy.tokenizerHash !== base.tokenizerHash) {
+      fail('REQUEST_INVALID', `${path}: its architecture or tokenizer differs from the served model's (${this.base.path})`, { path });
+    }
+    return policy;
+  }
+}
