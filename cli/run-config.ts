@@ -8,6 +8,7 @@ import { composePlugins } from './composition/compose.ts';
 import type { PluginCatalog } from './composition/plugin-catalog.ts';
 import { loadPluginFiles } from './composition/plugin-files.ts';
 import { readConfigFile } from './config-file.ts';
+import { graderForTask } from '../plugins/tasks/registry.ts';
 
 export interface RunOptions {
   config?: string;
@@ -26,25 +27,27 @@ export interface ResolvedRun {
 /**
  * A training config from a `--config` file, the command line and `--plugin` files, checked whole before anything
  * runs: the fields, the plugin files, the game and its knobs, the grader and estimator names, the policy bindings.
- * Plugin paths in a config file are relative to that file.
+ * Plugin paths in a config file are relative to that file. Without a `task`, the game's default task is played (else
+ * the config's default); without a `grader`, the task's own (exact for last-letter) or the config's default.
  */
 export async function resolveRun(gameName: string, opts: RunOptions, overrides: Record<string, unknown> = {}): Promise<ResolvedRun> {
   const file = opts.config ? await readConfigFile(opts.config) : {};
   const filePlugins = Array.isArray(file.plugins) ? (file.plugins as unknown[]).map((p) => (typeof p === 'string' && opts.config ? resolve(dirname(opts.config), p) : p)) : file.plugins;
-  const config = parseConfig(
-    TrainConfigSchema,
-    {
-      ...file,
-      ...(filePlugins !== undefined || opts.plugin.length > 0 ? { plugins: [...((filePlugins as unknown[]) ?? []), ...opts.plugin.map((p) => resolve(p))] } : {}),
-      game: gameName,
-      ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
-      ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-      ...(opts.model !== undefined ? { model: opts.model } : {}),
-      ...overrides,
-    },
-    opts.config ?? 'training config',
-  );
-  const catalog = await composePlugins(await loadPluginFiles(config.plugins));
+  const given: Record<string, unknown> = {
+    ...file,
+    ...(filePlugins !== undefined || opts.plugin.length > 0 ? { plugins: [...((filePlugins as unknown[]) ?? []), ...opts.plugin.map((p) => resolve(p))] } : {}),
+    game: gameName,
+    ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
+    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    ...(opts.model !== undefined ? { model: opts.model } : {}),
+    ...overrides,
+  };
+  const parsed = parseConfig(TrainConfigSchema, given, opts.config ?? 'training config');
+  const catalog = await composePlugins(await loadPluginFiles(parsed.plugins));
+  // A game may name the task it is played on by default (Tango: last-letter); a task may need its own grader.
+  const task = given.task === undefined ? (gameFor(catalog, parsed).defaultTask ?? parsed.task) : parsed.task;
+  const grader = given.grader === undefined ? (graderForTask(task) ?? parsed.grader) : parsed.grader;
+  const config: TrainConfig = { ...parsed, task, grader };
   const game = gameFor(catalog, config);
   advantageFor(catalog, config);
   planPolicies(game, config);

@@ -11,7 +11,8 @@ import { EVAL_AXES, HANDOFF_VARIANTS, type EvalAxis, type EvalReport, type Hando
 import { compareReports } from '../../lab/eval/significance.ts';
 import { resolveModelDir, shippedTasks } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
-import { taskByName } from '../../plugins/tasks/registry.ts';
+import { graderForTask, taskByName } from '../../plugins/tasks/registry.ts';
+import { gradeExact } from '../../plugins/graders/exact/grade-exact.ts';
 import { LudusError, fail } from '../../core/errors.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
 import { deviceOption, parseDevice } from '../options.ts';
@@ -119,6 +120,7 @@ export function register(program: Command): void {
 
 /** `auto`: the generated tasks keep the boxed format their reward asks for; external JSONL sets get the full order. */
 function graderFor(task: string, extract: string): Grader {
+  if (extract === 'auto' && graderForTask(task) === 'exact') return gradeExact;
   const extraction = extract === 'auto' ? (task.endsWith('.jsonl') ? FULL_EXTRACTION : STRICT_EXTRACTION) : parseExtractionOrder(extract);
   return (gold, pred) => gradeMath(gold, pred, { extraction });
 }

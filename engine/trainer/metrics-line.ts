@@ -20,6 +20,8 @@ export interface PolicyMetrics {
   readonly loss: number | null;
   readonly grad_norm: number | null;
   readonly clip_frac: number | null;
+  /** Mean entropy of the policy's next-token distribution over its trained tokens. */
+  readonly entropy: number | null;
   readonly lr: number;
   /** 1 when this step's update was non-finite and skipped. */
   readonly skipped_nonfinite: number;

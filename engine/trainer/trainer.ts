@@ -5,6 +5,7 @@ import { fail } from '../../core/errors.ts';
 import type { LudusEmitter } from '../../core/events.ts';
 import type { AnyGame } from '../../core/catalog.ts';
 import type { Game } from '../../core/game/define-game.ts';
+import { judgeMetrics } from '../../core/game/judge-agreement.ts';
 import type { Problem, Task } from '../../core/tasks/task.ts';
 import type { Trajectory } from '../../core/trajectory/trajectory.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
@@ -24,7 +25,7 @@ import type { PlayedMatch } from '../match/played-match.ts';
 import { graderVerdict } from '../match/verdicts.ts';
 import { PolicyPool } from '../policies/policy-pool.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
-import { learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
+import { entropyCoefOf, learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { referenceLogprobs } from './reference-logprobs.ts';
 import { flatMetrics, type MetricsLine, type PolicyMetrics, type RoleMetrics } from './metrics-line.ts';
 import { NonFiniteGuard } from './non-finite-guard.ts';
@@ -109,6 +110,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       clipHigh: learner.clipHigh,
       temperature: config.temperature,
       normalization: learner.normalization,
+      entropyCoef: entropyCoefOf(game, spec.name),
       threads: run.threads ?? 0,
     });
     const saved = checkpoint?.policies[spec.name];
@@ -221,7 +223,9 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   async function validateAndKeepBest(step: number): Promise<void> {
     const seats = game.rotation.at(0).seats;
     const result = await validate(arena, task, config.validationProblems, validationSeeds(config.seed, step), seats, game.validateOn);
-    await appendJsonl(files.validation, [{ step, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, protocol: game.protocol.name }]);
+    await appendJsonl(files.validation, [
+      { step, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, protocol: game.protocol.name, ...(Object.keys(result.judges).length > 0 ? { judges: result.judges } : {}) },
+    ]);
     if (state.best !== null && result.accuracy <= state.best.accuracy) return;
     state.best = { step, accuracy: result.accuracy };
     for (const { name, learner } of learners.values()) {
@@ -275,6 +279,7 @@ function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: Reado
     const judged = verdicts.some((verdict) => verdict !== undefined);
     const learning = [...learned.values()].map((l) => l.roles[role]).find((r) => r !== undefined);
     byRole[role] = {
+      ...judgeMetrics(matches.map((match) => match.rewards.verdicts ?? []), role),
       reward_mean: mean(rollouts.map((r) => r.rewards.outcome)),
       answer_present: judged ? mean(verdicts.map((v) => (v?.answer_present ? 1 : 0))) : null,
       correct: judged ? mean(verdicts.map((v) => (v?.correct ? 1 : 0))) : null,
@@ -297,6 +302,7 @@ function policyMetrics(learning: PolicyLearning, lr: number): PolicyMetrics {
     loss: learning.stats?.loss ?? null,
     grad_norm: learning.stats?.gradNorm ?? null,
     clip_frac: learning.stats?.clipFraction ?? null,
+    entropy: learning.stats?.entropyMean ?? null,
     lr,
     skipped_nonfinite: learning.skippedNonFinite ? 1 : 0,
     ...learning.kl,

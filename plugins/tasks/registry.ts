@@ -11,6 +11,14 @@ const GENERATORS: Record<string, (options: Record<string, unknown>) => Task> = {
 
 export const KNOWN_TASKS = [...Object.keys(GENERATORS), '<path>.jsonl'];
 
+/**
+ * The grader plugin a task's answers need where mathematics would misread them: last-letter's answers are strings of
+ * letters, which the math grader reads as products (`abx` = `bax`). Undefined: the run's own (the math grader).
+ */
+export function graderForTask(name: string): string | undefined {
+  return name === 'last-letter' ? 'exact' : undefined;
+}
+
 /** A task by the name a config or the CLI gives; options are checked by the task itself. */
 export async function taskByName(name: string, options: Record<string, unknown> = {}): Promise<Task> {
   if (Object.hasOwn(GENERATORS, name)) return GENERATORS[name](options);
