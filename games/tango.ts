@@ -4,7 +4,7 @@ import { classWeighted } from '../core/advantages/class-weights.ts';
 import type { AdvantageEstimator } from '../core/advantages/estimator.ts';
 import { blendStepAdvantages } from '../core/advantages/step-blend.ts';
 import { defineGame, type LossTerms } from '../core/game/define-game.ts';
-import { Rotations, type Rotation } from '../core/game/rotations.ts';
+import { Rotations, updatesOf, type Rotation } from '../core/game/rotations.ts';
 import type { Grader } from '../core/grading/verdict.ts';
 import { parseConfig } from '../core/parse-config.ts';
 import type { SequentialProtocol, TurnSpec } from '../core/protocols/sequential.ts';
@@ -82,13 +82,6 @@ function tangoRotation(knobs: z.output<typeof TangoKnobsSchema>): Rotation<Tango
   }
 }
 
-/** How many of the run's first `steps` steps update the generator: α's clock is the generator's own updates. */
-function generatorUpdates(rotation: Rotation<TangoRole>, steps: number): number {
-  let updates = 0;
-  for (let step = 0; step < steps; step++) if (rotation.at(step).trains.includes('generator')) updates++;
-  return updates;
-}
-
 const isReinforce = (estimator: AdvantageEstimator) => estimator.name.startsWith('reinforce++');
 
 /**
@@ -108,7 +101,8 @@ export function tangoGame(knobs: unknown, grade: Grader) {
   const blend = (base: AdvantageEstimator) => {
     const schedule = { kind: k.alpha.schedule, start: k.alpha.start ?? (isReinforce(base) ? 0.5 : 0.1), end: k.alpha.end };
     return blendStepAdvantages(base, {
-      alpha: ({ step, totalSteps }) => alphaAt(schedule, generatorUpdates(rotation, step), Math.max(1, generatorUpdates(rotation, totalSteps))),
+      // α's clock is the generator's own updates (the authors' code counts generator update steps).
+      alpha: ({ step, totalSteps }) => alphaAt(schedule, updatesOf(rotation, 'generator', step), Math.max(1, updatesOf(rotation, 'generator', totalSteps))),
       normalization: k.stepNormalization ?? (isReinforce(base) ? 'batch' : 'group'),
     });
   };

@@ -36,6 +36,8 @@ export interface VerifierEvalResult {
   /** Share of verdicts the judge wrote readably (a final verdict; as many step verdicts as steps). */
   readonly readable: Estimate;
   readonly counts: { readonly outcome: Confusion; readonly steps: Confusion };
+  /** Per problem, in order: the share of its final verdicts and of its step verdicts that were right (for paired tests). */
+  readonly per_problem: readonly { readonly id: string; readonly outcome_accuracy: number; readonly step_accuracy: number | null }[];
 }
 
 export interface VerifierEvalOptions {
@@ -127,8 +129,11 @@ export async function evaluateVerifier(options: VerifierEvalOptions): Promise<Ve
     step_f1: totals.steps.tp + totals.steps.fp + totals.steps.fn + totals.steps.tn > 0 ? stepF1 : null,
     readable,
     counts: totals,
+    per_problem: perProblem.map((counts, i) => ({ id: problems[i].id, outcome_accuracy: accuracy(counts.outcome) ?? 0, step_accuracy: accuracy(counts.steps) })),
   };
 }
+
+const accuracy = (c: Confusion) => (c.tp + c.fp + c.fn + c.tn === 0 ? null : (c.tp + c.tn) / (c.tp + c.fp + c.fn + c.tn));
 
 /** One problem's matches (one solution, judged several times): the judge's confusion counts and the solution's truth. */
 function problemCounts(matches: readonly PlayedMatch[], judge: string) {
