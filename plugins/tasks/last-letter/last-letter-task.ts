@@ -8,7 +8,7 @@ import { pronounceableWord } from './pronounceable-word.ts';
 import { lastLetterStepCheck } from './step-check.ts';
 import { goldAnswer, goldWordSteps, lastLetterQuestion } from './steps.ts';
 
-export type LastLetterTask = Task<LastLetterMeta & CanonicalMeta> & Required<Pick<Task<LastLetterMeta & CanonicalMeta>, 'corrupt'>>;
+export type LastLetterTask = Task<LastLetterMeta & CanonicalMeta> & Required<Pick<Task<LastLetterMeta & CanonicalMeta>, 'corrupt' | 'stepCheck'>>;
 
 const between = (rng: Rng, [min, max]: readonly [number, number]) => min + rng.int(max - min + 1);
 
