@@ -66,5 +66,21 @@ export type PretrainConfig = z.output<typeof PretrainConfigSchema>;
 /** Per-task defaults: the shipped base models were made with exactly these. */
 export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof PretrainConfigSchema>> = {
   arithmetic: { task: 'arithmetic', steps: 500, saveDtype: 'BF16' },
-  'last-letter': { task: 'last-letter', steps: 800, batch: 16, maxTokens: 512, saveDtype: 'BF16' },
+  /**
+   * Tango's base for both roles (models/last-letter): last-letter solutions with a vocabulary that spells the random
+   * words letter by letter, arithmetic as a second task, and weakly labelled verifications of both (appendix B.2: SFT
+   * for the format). Sequences reach ~700 tokens, hence the positions and the sorted micro-batches.
+   */
+  'last-letter': {
+    task: 'last-letter',
+    alsoTasks: [{ task: 'arithmetic', share: 0.2 }],
+    verification: { share: 0.4 },
+    tokenizerMinPieceCount: 50,
+    maxTokens: 1024,
+    steps: 800,
+    batch: 16,
+    microBatchRows: 4,
+    checkpointEvery: 50,
+    saveDtype: 'BF16',
+  },
 };
