@@ -8,6 +8,7 @@ import { composePlugins } from './composition/compose.ts';
 import type { PluginCatalog } from './composition/plugin-catalog.ts';
 import { loadPluginFiles } from './composition/plugin-files.ts';
 import { readConfigFile } from './config-file.ts';
+import { trainedTask } from '../plugins/policies/default-model.ts';
 import { graderForTask } from '../plugins/tasks/registry.ts';
 
 export interface RunOptions {
@@ -32,8 +33,12 @@ export interface ResolvedRun {
  */
 export async function resolveRun(gameName: string, opts: RunOptions, overrides: Record<string, unknown> = {}): Promise<ResolvedRun> {
   const file = opts.config ? await readConfigFile(opts.config) : {};
+  const model = opts.model ?? file.model;
+  // A model directory that says which task it was pretrained on chooses the task (the shipped base follows the game).
+  const modelTask = file.task === undefined && overrides.task === undefined && typeof model === 'string' && model !== 'default' ? trainedTask(model) : undefined;
   const filePlugins = Array.isArray(file.plugins) ? (file.plugins as unknown[]).map((p) => (typeof p === 'string' && opts.config ? resolve(dirname(opts.config), p) : p)) : file.plugins;
   const given: Record<string, unknown> = {
+    ...(modelTask !== undefined ? { task: modelTask } : {}),
     ...file,
     ...(filePlugins !== undefined || opts.plugin.length > 0 ? { plugins: [...((filePlugins as unknown[]) ?? []), ...opts.plugin.map((p) => resolve(p))] } : {}),
     game: gameName,

@@ -23,7 +23,10 @@ export type LudusErrorCode =
   | 'PLUGIN_CLASH'
   | 'PLUGIN_INVALID'
   | 'PLUGIN_LOAD_FAILED'
-  | 'POLICY_INVALID';
+  | 'POLICY_INVALID'
+  | 'RUN_DIR_NOT_EMPTY'
+  | 'NOTHING_TO_RESUME'
+  | 'LOG_LINE_INVALID';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

@@ -17,46 +17,33 @@ import { solutionSteps, verifierPrompt } from '../plugins/verdicts/verifier-prom
 export const TANGO_ABLATIONS = ['none', 'fixed-generator', 'fixed-verifier', 'no-verifier'] as const;
 
 export const TangoKnobsSchema = z.strictObject({
-  /**
-   * `none`: Tango. `fixed-generator`: only the verifier learns; `fixed-verifier`: only the generator, with step rewards
-   * from the frozen verifier; `no-verifier`: vanilla GRPO on the outcome reward, no verifier turn (§4.3).
-   */
-  ablation: z.enum(TANGO_ABLATIONS).default('none'),
-  /** N_g, generator updates per cycle (§4: 3). */
-  generatorSteps: z.number().int().positive().default(3),
-  /** N_v, verifier updates per cycle (§4: 1). */
-  verifierSteps: z.number().int().positive().default(1),
-  /** Steps at the start in which only the verifier learns (§4: "we warm up the verifier for 40 steps"). */
-  verifierWarmup: z.number().int().min(0).default(40),
-  /** γ, weight of the format score in the verifier's reward (§4: 0.8). */
-  formatWeight: z.number().min(0).default(0.8),
-  /** What each unmet formatting criterion takes off the format score (ours: five criteria of 0.2). */
-  formatPenalty: z.number().min(0).max(1).default(FORMAT_PENALTY),
+  ablation: z
+    .enum(TANGO_ABLATIONS)
+    .default('none')
+    .describe('none: Tango; fixed-generator: only the verifier learns; fixed-verifier: only the generator, with step rewards from the frozen verifier; no-verifier: vanilla GRPO on the outcome reward, no verifier turn (§4.3, Figure 4)'),
+  generatorSteps: z.number().int().positive().default(3).describe('N_g, generator updates per cycle (§4: 3)'),
+  verifierSteps: z.number().int().positive().default(1).describe('N_v, verifier updates per cycle (§4: 1)'),
+  verifierWarmup: z.number().int().min(0).default(40).describe('steps at the start in which only the verifier learns (§4: "we warm up the verifier for 40 steps")'),
+  formatWeight: z.number().min(0).default(0.8).describe("γ, weight of the format score in the verifier's reward (§4: 0.8)"),
+  formatPenalty: z.number().min(0).max(1).default(FORMAT_PENALTY).describe('what each unmet formatting criterion takes off the format score (ours: five criteria of 0.2)'),
   alpha: z
     .strictObject({
-      /** §3.2: exponential decay ("essential to Tango's success"); linear and cosine as the authors' code offers. */
-      schedule: z.enum(ALPHA_SCHEDULES).default('exponential'),
-      /** α at the first generator update (§4: 0.1 for GRPO and RLOO, 0.5 for REINFORCE++); absent, chosen by the run's estimator. */
-      start: z.number().gt(0).lt(1).optional(),
-      /** α's floor, reached at the last generator update (§4: 1e-3). */
-      end: z.number().gt(0).lt(1).default(1e-3),
+      schedule: z.enum(ALPHA_SCHEDULES).default('exponential').describe("α's schedule (§3.2: exponential decay, \"essential to Tango's success\"; linear and cosine as the authors' code offers)"),
+      start: z.number().gt(0).lt(1).optional().describe("α at the first generator update (§4: 0.1 for GRPO and RLOO, 0.5 for REINFORCE++); absent, chosen by the run's estimator"),
+      end: z.number().gt(0).lt(1).default(1e-3).describe("α's floor, reached at the last generator update (§4: 1e-3)"),
     })
-    .prefault({}),
-  /**
-   * Scope of the step-reward normalisation: each group's steps together (§3.2, Eq. 5) or the whole batch's; absent,
-   * `batch` under the batch-baselined REINFORCE++ and `group` otherwise (ours).
-   */
-  stepNormalization: z.enum(['group', 'batch']).optional(),
-  /** Class-aware reweighting of the verifier's advantages (§3.2, Eq. 9); its EMA decay (appendix B.1: 0.8). */
-  classWeights: z.boolean().default(true),
-  classWeightDecay: z.number().min(0).lt(1).default(0.8),
-  /** β of the k3 KL toward each policy's own start (appendix B.1: "We set the KL loss coefficient β to 0.001"). */
-  klBeta: z.number().min(0).default(0.001),
-  /** Entropy bonus (the authors' run script: 0.001 under GRPO and RLOO; the paper's text names none). */
-  entropyCoef: z.number().min(0).default(0.001),
-  /** Token budgets of the two turns (ours: the shipped base writes the longest test solutions in about 500 tokens). */
-  generatorTokens: z.number().int().positive().default(512),
-  verifierTokens: z.number().int().positive().default(384),
+    .prefault({})
+    .describe("α, the weight of the step advantages in the blend (1−α)·outcome + α·step (§3.2): schedule (exponential, §3.2; linear, cosine), start (§4: 0.1 under GRPO and RLOO, 0.5 under REINFORCE++, by the run's estimator when absent), end (§4: 1e-3)"),
+  stepNormalization: z
+    .enum(['group', 'batch'])
+    .optional()
+    .describe("scope of the step-reward normalisation: each group's steps together (§3.2, Eq. 5) or the whole batch's; absent, batch under the batch-baselined REINFORCE++ and group otherwise (ours)"),
+  classWeights: z.boolean().default(true).describe("class-aware reweighting of the verifier's advantages by the EMA of correct / incorrect solutions (§3.2, Eq. 9)"),
+  classWeightDecay: z.number().min(0).lt(1).default(0.8).describe("the class weights' EMA decay (appendix B.1: 0.8)"),
+  klBeta: z.number().min(0).default(0.001).describe('β of the k3 KL toward each policy\'s own start (appendix B.1: "We set the KL loss coefficient β to 0.001")'),
+  entropyCoef: z.number().min(0).default(0.001).describe("entropy bonus (the authors' run script: 0.001 under GRPO and RLOO; the paper's text names none)"),
+  generatorTokens: z.number().int().positive().default(512).describe("the generator's token budget (ours: the shipped bases write the longest test solutions in about 500 tokens)"),
+  verifierTokens: z.number().int().positive().default(384).describe("the verifier's token budget (ours)"),
 });
 
 export type TangoKnobs = z.input<typeof TangoKnobsSchema>;

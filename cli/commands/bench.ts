@@ -2,17 +2,19 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { packageRoot } from '../../native/io/package-root.ts';
 import { fail } from '../../core/errors.ts';
 import { benchGrader, formatGraderBench } from '../../plugins/graders/bench/bench-grader.ts';
 import { graderBenchLines } from '../../plugins/graders/bench/grader-lines.ts';
 import { parseExtractionOrder } from '../../plugins/graders/math/extract.ts';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
-import { benchViewer, formatViewerBench } from '../../server/bench/bench-viewer.ts';
+import { benchBpe } from '../../plugins/tokenizers/bpe-bench.ts';
+import { benchViewer, formatViewerBench } from '../bench/bench-viewer.ts';
 import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
 import { composePlugins } from '../composition/compose.ts';
-import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
+import { gameFor } from '../../engine/trainer/run-pieces.ts';
+import { forceThreadsOption, threadsOption } from '../options.ts';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
 export function register(program: Command): void {
@@ -24,7 +26,8 @@ export function register(program: Command): void {
     .option('--batch <n>', 'decode batch', (v) => Number(v), 64)
     .option('--new-tokens <n>', 'tokens generated per row', (v) => Number(v), 256)
     .option('--prompt-tokens <n>', 'prompt tokens per row', (v) => Number(v), 16)
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 2)
+    .addOption(threadsOption(2))
+    .addOption(forceThreadsOption())
     .option('--naive-rows <n>', 'rows measured for the naive per-row prototype', (v) => Number(v), 4)
     .option('--train-batch <n>', 'training batch', (v) => Number(v), 16)
     .option('--train-len <n>', 'training sequence length', (v) => Number(v), 128)
@@ -50,7 +53,8 @@ export function register(program: Command): void {
     .option('--matches <n>', 'matches in flight (and the solo batch)', (v) => Number(v), 64)
     .option('--turn-tokens <n>', 'tokens per turn', (v) => Number(v), 128)
     .option('--repeats <n>', 'interleaved repeats; medians are reported', (v) => Number(v), 3)
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 2)
+    .addOption(threadsOption(2))
+    .addOption(forceThreadsOption())
     .option('--json', 'print one JSON line')
     .action(async (opts) => {
       const report = await benchGames({ ...opts, onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
@@ -66,7 +70,8 @@ export function register(program: Command): void {
     .option('--group <n>', 'matches per problem', (v) => Number(v), 8)
     .option('--max-new-tokens <n>', 'response length cap', (v) => Number(v), 128)
     .option('--rounds <n>', 'runs without and with spectators, interleaved', (v) => Number(v), 2)
-    .option('--threads <n>', 'intra-op threads (0: onnxruntime default)', (v) => Number(v), 0)
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption())
     .option('--json', 'print one JSON line')
     .action(async (opts) => {
       const config = TrainConfigSchema.parse({
@@ -80,7 +85,6 @@ export function register(program: Command): void {
       const catalog = await composePlugins();
       const report = await benchViewer({
         game: gameFor(catalog, config),
-        advantage: advantageFor(catalog, config),
         config,
         spectators: opts.spectators,
         rounds: opts.rounds,
@@ -107,6 +111,21 @@ export function register(program: Command): void {
       const cli = opts.cli ? await gradeFileWithCli(lines.map(({ gold, pred }) => JSON.stringify({ gold, pred })), opts.extract) : undefined;
       process.stdout.write(opts.json ? `${JSON.stringify({ ...report, seed: opts.seed, ...(cli ? { cli } : {}) })}\n` : formatGraderBench(report, cli));
     });
+  bench
+    .command('tokenizer')
+    .description("byte-level BPE training time on the synthetic tasks' worked solutions (the text ludus pretrain trains its tokenizer on)")
+    .option('--tasks <names>', 'comma-separated generated tasks', 'arithmetic,last-letter')
+    .option('--problems <n>', 'training problems of each task', (v) => Number(v), 10_000)
+    .option('--merges <n>', 'merges learned', (v) => Number(v), 4096)
+    .option('--json', 'print one JSON line')
+    .action(async (opts: { tasks: string; problems: number; merges: number; json?: boolean }) => {
+      const report = await benchBpe({ tasks: opts.tasks.split(',').map((t) => t.trim()), problems: opts.problems, merges: opts.merges });
+      process.stdout.write(
+        opts.json
+          ? `${JSON.stringify(report)}\n`
+          : `BPE training: ${report.problems} problems (${report.tasks.join(', ')}), ${report.megabytes} MB, ${report.merges} merges in ${report.seconds} s (${report.megabytesPerSecond} MB/s)\n`,
+      );
+    });
 }
 
 /** Writes the lines to a file and runs `ludus grade` on it in a child process, as a user would. */
@@ -116,7 +135,7 @@ async function gradeFileWithCli(lines: string[], extract: string): Promise<{ exi
     const file = join(dir, 'lines.jsonl');
     await writeFile(file, `${lines.join('\n')}\n`);
     process.stderr.write(`bench: ludus grade --jsonl ${file}\n`);
-    const bin = fileURLToPath(new URL('../../bin/ludus.js', import.meta.url));
+    const bin = join(packageRoot(), 'bin', 'ludus.js');
     const started = performance.now();
     const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
       execFile(process.execPath, [bin, 'grade', '--jsonl', file, '--extract', extract], { maxBuffer: 256 * 2 ** 20 }, (error, out) => {

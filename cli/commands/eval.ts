@@ -9,13 +9,13 @@ import { EVAL_DEFAULTS, evaluate, type EvalBenchmark, type EvalModel, type EvalO
 import { DRIFT_DEFAULTS } from '../../lab/eval/drift.ts';
 import { EVAL_AXES, HANDOFF_VARIANTS, type EvalAxis, type EvalReport, type HandoffVariant } from '../../lab/eval/report-types.ts';
 import { compareReports } from '../../lab/eval/significance.ts';
-import { resolveModelDir, shippedTasks } from '../../plugins/policies/default-model.ts';
+import { PRETRAIN_CONFIG_FILE, resolveModelDir, shippedTasks, trainedTask } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { graderForTask, taskByName } from '../../plugins/tasks/registry.ts';
 import { gradeExact } from '../../plugins/graders/exact/grade-exact.ts';
 import { LudusError, fail } from '../../core/errors.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
-import { deviceOption, parseDevice } from '../options.ts';
+import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
 import { summarizeVerifier, VERIFIER_AXIS, verifierAxis } from '../verifier-axis.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 
@@ -29,7 +29,7 @@ export function register(program: Command): void {
     .command('eval')
     .description('evaluate a model on the tandem paper’s axes: solo capability (pass@k), handoff robustness with a junior, drift from the junior, junior legibility; bootstrap SEs and paired t-tests')
     .requiredOption('--model <dir>', "Hugging Face model directory with tokenizer.json, or 'default' (the shipped base for the task)")
-    .requiredOption('--task <names>', 'arithmetic | last-letter | FILE.jsonl; several, comma-separated, for a macro average')
+    .option('--task <names>', 'arithmetic | last-letter | FILE.jsonl; several, comma-separated, for a macro average (default: the task the model was pretrained on)')
     .option('--split <split>', 'train | test', 'test')
     .option('--samples <n>', 'samples per problem (n of the pass@k estimator)', text, String(EVAL_DEFAULTS.samples))
     .option('--problems <n>', 'problems per benchmark', text, String(EVAL_DEFAULTS.problems))
@@ -38,7 +38,8 @@ export function register(program: Command): void {
     .option('--max-new-tokens <n>', 'response budget', text, String(EVAL_DEFAULTS.maxNewTokens))
     .option('--batch <n>', 'rows decoded together', text, String(EVAL_DEFAULTS.batch))
     .option('--seed <n>', 'seed', text, '0')
-    .option('--threads <n>', 'intra-op threads', text, '0')
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption())
     .option('--extract <order>', "where a response's answer is looked for: auto (strict, boxed only, on the generated tasks, whose solutions box their answer; full on JSONL sets), strict, full, or steps separated by commas (see ludus grade)", 'auto')
     .option('--axes <list>', `comma-separated: ${[...EVAL_AXES, VERIFIER_AXIS].join(', ')} (the model as Tango's verifier: outcome precision, recall, F1 and step F1 against gold labels)`, 'capability')
     .option('--generator <dir>', "the verifier axis: whose solutions the model judges, a model directory or 'default' (default: the model itself)")
@@ -58,8 +59,14 @@ export function register(program: Command): void {
     .option('--json', 'print one EvalReport JSON object')
     .option('--report <dir>', `write ${EVAL_REPORT_FILE} and the markdown report with plots into DIR`)
     .action(async (opts) => {
-      const parsed = parseEvalFlags(opts);
+      const task =
+        opts.task ??
+        trainedTask(opts.model) ??
+        fail('INPUT_INVALID', `--task: ${opts.model} does not say which task it was trained on (no ${PRETRAIN_CONFIG_FILE}); give --task`, { flag: 'task' });
+      const parsed = parseEvalFlags({ ...opts, task });
       const tasks = parsed.taskNames;
+      const benchmarks: EvalBenchmark[] = [];
+      for (const name of tasks) benchmarks.push({ name, task: await taskByName(name), split: parsed.split, grade: graderFor(name, parsed.extract) });
       const defaultTask = tasks.find((t) => shippedTasks().includes(t)) ?? tasks[0];
       const verifier = parsed.verifier
         ? await verifierAxis({ ...parsed, model: opts.model, generator: opts.generator ?? opts.model, tasks, device: parseDevice(opts.device), onProgress: opts.json ? undefined : (label, done, total) => process.stderr.write(`\r${label} ${done}/${total}`) })
@@ -74,8 +81,6 @@ export function register(program: Command): void {
       const needsJunior = parsed.axes.some((a) => a !== 'capability');
       const junior = needsJunior ? await loadModel(opts.junior, resolveModelDir(opts.junior, defaultTask), defaultTask) : undefined;
       const reference = parsed.axes.includes('drift') && opts.reference !== 'default' ? await loadModel(opts.reference, resolveModelDir(opts.reference, defaultTask), defaultTask) : undefined;
-      const benchmarks: EvalBenchmark[] = [];
-      for (const name of tasks) benchmarks.push({ name, task: await taskByName(name), split: parsed.split, grade: graderFor(name, parsed.extract) });
       let shown = '';
       const progress = opts.json
         ? undefined

@@ -14,6 +14,8 @@ export interface Validation {
   readonly answerPresent: number;
   readonly problems: number;
   readonly role: string;
+  /** Per test problem, in order: whether the grader judged `role` correct. */
+  readonly correct: readonly boolean[];
   /** Per role that judged another's work (Tango's verifier): its agreement with the grader on these matches. */
   readonly judges: Readonly<Record<string, Readonly<Record<string, number | null>>>>;
 }
@@ -28,7 +30,7 @@ export async function validate<Role extends string>(
   role: Role,
 ): Promise<Validation> {
   const problems: Problem[] = task.problems('test', count);
-  let correct = 0;
+  const correct: boolean[] = [];
   let present = 0;
   const verdicts: MatchVerdict[][] = [];
   const rows = arena.decoders.rows;
@@ -39,10 +41,10 @@ export async function validate<Role extends string>(
     for (const match of matches) {
       verdicts.push([...(match.rewards.verdicts ?? [])]);
       const verdict = graderVerdict(match, role);
-      correct += verdict?.correct ? 1 : 0;
+      correct.push(verdict?.correct === true);
       present += verdict?.answer_present ? 1 : 0;
     }
   }
   const judges = Object.fromEntries(arena.game.roles.map((judge) => [judge, judgeMetrics(verdicts, judge)]).filter(([, metrics]) => Object.keys(metrics).length > 0));
-  return { accuracy: correct / problems.length, answerPresent: present / problems.length, problems: problems.length, role, judges };
+  return { accuracy: correct.filter(Boolean).length / problems.length, answerPresent: present / problems.length, problems: problems.length, role, correct, judges };
 }

@@ -12,7 +12,7 @@ describe('ludus bench engine', () => {
       const lines = result.stdout.trim().split('\n');
       expect(lines).toHaveLength(1);
       const report = JSON.parse(lines[0]);
-      for (const key of ['solo_decode_tok_s', 'tandem_decode_tok_s', 'naive_tandem_tok_s', 'train_tok_s', 'solo_decode_tok_s_b1', 'tandem_decode_tok_s_b1']) {
+      for (const key of ['solo_decode_tok_s', 'tandem_decode_tok_s', 'naive_tandem_tok_s', 'train_tok_s', 'solo_decode_tok_s_b1', 'tandem_decode_tok_s_b1', 'worker_max_gap_ms', 'in_process_max_gap_ms']) {
         expect(report[key], key).toBeGreaterThan(0);
       }
       expect(report.tandem_over_solo).toBeCloseTo(report.tandem_decode_tok_s / report.solo_decode_tok_s, 1);
