@@ -32,7 +32,7 @@ describe('composePlugins (the composition root)', () => {
 
     it('should refuse an unknown game and name the known ones', async () => {
       const catalog = await composePlugins();
-      expect(() => catalog.games.create('chess', math)).toThrow(/no game "chess" \(known: tandem, grpo, kl-reg\)/);
+      expect(() => catalog.games.create('chess', math)).toThrow(/no game "chess" \(known: tandem, grpo, kl-reg, tango\)/);
     });
   });
 

@@ -57,6 +57,16 @@ describe('tangoReward', () => {
     });
   });
 
+  describe('having a verifier that judged more steps than the solution has', () => {
+    it('should drop the step rewards as well, never pay a judgment of a step that was not written', async () => {
+      const rewards = await reward(match(problem.solution, [10, 20, 27], judged([true, false, true, true], true)));
+      expect(rewards.steps).toBeUndefined();
+      // Right final verdict (1) + γ · (1 − the step-count criterion's 0.2) = 1 + 0.8 · 0.8.
+      expect(rewards.outcome.verifier).toBeCloseTo(1.64, 12);
+      expect(rewards.verdicts!.filter((v) => v.judge === 'verifier' && v.step !== undefined).map((v) => v.answer_present)).toEqual([false, false, false]);
+    });
+  });
+
   describe('having step ends that do not match the solution\'s steps (a token holding two blank lines)', () => {
     it('should place no step reward', async () => {
       const rewards = await reward(match(problem.solution, [10, 27], judged([true, true, true], true)));
