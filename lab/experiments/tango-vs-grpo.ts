@@ -130,7 +130,7 @@ export async function runTangoVsGrpo(run: TangoExperimentRun): Promise<TangoExpe
     const game = gameFor(run.catalog, trainConfig);
     await measured(costs, `train ${arm}`, async () => {
       if (await readCached(join(dir, TRAINED_MARKER), trainConfig)) return 'cached';
-      await train({ out: dir, config: trainConfig, game, advantage: advantageFor(run.catalog, trainConfig), resume: true, threads: run.threads, onStep: (line, total) => progress.update(`train ${arm}`, line.step / total) });
+      await train({ out: dir, config: trainConfig, game, advantage: advantageFor(run.catalog, trainConfig), resume: 'if-checkpoint', threads: run.threads, onStep: (line, total) => progress.update(`train ${arm}`, line.step / total) });
       await writeCached(join(dir, TRAINED_MARKER), trainConfig, { steps: trainConfig.steps });
       return 'ran';
     });
