@@ -83,7 +83,8 @@ describe('ludus train', () => {
   });
 
   describe('having a two-role sequential game from a plugin module', () => {
-    it('should train both roles\' policies with their own optimizers, swapping roles each step, and resume exactly', async () => {
+    // Three CLI runs: 113 s of the default 120 s on the shared 2-core machine at load 9, so a budget of its own.
+    it('should train both roles\' policies with their own optimizers, swapping roles each step, and resume exactly', { timeout: 600_000 }, async () => {
       const { dir, file } = await configFile({ problemsPerStep: 1, groupSize: 2, checkpointEvery: 1, validateEvery: 0 });
       const args = (out: string, steps: number) => ['train', 'proposer-critic', '--plugin', 'examples/proposer-critic/proposer-critic.ts', '--config', file, '--steps', String(steps), '--out', out, '--no-watch', '--threads', '1'];
       const straight = join(dir, 'straight');
