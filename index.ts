@@ -3,7 +3,7 @@
  * plugins), plugin modules, the match engine and the trainer.
  */
 export { defineGame, type Game, type GameDefinition, type LossTerms } from './core/game/define-game.ts';
-export { Rotations, type Rotation, type RotationStep } from './core/game/rotations.ts';
+export { Rotations, updatesOf, type Rotation, type RotationStep } from './core/game/rotations.ts';
 export type { MatchState } from './core/game/match-state.ts';
 export type { MatchRewards, MatchVerdict, RewardRule } from './core/game/rewards.ts';
 export { ownSecretsOnly, revealAll, secretsUntilFinished, type View } from './core/game/view.ts';
@@ -25,6 +25,14 @@ export {
 } from './core/advantages/estimator.ts';
 export { advantageEstimators, groupAdvantages } from './core/advantages/estimators.ts';
 export { dropZeroVarianceGroups } from './core/advantages/drop-zero-variance.ts';
+export { blendStepAdvantages, stepAdvantages, type StepBlendOptions } from './core/advantages/step-blend.ts';
+export { classWeighted, type ClassWeightOptions } from './core/advantages/class-weights.ts';
+export { alphaAt, type AlphaSchedule } from './core/advantages/alpha-schedule.ts';
+export { judgeAgreement, judgeMetrics } from './core/game/judge-agreement.ts';
+export { tangoReward, type TangoRewardOptions } from './plugins/rewards/tango-reward.ts';
+export { parseVerification, writeVerification, type ParsedVerification } from './plugins/verdicts/step-verdicts.ts';
+export { formatScore } from './plugins/verdicts/format-score.ts';
+export { solutionSteps, verifierPrompt } from './plugins/verdicts/verifier-prompt.ts';
 export { definePlugin, type LudusPlugin } from './core/plugin-module.ts';
 export type { Plugin } from './core/plugin.ts';
 export type { AnyGame, Catalog, GameOptions } from './core/catalog.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { KlRegKnobsSchema } from '../games/kl-reg.ts';
 import { TandemKnobsSchema } from '../games/tandem.ts';
+import { TangoKnobsSchema } from '../games/tango.ts';
 import { RolloutServersSchema } from '../engine/remote/remote-config.ts';
 import { PolicyConfigSchema, TrainConfigSchema } from '../engine/trainer/train-config.ts';
 import { LrScheduleSchema } from '../native/train/lr-schedule.ts';
@@ -29,6 +30,7 @@ const SECTIONS: readonly Section[] = [
   { title: 'Learning-rate schedule', intro: '`schedule`, at the top level or in a policy.', schema: LrScheduleSchema },
   { title: 'Knobs of `tandem`', intro: '`knobs` when `game` is `tandem` (Tandem RL).', schema: TandemKnobsSchema },
   { title: 'Knobs of `kl-reg`', intro: '`knobs` when `game` is `kl-reg` (the tandem paper\'s KL-Reg ablation).', schema: KlRegKnobsSchema },
+  { title: 'Knobs of `tango`', intro: '`knobs` when `game` is `tango` (RL Tango: a generator and a generative step verifier trained together).', schema: TangoKnobsSchema },
   {
     title: 'Tournament config',
     intro: '`ludus tournament CONFIG` (JSON; README "Tournaments"). Sampling and learner fields mean what they mean in a training config; the learner fields apply to every trainable entrant that does not set its own.',

@@ -9,6 +9,7 @@ import type { PluginCatalog } from './composition/plugin-catalog.ts';
 import { loadPluginFiles } from './composition/plugin-files.ts';
 import { readConfigFile } from './config-file.ts';
 import { trainedTask } from '../plugins/policies/default-model.ts';
+import { graderForTask } from '../plugins/tasks/registry.ts';
 
 export interface RunOptions {
   config?: string;
@@ -27,29 +28,31 @@ export interface ResolvedRun {
 /**
  * A training config from a `--config` file, the command line and `--plugin` files, checked whole before anything
  * runs: the fields, the plugin files, the game and its knobs, the grader and estimator names, the policy bindings.
- * Plugin paths in a config file are relative to that file.
+ * Plugin paths in a config file are relative to that file. Without a `task`, the game's default task is played (else
+ * the config's default); without a `grader`, the task's own (exact for last-letter) or the config's default.
  */
 export async function resolveRun(gameName: string, opts: RunOptions, overrides: Record<string, unknown> = {}): Promise<ResolvedRun> {
   const file = opts.config ? await readConfigFile(opts.config) : {};
   const model = opts.model ?? file.model;
-  // The task defaults to the one the base model was pretrained on, where its directory says.
-  const task = file.task === undefined && overrides.task === undefined && typeof model === 'string' ? trainedTask(model) : undefined;
+  // A model directory that says which task it was pretrained on chooses the task (the shipped base follows the game).
+  const modelTask = file.task === undefined && overrides.task === undefined && typeof model === 'string' && model !== 'default' ? trainedTask(model) : undefined;
   const filePlugins = Array.isArray(file.plugins) ? (file.plugins as unknown[]).map((p) => (typeof p === 'string' && opts.config ? resolve(dirname(opts.config), p) : p)) : file.plugins;
-  const config = parseConfig(
-    TrainConfigSchema,
-    {
-      ...(task !== undefined ? { task } : {}),
-      ...file,
-      ...(filePlugins !== undefined || opts.plugin.length > 0 ? { plugins: [...((filePlugins as unknown[]) ?? []), ...opts.plugin.map((p) => resolve(p))] } : {}),
-      game: gameName,
-      ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
-      ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-      ...(opts.model !== undefined ? { model: opts.model } : {}),
-      ...overrides,
-    },
-    opts.config ?? 'training config',
-  );
-  const catalog = await composePlugins(await loadPluginFiles(config.plugins));
+  const given: Record<string, unknown> = {
+    ...(modelTask !== undefined ? { task: modelTask } : {}),
+    ...file,
+    ...(filePlugins !== undefined || opts.plugin.length > 0 ? { plugins: [...((filePlugins as unknown[]) ?? []), ...opts.plugin.map((p) => resolve(p))] } : {}),
+    game: gameName,
+    ...(opts.steps !== undefined ? { steps: opts.steps } : {}),
+    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    ...(opts.model !== undefined ? { model: opts.model } : {}),
+    ...overrides,
+  };
+  const parsed = parseConfig(TrainConfigSchema, given, opts.config ?? 'training config');
+  const catalog = await composePlugins(await loadPluginFiles(parsed.plugins));
+  // A game may name the task it is played on by default (Tango: last-letter); a task may need its own grader.
+  const task = given.task === undefined ? (gameFor(catalog, parsed).defaultTask ?? parsed.task) : parsed.task;
+  const grader = given.grader === undefined ? (graderForTask(task) ?? parsed.grader) : parsed.grader;
+  const config: TrainConfig = { ...parsed, task, grader };
   const game = gameFor(catalog, config);
   advantageFor(catalog, config);
   planPolicies(game, config);

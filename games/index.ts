@@ -2,6 +2,7 @@ import { definePlugin } from '../core/plugin-module.ts';
 import { grpoGame } from './grpo.ts';
 import { klRegGame } from './kl-reg.ts';
 import { tandemGame } from './tandem.ts';
+import { tangoGame } from './tango.ts';
 
 /** The papers' games, as a plugin module of the same shape a user's `--plugin` file exports. */
 export const builtInGames = definePlugin({
@@ -10,5 +11,6 @@ export const builtInGames = definePlugin({
     { name: 'tandem', create: ({ grader, knobs }) => tandemGame(knobs, grader) },
     { name: 'grpo', create: ({ grader, knobs }) => grpoGame(knobs, grader) },
     { name: 'kl-reg', create: ({ grader, knobs }) => klRegGame(knobs, grader) },
+    { name: 'tango', create: ({ grader, knobs }) => tangoGame(knobs, grader) },
   ],
 });

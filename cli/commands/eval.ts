@@ -11,10 +11,12 @@ import { EVAL_AXES, HANDOFF_VARIANTS, type EvalAxis, type EvalReport, type Hando
 import { compareReports } from '../../lab/eval/significance.ts';
 import { PRETRAIN_CONFIG_FILE, resolveModelDir, shippedTasks, trainedTask } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
-import { taskByName } from '../../plugins/tasks/registry.ts';
+import { graderForTask, taskByName } from '../../plugins/tasks/registry.ts';
+import { gradeExact } from '../../plugins/graders/exact/grade-exact.ts';
 import { LudusError, fail } from '../../core/errors.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
 import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
+import { summarizeVerifier, VERIFIER_AXIS, verifierAxis } from '../verifier-axis.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 
 /** The raw EvalReport(s) `--report DIR` writes beside the markdown report; `--compare` reads either file back. */
@@ -39,7 +41,8 @@ export function register(program: Command): void {
     .addOption(threadsOption(0))
     .addOption(forceThreadsOption())
     .option('--extract <order>', "where a response's answer is looked for: auto (strict, boxed only, on the generated tasks, whose solutions box their answer; full on JSONL sets), strict, full, or steps separated by commas (see ludus grade)", 'auto')
-    .option('--axes <list>', `comma-separated: ${EVAL_AXES.join(', ')}`, 'capability')
+    .option('--axes <list>', `comma-separated: ${[...EVAL_AXES, VERIFIER_AXIS].join(', ')} (the model as Tango's verifier: outcome precision, recall, F1 and step F1 against gold labels)`, 'capability')
+    .option('--generator <dir>', "the verifier axis: whose solutions the model judges, a model directory or 'default' (default: the model itself)")
     .option('--junior <dir>', "junior for handoff, drift and legibility: a model directory or 'default' (the shipped base)", 'default')
     .option('--reference <dir>', "drift's reference model for the displaced-token analysis (e.g. the GRPO senior); 'default' is the junior, which leaves that analysis out", 'default')
     .option('--compare <dir|json>', "paired one-sided t-tests against another model (a directory or 'default', evaluated here the same way) or a saved eval-report.json / report.json")
@@ -65,6 +68,14 @@ export function register(program: Command): void {
       const benchmarks: EvalBenchmark[] = [];
       for (const name of tasks) benchmarks.push({ name, task: await taskByName(name), split: parsed.split, grade: graderFor(name, parsed.extract) });
       const defaultTask = tasks.find((t) => shippedTasks().includes(t)) ?? tasks[0];
+      const verifier = parsed.verifier
+        ? await verifierAxis({ ...parsed, model: opts.model, generator: opts.generator ?? opts.model, tasks, device: parseDevice(opts.device), onProgress: opts.json ? undefined : (label, done, total) => process.stderr.write(`\r${label} ${done}/${total}`) })
+        : undefined;
+      if (verifier && parsed.axes.length === 0) {
+        if (!opts.json) process.stderr.write('\n');
+        process.stdout.write(opts.json ? `${JSON.stringify({ model: opts.model, verifier })}\n` : summarizeVerifier(verifier));
+        return;
+      }
       const modelDir = resolveModelDir(opts.model, defaultTask);
       const model = await loadModel(opts.model, modelDir, defaultTask);
       const needsJunior = parsed.axes.some((a) => a !== 'capability');
@@ -114,7 +125,7 @@ export function register(program: Command): void {
       }
       if (progress) process.stderr.write('\n');
       // Results first, files after: a failure while writing the report must not lose a long evaluation.
-      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : summarize(report));
+      process.stdout.write(opts.json ? `${JSON.stringify(verifier ? { ...report, verifier } : report)}\n` : `${summarize(report)}${verifier ? summarizeVerifier(verifier) : ''}`);
       if (opts.report !== undefined) {
         await writeReports(reports, resolve(opts.report));
         if (!opts.json) process.stdout.write(`report written to ${resolve(opts.report)}\n`);
@@ -124,6 +135,7 @@ export function register(program: Command): void {
 
 /** `auto`: the generated tasks keep the boxed format their reward asks for; external JSONL sets get the full order. */
 function graderFor(task: string, extract: string): Grader {
+  if (extract === 'auto' && graderForTask(task) === 'exact') return gradeExact;
   const extraction = extract === 'auto' ? (task.endsWith('.jsonl') ? FULL_EXTRACTION : STRICT_EXTRACTION) : parseExtractionOrder(extract);
   return (gold, pred) => gradeMath(gold, pred, { extraction });
 }
@@ -141,6 +153,8 @@ interface ParsedFlags {
   seed: number;
   threads: number;
   axes: EvalAxis[];
+  /** Whether the verifier axis was asked for (it is not one of the tandem paper's, so it is not in `axes`). */
+  verifier: boolean;
   handoff: HandoffVariant[];
   handoffP: number;
   bootstrap: number;
@@ -176,6 +190,7 @@ export function parseEvalFlags(opts: Record<string, unknown>): ParsedFlags {
   if (new Set(taskNames).size !== taskNames.length) fail('INPUT_INVALID', `--task names a benchmark twice: ${taskNames.join(', ')}`, { flag: 'task' });
   const extract = String(opts.extract ?? 'auto');
   if (extract !== 'auto') parseExtractionOrder(extract);
+  const axes = list('axes', opts.axes, [...EVAL_AXES, VERIFIER_AXIS]);
   return {
     taskNames,
     extract,
@@ -188,7 +203,8 @@ export function parseEvalFlags(opts: Record<string, unknown>): ParsedFlags {
     batch: int('batch', opts.batch, 1),
     seed: int('seed', opts.seed, 0),
     threads: int('threads', opts.threads, 0),
-    axes: list('axes', opts.axes, EVAL_AXES),
+    axes: axes.filter((axis): axis is EvalAxis => axis !== VERIFIER_AXIS),
+    verifier: axes.includes(VERIFIER_AXIS),
     handoff: list('handoff', opts.handoff, HANDOFF_VARIANTS),
     handoffP: real('handoff-p', opts.handoffP, 0, 1),
     bootstrap: int('bootstrap', opts.bootstrap, 2),

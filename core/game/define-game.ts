@@ -12,6 +12,8 @@ export interface LossTerms<Role extends string> {
   readonly kl?: { readonly toward: Role | 'initial'; readonly beta: number };
   /** λ · (−log π(token)) on the tokens `role` wrote into the same response (the original tandem objective's λ_jun). */
   readonly imitate?: { readonly role: Role; readonly weight: number };
+  /** An entropy bonus, −coef · H(π(·|context)) per trained token (Tango's runs: 0.001). */
+  readonly entropy?: { readonly coef: number };
 }
 
 /** Everything a game declares. `roles` alone fixes the role names; every other field must use them. */
@@ -42,10 +44,13 @@ export interface GameDefinition<Role extends string, Problem> {
   readonly sharedTurns?: (step: RotationStep<NoInfer<Role>>) => number;
   /** The role whose correctness (the grader's verdicts) validation tracks to keep the best checkpoint; the first trainable role when absent. */
   readonly validateOn?: NoInfer<Role>;
+  /** The task a run plays when its config names none (Tango: last-letter, its paper's task with gold step labels); the run config's default when absent. */
+  readonly defaultTask?: string;
 }
 
 /** A validated game: its definition with every default filled in, and its knobs (the papers' hyperparameters) alongside. */
-export type Game<Role extends string = string, P = Problem, Knobs extends object = {}> = Readonly<Required<GameDefinition<Role, P>>> &
+export type Game<Role extends string = string, P = Problem, Knobs extends object = {}> = Readonly<Required<Omit<GameDefinition<Role, P>, 'defaultTask'>>> &
+  Readonly<Pick<GameDefinition<Role, P>, 'defaultTask'>> &
   Readonly<Omit<Knobs, keyof GameDefinition<Role, P>>>;
 
 const GAME_ID = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -81,7 +86,9 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
     if (terms?.kl && terms.kl.toward !== 'initial' && !roles.has(terms.kl.toward)) invalid(`losses.${role}.kl.toward`, `names "${terms.kl.toward}", which is not one of the roles`);
     if (terms?.imitate && !(Number.isFinite(terms.imitate.weight) && terms.imitate.weight >= 0)) invalid(`losses.${role}.imitate.weight`, `must be a finite number ≥ 0, got ${terms.imitate.weight}`);
     if (terms?.imitate && !roles.has(terms.imitate.role)) invalid(`losses.${role}.imitate.role`, `names "${terms.imitate.role}", which is not one of the roles`);
+    if (terms?.entropy && !(Number.isFinite(terms.entropy.coef) && terms.entropy.coef >= 0)) invalid(`losses.${role}.entropy.coef`, `must be a finite number ≥ 0, got ${terms.entropy.coef}`);
   }
+  if (definition.defaultTask !== undefined && (typeof definition.defaultTask !== 'string' || definition.defaultTask === '')) invalid('defaultTask', 'must be a task name');
   const validateOn = definition.validateOn ?? definition.trainable[0];
   if (!roles.has(validateOn)) invalid('validateOn', `names "${validateOn}", which is not one of the roles`);
 

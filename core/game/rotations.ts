@@ -81,6 +81,13 @@ function warmup<Role extends string>(first: { steps: number; trains: readonly st
   };
 }
 
+/** How many of the steps 0 … steps − 1 train `policy` (Tango's α runs on the generator's own updates). */
+export function updatesOf(rotation: Pick<Rotation, 'at'>, policy: string, steps: number): number {
+  let updates = 0;
+  for (let step = 0; step < steps; step++) if (rotation.at(step).trains.includes(policy)) updates++;
+  return updates;
+}
+
 function nonNegative(step: number): number {
   if (!(Number.isInteger(step) && step >= 0)) fail('INPUT_INVALID', `rotation: optimizer step must be a whole number ≥ 0, got ${step}`);
   return step;

@@ -8,6 +8,8 @@ export interface BootstrapOptions {
   /** Resamples drawn (10,000 in the paper). */
   resamples?: number;
   seed: number;
+  /** Leave resamples on which a component is NaN (undefined there) out of that component's SE. */
+  skipUndefined?: boolean;
 }
 
 export interface BootstrapEstimate {
@@ -41,18 +43,22 @@ export function bootstrapEach(sizes: readonly number[], statistic: (indices: rea
   const indices = sizes.map((n) => new Int32Array(n));
   const mean = new Float64Array(value.length);
   const m2 = new Float64Array(value.length);
+  const counted = new Float64Array(value.length);
   for (let r = 0; r < resamples; r++) {
     for (const [s, n] of sizes.entries()) for (let i = 0; i < n; i++) indices[s][i] = rng.int(n);
     const x = statistic(indices);
     if (x.length !== value.length) fail('INPUT_INVALID', `bootstrap statistic returned ${x.length} components on a resample, ${value.length} on the data`);
     for (let j = 0; j < x.length; j++) {
+      // A ratio can be undefined (NaN) on a resample, e.g. an F1 drawn without positives: it is left out of that SE.
+      if (options.skipUndefined && Number.isNaN(x[j])) continue;
       // Welford: numerically stable running variance.
+      counted[j]++;
       const delta = x[j] - mean[j];
-      mean[j] += delta / (r + 1);
+      mean[j] += delta / counted[j];
       m2[j] += delta * (x[j] - mean[j]);
     }
   }
-  return value.map((v, j) => ({ value: v, se: Math.sqrt(m2[j] / (resamples - 1)) }));
+  return value.map((v, j) => ({ value: v, se: Math.sqrt(m2[j] / (counted[j] - 1)) }));
 }
 
 /**

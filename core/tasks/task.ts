@@ -37,4 +37,9 @@ export interface Task<Meta extends object = Record<string, unknown>> {
   problems(split: Split, count: number, seed?: number): Problem<Meta>[];
   /** Where the task can: the problem's gold solution with known wrong steps. */
   corrupt?(problem: Problem<Meta>, rng: Rng): LabelledSolution;
+  /**
+   * Where the task can: what gold step `step` of the problem must state, in few words (`ends with "t", so far "st".`):
+   * the working a verifier writes before judging that step.
+   */
+  stepCheck?(problem: Problem<Meta>, step: number): string;
 }

@@ -2,7 +2,7 @@ import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
 import { fail } from '../../core/errors.ts';
 import type { AnyGame } from '../../core/catalog.ts';
 import type { Game } from '../../core/game/define-game.ts';
-import type { RotationStep } from '../../core/game/rotations.ts';
+import { distinctSteps, type RotationStep } from '../../core/game/rotations.ts';
 import { ANY_SHARE } from '../../core/protocols/co-decoding.ts';
 import { batchLossMasks } from '../../core/trajectory/loss-mask.ts';
 import type { Trajectory } from '../../core/trajectory/trajectory.ts';
@@ -77,6 +77,7 @@ export async function learnPolicy(context: LearnContext, policy: PolicyLearner, 
   const terms = roles.map((role) => game.losses[role] ?? {});
   const klBeta = agreed(policy.name, roles, terms.map((t) => t.kl?.beta ?? 0), 'KL β');
   const imitationWeight = agreed(policy.name, roles, terms.map((t) => t.imitate?.weight ?? 0), 'imitation weight');
+  const entropyCoef = agreed(policy.name, roles, terms.map((t) => t.entropy?.coef ?? 0), 'entropy coefficient');
   const rows: Rows = { trajectories: [], masks: [], advantages: [], refLogprobs: klBeta > 0 ? [] : undefined, imitationMasks: imitationWeight > 0 ? [] : undefined };
   const kl: Record<string, number> = {};
   const learned: Record<string, RoleLearning> = {};
@@ -95,7 +96,7 @@ export async function learnPolicy(context: LearnContext, policy: PolicyLearner, 
     },
     context.padToken,
   );
-  const stats = await policy.guard.run(() => policy.learner.step(batch, { lr, klBeta, imitationWeight }));
+  const stats = await policy.guard.run(() => policy.learner.step(batch, { lr, klBeta, imitationWeight, entropyCoef }));
   return { stats, skippedNonFinite: stats === undefined, kl, roles: learned };
 }
 
@@ -181,6 +182,15 @@ async function roleRows(
     advantages: perMatch,
     metrics: result.metrics ?? {},
   };
+}
+
+/** The largest entropy bonus a policy ever trains with (its learner's graph needs the input when any is nonzero). */
+export function entropyCoefOf(game: Game, policy: string): number {
+  const coefs = distinctSteps(game.rotation).flatMap((step) => {
+    const { seats } = game.rotation.at(step);
+    return game.roles.filter((role) => seats[role] === policy && game.trainable.includes(role)).map((role) => game.losses[role]?.entropy?.coef ?? 0);
+  });
+  return Math.max(0, ...coefs);
 }
 
 /** A policy sitting in several roles at once takes one update: their loss weights must agree. */

@@ -22,6 +22,8 @@ export interface PolicyMetrics {
   readonly loss: number | null;
   readonly grad_norm: number | null;
   readonly clip_frac: number | null;
+  /** Mean entropy of the policy's next-token distribution over its trained tokens. */
+  readonly entropy: number | null;
   readonly lr: number;
   /** 1 when this step's update was non-finite and skipped. */
   readonly skipped_nonfinite: number;
@@ -57,6 +59,7 @@ export function policyMetrics(learning: PolicyLearning, lr: number): PolicyMetri
     loss: learning.stats?.loss ?? null,
     grad_norm: learning.stats?.gradNorm ?? null,
     clip_frac: learning.stats?.clipFraction ?? null,
+    entropy: learning.stats?.entropyMean ?? null,
     lr,
     skipped_nonfinite: learning.skippedNonFinite ? 1 : 0,
     ...learning.kl,

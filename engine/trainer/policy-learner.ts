@@ -11,6 +11,8 @@ export interface PolicyLearnerOptions {
   /** The sampling temperature: the learner recomputes log-probabilities at it. */
   readonly temperature: number;
   readonly threads?: number;
+  /** The largest entropy bonus the policy trains with (0 when absent: the learner's graph then has no such input). */
+  readonly entropyCoef?: number;
   /** Non-finite updates in a row that abort the run. */
   readonly maxConsecutiveNonFinite: number;
   /** AdamW moments to continue from (a resumed run's). */
@@ -28,6 +30,7 @@ export async function createPolicyLearner(policy: Policy, settings: LearnerSetti
     clipHigh: settings.clipHigh,
     temperature: options.temperature,
     normalization: settings.normalization,
+    entropyCoef: options.entropyCoef ?? 0,
     threads: options.threads ?? 0,
   });
   if (options.optimizer) learner.loadOptimizerState(options.optimizer);

@@ -45,7 +45,7 @@ export type PolicyConfig = z.output<typeof PolicyConfigSchema>;
  */
 export const TrainConfigSchema = z
   .object({
-    game: z.string().min(1).describe('a game in the catalog: tandem, grpo, kl-reg, or one a plugin module registers (`ludus games` lists them)'),
+    game: z.string().min(1).describe('a game in the catalog: tandem, grpo, kl-reg, tango, or one a plugin module registers (`ludus games` lists them)'),
     knobs: z
       .record(z.string(), z.unknown())
       .default({})

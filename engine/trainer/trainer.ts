@@ -5,6 +5,7 @@ import { fail } from '../../core/errors.ts';
 import type { LudusEmitter } from '../../core/events.ts';
 import type { AnyGame } from '../../core/catalog.ts';
 import type { Game } from '../../core/game/define-game.ts';
+import { judgeMetrics } from '../../core/game/judge-agreement.ts';
 import type { Problem, Task } from '../../core/tasks/task.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
@@ -21,7 +22,7 @@ import { PolicyPool } from '../policies/policy-pool.ts';
 import { openRuntime } from '../remote/open-runtime.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { compareWithStart, type FinalComparison } from './final-comparison.ts';
-import { learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
+import { entropyCoefOf, learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { createPolicyLearner, roleEstimators } from './policy-learner.ts';
 import { ReferenceScorers } from './reference-scorers.ts';
 import { flatMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
@@ -121,6 +122,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       await createPolicyLearner(pool.policy(spec.name), learner, {
         temperature: config.temperature,
         threads: run.threads,
+        entropyCoef: entropyCoefOf(game, spec.name),
         maxConsecutiveNonFinite: config.maxConsecutiveNonFinite,
         ...(saved ? { optimizer: saved.optimizer } : {}),
         ...(state.nonFinite[spec.name] ? { nonFinite: state.nonFinite[spec.name] } : {}),
@@ -235,7 +237,9 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   async function validateAndKeepBest(step: number): Promise<void> {
     const seats = game.rotation.at(0).seats;
     const result = await validate(arena, task, config.validationProblems, validationSeeds(config.seed, step), seats, game.validateOn);
-    await appendJsonl(files.validation, [{ step, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, protocol: game.protocol.name }]);
+    await appendJsonl(files.validation, [
+      { step, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, protocol: game.protocol.name, ...(Object.keys(result.judges).length > 0 ? { judges: result.judges } : {}) },
+    ]);
     events.publish({ type: 'validation', step, role: result.role, accuracy: result.accuracy, answerPresent: result.answerPresent });
     if (state.best !== null && result.accuracy <= state.best.accuracy) return;
     state.best = { step, accuracy: result.accuracy };
@@ -269,6 +273,7 @@ function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: Reado
     const judged = verdicts.some((verdict) => verdict !== undefined);
     const learning = [...learned.values()].map((l) => l.roles[role]).find((r) => r !== undefined);
     byRole[role] = {
+      ...judgeMetrics(matches.map((match) => match.rewards.verdicts ?? []), role),
       reward_mean: mean(rollouts.map((r) => r.rewards.outcome)),
       answer_present: judged ? mean(verdicts.map((v) => (v?.answer_present ? 1 : 0))) : null,
       correct: judged ? mean(verdicts.map((v) => (v?.correct ? 1 : 0))) : null,

@@ -1,5 +1,7 @@
 import type { Problem, Task } from '../../core/tasks/task.ts';
 import { deriveSeed } from '../../core/rng.ts';
+import { judgeMetrics } from '../../core/game/judge-agreement.ts';
+import type { MatchVerdict } from '../../core/game/rewards.ts';
 import type { RotationStep } from '../../core/game/rotations.ts';
 import type { Arena } from '../match/arena.ts';
 import type { MatchSeeds } from '../match/match-seeds.ts';
@@ -14,6 +16,8 @@ export interface Validation {
   readonly role: string;
   /** Per test problem, in order: whether the grader judged `role` correct. */
   readonly correct: readonly boolean[];
+  /** Per role that judged another's work (Tango's verifier): its agreement with the grader on these matches. */
+  readonly judges: Readonly<Record<string, Readonly<Record<string, number | null>>>>;
 }
 
 /** One match per test problem, under the game's protocol and the given seats, in decoder-wide chunks. */
@@ -28,16 +32,19 @@ export async function validate<Role extends string>(
   const problems: Problem[] = task.problems('test', count);
   const correct: boolean[] = [];
   let present = 0;
+  const verdicts: MatchVerdict[][] = [];
   const rows = arena.runtime.rows;
   for (let start = 0; start < problems.length; start += rows) {
     const chunk = problems.slice(start, start + rows);
     const chunkSeeds = { generation: deriveSeed(seeds.generation, start), schedule: deriveSeed(seeds.schedule, start) };
     const matches = await playMatches(arena, { problems: chunk, copies: 1, seats, seeds: chunkSeeds, label: `validation/${start}` });
     for (const match of matches) {
+      verdicts.push([...(match.rewards.verdicts ?? [])]);
       const verdict = graderVerdict(match, role);
       correct.push(verdict?.correct === true);
       present += verdict?.answer_present ? 1 : 0;
     }
   }
-  return { accuracy: correct.filter(Boolean).length / problems.length, answerPresent: present / problems.length, problems: problems.length, role, correct };
+  const judges = Object.fromEntries(arena.game.roles.map((judge) => [judge, judgeMetrics(verdicts, judge)]).filter(([, metrics]) => Object.keys(metrics).length > 0));
+  return { accuracy: correct.filter(Boolean).length / problems.length, answerPresent: present / problems.length, problems: problems.length, role, correct, judges };
 }

@@ -1,22 +1,56 @@
 import { z } from 'zod';
 import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
 
+const TaskName = z.enum(['arithmetic', 'last-letter']);
+
+/**
+ * Verifier examples in the supervised data (RL Tango appendix B.2: SFT "primarily to ensure that the base models
+ * learn to follow the specified instructions and produce outputs that conform to the required format"): the verifier
+ * prompt over a gold or corrupted solution, answered by a judgment of every step and a final verdict.
+ */
+const VerificationSchema = z.strictObject({
+  /** Share of all examples that are verifications (ours). */
+  share: z.number().min(0).max(1),
+  /** Share of verified solutions that are corrupted, the rest gold (ours: half, so both verdicts are common). */
+  corrupted: z.number().min(0).max(1).default(0.5),
+  /**
+   * Each verdict of an example (every step's and the final one) is flipped with this probability (ours): the base learns
+   * the format and the working but only a noisy habit of judging, which leaves RL room to sharpen it.
+   */
+  flip: z.number().min(0).max(0.5).default(0.25),
+});
+
 /** How the embedded default base models are made: tokenizer, architecture and supervised training. */
 export const PretrainConfigSchema = z
   .object({
-    task: z.enum(['arithmetic', 'last-letter']),
+    task: TaskName,
     taskOptions: z.record(z.string(), z.unknown()).default({}),
+    /** Other tasks whose examples are mixed in, each with its share of all examples (the task above has the rest). */
+    alsoTasks: z.array(z.strictObject({ task: TaskName, taskOptions: z.record(z.string(), z.unknown()).default({}), share: z.number().gt(0).lt(1) })).default([]),
+    verification: VerificationSchema.optional(),
     seed: z.number().int().min(0).default(0),
     /** Byte-level BPE vocabulary (specials + 256 bytes + merges). */
     vocabSize: z.number().int().min(260).default(1024),
     /** Training problems whose text trains the tokenizer. */
     tokenizerProblems: z.number().int().positive().default(4000),
+    /**
+     * Words seen fewer times than this in the tokenizer's corpus are not merged (see trainBpe): with the task's random
+     * words left out, the vocabulary holds the template's words and single letters, which a tiny model can read the
+     * last letter of (1: a plain BPE over everything).
+     */
+    tokenizerMinPieceCount: z.number().int().min(1).default(1),
     /** Hugging Face config fields laid over the qwen3-4m preset (vocab size comes from the tokenizer). */
     model: z.record(z.string(), z.unknown()).default({}),
     steps: z.number().int().positive().default(1200),
     batch: z.number().int().positive().default(32),
     schedule: LrScheduleSchema.prefault({ lr: 2e-3, warmupSteps: 50, decay: 'cosine', minRatio: 0.05 }),
     weightDecay: z.number().min(0).default(0.01),
+    /**
+     * Rows per forward+backward run (ours): each step's examples are sorted by length and run this many at a time, each
+     * run padded only to its own longest, the gradients summed before the one update. Absent: the whole batch in one
+     * run, as the shipped arithmetic base was made. Worth it when lengths vary, as verifier examples make them.
+     */
+    microBatchRows: z.number().int().positive().optional(),
     maxGradNorm: z.number().positive().default(1),
     /** Longest prompt + solution in tokens (also the model's max_position_embeddings). */
     maxTokens: z.number().int().positive().default(320),
@@ -24,12 +58,29 @@ export const PretrainConfigSchema = z
     /** Storage dtype of the final weights. */
     saveDtype: z.enum(['F32', 'BF16']).default('F32'),
   })
-  .strict();
+  .strict()
+  .refine((config) => config.alsoTasks.reduce((sum, also) => sum + also.share, 0) < 1, { message: 'the shares of alsoTasks must leave the main task some examples (sum < 1)', path: ['alsoTasks'] });
 
 export type PretrainConfig = z.output<typeof PretrainConfigSchema>;
 
 /** Per-task defaults: the shipped base models were made with exactly these. */
 export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof PretrainConfigSchema>> = {
   arithmetic: { task: 'arithmetic', steps: 500, saveDtype: 'BF16' },
-  'last-letter': { task: 'last-letter', steps: 800, batch: 16, maxTokens: 512, saveDtype: 'BF16' },
+  /**
+   * Tango's base for both roles (models/last-letter): last-letter solutions with a vocabulary that spells the random
+   * words letter by letter, arithmetic as a second task, and weakly labelled verifications of both (appendix B.2: SFT
+   * for the format). Sequences reach ~700 tokens, hence the positions and the sorted micro-batches.
+   */
+  'last-letter': {
+    task: 'last-letter',
+    alsoTasks: [{ task: 'arithmetic', share: 0.2 }],
+    verification: { share: 0.4 },
+    tokenizerMinPieceCount: 50,
+    maxTokens: 1024,
+    steps: 800,
+    batch: 16,
+    microBatchRows: 4,
+    checkpointEvery: 50,
+    saveDtype: 'BF16',
+  },
 };

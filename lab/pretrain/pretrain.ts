@@ -17,6 +17,7 @@ import { EOS_TOKEN, PAD_TOKEN, trainBpe } from '../../plugins/tokenizers/bpe-tra
 import { tokenizerFromJson, type TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 import { PretrainConfigSchema, type PretrainConfig } from './pretrain-config.ts';
 import { sftBatch, tokenizeExample } from './sft-batch.ts';
+import { isMixed, mixedExample, type SftSource } from './sft-examples.ts';
 
 export interface PretrainRun {
   /** Run directory: model/ (the result, Hugging Face layout), checkpoint/ (resumable state), metrics.jsonl. */
@@ -54,6 +55,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
   const start = resuming ? await fromCheckpoint(checkpointDir, run.config) : await fromScratch(run.config);
   const { config } = start.state;
   const task = await taskByName(config.task, { seed: config.seed, ...config.taskOptions });
+  const sources = await sftSources(config);
   const tokenizer = tokenizerFromJson(start.tokenizerJson, {}, `${config.task} tokenizer`);
   const eos = tokenizer.json.added_tokens as Array<{ id: number; content: string }>;
   const eosId = eos.find((t) => t.content === EOS_TOKEN)!.id;
@@ -64,6 +66,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
     normalization: 'token-mean',
     threads: run.threads ?? 0,
     maxSeqLen: config.maxTokens,
+    ...(config.microBatchRows ? { microBatchRows: config.microBatchRows } : {}),
   });
   if (start.optimizer) learner.loadOptimizerState(start.optimizer);
   await mkdir(run.out, { recursive: true });
@@ -81,9 +84,12 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
       tokenizerJson: start.tokenizerJson,
     });
   while (step < last) {
-    const examples = batchAt(task, cursor, config.batch).map((p) => tokenizeExample(tokenizer, { prompt: p.prompt, completion: p.solution }, eosId));
+    const examples = isMixed(config)
+      ? Array.from({ length: config.batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i), eosId))
+      : batchAt(task, cursor, config.batch).map((p) => tokenizeExample(tokenizer, { prompt: p.prompt, completion: p.solution }, eosId));
     const lr = learningRate(config.schedule, step, config.steps);
-    const stats = await learner.step(sftBatch(examples, padId, config.maxTokens), { lr });
+    const rows = config.microBatchRows ? [...examples].sort((a, b) => a.prompt.length + a.completion.length - (b.prompt.length + b.completion.length)) : examples;
+    const stats = await learner.step(sftBatch(rows, padId, config.maxTokens), { lr });
     step += 1;
     cursor += config.batch;
     await appendJsonl(join(run.out, METRICS_FILE), [{ step, loss: stats.loss, grad_norm: stats.gradNorm, lr, tokens: stats.tokens }]);
@@ -104,6 +110,13 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
 
 const batchAt = (task: Task, cursor: number, size: number) => Array.from({ length: size }, (_, i) => task.sample('train', cursor + i));
 
+/** The main task and the tasks mixed in, with their shares of the examples. */
+async function sftSources(config: PretrainConfig): Promise<SftSource[]> {
+  const also = await Promise.all(config.alsoTasks.map(async (a) => ({ task: await taskByName(a.task, { seed: config.seed, ...a.taskOptions }), share: a.share })));
+  const main = await taskByName(config.task, { seed: config.seed, ...config.taskOptions });
+  return [{ task: main, share: 1 - also.reduce((sum, a) => sum + a.share, 0) }, ...also];
+}
+
 interface Start {
   state: TrainerState;
   modelConfig: ModelConfig;
@@ -114,8 +127,11 @@ interface Start {
 
 async function fromScratch(config: PretrainConfig): Promise<Start> {
   const task = await taskByName(config.task, { seed: config.seed, ...config.taskOptions });
-  const corpus = task.problems('train', config.tokenizerProblems).map((p) => `${p.prompt}${p.solution}`);
-  const tokenizerJson = trainBpe(corpus, { vocabSize: config.vocabSize });
+  const sources = await sftSources(config);
+  const corpus = isMixed(config)
+    ? Array.from({ length: config.tokenizerProblems }, (_, i) => mixedExample(sources, config.verification, config.seed, i)).map((e) => `${e.prompt}${e.completion}`)
+    : task.problems('train', config.tokenizerProblems).map((p) => `${p.prompt}${p.solution}`);
+  const tokenizerJson = trainBpe(corpus, { vocabSize: config.vocabSize, minPieceCount: config.tokenizerMinPieceCount });
   const tokenizer: TextTokenizer = tokenizerFromJson(tokenizerJson, {}, 'trained tokenizer');
   const modelConfig = parseHfConfig(
     { ...PRESETS['qwen3-4m'], ...config.model, vocab_size: tokenizer.vocabSize, eos_token_id: 0, max_position_embeddings: config.maxTokens },

@@ -81,6 +81,8 @@ export async function trainRound(
       const learner = await createPolicyLearner(policy, settings, {
         temperature: training.temperature,
         threads: training.threads,
+        // The learner's graph takes an entropy bonus if any role of any game has one (Tango); each step sets its own.
+        entropyCoef: Math.max(0, ...training.games.flatMap(({ game }) => Object.values(game.losses).map((terms) => terms?.entropy?.coef ?? 0))),
         maxConsecutiveNonFinite: training.maxConsecutiveNonFinite,
         ...(saved ? { optimizer: await readOptimizer(`${saved}/${OPTIMIZER_FILE}`) } : {}),
         ...(state.nonFinite[entrant.name] ? { nonFinite: state.nonFinite[entrant.name] } : {}),

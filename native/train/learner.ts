@@ -1,3 +1,4 @@
+import { fail } from '../../core/errors.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { validateWeights, type Weights } from '../model/weights.ts';
 import { ensureFits, parameterCount, weightBytes } from '../model/memory.ts';
@@ -33,6 +34,8 @@ export interface StepOptions {
   klBeta?: number;
   /** λ of the imitation term for this step only. */
   imitationWeight?: number;
+  /** Coefficient of the entropy bonus for this step only; the learner must have been created with one (a graph input). */
+  entropyCoef?: number;
 }
 
 export interface ScoreBatch {
@@ -95,6 +98,8 @@ export class Learner {
   async step(batch: LearnBatch, options: StepOptions = {}): Promise<StepStats> {
     const { objective } = this.config;
     const klBeta = options.klBeta ?? this.config.klBeta;
+    const entropyCoef = options.entropyCoef ?? this.config.entropyCoef;
+    if (entropyCoef !== 0 && this.config.entropyCoef === 0) fail('CONFIG_INVALID', 'learner: an entropy bonus needs a learner created with a nonzero entropyCoef (its graph has no entropy input)');
     validateLearnBatch(batch, { objective, klBeta, vocabSize: this.modelConfig.vocabSize, maxSeqLen: this.maxSeqLen });
     const { rows, cols } = batch;
     const inputs = perTokenInputs(batch, batch.normalization ?? this.config.normalization, this.config.constantTokens ?? cols, options.imitationWeight ?? this.config.imitationWeight);
@@ -106,7 +111,7 @@ export class Learner {
       if (!hasNonZero(inputs.trained, r0 * cols, r1 * cols)) continue;
       const window: RowWindow = { r0, r1, cols, used: usedColumns(inputs.trained, r0, r1, cols) };
       const first = microBatches === 0;
-      const run = await this.runMicroBatch(batch, inputs, window, first ? this.grads : this.scratchGrads(), klBeta);
+      const run = await this.runMicroBatch(batch, inputs, window, first ? this.grads : this.scratchGrads(), klBeta, entropyCoef);
       if (!first) for (const [name, g] of this.grads) addInto(g, this.scratch!.get(name)!);
       for (const key of Object.keys(sums) as Array<keyof MicroBatchSums>) sums[key] += run[key];
       microBatches++;
@@ -125,7 +130,7 @@ export class Learner {
     };
   }
 
-  private async runMicroBatch(batch: LearnBatch, inputs: PerTokenInputs, w: RowWindow, into: Map<string, Float32Array>, klBeta: number): Promise<MicroBatchSums> {
+  private async runMicroBatch(batch: LearnBatch, inputs: PerTokenInputs, w: RowWindow, into: Map<string, Float32Array>, klBeta: number, entropyCoef: number): Promise<MicroBatchSums> {
     const dims = [w.r1 - w.r0, w.used];
     const perToken = (values: Float32Array): HostTensor => f32(floatWindow(values, w), dims);
     const candidates: Feeds = {
@@ -137,7 +142,7 @@ export class Learner {
       clip_low: f32Scalar(this.config.clipLow),
       clip_high: f32Scalar(this.config.clipHigh),
       kl_beta: f32Scalar(klBeta),
-      entropy_coef: f32Scalar(this.config.entropyCoef),
+      entropy_coef: f32Scalar(entropyCoef),
     };
     if (inputs.advantages) candidates.advantages = perToken(inputs.advantages);
     if (inputs.oldLogprobs) candidates.old_logprobs = perToken(inputs.oldLogprobs);

@@ -16,6 +16,14 @@ export function checkTaskName(name: string): void {
   if (!Object.hasOwn(GENERATORS, name) && !name.endsWith('.jsonl') && !name.endsWith('.json')) fail('CONFIG_INVALID', `unknown task "${name}" (known: ${KNOWN_TASKS.join(', ')})`, { name, known: KNOWN_TASKS });
 }
 
+/**
+ * The grader plugin a task's answers need where mathematics would misread them: last-letter's answers are strings of
+ * letters, which the math grader reads as products (`abx` = `bax`). Undefined: the run's own (the math grader).
+ */
+export function graderForTask(name: string): string | undefined {
+  return name === 'last-letter' ? 'exact' : undefined;
+}
+
 /** A task by the name a config or the CLI gives; options are checked by the task itself. */
 export async function taskByName(name: string, options: Record<string, unknown> = {}): Promise<Task> {
   checkTaskName(name);

@@ -11,6 +11,12 @@ export interface BpeTrainingOptions {
   vocabSize: number;
   /** Special tokens after `<|endoftext|>` (id 0) and `<|pad|>` (id 1), in id order. */
   specialTokens?: readonly string[];
+  /**
+   * Pieces (pre-tokenized words) seen fewer times than this in the corpus are left out of the pair counts, so merges
+   * come from the corpus's recurring words only and rare strings, such as a task's random words, stay spelled one
+   * byte per token (learned merges still apply to them when encoding). 1, the default: every piece counts.
+   */
+  minPieceCount?: number;
 }
 
 export interface AddedTokenJson {
@@ -171,7 +177,10 @@ export function trainBpe(corpus: Iterable<string>, options: BpeTrainingOptions):
   const firstByte = specials.length;
 
   const words: Word[] = [];
+  const minPieceCount = options.minPieceCount ?? 1;
+  if (!Number.isInteger(minPieceCount) || minPieceCount < 1) fail('INPUT_INVALID', `trainBpe: minPieceCount ${minPieceCount} must be a whole number ≥ 1`, { minPieceCount });
   for (const [piece, count] of countWords(corpus, specials)) {
+    if (count < minPieceCount) continue;
     words.push({ symbols: Int32Array.from(utf8Bytes(piece), (byte) => firstByte + byte), count });
   }
   const table = new PairTable();

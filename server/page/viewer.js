@@ -95,6 +95,7 @@ class MatchView {
     const badge = el('span', { className: 'step-verdict', title: text }, event.correct ? '✓' : '✗');
     badge.dataset.correct = String(event.correct);
     badge.dataset.step = String(event.step);
+    badge.dataset.judge = event.judge;
     const end = turn.stepEnds?.[event.step];
     const after = end === undefined ? turn.spans.at(-1) : turn.spans[end];
     if (after) after.after(badge);

@@ -2,8 +2,10 @@ import { generatedTask, type CanonicalMeta } from '../generated-task.ts';
 import { parseOptions } from '../parse-options.ts';
 import type { Task } from '../../../core/tasks/task.ts';
 import { columnSteps } from './column-steps.ts';
+import { corruptArithmetic } from './corrupt.ts';
 import { digitsToNumber, drawOperands } from './operands.ts';
 import { ArithmeticOptionsSchema, type ArithmeticOptionsInput, type Operation } from './options.ts';
+import { arithmeticStepCheck } from './step-check.ts';
 
 export type ArithmeticMeta = { operation: Operation; a: number; b: number };
 
@@ -13,7 +15,7 @@ const SYMBOL: Record<Operation, string> = { add: '+', sub: '-', mul: '*' };
 /** Multi-digit addition, subtraction and multiplication by a digit, solved column by column in words. */
 export function arithmeticTask(input: ArithmeticOptionsInput = {}): Task<ArithmeticMeta & CanonicalMeta> {
   const options = parseOptions(ArithmeticOptionsSchema, input, 'task "arithmetic"');
-  return generatedTask<ArithmeticMeta>('arithmetic', options.seed, (_split, rng) => {
+  const task = generatedTask<ArithmeticMeta>('arithmetic', options.seed, (_split, rng) => {
     const operation = options.operations[rng.int(options.operations.length)];
     const operands = drawOperands(operation, rng, options);
     const a = digitsToNumber(operands.top);
@@ -27,4 +29,5 @@ export function arithmeticTask(input: ArithmeticOptionsInput = {}): Task<Arithme
       meta: { operation, a, b },
     };
   });
+  return { ...task, corrupt: corruptArithmetic, stepCheck: arithmeticStepCheck };
 }

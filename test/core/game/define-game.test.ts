@@ -144,6 +144,8 @@ describe('defineGame', () => {
         ['losses.senior.kl.toward', () => defineGame({ ...tandem, losses: { senior: { kl: { toward: 'coach' as TandemRole, beta: 0.1 } } } }), /names "coach"/],
         ['advantages', () => defineGame({ ...tandem, advantages: { junior: (base) => base } }), /advantages names "junior", which is not a trainable role/],
         ['validateOn', () => defineGame({ ...tandem, validateOn: 'coach' as TandemRole }), /validateOn names "coach"/],
+        ['losses.senior.entropy.coef', () => defineGame({ ...tandem, losses: { senior: { entropy: { coef: Number.NaN } } } }), /must be a finite number ≥ 0/],
+        ['defaultTask', () => defineGame({ ...tandem, defaultTask: '' }), /defaultTask must be a task name/],
       ];
       for (const [field, define, message] of cases) {
         const error = configErrorOf(define);

@@ -126,6 +126,18 @@ describe('Learner', () => {
     expect(stats.loss).toBeCloseTo(0, 6);
   });
 
+  it('a per-step entropy coefficient overrides the configured one: the loss falls by coef · mean entropy on an on-policy step with A = 0', async () => {
+    const learner = await Learner.create(config, initWeights(config, 4), { ...LEARNER_PRESETS['tiny-grpo'], entropyCoef: 0.5, threads: 1 });
+    const batch = batchOf([6, 6], 6, 5);
+    const logprobs = await learner.score(batch);
+    const half = await learner.step({ ...batch, advantages: [0, 0], oldLogprobs: logprobs }, { lr: 0 });
+    expect(half.loss).toBeCloseTo(-0.5 * half.entropyMean, 5);
+    const tenth = await learner.step({ ...batch, advantages: [0, 0], oldLogprobs: logprobs }, { lr: 0, entropyCoef: 0.1 });
+    expect(tenth.loss).toBeCloseTo(-0.1 * tenth.entropyMean, 5);
+    const plain = await Learner.create(config, initWeights(config, 4), { ...LEARNER_PRESETS['tiny-grpo'], threads: 1 });
+    await expect(plain.step({ ...batch, advantages: [0, 0], oldLogprobs: logprobs }, { entropyCoef: 0.1 })).rejects.toThrow(/CONFIG_INVALID.*entropy/);
+  });
+
   it('a per-step learning rate overrides the configured one (schedules): lr 0 moves nothing', async () => {
     const learner = await Learner.create(config, initWeights(config, 6), { objective: 'sft', optimizer: { lr: 0.1 }, threads: 1 });
     const before = cloneWeights(learner.weights);

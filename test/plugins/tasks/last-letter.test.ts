@@ -126,6 +126,16 @@ describe('lastLetterTask', () => {
     });
   });
 
+  describe('when stating what a gold step must say', () => {
+    it('should give the word\'s last letter and the letters so far, and the answer on the last step', () => {
+      const problem = task.sample('train', 0);
+      const { words } = problem.meta;
+      expect(task.stepCheck(problem, 0)).toBe(`ends with "${words[0].at(-1)}", so far "${problem.answer[0]}".`);
+      expect(task.stepCheck(problem, 1)).toBe(`ends with "${words[1].at(-1)}", so far "${problem.answer.slice(0, 2)}".`);
+      expect(task.stepCheck(problem, words.length)).toBe(`the answer is "${problem.answer}".`);
+    });
+  });
+
   describe('having a bad shape', () => {
     it('should fail with CONFIG_INVALID naming the field', () => {
       expect(() => lastLetterTask({ test: { words: [5, 2], letters: [3, 12] } })).toThrow(/CONFIG_INVALID.*"test.words"/);

@@ -95,6 +95,23 @@ describe('trainBpe', () => {
     });
   });
 
+  describe('having a minimum piece count', () => {
+    it('should merge only within pieces that recur that often, leaving rare words spelled byte by byte', () => {
+      const text = [...Array(20).fill(' letters so far'), ' qzxv', ' wpkj'];
+      const json = trainBpe(text, { vocabSize: 1000, minPieceCount: 5 });
+      const merged = json.model.merges.map(([a, b]) => a + b);
+      expect(merged).toContain('Ġletters');
+      expect(merged.some((m) => /[qzxvwpkj]{2}/.test(m))).toBe(false);
+      const t = tokenizerFromJson(json);
+      expect(t.encode(' qzxv').map((id) => t.decode([id]))).toEqual([' ', 'q', 'z', 'x', 'v']);
+      expect(trainBpe(text, { vocabSize: 1000 }).model.merges.length).toBeGreaterThan(json.model.merges.length);
+    });
+
+    it('should refuse a count below 1 with INPUT_INVALID', () => {
+      expect(() => trainBpe(['ab'], { vocabSize: 300, minPieceCount: 0 })).toThrow(/INPUT_INVALID.*minPieceCount/);
+    });
+  });
+
   describe('having a vocabulary too small for the bytes', () => {
     it('should throw INPUT_INVALID naming vocabSize', () => {
       expect(() => trainBpe(corpus, { vocabSize: 100 })).toThrow(LudusError);

@@ -182,6 +182,7 @@ describe('the viewer page in Chromium', () => {
           return badge ? tokens.indexOf(badge.previousElementSibling as Element) : -2;
         });
         expect(before).toBe(line.turns[0].stepEnds[0]);
+        await expect(page.locator('.turn[data-turn="0"] .step-verdict[data-step="0"]').getAttribute('data-judge')).resolves.toBe('closer');
         await page.waitForSelector('#charts figure[data-curve="reward_mean"][data-kind="role"] canvas');
         const series = await page.evaluate(() => Array.from(document.querySelectorAll('#charts figure[data-curve="loss"] .u-legend .u-series th')).map((th) => th.textContent));
         expect(series.filter((name) => name !== 'step')).toEqual(['alice', 'bob']);

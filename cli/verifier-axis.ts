@@ -1,0 +1,71 @@
+import { gameFor } from '../engine/trainer/run-pieces.ts';
+import { evaluateVerifier, type Estimate, type VerifierEvalResult } from '../lab/eval/verifier-eval.ts';
+import type { Device } from '../native/ort.ts';
+import { resolveModelDir } from '../plugins/policies/default-model.ts';
+import { graderForTask, taskByName } from '../plugins/tasks/registry.ts';
+import { composePlugins } from './composition/compose.ts';
+
+/** The verifier axes of `ludus eval`: one more axis name beside the tandem paper's. */
+export const VERIFIER_AXIS = 'verifier';
+
+/** The game whose verifier role is scored, and the role names (Tango's). */
+const GAME = 'tango';
+
+export interface VerifierAxisOptions {
+  /** The judging model (`--model`) and the one whose solutions it judges (`--generator`, default the same). */
+  readonly model: string;
+  readonly generator: string;
+  readonly tasks: readonly string[];
+  readonly split: 'train' | 'test';
+  readonly problems: number;
+  readonly samples: number;
+  readonly temperature: number;
+  readonly topP: number;
+  readonly seed: number;
+  readonly batch: number;
+  readonly bootstrap: number;
+  readonly threads: number;
+  readonly device?: Device;
+  readonly onProgress?: (label: string, done: number, total: number) => void;
+}
+
+/** Tango's verifier role played by `model` on solutions by `generator`, per task, with its verdicts scored against gold labels. */
+export async function verifierAxis(options: VerifierAxisOptions): Promise<Record<string, VerifierEvalResult>> {
+  const catalog = await composePlugins();
+  const results: Record<string, VerifierEvalResult> = {};
+  for (const name of options.tasks) {
+    const game = gameFor(catalog, { game: GAME, grader: graderForTask(name) ?? 'math', knobs: {} });
+    results[name] = await evaluateVerifier({
+      game,
+      judge: 'verifier',
+      policies: { generator: resolveModelDir(options.generator, name), verifier: resolveModelDir(options.model, name) },
+      task: await taskByName(name),
+      taskName: name,
+      split: options.split,
+      problems: options.problems,
+      samples: options.samples,
+      temperature: options.temperature,
+      topP: options.topP,
+      seed: options.seed,
+      batch: Math.max(1, Math.floor(options.batch / options.samples)),
+      bootstrap: options.bootstrap,
+      threads: options.threads,
+      ...(options.device ? { device: options.device } : {}),
+      ...(options.onProgress ? { onProgress: (done: number, total: number) => options.onProgress!(`verifier ${name}`, done, total) } : {}),
+    });
+  }
+  return results;
+}
+
+const show = (e: Estimate) => (e === null ? 'undefined' : `${e.value.toFixed(3)} ± ${e.se.toFixed(3)}`);
+
+export function summarizeVerifier(results: Record<string, VerifierEvalResult>): string {
+  return Object.entries(results)
+    .map(
+      ([name, r]) =>
+        `verifier on ${name} (${r.split}, ${r.problems} solutions by ${r.policies.generator}, ${r.samples} verifications each):\n` +
+        `  outcome precision ${show(r.outcome_precision)}, recall ${show(r.outcome_recall)}, F1 ${show(r.outcome_f1)}; step F1 ${show(r.step_f1)}\n` +
+        `  solutions right ${show(r.solution_accuracy)}; verdicts readable ${show(r.readable)}\n`,
+    )
+    .join('');
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/** The runs of RL Tango's Figure 4 (§4.3): Tango and its three baselines, each the tango game under one ablation. */
+export const TANGO_ARMS = ['tango', 'grpo', 'fixed-verifier', 'fixed-generator'] as const;
+export type TangoArm = (typeof TANGO_ARMS)[number];
+
+/** The game's `ablation` knob of each arm. */
+export const ARM_ABLATION: Record<TangoArm, 'none' | 'no-verifier' | 'fixed-verifier' | 'fixed-generator'> = {
+  tango: 'none',
+  grpo: 'no-verifier',
+  'fixed-verifier': 'fixed-verifier',
+  'fixed-generator': 'fixed-generator',
+};
+
+/** As the paper names them in Figure 4. */
+export const ARM_LABELS: Record<TangoArm | 'base', string> = {
+  base: 'base',
+  tango: 'Tango',
+  grpo: 'vanilla GRPO',
+  'fixed-verifier': 'fixed verifier',
+  'fixed-generator': 'fixed generator',
+};
+
+const positiveInt = z.number().int().positive();
+
+/** Fields the experiment sets itself, one value for every arm. */
+const OWN_FIELDS = ['game', 'steps', 'seed', 'model', 'task', 'knobs'] as const;
+
+export const TangoExperimentConfigSchema = z
+  .object({
+    /**
+     * Generator updates of every arm that trains the generator (matched generator steps; Figure 4 runs 200). Tango takes
+     * its warm-up and verifier steps on top; the fixed-generator arm takes as many verifier updates as Tango's verifier.
+     */
+    generatorSteps: positiveInt.default(30),
+    seed: z.number().int().min(0).max(2 ** 32 - 1).default(0),
+    /** Base model of both policies of every arm, or 'default' (the shipped base of the task). */
+    model: z.string().default('default'),
+    task: z.string().default('last-letter'),
+    /** Tango knobs shared by every arm (each arm sets its own `ablation`). */
+    knobs: z.record(z.string(), z.unknown()).default({}).refine((knobs) => !('ablation' in knobs), { message: 'may not set ablation: each arm sets its own' }),
+    /** Training config overrides shared by every arm (engine/trainer/train-config.ts). */
+    train: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .refine((train) => OWN_FIELDS.every((field) => !(field in train)), { message: `may not set ${OWN_FIELDS.join(', ')}: the experiment sets them, one value for all arms` }),
+    /** The final evaluation, on test problems every model sees with the same sampling seeds. */
+    eval: z
+      .strictObject({
+        problems: positiveInt.default(100),
+        /** Solutions per problem for each generator's pass@1. */
+        samples: positiveInt.default(4),
+        /** Verifications per solution for each verifier's F1 (one solution per problem, by the base generator). */
+        verifierSamples: positiveInt.default(2),
+        temperature: z.number().positive().default(1),
+        batch: positiveInt.default(32),
+        bootstrap: positiveInt.default(10_000),
+      })
+      .prefault({}),
+  })
+  .strict();
+
+export type TangoExperimentConfig = z.output<typeof TangoExperimentConfigSchema>;
+export type TangoExperimentConfigInput = z.input<typeof TangoExperimentConfigSchema>;

@@ -1,0 +1,53 @@
+import { fail } from '../../core/errors.ts';
+import { Rng, deriveSeed } from '../../core/rng.ts';
+import type { LabelledSolution, Problem, Task } from '../../core/tasks/task.ts';
+import { writeVerification } from '../../plugins/verdicts/step-verdicts.ts';
+import { verifierPrompt } from '../../plugins/verdicts/verifier-prompt.ts';
+import type { PretrainConfig } from './pretrain-config.ts';
+import type { SftExample } from './sft-batch.ts';
+
+/** The tasks of a pretraining run, each with its share of the examples: the main task first. */
+export interface SftSource {
+  readonly task: Task;
+  readonly share: number;
+}
+
+export type VerificationMix = NonNullable<PretrainConfig['verification']>;
+
+/** Seeds what the example at each data position is: its task, whether it is a verification, its slips and flips. */
+const EXAMPLE_STREAM = 11;
+
+/**
+ * A verifier's supervised example on one problem: the verifier prompt over the gold solution or a corrupted one, and
+ * a judgment of every step (the task's check of the gold step as the reason) and of the whole, each verdict the true
+ * label flipped with probability `flip`. The final verdict's truth is whether every step is right (the corrupted
+ * solutions of the tasks here always end on a wrong answer).
+ */
+export function verificationExample(task: Task, problem: Problem, rng: Rng, mix: Pick<VerificationMix, 'corrupted' | 'flip'>): SftExample {
+  const { corrupt, stepCheck } = task;
+  if (!corrupt || !stepCheck) return fail('CONFIG_INVALID', `pretrain: task "${task.name}" cannot make verifier examples (it has no corrupted solutions or step checks)`, { task: task.name });
+  const solution: LabelledSolution = rng.bernoulli(mix.corrupted) ? corrupt(problem, rng) : { solution: problem.solution, steps: problem.steps, stepLabels: problem.steps.map(() => true) };
+  const flip = (label: boolean) => (rng.bernoulli(mix.flip) ? !label : label);
+  const judgments = solution.steps.map((_, k) => ({ justification: stepCheck(problem, k), correct: flip(solution.stepLabels[k]) }));
+  return { prompt: verifierPrompt(problem.prompt, solution.steps), completion: writeVerification(judgments, flip(solution.stepLabels.every(Boolean))) };
+}
+
+/**
+ * The example at data position `position` of a mixed run: its task drawn by the shares, then a verification with
+ * probability `verification.share`, else the problem's gold solution. A pure function of (seed, position), so a
+ * resumed run sees the same data.
+ */
+export function mixedExample(sources: readonly SftSource[], verification: VerificationMix | undefined, seed: number, position: number): SftExample {
+  const rng = new Rng(deriveSeed(seed, EXAMPLE_STREAM, position));
+  const draw = rng.next();
+  let cumulative = 0;
+  const source = sources.find((s) => (cumulative += s.share) > draw) ?? sources[sources.length - 1];
+  const problem = source.task.sample('train', position);
+  if (verification && rng.bernoulli(verification.share)) return verificationExample(source.task, problem, rng, verification);
+  return { prompt: problem.prompt, completion: problem.solution };
+}
+
+/** Whether a config asks for anything beyond its one task's gold solutions. */
+export function isMixed(config: Pick<PretrainConfig, 'alsoTasks' | 'verification'>): boolean {
+  return config.alsoTasks.length > 0 || config.verification !== undefined;
+}

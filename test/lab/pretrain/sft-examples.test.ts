@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { Rng } from '../../../core/rng.ts';
+import { isMixed, mixedExample, verificationExample } from '../../../lab/pretrain/sft-examples.ts';
+import { PretrainConfigSchema } from '../../../lab/pretrain/pretrain-config.ts';
+import { arithmeticTask } from '../../../plugins/tasks/arithmetic/arithmetic-task.ts';
+import { lastLetterTask } from '../../../plugins/tasks/last-letter/last-letter-task.ts';
+import { parseVerification } from '../../../plugins/verdicts/step-verdicts.ts';
+import { verifierPrompt } from '../../../plugins/verdicts/verifier-prompt.ts';
+
+const letters = lastLetterTask();
+const sources = [
+  { task: letters, share: 0.75 },
+  { task: arithmeticTask(), share: 0.25 },
+];
+
+describe('verificationExample', () => {
+  describe('having no label noise', () => {
+    it('should judge a gold solution right at every step and a corrupted one as its labels say, with the task\'s checks as reasons', () => {
+      for (let i = 0; i < 200; i++) {
+        const problem = letters.sample('train', i);
+        const example = verificationExample(letters, problem, new Rng(i), { corrupted: 0.5, flip: 0 });
+        const parsed = parseVerification(example.completion);
+        const steps = parsed.steps.map((s) => s.correct);
+        expect(parsed.steps.map((s) => s.justification)).toEqual(problem.steps.map((_, k) => letters.stepCheck(problem, k)));
+        expect(parsed.final).toBe(steps.every(Boolean));
+        expect(example.prompt).toContain(`The solution has ${problem.steps.length} steps.`);
+        if (steps.every(Boolean)) expect(example.prompt).toBe(verifierPrompt(problem.prompt, problem.steps));
+      }
+    });
+  });
+
+  describe('having labels flipped with probability 0.25', () => {
+    it('should get about a quarter of the verdicts wrong, and keep the format', () => {
+      let wrong = 0;
+      let total = 0;
+      for (let i = 0; i < 400; i++) {
+        const problem = letters.sample('train', i);
+        const clean = verificationExample(letters, problem, new Rng(i), { corrupted: 0.5, flip: 0 });
+        const noisy = verificationExample(letters, problem, new Rng(i), { corrupted: 0.5, flip: 0.25 });
+        const a = parseVerification(clean.completion);
+        const b = parseVerification(noisy.completion);
+        expect(b.steps).toHaveLength(a.steps.length);
+        expect(b.final).toBeDefined();
+        // The same rng draws the same solution; the flips come after.
+        expect(noisy.prompt).toBe(clean.prompt);
+        a.steps.forEach((s, k) => {
+          total++;
+          if (s.correct !== b.steps[k].correct) wrong++;
+        });
+      }
+      expect(wrong / total).toBeGreaterThan(0.2);
+      expect(wrong / total).toBeLessThan(0.3);
+    });
+  });
+});
+
+describe('mixedExample', () => {
+  const verification = { share: 0.4, corrupted: 0.5, flip: 0.25 };
+
+  it('should be a pure function of (seed, position)', () => {
+    expect(mixedExample(sources, verification, 3, 17)).toEqual(mixedExample(sources, verification, 3, 17));
+  });
+
+  it('should draw tasks and verifications at their shares', () => {
+    const examples = Array.from({ length: 2000 }, (_, i) => mixedExample(sources, verification, 0, i));
+    const arithmetic = examples.filter((e) => e.prompt.includes('What is')).length / examples.length;
+    const verifications = examples.filter((e) => e.prompt.startsWith('Verify')).length / examples.length;
+    expect(arithmetic).toBeGreaterThan(0.2);
+    expect(arithmetic).toBeLessThan(0.3);
+    expect(verifications).toBeGreaterThan(0.35);
+    expect(verifications).toBeLessThan(0.45);
+    const solved = examples.find((e) => !e.prompt.startsWith('Verify'))!;
+    expect(solved.completion).toContain('\\boxed{');
+  });
+
+  it('should mix only when the config asks for it, and refuse shares that leave the main task nothing', () => {
+    expect(isMixed(PretrainConfigSchema.parse({ task: 'last-letter' }))).toBe(false);
+    expect(isMixed(PretrainConfigSchema.parse({ task: 'last-letter', verification: { share: 0.4 } }))).toBe(true);
+    expect(() => PretrainConfigSchema.parse({ task: 'last-letter', alsoTasks: [{ task: 'arithmetic', share: 0.6 }, { task: 'arithmetic', share: 0.5 }] })).toThrow(/alsoTasks/);
+  });
+});
