@@ -1,6 +1,7 @@
 import { Graph, MS_DOMAIN, type Value } from '../onnx/graph.ts';
 import type { ModelConfig } from './config.ts';
-import { layerPrefix, weightShapes } from './weights.ts';
+import { layerPrefix } from './weights.ts';
+import { graphTensorShapes, loraName, loraScale } from './lora.ts';
 
 /**
  * How a graph gets its weights. 'inputs': every weight is a graph input by its Hugging Face name, fed zero-copy on
@@ -45,7 +46,7 @@ export const weightLocation = (name: string): string => `${name}.bin`;
 export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): Graph {
   const g = new Graph('ludus_decode');
   const weights = new Map<string, Value>();
-  for (const [name, dims] of weightShapes(c)) {
+  for (const [name, dims] of graphTensorShapes(c)) {
     weights.set(name, options.weights === 'inputs' ? g.input(name, 'float32', dims) : g.externalInitializer(name, 'float32', dims, weightLocation(name)));
   }
   const w = (name: string): Value => weights.get(name)!;
@@ -64,8 +65,13 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
     value: g.input(cacheName(i, 'value'), 'float32', ['B', c.numKvHeads, 'C', c.headDim]),
   }));
 
+  const matmulT = (x: Value, weight: Value): Value => g.op1('FusedMatMul', [x, weight], { transB: 1 }, { domain: MS_DOMAIN });
+  const scaling = c.lora ? g.scalar(loraScale(c.lora), 'float32') : null;
+  // y = x W^T (+ b) (+ (alpha/r) · (x A^T) B^T where an adapter wraps the projection).
   const linear = (x: Value, name: string, bias: boolean): Value => {
-    const y = g.op1('FusedMatMul', [x, w(`${name}.weight`)], { transB: 1 }, { domain: MS_DOMAIN });
+    let y = matmulT(x, w(`${name}.weight`));
+    const a = weights.get(loraName(name, 'A'));
+    if (a && scaling) y = g.op1('Add', [y, g.op1('Mul', [matmulT(matmulT(x, a), w(loraName(name, 'B'))), scaling])]);
     return bias ? g.op1('Add', [y, w(`${name}.bias`)]) : y;
   };
   const rms = (x: Value, weight: Value) => g.op1('RMSNormalization', [x, weight], { axis: -1, epsilon: { float: c.rmsNormEps } });
