@@ -24,7 +24,10 @@ export type LudusErrorCode =
   | 'PLUGIN_CLASH'
   | 'PLUGIN_INVALID'
   | 'PLUGIN_LOAD_FAILED'
-  | 'POLICY_INVALID';
+  | 'POLICY_INVALID'
+  | 'ADAPTER_RANK_MISMATCH'
+  | 'ADAPTER_TARGET_MISMATCH'
+  | 'ADAPTER_BASE_MISMATCH';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

@@ -23,12 +23,13 @@ export const LoraConfigSchema = z
     /** Scale numerator: the update is multiplied by alpha / r. The paper gives none; ours: 2·r = 32, PEFT's common choice. */
     alpha: z.number().positive().default(32).describe('LoRA alpha; the update is scaled by alpha / r (ours: 32; the paper gives none)'),
     /**
-     * The projections wrapped. Agon §4 puts the rank-16 adapter at about 10M parameters on Qwen3-0.6B, which is what all
+     * The projections wrapped, kept in LORA_TARGETS order whatever order they were given in. Agon §4 puts the rank-16 adapter at about 10M parameters on Qwen3-0.6B, which is what all
      * seven projections of its 28 layers come to (10.1M), so all seven are the default.
      */
     targetModules: z
       .array(z.enum(LORA_TARGETS))
       .min(1)
+      .transform((list) => LORA_TARGETS.filter((t) => list.includes(t)))
       .default([...LORA_TARGETS])
       .describe('projections wrapped (default all seven: Agon §4 counts about 10M adapter parameters on Qwen3-0.6B at r = 16)'),
     /**
