@@ -2,6 +2,7 @@ import { fail } from '../../core/errors.ts';
 import type { Game } from '../../core/game/define-game.ts';
 import { distinctSteps } from '../../core/game/rotations.ts';
 import type { LrSchedule } from '../../native/train/lr-schedule.ts';
+import { deriveSeed } from '../../core/rng.ts';
 import type { PolicySpec } from '../policies/policy-pool.ts';
 import type { TrainConfig } from './train-config.ts';
 
@@ -31,7 +32,7 @@ export function planPolicies(game: Game, config: TrainConfig): PlannedPolicy[] {
     if (!known.has(name)) fail('CONFIG_INVALID', `policies: game "${game.id}" has no policy "${name}" (its policies: ${game.policies.join(', ')})`, { field: `policies.${name}`, policy: name });
   }
   const trained = new Set(distinctSteps(game.rotation).flatMap((step) => game.rotation.at(step).trains));
-  return game.policies.map((name) => {
+  return game.policies.map((name, index) => {
     const own = config.policies[name] ?? {};
     const rotationTrains = trained.has(name);
     if (own.trainable === false && rotationTrains) {
@@ -40,7 +41,12 @@ export function planPolicies(game: Game, config: TrainConfig): PlannedPolicy[] {
     if (own.trainable === true && !rotationTrains) {
       fail('CONFIG_INVALID', `policies.${name}: the rotation "${game.rotation.name}" of game "${game.id}" never trains "${name}"`, { field: `policies.${name}.trainable`, policy: name });
     }
-    const spec: PolicySpec = { name, init: own.init ?? config.model, trainable: rotationTrains };
+    const spec: PolicySpec = {
+      name,
+      init: own.init ?? config.model,
+      trainable: rotationTrains,
+      ...(own.adapter ? { adapter: { ...own.adapter, seed: own.adapter.seed ?? adapterSeed(config.seed, index) } } : {}),
+    };
     if (!rotationTrains) return { spec };
     return {
       spec,
@@ -55,3 +61,8 @@ export function planPolicies(game: Game, config: TrainConfig): PlannedPolicy[] {
     };
   });
 }
+
+const ADAPTER_SEED_TAG = 0x10ad;
+
+/** The seed of a policy's adapter when its config gives none: the run's seed and the policy's place in the game (ours). */
+export const adapterSeed = (runSeed: number, policyIndex: number): number => deriveSeed(runSeed, ADAPTER_SEED_TAG, policyIndex);

@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
+import { LoraConfigSchema } from '../../native/model/lora.ts';
+
+/** A LoRA adapter a policy trains over its frozen `init` instead of a full copy of it (native/model/lora.ts). */
+export const PolicyAdapterSchema = LoraConfigSchema.extend({
+  /** Seed of the adapter's initialization; absent, one derived from the run's seed and the policy's place in the game (ours), so two adapters differ. */
+  seed: z.number().int().min(0).max(2 ** 32 - 1).optional().describe("seed of the adapter's initial values (default: from the run seed and the policy's place in the game)"),
+}).strict();
 
 const Normalization = z.enum(['token-mean', 'sequence-mean', 'constant']);
 
@@ -24,6 +31,11 @@ export const PolicyConfigSchema = LearnerSettingsSchema.extend({
    * trains is refused (choose a game or knobs that keep it fixed instead).
    */
   trainable: z.boolean().optional(),
+  /**
+   * Train a LoRA adapter over the frozen `init` instead of a full copy (Agon §4: two adapters on one base). The base's
+   * weights are shared by every policy that starts from it; only the adapter has gradients and AdamW moments.
+   */
+  adapter: PolicyAdapterSchema.optional().describe('a LoRA adapter over the frozen init instead of a full copy, e.g. { "r": 16 }'),
 }).strict();
 
 export type PolicyConfig = z.output<typeof PolicyConfigSchema>;

@@ -110,25 +110,27 @@ export interface LoadAdapterOptions {
 export async function loadAdapter(dir: string, base: ModelConfig, options: LoadAdapterOptions = {}): Promise<SavedAdapter> {
   const configPath = join(dir, ADAPTER_CONFIG_FILE);
   const weightsPath = join(dir, ADAPTER_WEIGHTS_FILE);
-  const { lora, baseModel } = parsePeftConfig(await readJson(configPath, 'CONFIG_INVALID'), configPath);
+  const { lora, baseModel, weights } = await readAdapterFiles(dir);
   if (options.baseModel !== undefined && baseModel !== null && baseModel !== options.baseModel) {
     fail('ADAPTER_BASE_MISMATCH', `${configPath}: the adapter was trained on "${baseModel}", not on "${options.baseModel}"`, { file: configPath, recorded: baseModel, base: options.baseModel });
   }
-  const stored = (await readSafetensors(weightsPath)).tensors;
-  const config = withAdapter(base, lora);
-  const expected = adapterShapes(config);
-  const weights: Weights = new Map();
-  for (const [peftName, tensor] of stored) {
-    const name = peftName.startsWith(PEFT_PREFIX) ? peftName.slice(PEFT_PREFIX.length) : peftName;
-    checkTensor(name, tensor.dims, base, lora, weightsPath);
-    weights.set(name, tensor);
-  }
+  for (const [name, tensor] of weights) checkTensor(name, tensor.dims, base, lora, weightsPath);
+  const expected = adapterShapes(withAdapter(base, lora));
   for (const name of expected.keys()) {
     if (!weights.has(name)) {
       fail('ADAPTER_TARGET_MISMATCH', `${weightsPath}: tensor "${PEFT_PREFIX}${name}" is missing, though target_modules lists its projection`, { file: weightsPath, tensor: `${PEFT_PREFIX}${name}` });
     }
   }
   assertFiniteWeights(weights, weightsPath);
+  return { lora, weights, baseModel };
+}
+
+/** An adapter directory's config and tensors (by ludus name), unchecked against any base. */
+export async function readAdapterFiles(dir: string): Promise<SavedAdapter> {
+  const configPath = join(dir, ADAPTER_CONFIG_FILE);
+  const { lora, baseModel } = parsePeftConfig(await readJson(configPath, 'CONFIG_INVALID'), configPath);
+  const stored = (await readSafetensors(join(dir, ADAPTER_WEIGHTS_FILE))).tensors;
+  const weights: Weights = new Map([...stored].map(([name, t]) => [name.startsWith(PEFT_PREFIX) ? name.slice(PEFT_PREFIX.length) : name, t]));
   return { lora, weights, baseModel };
 }
 
