@@ -42,6 +42,11 @@ export interface GameDefinition<Role extends string, Problem> {
   readonly sharedTurns?: (step: RotationStep<NoInfer<Role>>) => number;
   /** The role whose correctness (the grader's verdicts) validation tracks to keep the best checkpoint; the first trainable role when absent. */
   readonly validateOn?: NoInfer<Role>;
+  /**
+   * Per policy: how a run binds it when the run config's `policies` entry does not say (the same fields, checked by the
+   * trainer; the config's own fields win). Agon: its two policies are LoRA adapters over one frozen base.
+   */
+  readonly policyDefaults?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 /** A validated game: its definition with every default filled in, and its knobs (the papers' hyperparameters) alongside. */
@@ -82,6 +87,7 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
     if (terms?.imitate && !(Number.isFinite(terms.imitate.weight) && terms.imitate.weight >= 0)) invalid(`losses.${role}.imitate.weight`, `must be a finite number ≥ 0, got ${terms.imitate.weight}`);
     if (terms?.imitate && !roles.has(terms.imitate.role)) invalid(`losses.${role}.imitate.role`, `names "${terms.imitate.role}", which is not one of the roles`);
   }
+  for (const name of Object.keys(definition.policyDefaults ?? {})) if (!policies.includes(name)) invalid('policyDefaults', `names "${name}", which is not one of the game's policies`);
   const validateOn = definition.validateOn ?? definition.trainable[0];
   if (!roles.has(validateOn)) invalid('validateOn', `names "${validateOn}", which is not one of the roles`);
 
@@ -94,6 +100,7 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
     advantages: definition.advantages ?? {},
     sharedTurns: definition.sharedTurns ?? (() => 0),
     validateOn,
+    policyDefaults: definition.policyDefaults ?? {},
   }) as Game<Role, P, Knobs>;
 }
 

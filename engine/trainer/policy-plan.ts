@@ -4,7 +4,8 @@ import { distinctSteps } from '../../core/game/rotations.ts';
 import type { LrSchedule } from '../../native/train/lr-schedule.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import type { PolicySpec } from '../policies/policy-pool.ts';
-import type { TrainConfig } from './train-config.ts';
+import { parseConfig } from '../../core/parse-config.ts';
+import { PolicyConfigSchema, type PolicyConfig, type TrainConfig } from './train-config.ts';
 
 /** How a trainable policy learns, every field resolved (its own setting, else the run's). */
 export interface LearnerSettings {
@@ -33,7 +34,7 @@ export function planPolicies(game: Game, config: TrainConfig): PlannedPolicy[] {
   }
   const trained = new Set(distinctSteps(game.rotation).flatMap((step) => game.rotation.at(step).trains));
   return game.policies.map((name, index) => {
-    const own = config.policies[name] ?? {};
+    const own = { ...gameDefaults(game, name), ...config.policies[name] };
     const rotationTrains = trained.has(name);
     if (own.trainable === false && rotationTrains) {
       fail('CONFIG_INVALID', `policies.${name}: the rotation "${game.rotation.name}" of game "${game.id}" trains "${name}", so it cannot be frozen`, { field: `policies.${name}.trainable`, policy: name });
@@ -66,3 +67,9 @@ const ADAPTER_SEED_TAG = 0x10ad;
 
 /** The seed of a policy's adapter when its config gives none: the run's seed and the policy's place in the game (ours). */
 export const adapterSeed = (runSeed: number, policyIndex: number): number => deriveSeed(runSeed, ADAPTER_SEED_TAG, policyIndex);
+
+/** The game's own binding of a policy (policyDefaults), checked as a run config's policies entry is. */
+function gameDefaults(game: Game, name: string): PolicyConfig {
+  const defaults = game.policyDefaults[name];
+  return defaults ? parseConfig(PolicyConfigSchema, defaults, `game "${game.id}" policyDefaults.${name}`) : {};
+}

@@ -35,7 +35,7 @@ export const PolicyConfigSchema = LearnerSettingsSchema.extend({
    * Train a LoRA adapter over the frozen `init` instead of a full copy (Agon §4: two adapters on one base). The base's
    * weights are shared by every policy that starts from it; only the adapter has gradients and AdamW moments.
    */
-  adapter: PolicyAdapterSchema.optional().describe('a LoRA adapter over the frozen init instead of a full copy, e.g. { "r": 16 }'),
+  adapter: PolicyAdapterSchema.nullable().optional().describe('a LoRA adapter over the frozen init instead of a full copy, e.g. { "r": 16 }; null: a full copy where the game would default to an adapter'),
 }).strict();
 
 export type PolicyConfig = z.output<typeof PolicyConfigSchema>;
@@ -46,7 +46,7 @@ export type PolicyConfig = z.output<typeof PolicyConfigSchema>;
  */
 export const TrainConfigSchema = z
   .object({
-    /** A game in the catalog: tandem, grpo, kl-reg, or one a `--plugin` module registers. */
+    /** A game in the catalog: tandem, grpo, kl-reg, agon, or one a `--plugin` module registers. */
     game: z.string().min(1),
     /** The game's own knobs (its paper's hyperparameters: tandem's p, K, shareBand, juniorImitation; KL-Reg's beta). */
     knobs: z.record(z.string(), z.unknown()).default({}),
