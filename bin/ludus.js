@@ -1,9 +1,31 @@
 #!/usr/bin/env node
-// From a checkout, ludus runs its TypeScript sources through tsx; the published package runs its compiled dist/.
-// tsx is registered either way: a user's --plugin module may be TypeScript.
-import { existsSync } from 'node:fs';
-import { register } from 'tsx/esm/api';
+// ludus runs its compiled dist/ (built by `npm ci` / `npm run build`, and what the published package ships). From a
+// checkout whose sources are newer than that build (or with LUDUS_SOURCE=1, or no build at all) it runs the
+// TypeScript sources through tsx instead, so an edit is never hidden behind a stale build.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-const source = new URL('../cli/main.ts', import.meta.url);
-await import(existsSync(source) ? source.href : new URL('../dist/cli/main.js', import.meta.url).href);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const compiled = `${root}/dist/cli/main.js`;
+const source = `${root}/cli/main.ts`;
+
+/** The newest modification time of the TypeScript sources (about 300 files: tens of milliseconds). */
+function newestSource() {
+  let newest = statSync(`${root}/index.ts`).mtimeMs;
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(`${dir}/${entry.name}`);
+      else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(`${dir}/${entry.name}`).mtimeMs);
+    }
+  };
+  for (const folder of ['core', 'native', 'plugins', 'games', 'engine', 'lab', 'server', 'cli']) walk(`${root}/${folder}`);
+  return newest;
+}
+
+const fromSource = existsSync(source) && (process.env.LUDUS_SOURCE === '1' || !existsSync(compiled) || newestSource() > statSync(compiled).mtimeMs);
+if (fromSource) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  globalThis.__ludusTypeScript = true;
+}
+await import(new URL(fromSource ? `file://${source}` : `file://${compiled}`).href);

@@ -8,6 +8,7 @@ import { composePlugins } from './composition/compose.ts';
 import type { PluginCatalog } from './composition/plugin-catalog.ts';
 import { loadPluginFiles } from './composition/plugin-files.ts';
 import { readConfigFile } from './config-file.ts';
+import { trainedTask } from '../plugins/policies/default-model.ts';
 
 export interface RunOptions {
   config?: string;
@@ -30,10 +31,14 @@ export interface ResolvedRun {
  */
 export async function resolveRun(gameName: string, opts: RunOptions, overrides: Record<string, unknown> = {}): Promise<ResolvedRun> {
   const file = opts.config ? await readConfigFile(opts.config) : {};
+  const model = opts.model ?? file.model;
+  // The task defaults to the one the base model was pretrained on, where its directory says.
+  const task = file.task === undefined && overrides.task === undefined && typeof model === 'string' ? trainedTask(model) : undefined;
   const filePlugins = Array.isArray(file.plugins) ? (file.plugins as unknown[]).map((p) => (typeof p === 'string' && opts.config ? resolve(dirname(opts.config), p) : p)) : file.plugins;
   const config = parseConfig(
     TrainConfigSchema,
     {
+      ...(task !== undefined ? { task } : {}),
       ...file,
       ...(filePlugins !== undefined || opts.plugin.length > 0 ? { plugins: [...((filePlugins as unknown[]) ?? []), ...opts.plugin.map((p) => resolve(p))] } : {}),
       game: gameName,

@@ -34,7 +34,10 @@ export interface TokensEvent extends InMatch {
   readonly tokens: readonly number[];
   /** Per token: the role that wrote it. */
   readonly authors: readonly string[];
+  /** The tokens as text; a special token (end of text, chat markers) reads as nothing here and is named in `specials`. */
   readonly text?: string;
+  /** Index among `tokens` → the special token there (`<|endoftext|>`): a viewer shows it as a marker, not as text. */
+  readonly specials?: Readonly<Record<number, string>>;
 }
 
 export interface HandoffEvent extends InMatch {
@@ -110,6 +113,15 @@ export interface TrainStepEvent extends Sequenced {
   readonly metrics: Readonly<Record<string, number>>;
 }
 
+export interface ValidationEvent extends Sequenced {
+  readonly type: 'validation';
+  readonly step: number;
+  /** The role whose correctness validation tracks. */
+  readonly role: string;
+  readonly accuracy: number;
+  readonly answerPresent: number;
+}
+
 export interface RatingChangeEvent extends Sequenced {
   readonly type: 'rating-change';
   readonly entrant: string;
@@ -129,6 +141,7 @@ export type LudusEvent =
   | AdvantageEvent
   | MatchEndEvent
   | TrainStepEvent
+  | ValidationEvent
   | RatingChangeEvent;
 
 export type LudusEventType = LudusEvent['type'];

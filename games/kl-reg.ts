@@ -12,7 +12,9 @@ import { boxedAnswerReward } from '../plugins/rewards/boxed-answer-reward.ts';
  */
 export const KL_REG_DEFAULT_BETA = 0.001;
 
-export const KlRegKnobsSchema = z.strictObject({ beta: z.number().min(0).default(KL_REG_DEFAULT_BETA) });
+export const KlRegKnobsSchema = z.strictObject({
+  beta: z.number().min(0).default(KL_REG_DEFAULT_BETA).describe("β of the per-token k3 KL toward the frozen junior (§5.2; ours: 0.001, verl's usual coefficient, as our copy of the paper lacks its Table 4)"),
+});
 
 /**
  * The paper's KL-Reg ablation (§5.2, appendix C): solo GRPO rollouts plus a per-token k3 KL penalty toward the

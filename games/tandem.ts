@@ -13,16 +13,17 @@ import { boxedAnswerReward } from '../plugins/rewards/boxed-answer-reward.ts';
 export const TANDEM_SHARE_BAND = [0.05, 0.95] as const;
 
 export const TandemKnobsSchema = z.strictObject({
-  /** Probability of drawing the senior at each word-boundary redraw (§3.3: 0.5). */
-  p: z.number().min(0).max(1).default(WORD_HANDOFF_DEFAULTS.p),
-  /** Subword-span cap: redraw after K non-boundary tokens (appendix A.1.2: 32). */
-  K: z.number().int().min(0).default(WORD_HANDOFF_DEFAULTS.K),
-  shareBand: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]).default([...TANDEM_SHARE_BAND]),
-  /**
-   * λ_jun: weight of a term −log π_sen(y_t) on the junior's tokens, pulling the senior toward what the junior wrote
-   * (the original tandem objective). The paper sets it to 0 (§3.4), which keeps the loss exactly GRPO's.
-   */
-  juniorImitation: z.number().min(0).default(0),
+  p: z.number().min(0).max(1).default(WORD_HANDOFF_DEFAULTS.p).describe('probability of drawing the senior at each word-boundary redraw (§3.3: 0.5)'),
+  K: z.number().int().min(0).default(WORD_HANDOFF_DEFAULTS.K).describe('subword-span cap: redraw the author after K tokens without a word boundary (appendix A.1.2: 32)'),
+  shareBand: z
+    .tuple([z.number().min(0).max(1), z.number().min(0).max(1)])
+    .default([...TANDEM_SHARE_BAND])
+    .describe("the senior's share of a step's tokens must stay in [min, max], else the run fails closed (ours: the paper gives none)"),
+  juniorImitation: z
+    .number()
+    .min(0)
+    .default(0)
+    .describe("λ_jun: weight of a term −log π_sen(y_t) on the junior's tokens, the original tandem objective (§3.4: 0, which keeps the loss exactly GRPO's)"),
 });
 
 export type TandemKnobs = z.input<typeof TandemKnobsSchema>;

@@ -7,11 +7,11 @@ import { pathExists } from '../native/io/files.ts';
 import { TOKENIZER_FILE } from '../engine/trainer/training-checkpoint.ts';
 import { loadTokenizer } from '../plugins/tokenizers/hf-tokenizer.ts';
 import { EventStream } from '../engine/match/event-stream.ts';
-import { readJsonl } from '../engine/trainer/jsonl-log.ts';
-import { MatchBroadcast, tokenTexts } from '../engine/match/match-events.ts';
-import { flatMetrics, type MetricsLine } from '../engine/trainer/metrics-line.ts';
+import { readJsonl, warnOnStderr, type Warn } from '../engine/trainer/jsonl-log.ts';
+import { MatchBroadcast, tokenTexts, type TokenText } from '../engine/match/match-events.ts';
+import { flatMetrics, validationMetrics, type MetricsLine } from '../engine/trainer/metrics-line.ts';
 import type { TranscriptLine } from '../engine/trainer/transcript-line.ts';
-import { METRICS_FILE, RUN_FILE, TRANSCRIPTS_FILE, type RunRecord } from '../engine/trainer/trainer.ts';
+import { METRICS_FILE, RUN_FILE, TRANSCRIPTS_FILE, VALIDATION_FILE, type RunRecord } from '../engine/trainer/trainer.ts';
 import type { MatchArchive } from './watch-state.ts';
 import type { MatchSummary, MetricsPoint, WireEvent } from './wire.ts';
 
@@ -40,11 +40,13 @@ export async function findRunDirs(dir: string): Promise<string[]> {
  * A finished run read back from its directory: each match's events rebuilt from its transcript line by the same
  * publisher live matches go through (turn by turn, a token at a time, handoffs, verdicts, rewards), on request;
  * curves from its metrics. Token texts come from the tokenizer the run saved; the game and its config from run.json.
+ * A log's last line cut short by a crash is dropped and reported through `warn`.
  */
-export async function loadRecordedRun(dir: string): Promise<RecordedRun> {
+export async function loadRecordedRun(dir: string, warn: Warn = warnOnStderr): Promise<RecordedRun> {
   const id = basename(dir);
-  const lines = await readJsonl<TranscriptLine>(join(dir, TRANSCRIPTS_FILE));
-  const metrics = (await pathExists(join(dir, METRICS_FILE))) ? await readJsonl<MetricsLine>(join(dir, METRICS_FILE)) : [];
+  const lines = await readJsonl<TranscriptLine>(join(dir, TRANSCRIPTS_FILE), warn);
+  const metrics = (await pathExists(join(dir, METRICS_FILE))) ? await readJsonl<MetricsLine>(join(dir, METRICS_FILE), warn) : [];
+  const validations = (await pathExists(join(dir, VALIDATION_FILE))) ? await readJsonl<{ step: number; role?: string; accuracy: number; answer_present: number }>(join(dir, VALIDATION_FILE), warn) : [];
   const record = (await pathExists(join(dir, RUN_FILE))) ? (JSON.parse(await readFile(join(dir, RUN_FILE), 'utf8')) as RunRecord) : undefined;
   const game = record?.game;
   const tokenizer = await loadTokenizer(join(dir, TOKENIZER_FILE));
@@ -65,7 +67,10 @@ export async function loadRecordedRun(dir: string): Promise<RecordedRun> {
     dir,
     game,
     record,
-    metrics: metrics.map((line) => ({ step: line.step, metrics: flatMetrics(line) })),
+    metrics: [
+      ...metrics.map((line) => ({ step: line.step, metrics: flatMetrics(line) })),
+      ...validations.map((line) => ({ step: line.step, metrics: validationMetrics(line.role ?? 'senior', line.accuracy, line.answer_present) })),
+    ],
     archive: {
       summaries: () => summaries,
       events: (matchId) => {
@@ -77,7 +82,7 @@ export async function loadRecordedRun(dir: string): Promise<RecordedRun> {
 }
 
 /** The events a live match would have published, numbered from 0 within the match. */
-function replayEvents(run: string, game: string, line: TranscriptLine, text: (id: number) => string): WireEvent[] {
+function replayEvents(run: string, game: string, line: TranscriptLine, text: TokenText): WireEvent[] {
   const events: LudusEvent[] = [];
   const emitter: LudusEmitter = new EventEmitter<LudusEventMap>();
   emitter.on('event', (event) => events.push(event));

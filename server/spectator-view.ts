@@ -33,7 +33,7 @@ function viewTokens<Role extends string, Problem>(view: View<Role, Problem>, eve
   const state = { matchId: event.matchId, seed: 0, problem: undefined as Problem, transcript: records, finished: false };
   const seen = view(state, null).transcript;
   if (seen.length === records.length && seen.every((record, i) => sameRecord(record, records[i]))) return event;
-  const { text: _text, ...rest } = event;
+  const { text: _text, specials: _specials, ...rest } = event;
   return {
     ...rest,
     tokens: seen.flatMap((record) => record.tokens),

@@ -1,14 +1,24 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { packageRoot } from '../../native/io/package-root.ts';
 import { fail } from '../../core/errors.ts';
 import { PRESETS, REAL_SHAPE_PRESETS } from '../../native/model/presets.ts';
 import { benchRealSize, formatRealSize, REAL_SIZE_DEFAULTS } from '../../native/bench/real-size.ts';
 import { writeRandomCheckpoint } from '../../native/bench/random-checkpoint.ts';
 import type { EncodableDtype } from '../../native/io/safetensors.ts';
+import { benchGrader, formatGraderBench } from '../../plugins/graders/bench/bench-grader.ts';
+import { graderBenchLines } from '../../plugins/graders/bench/grader-lines.ts';
+import { parseExtractionOrder } from '../../plugins/graders/math/extract.ts';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
-import { benchViewer, formatViewerBench } from '../../server/bench/bench-viewer.ts';
+import { benchBpe } from '../../plugins/tokenizers/bpe-bench.ts';
+import { benchViewer, formatViewerBench } from '../bench/bench-viewer.ts';
 import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
 import { composePlugins } from '../composition/compose.ts';
-import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
+import { gameFor } from '../../engine/trainer/run-pieces.ts';
+import { forceThreadsOption, threadsOption } from '../options.ts';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
 export function register(program: Command): void {
@@ -25,7 +35,8 @@ export function register(program: Command): void {
     .option('--batches <list>', `real-shape presets: decode batches (default ${REAL_SIZE_DEFAULTS.batches.join(',')})`)
     .option('--new-tokens <n>', 'tokens generated per row (small presets: 256; real-shape presets: 16 at B=1, 32 above)', (v) => Number(v))
     .option('--prompt-tokens <n>', 'prompt tokens per row', (v) => Number(v), 16)
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 2)
+    .addOption(threadsOption(2))
+    .addOption(forceThreadsOption())
     .option('--naive-rows <n>', 'small presets: rows measured for the naive per-row prototype', (v) => Number(v), 4)
     .option('--train-batch <n>', `training batch (small presets: 16; real-shape: ${REAL_SIZE_DEFAULTS.trainRows})`, (v) => Number(v))
     .option('--train-len <n>', 'training sequence length', (v) => Number(v), 128)
@@ -94,7 +105,8 @@ export function register(program: Command): void {
     .option('--matches <n>', 'matches in flight (and the solo batch)', (v) => Number(v), 64)
     .option('--turn-tokens <n>', 'tokens per turn', (v) => Number(v), 128)
     .option('--repeats <n>', 'interleaved repeats; medians are reported', (v) => Number(v), 3)
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 2)
+    .addOption(threadsOption(2))
+    .addOption(forceThreadsOption())
     .option('--json', 'print one JSON line')
     .action(async (opts) => {
       const report = await benchGames({ ...opts, onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
@@ -110,7 +122,8 @@ export function register(program: Command): void {
     .option('--group <n>', 'matches per problem', (v) => Number(v), 8)
     .option('--max-new-tokens <n>', 'response length cap', (v) => Number(v), 128)
     .option('--rounds <n>', 'runs without and with spectators, interleaved', (v) => Number(v), 2)
-    .option('--threads <n>', 'intra-op threads (0: onnxruntime default)', (v) => Number(v), 0)
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption())
     .option('--json', 'print one JSON line')
     .action(async (opts) => {
       const config = TrainConfigSchema.parse({
@@ -124,7 +137,6 @@ export function register(program: Command): void {
       const catalog = await composePlugins();
       const report = await benchViewer({
         game: gameFor(catalog, config),
-        advantage: advantageFor(catalog, config),
         config,
         spectators: opts.spectators,
         rounds: opts.rounds,
@@ -133,6 +145,59 @@ export function register(program: Command): void {
       });
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatViewerBench(report));
     });
+  bench
+    .command('grader')
+    .description('random and adversarial LaTeX-like lines through the math grader: time and steps per line (p50, p99, max), crashes; then the same file through `ludus grade`')
+    .option('--lines <n>', 'lines generated', (v) => Number(v), 10_000)
+    .option('--seed <n>', 'seed of the generated lines', (v) => Number(v), 0)
+    .option('--extract <order>', 'extraction order (see ludus grade)', 'full')
+    .option('--no-cli', 'skip the run of `ludus grade` over the generated file')
+    .option('--json', 'print one JSON line')
+    .action(async (opts: { lines: number; seed: number; extract: string; cli: boolean; json?: boolean }) => {
+      if (!Number.isInteger(opts.lines) || opts.lines < 1) fail('INPUT_INVALID', `--lines must be a positive integer, got "${opts.lines}"`, { flag: 'lines' });
+      if (!Number.isInteger(opts.seed) || opts.seed < 0) fail('INPUT_INVALID', `--seed must be an integer >= 0, got "${opts.seed}"`, { flag: 'seed' });
+      const extraction = parseExtractionOrder(opts.extract);
+      const lines = graderBenchLines(opts.lines, opts.seed);
+      process.stderr.write(`bench: grading ${lines.length} lines in process\n`);
+      const report = benchGrader(lines, extraction);
+      const cli = opts.cli ? await gradeFileWithCli(lines.map(({ gold, pred }) => JSON.stringify({ gold, pred })), opts.extract) : undefined;
+      process.stdout.write(opts.json ? `${JSON.stringify({ ...report, seed: opts.seed, ...(cli ? { cli } : {}) })}\n` : formatGraderBench(report, cli));
+    });
+  bench
+    .command('tokenizer')
+    .description("byte-level BPE training time on the synthetic tasks' worked solutions (the text ludus pretrain trains its tokenizer on)")
+    .option('--tasks <names>', 'comma-separated generated tasks', 'arithmetic,last-letter')
+    .option('--problems <n>', 'training problems of each task', (v) => Number(v), 10_000)
+    .option('--merges <n>', 'merges learned', (v) => Number(v), 4096)
+    .option('--json', 'print one JSON line')
+    .action(async (opts: { tasks: string; problems: number; merges: number; json?: boolean }) => {
+      const report = await benchBpe({ tasks: opts.tasks.split(',').map((t) => t.trim()), problems: opts.problems, merges: opts.merges });
+      process.stdout.write(
+        opts.json
+          ? `${JSON.stringify(report)}\n`
+          : `BPE training: ${report.problems} problems (${report.tasks.join(', ')}), ${report.megabytes} MB, ${report.merges} merges in ${report.seconds} s (${report.megabytesPerSecond} MB/s)\n`,
+      );
+    });
+}
+
+/** Writes the lines to a file and runs `ludus grade` on it in a child process, as a user would. */
+async function gradeFileWithCli(lines: string[], extract: string): Promise<{ exit_code: number; output_lines: number; wall_s: number }> {
+  const dir = await mkdtemp(join(tmpdir(), 'ludus-bench-grader-'));
+  try {
+    const file = join(dir, 'lines.jsonl');
+    await writeFile(file, `${lines.join('\n')}\n`);
+    process.stderr.write(`bench: ludus grade --jsonl ${file}\n`);
+    const bin = join(packageRoot(), 'bin', 'ludus.js');
+    const started = performance.now();
+    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, [bin, 'grade', '--jsonl', file, '--extract', extract], { maxBuffer: 256 * 2 ** 20 }, (error, out) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: out });
+      });
+    });
+    return { exit_code: code, output_lines: stdout.split('\n').filter((l) => l !== '').length, wall_s: (performance.now() - started) / 1000 };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 function parseBatches(text: string): number[] {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { openMatchSession, type MatchSession } from '../../engine/match/match-session.ts';
 import type { PlayedMatch } from '../../engine/match/played-match.ts';
+import { forceThreadsOption, threadsOption } from '../options.ts';
 import { pluginOption, resolveRun, type RunOptions } from '../run-config.ts';
 import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
 
@@ -29,7 +30,8 @@ export function register(program: Command): void {
     .option('--temperature <t>', 'sampling temperature', (v) => Number(v))
     .option('--pace <ms>', 'wait this long after each token, to watch at reading speed (with the viewer)', (v) => Number(v), 30)
     .option('--json', 'print the finished match as one JSON line')
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0);
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption());
   watchOptions(command, 'the match').action(async (gameName: string, opts: MatchOptions) => {
     const { config, game } = await resolveRun(gameName, opts, {
       ...(opts.maxNewTokens !== undefined ? { maxNewTokens: opts.maxNewTokens } : {}),

@@ -1,7 +1,9 @@
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
+import { planPolicies } from '../../engine/trainer/policy-plan.ts';
 import type { TrainResult } from '../../engine/trainer/trainer.ts';
+import { forceThreadsOption, threadsOption } from '../options.ts';
 import { pluginOption, resolveRun, type RunOptions } from '../run-config.ts';
 import { trainInWorker, type WorkerTraining } from '../training/train-in-worker.ts';
 import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
@@ -24,9 +26,12 @@ export function register(program: Command): void {
     .option('--out <dir>', 'run directory: run.json, metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/, best/', 'runs/train')
     .option('--resume', 'continue from <out>/checkpoint')
     .option('--model <dir>', "base model directory every policy starts from, or 'default' (the shipped base for the task)")
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0);
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption());
   watchOptions(command, 'the matches and training curves').action(async (gameName: string, opts: TrainOptions) => {
     const { config, game } = await resolveRun(gameName, opts);
+    const began = performance.now();
+    const trainedPolicies = planPolicies(game, config).flatMap((p) => (p.learner ? [p.spec.name] : []));
     const bar = new cliProgress.SingleBar(
       { format: `train ${gameName} |{bar}| {value}/{total} steps  {status}  eta {eta_formatted}`, stream: process.stderr },
       cliProgress.Presets.shades_classic,
@@ -60,6 +65,32 @@ export function register(program: Command): void {
       if (started) bar.stop();
       await watched?.server.close();
     }
-    process.stdout.write(`${JSON.stringify({ out: opts.out, steps: result.steps, best: result.best })}\n`);
+    process.stderr.write(summary(gameName, opts.out, result, (performance.now() - began) / 1000, trainedPolicies));
+    process.stdout.write(`${JSON.stringify({ out: opts.out, steps: result.steps, best: result.best, ...(result.comparison ? { comparison: result.comparison } : {}) })}\n`);
   });
+}
+
+/** What a newcomer needs at the end of a run: did training help, where are the files, how to watch it again. */
+function summary(game: string, out: string, result: TrainResult, seconds: number, policies: readonly string[]): string {
+  const lines = [`\ntrained ${game} for ${result.steps} steps in ${formatDuration(seconds)}`];
+  const c = result.comparison;
+  if (c) {
+    const pct = (e: { value: number; se: number }) => `${(100 * e.value).toFixed(1)}% ± ${(100 * e.se).toFixed(1)}`;
+    lines.push(
+      `  ${c.role}, ${c.problems} held-out problems, one match each on the same seeds:`,
+      `    trained ${pct(c.trained)}   at the start ${pct(c.start)}   difference ${c.difference.value >= 0 ? '+' : ''}${(100 * c.difference.value).toFixed(1)} ± ${(100 * c.difference.se).toFixed(1)} points (paired, bootstrap SE)`,
+    );
+  }
+  if (result.best) lines.push(`  best validation ${(100 * result.best.accuracy).toFixed(1)}% at step ${result.best.step}: ${out}/best/<policy>/`);
+  lines.push(
+    `  files: ${out}/metrics.jsonl, transcripts.jsonl, validation.jsonl; the policies in ${out}/checkpoint/policies/{${policies.join(',')}}`,
+    `  watch it again: npx ludus serve --runs ${out}`,
+    '',
+  );
+  return lines.join('\n');
+}
+
+function formatDuration(seconds: number): string {
+  const minutes = Math.floor(seconds / 60);
+  return minutes > 0 ? `${minutes} min ${Math.round(seconds - 60 * minutes)} s` : `${seconds.toFixed(1)} s`;
 }

@@ -19,6 +19,7 @@ export async function loadPluginFile(file: string): Promise<ContainerModule> {
   if (!found?.isFile()) fail('PLUGIN_LOAD_FAILED', `plugin ${file}: no such file`, { file });
   let module: { default?: unknown };
   try {
+    if (/\.[cm]?ts$/.test(path)) await typeScriptLoader();
     module = (await import(pathToFileURL(path).href)) as { default?: unknown };
   } catch (error) {
     throw new LudusError('PLUGIN_LOAD_FAILED', `plugin ${file}: loading it failed: ${LudusError.is(error) ? error.message : (error as Error)?.message ?? String(error)}`, { file });
@@ -26,6 +27,15 @@ export async function loadPluginFile(file: string): Promise<ContainerModule> {
   const exported = module.default;
   if (exported instanceof ContainerModule) return exported;
   return pluginContainerModule(checkPlugin(exported, file), `${(exported as LudusPlugin).name} (${file})`);
+}
+
+/** TypeScript plugin files load through tsx, registered once (already, when ludus itself runs from its sources). */
+async function typeScriptLoader(): Promise<void> {
+  const flags = globalThis as { __ludusTypeScript?: boolean };
+  if (flags.__ludusTypeScript) return;
+  const { register } = await import('tsx/esm/api');
+  register();
+  flags.__ludusTypeScript = true;
 }
 
 function checkPlugin(value: unknown, file: string): LudusPlugin {

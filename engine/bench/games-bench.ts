@@ -34,6 +34,12 @@ export interface GamesBenchReport {
   /** A two-role sequential game with two policies, `matches` matches in flight: every turn's tokens over the wall time. */
   readonly sequentialTokS: number;
   readonly sequentialOverSolo: number;
+  /**
+   * Solo decoding of the very turns the game played (the same prompts, second turns' included, batch `matches`):
+   * the game against it is the match engine's own overhead, apart from the longer contexts its second turns read.
+   */
+  readonly sameTurnsTokS: number;
+  readonly sequentialOverSameTurns: number;
   /** Seconds of one learning step from the same matches: each policy alone, then both in one trainer step. */
   readonly learnSeconds: { readonly alice: number; readonly bob: number; readonly both: number };
   /** both / (alice + bob). */
@@ -100,15 +106,29 @@ export async function benchGames(options: GamesBenchOptions): Promise<GamesBench
     const tokens = matches.reduce((sum, match) => sum + match.turns.reduce((s, turn) => s + turn.tokens.length, 0), 0);
     return tokens / ((performance.now() - started) / 1000);
   };
+  const sameTurns = async (seed: number) => {
+    const decoders = await Promise.all([decodersOf(['alice']), decodersOf(['bob'])]);
+    const started = performance.now();
+    let tokens = 0;
+    for (const [turn, decoder] of decoders.entries()) {
+      const rollouts = await generate(decoder, matches.map((match) => match.turns[turn].promptIds), { maxNewTokens: options.turnTokens, sampling: { temperature: 1, topK: 0, topP: 1 }, seed: seed + turn, stopTokens: [] });
+      tokens += rollouts.reduce((sum, r) => sum + r.tokens.length, 0);
+    }
+    return tokens / ((performance.now() - started) / 1000);
+  };
+  const decodersOf = (names: string[]) => decoders.get(names);
   progress('warm-up');
   await solo(0);
   await sequential(0);
+  await sameTurns(0);
   const soloRates: number[] = [];
   const sequentialRates: number[] = [];
+  const sameTurnRates: number[] = [];
   for (let repeat = 1; repeat <= options.repeats; repeat++) {
-    progress(`decode, repeat ${repeat} of ${options.repeats}: solo, then the two-role game`);
+    progress(`decode, repeat ${repeat} of ${options.repeats}: solo, the two-role game, solo on the game's turns`);
     soloRates.push(await solo(repeat));
     sequentialRates.push(await sequential(repeat));
+    sameTurnRates.push(await sameTurns(repeat));
   }
 
   progress('learning: alice alone, bob alone, both');
@@ -153,12 +173,15 @@ export async function benchGames(options: GamesBenchOptions): Promise<GamesBench
 
   const soloTokS = median(soloRates);
   const sequentialTokS = median(sequentialRates);
+  const sameTurnsTokS = median(sameTurnRates);
   const learnSeconds = { alice: median(seconds.alice), bob: median(seconds.bob), both: median(seconds.both) };
   return {
     workload: { model: options.model, matches: options.matches, turnTokens: options.turnTokens, repeats: options.repeats, threads: options.threads },
     soloTokS,
     sequentialTokS,
     sequentialOverSolo: sequentialTokS / soloTokS,
+    sameTurnsTokS,
+    sequentialOverSameTurns: sequentialTokS / sameTurnsTokS,
     learnSeconds,
     bothOverSum: learnSeconds.both / (learnSeconds.alice + learnSeconds.bob),
     peakRssMb: Math.round(peak / 2 ** 20),
@@ -171,6 +194,7 @@ export function formatGamesBench(report: GamesBenchReport): string {
     `games bench: ${w.model}, ${w.matches} matches in flight, ${w.turnTokens} tokens per turn, median of ${w.repeats}, ${w.threads} threads`,
     `  solo decode (1 policy, batch ${w.matches})        ${report.soloTokS.toFixed(0)} tok/s`,
     `  two-role sequential game (2 policies)      ${report.sequentialTokS.toFixed(0)} tok/s   ratio ${report.sequentialOverSolo.toFixed(2)} (target ≥ 0.8)`,
+    `  solo decode of the game's own turns         ${report.sameTurnsTokS.toFixed(0)} tok/s   game / this ${report.sequentialOverSameTurns.toFixed(2)} (the engine's overhead)`,
     `  learning step: alice ${report.learnSeconds.alice.toFixed(2)} s, bob ${report.learnSeconds.bob.toFixed(2)} s, both ${report.learnSeconds.both.toFixed(2)} s   both/(sum) ${report.bothOverSum.toFixed(2)} (target 1 ± 0.1)`,
     `  peak RSS ${report.peakRssMb} MB`,
     '',

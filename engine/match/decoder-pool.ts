@@ -13,11 +13,14 @@ interface Entry {
  * co-decoded turn in protocol order. Each is `rows` wide, created on first use and kept; a member whose policy was
  * updated since is recompiled before the decoder is handed out.
  */
+/** Where a decoder pool takes its policies from, by name, with how often each changed. */
+export type PolicySource = Pick<PolicyPool, 'policy' | 'version'>;
+
 export class DecoderPool {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    private readonly policies: PolicyPool,
+    private readonly policies: PolicySource,
     readonly options: { readonly rows: number; readonly maxLen: number; readonly threads?: number; readonly device?: Device },
   ) {}
 

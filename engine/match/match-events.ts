@@ -1,3 +1,5 @@
+import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+import { specialTokens } from '../../plugins/tokenizers/special-tokens.ts';
 import type { EventStream } from './event-stream.ts';
 import type { PlayedMatch, PlayedTurn } from './played-match.ts';
 
@@ -30,7 +32,7 @@ export class MatchBroadcast {
   constructor(
     private readonly events: EventStream,
     private readonly gameId: string,
-    private readonly tokenText: (id: number) => string,
+    private readonly tokenText: TokenText,
     /** Wait this long after each decoded step: a match watched at reading speed. 0 in training. */
     private readonly paceMs = 0,
   ) {}
@@ -72,7 +74,17 @@ export class MatchBroadcast {
         if (lastAuthor[r] >= 0 && lastAuthor[r] !== author) {
           this.events.publish({ type: 'handoff', matchId: row.matchId, turn: row.turn, position: position[r], from: row.roles[lastAuthor[r]], to: row.roles[author] });
         }
-        this.events.publish({ type: 'tokens', matchId: row.matchId, turn: row.turn, position: position[r], tokens: [token], authors: [row.roles[author]], text: this.tokenText(token) });
+        const special = this.tokenText.special(token);
+        this.events.publish({
+          type: 'tokens',
+          matchId: row.matchId,
+          turn: row.turn,
+          position: position[r],
+          tokens: [token],
+          authors: [row.roles[author]],
+          text: this.tokenText(token),
+          ...(special === undefined ? {} : { specials: { 0: special } }),
+        });
         position[r] += 1;
         lastAuthor[r] = author;
       }
@@ -121,23 +133,29 @@ export class MatchBroadcast {
       const role = turn.authorRoles[turn.authorIds[start]];
       if (start > 0) this.events.publish({ type: 'handoff', matchId, turn: turn.turn, position: start, from: turn.authorRoles[turn.authorIds[start - 1]], to: role });
       const tokens = turn.tokens.slice(start, t);
-      const text = start === 0 && t === turn.tokens.length ? turn.text : tokens.map(this.tokenText).join('');
-      this.events.publish({ type: 'tokens', matchId, turn: turn.turn, position: start, tokens, authors: tokens.map(() => role), text });
+      const text = start === 0 && t === turn.tokens.length ? turn.text : tokens.map((id) => this.tokenText(id)).join('');
+      const specials = Object.fromEntries(tokens.flatMap((id, i) => (this.tokenText.special(id) === undefined ? [] : [[i, this.tokenText.special(id)!]])));
+      this.events.publish({ type: 'tokens', matchId, turn: turn.turn, position: start, tokens, authors: tokens.map(() => role), text, ...(Object.keys(specials).length > 0 ? { specials } : {}) });
       start = t;
     }
   }
 }
 
-/** Each token's text on its own (stop tokens read as nothing), decoded once per id. */
-export function tokenTexts(tokenizer: { decode(ids: number[]): string }, stopTokens: readonly number[]): (id: number) => string {
-  const stops = new Set(stopTokens);
+/** A token's text on its own, and, for a special token or a stop token, its name (which reads as no text). */
+export type TokenText = ((id: number) => string) & { readonly special: (id: number) => string | undefined };
+
+/** Each token's text on its own, decoded once per id; special and stop tokens read as nothing and are named instead. */
+export function tokenTexts(tokenizer: Pick<TextTokenizer, 'decode' | 'json'>, stopTokens: readonly number[]): TokenText {
+  const specials = specialTokens(tokenizer);
+  for (const id of stopTokens) if (!specials.has(id)) specials.set(id, tokenizer.decode([id]) || `<${id}>`);
   const known = new Map<number, string>();
-  return (id) => {
-    let text = known.get(id);
-    if (text === undefined) {
-      text = stops.has(id) ? '' : tokenizer.decode([id]);
-      known.set(id, text);
+  const text = (id: number) => {
+    let value = known.get(id);
+    if (value === undefined) {
+      value = specials.has(id) ? '' : tokenizer.decode([id]);
+      known.set(id, value);
     }
-    return text;
+    return value;
   };
+  return Object.assign(text, { special: (id: number) => specials.get(id) });
 }

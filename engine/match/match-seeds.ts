@@ -1,7 +1,7 @@
 import { deriveSeed } from '../../core/rng.ts';
 
 /** Separate streams so the data, the sampler and the schedule never share coins. */
-const STREAM = { generation: 1, schedule: 2, validationGeneration: 3, validationSchedule: 4 } as const;
+const STREAM = { generation: 1, schedule: 2, validationGeneration: 3, validationSchedule: 4, finalGeneration: 5, finalSchedule: 6 } as const;
 
 export interface MatchSeeds {
   /** Row r of the generation batch samples from an RNG seeded by (generation, r). */
@@ -13,6 +13,11 @@ export interface MatchSeeds {
 /** The seeds of an optimizer step's matches: a pure function of (run seed, step), so a seed replays its matches. */
 export function trainingSeeds(runSeed: number, step: number): MatchSeeds {
   return { generation: deriveSeed(runSeed, step, STREAM.generation), schedule: deriveSeed(runSeed, step, STREAM.schedule) };
+}
+
+/** The seeds of the end-of-run comparison: the same for the trained policies and their starting point. */
+export function finalSeeds(runSeed: number): MatchSeeds {
+  return { generation: deriveSeed(runSeed, STREAM.finalGeneration), schedule: deriveSeed(runSeed, STREAM.finalSchedule) };
 }
 
 export function validationSeeds(runSeed: number, step: number): MatchSeeds {

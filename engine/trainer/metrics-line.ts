@@ -48,3 +48,8 @@ export function flatMetrics(line: Pick<MetricsLine, 'seconds' | 'roles' | 'polic
   }
   return flat;
 }
+
+/** A validation's numbers in the same flat form: `validation/<role>/accuracy`, `validation/<role>/answer_present`. */
+export function validationMetrics(role: string, accuracy: number, answerPresent: number): Record<string, number> {
+  return { [`validation/${role}/accuracy`]: accuracy, [`validation/${role}/answer_present`]: answerPresent };
+}

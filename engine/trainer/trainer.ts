@@ -8,7 +8,6 @@ import type { Game } from '../../core/game/define-game.ts';
 import type { Problem, Task } from '../../core/tasks/task.ts';
 import type { Trajectory } from '../../core/trajectory/trajectory.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
-import { pathExists } from '../../native/io/files.ts';
 import type { Policy } from '../../native/runtime/policy.ts';
 import { Scorer } from '../../native/runtime/scorer.ts';
 import { Learner } from '../../native/train/learner.ts';
@@ -18,12 +17,13 @@ import { arenaFor } from '../match/arena.ts';
 import { DecoderPool } from '../match/decoder-pool.ts';
 import { EventStream } from '../match/event-stream.ts';
 import { MatchBroadcast, tokenTexts } from '../match/match-events.ts';
-import { trainingSeeds, validationSeeds } from '../match/match-seeds.ts';
+import { finalSeeds, trainingSeeds, validationSeeds } from '../match/match-seeds.ts';
 import { playMatches } from '../match/play-matches.ts';
 import type { PlayedMatch } from '../match/played-match.ts';
 import { graderVerdict } from '../match/verdicts.ts';
 import { PolicyPool } from '../policies/policy-pool.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
+import { compareWithStart, type FinalComparison } from './final-comparison.ts';
 import { learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { referenceLogprobs } from './reference-logprobs.ts';
 import { flatMetrics, type MetricsLine, type PolicyMetrics, type RoleMetrics } from './metrics-line.ts';
@@ -32,7 +32,8 @@ import { planPolicies, type LearnerSettings } from './policy-plan.ts';
 import { roleRollouts } from './role-rollouts.ts';
 import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
 import { loadRunCheckpoint, policyDir, saveRunCheckpoint } from './run-checkpoint.ts';
-import { TOKENIZER_FILE, TRAINER_STATE_FILE } from './training-checkpoint.ts';
+import { BEST_DIR, CHECKPOINT_DIR, prepareRunDir, type ResumeMode } from './run-dir.ts';
+import { TOKENIZER_FILE } from './training-checkpoint.ts';
 import type { TrainerState } from './trainer-state.ts';
 import { transcriptLine, type MatchAdvantage } from './transcript-line.ts';
 import { validate } from './validate.ts';
@@ -45,7 +46,8 @@ export interface TrainRun {
   game: AnyGame;
   /** The run's base advantage estimator (the config's `advantage`, resolved from the catalog); the game adapts it per role. */
   advantage: AdvantageEstimator;
-  resume?: boolean;
+  /** Continue from `out`'s checkpoint (true), start a new run into an empty `out` (false), or either ('if-checkpoint'). */
+  resume?: ResumeMode;
   threads?: number;
   /** Stop after this many steps in total (a partial run, resumed later). */
   stopAfter?: number;
@@ -58,10 +60,11 @@ export interface TrainRun {
 export interface TrainResult {
   steps: number;
   best: TrainerState['best'];
+  /** The trained policies against their starting point on held-out problems, once the run has taken all its steps. */
+  comparison?: FinalComparison;
 }
 
-export const CHECKPOINT_DIR = 'checkpoint';
-export const BEST_DIR = 'best';
+export { BEST_DIR, CHECKPOINT_DIR };
 export const RUN_FILE = 'run.json';
 export const METRICS_FILE = 'metrics.jsonl';
 export const TRANSCRIPTS_FILE = 'transcripts.jsonl';
@@ -88,7 +91,8 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   const planned = planPolicies(game, config);
   const task = await taskByName(config.task);
   const checkpointDir = join(run.out, CHECKPOINT_DIR);
-  const resuming = run.resume === true && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
+  const trainable = planned.filter((p) => p.learner).map((p) => p.spec.name);
+  const resuming = await prepareRunDir(run.out, { resume: run.resume ?? false, best: trainable });
   const checkpoint = resuming ? await loadRunCheckpoint<TrainerState>(checkpointDir) : undefined;
   if (checkpoint) checkSameRun(checkpointDir, checkpoint.state.config, config);
   const state: TrainerState = checkpoint?.state ?? { step: 0, cursor: 0, seed: config.seed, config, nonFinite: {}, best: null, eventSeq: 0, estimators: {} };
@@ -150,6 +154,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       tokenizerJson: pool.tokenizer.json,
     });
   const last = Math.min(config.steps, run.stopAfter ?? config.steps);
+  let comparison: FinalComparison | undefined;
   try {
     while (state.step < last) {
       await run.gate?.wait();
@@ -211,17 +216,27 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       if (step % config.checkpointEvery === 0 || step === last) await save();
       run.onStep?.(line, config.steps);
     }
+    if (state.step === config.steps && config.finalComparison > 0) {
+      const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, decoders.options);
+      try {
+        const startArena = arenaFor(game, startDecoders, pool.tokenizer, stopTokens, arena.sampling);
+        comparison = await compareWithStart(arena, startArena, task, config.finalComparison, finalSeeds(config.seed), game.rotation.at(0).seats, game.validateOn);
+      } finally {
+        await startDecoders.release();
+      }
+    }
   } finally {
     await decoders.release();
     await scorers.release();
     for (const { learner } of learners.values()) await learner.release();
   }
-  return { steps: state.step, best: state.best };
+  return { steps: state.step, best: state.best, ...(comparison ? { comparison } : {}) };
 
   async function validateAndKeepBest(step: number): Promise<void> {
     const seats = game.rotation.at(0).seats;
     const result = await validate(arena, task, config.validationProblems, validationSeeds(config.seed, step), seats, game.validateOn);
     await appendJsonl(files.validation, [{ step, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, protocol: game.protocol.name }]);
+    events.publish({ type: 'validation', step, role: result.role, accuracy: result.accuracy, answerPresent: result.answerPresent });
     if (state.best !== null && result.accuracy <= state.best.accuracy) return;
     state.best = { step, accuracy: result.accuracy };
     for (const { name, learner } of learners.values()) {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LudusError, fail } from '../../core/errors.ts';
-import { loadCheckpoint, saveCheckpoint } from '../../native/io/checkpoint.ts';
+import { checkpointSource, loadCheckpoint, saveCheckpoint } from '../../native/io/checkpoint.ts';
 import { isMissingFileError } from '../../native/io/files.ts';
 import { encodeSafetensors, readSafetensors } from '../../native/io/safetensors.ts';
 import type { ModelConfig } from '../../native/model/config.ts';
@@ -23,7 +23,8 @@ export interface TrainingCheckpoint<State extends Record<string, unknown>> {
 }
 
 /**
- * Writes a checkpoint directory atomically (a temp sibling renamed into place): config.json, model.safetensors,
+ * Writes a checkpoint directory so that a crash at any moment leaves the previous or the new one loadable (see
+ * native/io/files.ts replaceDirectory): config.json, model.safetensors,
  * tokenizer.json, optimizer.safetensors (AdamW moments as m.<name> / v.<name>) and trainer_state.json.
  * The weights directory loads unchanged in Python transformers; the extra files are ignored there.
  */
@@ -36,7 +37,8 @@ export async function saveTrainingCheckpoint<State extends Record<string, unknow
   await saveCheckpoint(dir, checkpoint.config, checkpoint.weights, { extraFiles });
 }
 
-export async function loadTrainingCheckpoint<State extends Record<string, unknown>>(dir: string): Promise<TrainingCheckpoint<State>> {
+export async function loadTrainingCheckpoint<State extends Record<string, unknown>>(at: string): Promise<TrainingCheckpoint<State>> {
+  const dir = await checkpointSource(at);
   const { config, weights } = await loadCheckpoint(dir);
   const statePath = join(dir, TRAINER_STATE_FILE);
   const state = JSON.parse(await readText(statePath)) as State;

@@ -12,6 +12,8 @@ export interface Validation {
   readonly answerPresent: number;
   readonly problems: number;
   readonly role: string;
+  /** Per test problem, in order: whether the grader judged `role` correct. */
+  readonly correct: readonly boolean[];
 }
 
 /** One match per test problem, under the game's protocol and the given seats, in decoder-wide chunks. */
@@ -24,7 +26,7 @@ export async function validate<Role extends string>(
   role: Role,
 ): Promise<Validation> {
   const problems: Problem[] = task.problems('test', count);
-  let correct = 0;
+  const correct: boolean[] = [];
   let present = 0;
   const rows = arena.decoders.rows;
   for (let start = 0; start < problems.length; start += rows) {
@@ -33,9 +35,9 @@ export async function validate<Role extends string>(
     const matches = await playMatches(arena, { problems: chunk, copies: 1, seats, seeds: chunkSeeds, label: `validation/${start}` });
     for (const match of matches) {
       const verdict = graderVerdict(match, role);
-      correct += verdict?.correct ? 1 : 0;
+      correct.push(verdict?.correct === true);
       present += verdict?.answer_present ? 1 : 0;
     }
   }
-  return { accuracy: correct / problems.length, answerPresent: present / problems.length, problems: problems.length, role };
+  return { accuracy: correct.filter(Boolean).length / problems.length, answerPresent: present / problems.length, problems: problems.length, role, correct };
 }

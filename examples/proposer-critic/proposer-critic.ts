@@ -27,9 +27,9 @@ const protocol: SequentialProtocol<Role, Problem> = {
   ],
 };
 
-/** While the match runs, only the proposer sees its own answer; everyone else reads its working. */
+/** While the match runs, the critic reads the draft's working only; the proposer and spectators see it whole. */
 function withholdDraftAnswer(state: MatchState<Role, Problem>, viewer: Role | null): MatchState<Role, Problem> {
-  if (state.finished || viewer === 'proposer') return state;
+  if (state.finished || viewer !== 'critic') return state;
   return { ...state, transcript: state.transcript.map((turn) => (turn.role === 'proposer' ? { ...turn, text: workingOf(turn.text), tokens: [] } : turn)) };
 }
 

@@ -12,32 +12,32 @@ export type AgonRole = 'drafter' | 'challenger';
 
 export const AgonKnobsSchema = z.strictObject({
   /** Weight of a correct final answer (Agon §4, "Competitive reward": 2). */
-  correctWeight: z.number().min(0).default(2),
+  correctWeight: z.number().min(0).default(2).describe('weight of a correct final answer (Agon §4: 2)'),
   /**
    * Added to the challenger's correctness weight when its paired draft is wrong (Agon §4: the conversion bonus raises the
    * weight from 2 to 3). 0 is the cooperative-exchange ablation (§5: exchange without competition).
    */
-  conversionBonus: z.number().min(0).default(1),
+  conversionBonus: z.number().min(0).default(1).describe("added to the challenger's correctness weight when its paired draft is wrong (Agon §4: 2 → 3); 0: the cooperative-exchange ablation"),
   /** Weight of a well-formed answer (a box present), the "format" of "correctness-and-format rewards" (§4); ours: 1, the paper gives none. */
-  formatWeight: z.number().min(0).default(1),
+  formatWeight: z.number().min(0).default(1).describe('weight of a well-formed answer, a box present (ours: the paper gives none)'),
   /** Keep the roles fixed, A drafting and B challenging at every step: the fixed-roles ablation (§5: 52 vs 61 pass@1). */
-  fixedRoles: z.boolean().default(false),
+  fixedRoles: z.boolean().default(false).describe('A always drafts and B always challenges: the fixed-roles ablation (Agon §5)'),
   /** 'rivals': two policies (the game); 'self': one policy challenges its own draft (the self-refinement baseline, §5). */
-  pairing: z.enum(['rivals', 'self']).default('rivals'),
+  pairing: z.enum(['rivals', 'self']).default('rivals').describe('rivals: two policies; self: one policy challenges its own draft (the self-refinement baseline, Agon §5)'),
   /** Token cap of each turn, the same for draft and challenge (§4: generation count and length caps matched); ours: 128. */
-  turnTokens: z.number().int().positive().default(128),
+  turnTokens: z.number().int().positive().default(128).describe('token cap of each turn, the same for draft and challenge (Agon §4 matches caps; ours: 128)'),
   /** Also mask every standalone mention of the withheld answer in the summary (ours: see withheldSummary). */
-  maskMentions: z.boolean().default(true),
+  maskMentions: z.boolean().default(true).describe('also mask every standalone mention of the withheld answer in the summary (ours)'),
   /**
    * The policies as LoRA adapters over one frozen base (§4, "Efficient instantiation"; rank 16), or, false, two full
    * copies (an option for tiny models). A run config's `policies` entries override either.
    */
-  adapters: z.boolean().default(true),
+  adapters: z.boolean().default(true).describe('A and B as LoRA adapters (r = 16) over one frozen base (Agon §4); false: two full copies'),
   /**
    * Std of each adapter's B at initialization, so the two start behaviourally different (§4 asks for a divergent pair;
    * with PEFT's B = 0 both would start as the base); each adapter's seed differs. Ours: 0.02.
    */
-  adapterInitStdB: z.number().min(0).default(0.02),
+  adapterInitStdB: z.number().min(0).default(0.02).describe("std of each adapter's B at init, so the pair starts behaviourally different (ours: 0.02)"),
 });
 
 export type AgonKnobs = z.input<typeof AgonKnobsSchema>;

@@ -27,6 +27,8 @@ export interface EvalBenchmark {
   name: string;
   task: Task;
   split: Split;
+  /** This benchmark's grader, where it differs from the evaluation's (`EvalOptions.grade`). */
+  grade?: Grader;
 }
 
 /** Defaults of `ludus eval`; the tandem paper's values where it names one. */
@@ -146,7 +148,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
           tokenizer: options.tokenizer,
           problems,
           samples: options.samples,
-          grade: options.grade,
+          grade: options.benchmarks[b].grade ?? options.grade,
           seed: deriveSeed(options.seed, stream, b),
           onProgress: (done, total) => options.onProgress?.(`${label} ${names[b]}`, done, total),
         }),
@@ -211,7 +213,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
             tokenizer: options.tokenizer,
             problems,
             samples: options.samples,
-            grade: options.grade,
+            grade: options.benchmarks[b].grade ?? options.grade,
             seed: deriveSeed(options.seed, STREAM.handoff, v, b),
             schedule: stepHandoffSchedule(variant, config.handoff_p, boundary),
             onProgress: (done, total) => options.onProgress?.(`handoff ${variant} ${names[b]}`, done, total),

@@ -119,7 +119,7 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
         config: trainConfig,
         game: gameFor(run.catalog, trainConfig),
         advantage: advantageFor(run.catalog, trainConfig),
-        resume: true,
+        resume: 'if-checkpoint',
         threads: run.threads,
         onStep: (line, total) => progress.update(phase, line.step / total),
       });

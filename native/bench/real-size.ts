@@ -93,6 +93,7 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
   const run = async (name: string, label: string, extra: Record<string, unknown> = {}) => {
     progress(label);
     phases[name] = await phase(name.split(':')[0], { ...ctx, ...extra });
+    progress(`${name} ${JSON.stringify(shown(phases[name]))}`);
     return phases[name];
   };
   const torchRun = async (name: string, label: string, args: string[]) => {
@@ -103,6 +104,7 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
     } catch (error) {
       phases[name] = { error: { code: 'TORCH_FAILED', message: (error as Error).message.split('\n').slice(-2).join(' ') } };
     }
+    progress(`${name} ${JSON.stringify(shown(phases[name]))}`);
     return phases[name];
   };
   try {
@@ -164,11 +166,16 @@ function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>
 
 const significant = (x: number): number => Number(x.toPrecision(3));
 
+/** A phase's numbers without the per-token lists. */
+function shown(result: PhaseResult): PhaseResult {
+  const { logprobs: _l, tokens: _t, ...rest } = result;
+  return rest;
+}
+
 export function formatRealSize(r: RealSizeReport): string {
   const lines = [`${r.preset}: ${(r.parameters / 1e6).toFixed(0)}M parameters, ${r.threads} threads on ${r.cores} cores`];
   for (const [name, result] of Object.entries(r.phases)) {
-    const { logprobs: _l, tokens: _t, ...shown } = result as Record<string, unknown>;
-    lines.push(`${name.padEnd(16)} ${JSON.stringify(shown)}`);
+    lines.push(`${name.padEnd(16)} ${JSON.stringify(shown(result))}`);
   }
   lines.push(`${'summary'.padEnd(16)} ${JSON.stringify(r.summary)}`);
   return `${lines.join('\n')}\n`;

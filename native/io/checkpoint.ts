@@ -4,7 +4,7 @@ import { fail, type LudusErrorCode } from '../../core/errors.ts';
 import { parseHfConfig, toHfConfig, type ModelConfig } from '../model/config.ts';
 import { assertFiniteWeights, validateWeights, weightShapes, type Weights } from '../model/weights.ts';
 import { ensureFits, parameterCount, weightBytes } from '../model/memory.ts';
-import { isMissingFileError, pathExists, replaceDirectory, writeFileDurably } from './files.ts';
+import { isMissingFileError, pathExists, readableDirectory, replaceDirectory, writeFileDurably } from './files.ts';
 import { readSafetensors, readSafetensorsHeader, storedBytes, writeSafetensors, type EncodableDtype } from './safetensors.ts';
 
 /** A Hugging Face checkpoint directory: config.json + model.safetensors, or shards + model.safetensors.index.json. */
@@ -36,6 +36,7 @@ export async function readJson(path: string, invalidCode: LudusErrorCode): Promi
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (isMissingFileError(error)) return fail('CHECKPOINT_MISSING_FILE', `${path}: file not found`, { file: path });
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') return fail(invalidCode, `${path}: is a directory, expected a JSON file`, { file: path });
     throw error;
   }
   try {
@@ -95,8 +96,22 @@ async function loadSharded(dir: string, indexPath: string, select: (name: string
   return weights;
 }
 
+/**
+ * The directory a checkpoint saved at `dir` is read from: `dir` itself, or the complete new copy a save interrupted
+ * between its two renames left beside it. Refuses a path that holds no model (no config.json).
+ */
+export async function checkpointSource(dir: string): Promise<string> {
+  const source = await readableDirectory(dir);
+  if (source === undefined || !(await pathExists(join(source, CONFIG_FILE)))) {
+    const why = source === undefined ? 'no such directory' : (await stat(source)).isDirectory() ? `no ${CONFIG_FILE}` : `a file, not a directory with a ${CONFIG_FILE}`;
+    return fail('CHECKPOINT_MISSING_FILE', `${dir}: not a model directory (${why})`, { dir, file: join(dir, CONFIG_FILE) });
+  }
+  return source;
+}
+
 /** Loads config.json and the weights beside it, checked against the shapes the config implies. */
-export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
+export async function loadCheckpoint(at: string): Promise<Checkpoint> {
+  const dir = await checkpointSource(at);
   const configPath = join(dir, CONFIG_FILE);
   const config = parseHfConfig(await readJson(configPath, 'CONFIG_INVALID'), configPath);
   ensureFits(`${configPath}: the weights (${parameterCount(config)} parameters, held as float32)`, weightBytes(config), { file: configPath });
@@ -203,7 +218,7 @@ function checkExtraFiles(names: string[]): void {
 /**
  * Writes a checkpoint transformers can load: config.json, generation_config.json and model.safetensors (or shards
  * plus an index when larger than `shardBytes`). The directory is built beside `dir` and swapped in whole, every
- * file fsynced, so a crash leaves either the old checkpoint or the new one.
+ * file fsynced, so a crash leaves either the old checkpoint or the new one (see replaceDirectory).
  */
 export async function saveCheckpoint(dir: string, config: ModelConfig, weights: Weights, options: SaveCheckpointOptions = {}): Promise<void> {
   checkSave(dir, config, weights, options);

@@ -17,7 +17,7 @@ export function packageRoot(from: string = import.meta.url): string {
   }
 }
 
-/** A module beside `from` with the same extension: `.ts` when running from the sources, `.js` from dist/. */
+/** A module at `name` (relative to `from`) with `from`'s extension: `.ts` when running from the sources, `.js` from dist/. */
 export function siblingModule(from: string, name: string): URL {
   return new URL(`./${name}${extname(fileURLToPath(from))}`, from);
 }

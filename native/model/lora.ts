@@ -29,8 +29,8 @@ export const LoraConfigSchema = z
     targetModules: z
       .array(z.enum(LORA_TARGETS))
       .min(1)
-      .transform((list) => LORA_TARGETS.filter((t) => list.includes(t)))
       .default([...LORA_TARGETS])
+      .transform((list) => LORA_TARGETS.filter((t) => list.includes(t)))
       .describe('projections wrapped (default all seven: Agon §4 counts about 10M adapter parameters on Qwen3-0.6B at r = 16)'),
     /**
      * Standard deviation of B at initialization. PEFT's is 0 (the adapter starts as the identity); a positive value makes

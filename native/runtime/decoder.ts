@@ -183,9 +183,11 @@ export class Decoder {
       fail('INPUT_INVALID', `updatePolicy: policy "${policy.name}" has a different KV cache shape than "${member.policy.name}"`);
     }
     this.generation += 1;
-    const old = member.policy.weights;
-    // Members sharing the replaced weights object see the update too (their baked session would be stale otherwise).
-    for (const other of this.members) if (other === member || (this.options.weights === 'initializers' && other.policy.weights === old)) await this.bind(other, other === member ? policy : other.policy);
+    // With the weights baked into sessions, members sharing the replaced weights object (updated in place by a
+    // learner) get a fresh session too, or they would decode with the old values.
+    const baked = this.options.weights === 'initializers';
+    const rebound = this.members.filter((m) => m === member || (baked && m.policy.weights === member.policy.weights));
+    for (const m of rebound) await this.bind(m, m === member ? policy : m.policy);
     member.rope = new RotaryTables(policy.config);
   }
 

@@ -1,7 +1,7 @@
 import { basename, join } from 'node:path';
 import { fail } from '../../core/errors.ts';
 import { ADAPTER_CONFIG_FILE, loadAdapter, readAdapterFiles } from '../../native/io/adapter.ts';
-import { CONFIG_FILE, loadCheckpoint } from '../../native/io/checkpoint.ts';
+import { checkpointSource, CONFIG_FILE, loadCheckpoint } from '../../native/io/checkpoint.ts';
 import { adaptedWeights, withAdapter } from '../../native/model/lora.ts';
 import { pathExists } from '../../native/io/files.ts';
 import type { Policy } from '../../native/runtime/policy.ts';
@@ -16,10 +16,11 @@ export interface LoadedPolicy {
  * A Hugging Face model directory as a policy: weights, config and (when present) its tokenizer.json. A directory
  * holding an adapter in PEFT's layout and no config.json is that adapter over its recorded base_model_name_or_path.
  */
-export async function loadPolicy(dir: string, name = basename(dir)): Promise<LoadedPolicy> {
-  if (!(await pathExists(join(dir, CONFIG_FILE))) && (await pathExists(join(dir, ADAPTER_CONFIG_FILE)))) return loadAdaptedPolicy(dir, name);
+export async function loadPolicy(at: string, name = basename(at)): Promise<LoadedPolicy> {
+  if (!(await pathExists(join(at, CONFIG_FILE))) && (await pathExists(join(at, ADAPTER_CONFIG_FILE)))) return loadAdaptedPolicy(at, name);
+  const dir = await checkpointSource(at);
   const { config, weights } = await loadCheckpoint(dir);
-  const tokenizer = (await pathExists(`${dir}/tokenizer.json`)) ? await loadTokenizer(dir) : null;
+  const tokenizer = (await pathExists(join(dir, 'tokenizer.json'))) ? await loadTokenizer(dir) : null;
   const tokenizerHash = tokenizer?.hash ?? `vocab-size-${config.vocabSize}`;
   return { policy: { name, config, weights, tokenizerHash }, tokenizer };
 }

@@ -7,7 +7,8 @@ import uPlot from '/vendor/uplot.esm.js';
 const FIRST_CURVES = ['reward_mean', 'correct', 'response_len', 'share', 'loss', 'grad_norm', 'clip_frac'];
 const PALETTE = ['#1d4ed8', '#c2410c', '#047857', '#7c3aed', '#be185d', '#0e7490', '#a16207'];
 const FIXED_COLORS = { senior: 'var(--senior)', junior: 'var(--junior)' };
-const LISTED_FINISHED = 300;
+const LISTED_FINISHED = 5000;
+const PAGE = 500;
 
 const $ = (id) => document.getElementById(id);
 const keyOf = (run, matchId) => `${run}\u0000${matchId}`;
@@ -17,7 +18,7 @@ const el = (tag, props = {}, text) => {
   return node;
 };
 
-const model = { seq: -1, runs: new Map(), live: new Map(), finished: [], metrics: new Map(), leaderboard: [] };
+const model = { seq: -1, runs: new Map(), live: new Map(), finished: [], metrics: new Map(), leaderboard: [], pages: new Map() };
 const ui = { selected: null, follow: true, run: null, view: null, charts: null, chartsRun: null, chartsLayout: '', figures: [], listsDirty: false, socket: null };
 
 function colorOf(role) {
@@ -62,14 +63,23 @@ class MatchView {
     return turn;
   }
 
-  text(turnIndex, author, text) {
-    const span = el('span', { className: this.pendingHandoff ? 'tok handoff' : 'tok' }, text);
+  text(turnIndex, author, text, specials) {
+    const turn = this.turn(turnIndex);
+    const names = Object.values(specials ?? {});
+    // A special token (end of text, chat markers) shows as a marker drawn by CSS, so the text stays the text.
+    const span = el('span', { className: `${this.pendingHandoff ? 'tok handoff' : 'tok'}${names.length > 0 && !text ? ' special' : ''}` }, text);
+    if (names.length > 0 && !text) span.dataset.special = names.join(' ');
     span.dataset.author = author;
     span.style.setProperty('--c', colorOf(author));
     this.pendingHandoff = false;
-    const turn = this.turn(turnIndex);
     turn.tokens.append(span);
     turn.spans.push(span);
+    for (const name of text ? names : []) {
+      const marker = el('span', { className: 'special', title: name });
+      marker.dataset.special = name;
+      turn.tokens.append(marker);
+    }
+    turn.authors = new Set([...(turn.authors ?? []), author]);
   }
 
   /** A verdict on one reasoning step, drawn right after that step's last token; on a whole turn, beside the turn. */
@@ -113,7 +123,7 @@ class MatchView {
   apply(event) {
     switch (event.type) {
       case 'tokens':
-        if (event.authors.length > 0) this.text(event.turn, event.authors[0], event.text ?? '');
+        if (event.authors.length > 0) this.text(event.turn, event.authors[0], event.text ?? '', event.specials);
         break;
       case 'handoff':
         this.pendingHandoff = true;
@@ -127,7 +137,9 @@ class MatchView {
       case 'turn-end': {
         const turn = this.turn(event.turn);
         turn.stepEnds = event.stepEnds ?? null;
-        turn.label.textContent = `turn ${event.turn} · ${event.role}${this.seats[event.role] ? ` (${this.seats[event.role]})` : ''} · ${event.tokenCount} tokens · ${event.finish}`;
+        const authors = [...(turn.authors ?? [])];
+        const who = authors.length > 1 ? `co-written by ${authors.map((role) => `${role}${this.seats[role] ? ` (${this.seats[role]})` : ''}`).join(' and ')}` : `${event.role}${this.seats[event.role] ? ` (${this.seats[event.role]})` : ''}`;
+        turn.label.textContent = `turn ${event.turn} · ${who} · ${event.tokenCount} tokens · ${event.finish}`;
         break;
       }
       case 'verdict':
@@ -207,6 +219,12 @@ function loadSnapshot(snapshot) {
   model.finished = snapshot.finished.slice();
   model.metrics = new Map(Object.entries(snapshot.metrics).map(([run, points]) => [run, points.slice()]));
   model.leaderboard = snapshot.leaderboard;
+  // A recorded run lists its newest matches; the page before them is where "earlier matches" starts.
+  model.pages = new Map(
+    snapshot.runs
+      .filter((run) => run.matches !== undefined)
+      .map((run) => [run.id, { offset: run.matches - snapshot.finished.filter((match) => match.run === run.id).length, total: run.matches }]),
+  );
   ui.run ??= snapshot.runs[0]?.id ?? null;
   if (ui.selected && model.live.has(keyOf(ui.selected.run, ui.selected.matchId))) select(ui.selected.run, ui.selected.matchId, false);
   else if (ui.follow) followLive();
@@ -232,6 +250,16 @@ function apply(event) {
       model.metrics.set(event.run, points);
       if (event.run === ui.chartsRun) updateCharts();
       else if (!ui.chartsRun) drawCharts();
+      break;
+    }
+    case 'validation': {
+      const points = model.metrics.get(event.run) ?? [];
+      const metrics = { [`validation/${event.role}/accuracy`]: event.accuracy, [`validation/${event.role}/answer_present`]: event.answerPresent };
+      const same = points.find((point) => point.step === event.step);
+      if (same) Object.assign(same.metrics, metrics);
+      else points.push({ step: event.step, metrics });
+      model.metrics.set(event.run, points);
+      if (event.run === ui.chartsRun) updateCharts();
       break;
     }
     case 'rating-change':
@@ -291,10 +319,56 @@ function renderLists() {
     return item;
   };
   $('live').replaceChildren(...[...model.live.values()].map((live) => matchItem(live.summary)));
-  $('finished').replaceChildren(...model.finished.slice(-LISTED_FINISHED).reverse().map(matchItem));
+  $('finished').replaceChildren(...finishedGroups(model.finished.slice(-LISTED_FINISHED), matchItem));
+  const current = model.runs.get(ui.run ?? '');
+  $('control').hidden = current !== undefined && current.actions.length === 0;
+  const recorded = [...model.runs.values()].filter((run) => run.status === 'recorded');
+  $('connection').textContent = ui.socket?.readyState === WebSocket.OPEN ? (recorded.length > 0 && recorded.length === model.runs.size ? 'replay' : 'live') : $('connection').textContent;
+  $('older').hidden = ![...model.pages.values()].some((page) => page.offset > 0);
   $('leaderboard-section').hidden = model.leaderboard.length === 0;
   $('leaderboard').replaceChildren(...model.leaderboard.map((row) => el('li', {}, `${row.entrant} · ${Math.round(row.rating)} (${row.system})`)));
   markLists();
+}
+
+/**
+ * Finished matches grouped by step (the matchId's first part) and, within a step, ordered by problem: each group a
+ * <details>, the newest steps first and open.
+ */
+function finishedGroups(matches, matchItem) {
+  const steps = new Map();
+  for (const match of matches) {
+    const [step, ...rest] = match.matchId.split('/');
+    const key = `${match.run} · ${step}`;
+    if (!steps.has(key)) steps.set(key, []);
+    steps.get(key).push({ match, problem: rest.slice(0, -1).join('/') });
+  }
+  const groups = [...steps.entries()].reverse();
+  return groups.map(([key, items], i) => {
+    const details = el('details', { open: groups.length <= 8 || i < 2 });
+    details.append(el('summary', {}, `${key} (${items.length})`));
+    const list = el('ul');
+    list.append(...items.sort((a, b) => a.problem.localeCompare(b.problem, undefined, { numeric: true })).map(({ match }) => matchItem(match)));
+    details.append(list);
+    return details;
+  });
+}
+
+/** Asks for the page of a recorded run's matches just before the earliest one held. */
+function loadOlder() {
+  for (const [run, page] of model.pages) {
+    if (page.offset === 0) continue;
+    const start = Math.max(0, page.offset - PAGE);
+    send({ type: 'matches', run, offset: start, limit: page.offset - start });
+    return;
+  }
+}
+
+function addPage(page) {
+  const known = new Set(model.finished.filter((match) => match.run === page.run).map((match) => match.matchId));
+  const fresh = page.matches.filter((match) => !known.has(match.matchId));
+  model.finished = [...fresh, ...model.finished];
+  model.pages.set(page.run, { offset: page.offset, total: page.total });
+  renderLists();
 }
 
 function markLists() {
@@ -322,9 +396,16 @@ function curvesOf(run) {
   return [...figures.values()].sort((a, b) => rank(a) - rank(b) || a.id.localeCompare(b.id));
 }
 
+/** Exponential moving average (weight 0.3 on each new point), gaps left as gaps: what "smooth" draws. */
+function smoothed(values) {
+  let last = null;
+  return values.map((value) => (value === null ? null : (last = last === null ? value : 0.3 * value + 0.7 * last)));
+}
+
 function curveData(run, figure) {
-  const points = model.metrics.get(run) ?? [];
-  return [points.map((point) => point.step), ...[...figure.series.values()].map((key) => points.map((point) => point.metrics[key] ?? null))];
+  const points = [...(model.metrics.get(run) ?? [])].sort((a, b) => a.step - b.step);
+  const series = [...figure.series.values()].map((key) => points.map((point) => point.metrics[key] ?? null));
+  return [points.map((point) => point.step), ...($('smooth').checked ? series.map(smoothed) : series)];
 }
 
 function drawCharts() {
@@ -350,13 +431,13 @@ function drawCharts() {
     const options = {
       width: 320,
       height: 170,
-      legend: { show: names.length > 1 },
+      legend: { show: names.length > 1, live: false },
       scales: { x: { time: false } },
       axes: [
         { label: 'step', size: 36 },
         { label: figure.name, size: 60, values: (_, ticks) => ticks.map((tick) => Number(tick.toPrecision(3)).toString()) },
       ],
-      series: [{ label: 'step' }, ...names.map((name) => ({ label: name, stroke: colorOf(name), width: 1.5, spanGaps: true }))],
+      series: [{ label: 'step' }, ...names.map((name) => ({ label: name, stroke: colorOf(name), width: 1.5, spanGaps: true, points: { show: true, size: 4 } }))],
     };
     return new uPlot(options, curveData(run, figure), node);
   });
@@ -402,6 +483,8 @@ function connect() {
         return;
       case 'match':
         return showRecorded(data);
+      case 'matches':
+        return addPage(data);
       case 'control-ok':
         $('control-status').textContent = `${data.action}: done`;
         return;
@@ -418,6 +501,12 @@ for (const button of document.querySelectorAll('#control button')) {
     send({ type: 'control', run, action: button.dataset.action, token: $('token').value });
   };
 }
+
+$('older').onclick = loadOlder;
+$('smooth').onchange = () => {
+  ui.chartsRun = null;
+  drawCharts();
+};
 
 setInterval(() => {
   if (ui.listsDirty) renderLists();

@@ -17,6 +17,7 @@ describe('ludus eval', () => {
         ['--handoff-p', '1.5'],
         ['--top-p', 'x'],
         ['--split', 'dev'],
+        ['--extract', 'boxed,guess'],
       ]) {
         const result = await runLudus(['eval', '--model', '/nonexistent', '--task', 'arithmetic', flag, value]);
         expect(result.code, `${flag} ${value}`).toBe(2);

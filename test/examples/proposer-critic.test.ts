@@ -30,14 +30,13 @@ const midMatch = (finished: boolean): MatchState<Role, Problem> => ({
 
 describe('proposerCritic (a two-role sequential game in examples/)', () => {
   describe('having a draft that boxes its answer', () => {
-    it('should show the critic and spectators only its working while the match runs', () => {
-      for (const viewer of ['critic', null] as const) {
-        expect(game.view(midMatch(false), viewer).transcript[0]).toMatchObject({ text: 'We add 12 and 30.\n\n12 + 30 = 42.', tokens: [] });
-      }
+    it('should show the critic only its working while the match runs', () => {
+      expect(game.view(midMatch(false), 'critic').transcript[0]).toMatchObject({ text: 'We add 12 and 30.\n\n12 + 30 = 42.', tokens: [] });
     });
 
-    it('should show the proposer its own draft, and everyone the whole draft once the match is over', () => {
+    it('should show the proposer and spectators the whole draft, and the critic too once the match is over', () => {
       expect(game.view(midMatch(false), 'proposer').transcript[0].text).toBe(DRAFT);
+      expect(game.view(midMatch(false), null).transcript[0].text).toBe(DRAFT);
       expect(game.view(midMatch(true), 'critic').transcript[0].text).toBe(DRAFT);
     });
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,8 +22,18 @@ export default definePlugin({ name: 'my-games', ludus: '^0.1.0', games: [{ name:
 
 describe('the published package', () => {
   it('should pack to JavaScript with .d.ts, install into a fresh project, type-check a user game importing ludus, and train it through npx ludus train --plugin', { timeout: 600_000 }, async () => {
+    // Pack a copy of the checkout (its tracked files, with this checkout's node_modules), so building dist/ for the
+    // tarball never touches the dist/ that other tests' `ludus` processes are running from.
+    const copy = await mkdtemp(join(tmpdir(), 'ludus-pack-source-'));
+    const { stdout: tracked } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, maxBuffer: 64 << 20 });
+    for (const file of tracked.split('\0').filter((name) => name !== '')) {
+      await mkdir(dirname(join(copy, file)), { recursive: true });
+      await copyFile(join(ROOT, file), join(copy, file));
+    }
+    await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
     const project = await mkdtemp(join(tmpdir(), 'ludus-user-project-'));
-    await run('npm', ['pack', '--pack-destination', project], { cwd: ROOT, env, maxBuffer: 64 << 20 });
+    await run('npm', ['run', 'build'], { cwd: copy, env, maxBuffer: 64 << 20 });
+    await run('npm', ['pack', '--pack-destination', project], { cwd: copy, env, maxBuffer: 64 << 20 });
     const [tarball] = (await readdir(project)).filter((name) => name.endsWith('.tgz'));
     expect(tarball).toMatch(/^ludus-\d+\.\d+\.\d+\.tgz$/);
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'user-project', version: '1.0.0', type: 'module', private: true }));

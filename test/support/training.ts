@@ -9,7 +9,7 @@ import { train, type TrainResult, type TrainRun } from '../../engine/trainer/tra
 
 /** A training config on the shipped base at a tiny scale: one problem × a group of 4 per step, short responses. */
 export const tinyConfig = (overrides: Partial<TrainConfigInput> = {}): TrainConfig =>
-  TrainConfigSchema.parse({ game: 'tandem', steps: 4, problemsPerStep: 1, groupSize: 4, maxNewTokens: 96, checkpointEvery: 2, validateEvery: 0, ...overrides });
+  TrainConfigSchema.parse({ game: 'tandem', steps: 4, problemsPerStep: 1, groupSize: 4, maxNewTokens: 96, checkpointEvery: 2, validateEvery: 0, finalComparison: 0, ...overrides });
 
 /** Trains in-process from the catalog (built-in plugins and the config's plugin files), into a fresh directory unless `out` is given. */
 export async function runTraining(config: TrainConfig, options: Partial<Omit<TrainRun, 'config' | 'game' | 'advantage'>> = {}): Promise<{ out: string; result: TrainResult }> {

@@ -1,4 +1,4 @@
-// `npm run build` (and `npm pack`, through prepack): compiles the sources to dist/ as JavaScript with .d.ts files, and
+// `npm run build` (before `npm pack`: install scripts are off in this checkout): compiles the sources to dist/ as JavaScript with .d.ts files, and
 // copies the one plain-JavaScript module the compiler does not emit (the worker-thread bootstrap).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';

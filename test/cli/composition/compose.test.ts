@@ -116,6 +116,9 @@ describe('the catalog of pieces games are made of', () => {
     expect(grader('0.5', 'so \\boxed{1/2}').correct).toBe(true);
     expect(exact('0.5', 'so \\boxed{1/2}').correct).toBe(false);
     expect(exact('yes', 'so \\boxed{ yes }').correct).toBe(true);
+    const full = catalog.graders.create('math-full');
+    expect(grader('0.5', 'The final answer is $\\frac{1}{2}$.')).toMatchObject({ answer_present: false, correct: false });
+    expect(full('0.5', 'The final answer is $\\frac{1}{2}$.')).toMatchObject({ answer_present: true, correct: true });
     const rule = catalog.rewardRules.create('team-boxed-answer', { roles: ['senior', 'junior'], grader });
     const match = { problem: { id: 'p', prompt: '1+1', answer: '2' }, transcript: [{ turn: 0, role: 'senior', tokens: [], text: 'it is \\boxed{2}' }] };
     expect(await rule(match as never)).toEqual({

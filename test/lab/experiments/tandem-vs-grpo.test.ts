@@ -106,7 +106,7 @@ describe('ExperimentConfigSchema', () => {
         [{ checkpoint: 'latest' }, 'checkpoint'],
         [{ eval: { axes: ['speed'] } }, 'eval.axes.0'],
         [{ eval: { samples: 0 } }, 'eval.samples'],
-        [{ colour: 'red' }, ''],
+        [{ colour: 'red' }, 'colour'],
       ]);
     });
   });

@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,10 +12,9 @@ import { adaptedWeights, adapterShapes, initAdapter, parseLoraConfig, withAdapte
 import { presetConfig } from '../../../native/model/presets.ts';
 import { LudusError, type LudusErrorCode } from '../../../core/errors.ts';
 import { randomModel } from '../../support/models.ts';
+import { describeNeeding, PYTHON, pythonMissing } from '../../support/optional.ts';
 
-const PYTHON = '/usr/bin/python3';
 const SCRIPT = join(import.meta.dirname, '../../../tools/python/qwen3_reference.py');
-const torchAvailable = spawnSync(PYTHON, ['-c', 'import torch, numpy'], { stdio: 'ignore' }).status === 0;
 
 let dir = '';
 beforeAll(async () => {
@@ -96,7 +95,7 @@ describe('adapters in PEFT\'s layout', () => {
     });
   });
 
-  describe.skipIf(!torchAvailable)('with PyTorch', () => {
+  describeNeeding('PyTorch', pythonMissing(['torch', 'numpy']), 'with PyTorch', () => {
     it('loads an adapter PyTorch wrote in PEFT\'s layout, with the values it stored', async () => {
       const checkpoint = join(dir, 'torch-base');
       await saveCheckpoint(checkpoint, base, weights);
