@@ -67,6 +67,23 @@ export function adapterShapes(c: ModelConfig): Map<string, number[]> {
   return shapes;
 }
 
+export const isAdapterTensor = (name: string): boolean => name.endsWith('.lora_A.weight') || name.endsWith('.lora_B.weight');
+
+/**
+ * Several adapters of one LoRA shape as the stacks a multi-adapter decode graph reads: per adapter tensor, the
+ * adapters' copies one after another, [N, ...dims]. Adapter i is row index i of `adapter_index`.
+ */
+export function stackAdapters(c: ModelConfig, adapters: readonly Weights[]): Weights {
+  const stacks: Weights = new Map();
+  for (const [name, dims] of adapterShapes(c)) {
+    const size = dims[0] * dims[1];
+    const data = new Float32Array(adapters.length * size);
+    adapters.forEach((adapter, i) => data.set(adapter.get(name)!.data, i * size));
+    stacks.set(name, { dims: [adapters.length, ...dims], data });
+  }
+  return stacks;
+}
+
 /** Every tensor a graph of this config reads: the base's, then the adapter's. */
 export const graphTensorShapes = (c: ModelConfig): Map<string, number[]> => new Map([...weightShapes(c), ...adapterShapes(c)]);
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { adaptedWeights, adapterParameterCount, adapterShapes, initAdapter, mergeAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
+import { adaptedWeights, adapterOf, adapterParameterCount, adapterShapes, initAdapter, mergeAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
 import { presetConfig } from '../../../native/model/presets.ts';
 import { cloneWeights } from '../../../native/model/weights.ts';
 import { Scorer } from '../../../native/runtime/scorer.ts';
@@ -78,4 +78,26 @@ describe('LoRA adapters', () => {
     for (let t = 1; t < sequences[0].length; t++) expect(fromLearner[t - 1]).toBeCloseTo(fromDecoder[0][t]!, 4);
     expectReference(fromDecoder, mergeAdapter(policy.config, policy.weights));
   });
+
+  it('scores rows of one batch under different adapters over the one base, each as that adapter alone does', async () => {
+    const one = adapted({ r: 4, alpha: 8, targetModules: ['q_proj', 'v_proj', 'o_proj', 'down_proj'], initStdB: 0.3 }, 7);
+    const two = adapted({ r: 4, alpha: 8, targetModules: ['q_proj', 'v_proj', 'o_proj', 'down_proj'], initStdB: 0.3 }, 8);
+    const adapterOf = [0, 1, 1, 0];
+    const batch = [sequences[0], sequences[0], sequences[1], sequences[1]];
+    const mixed = await Scorer.create({ ...one, weights }, { threads: 1, adapters: [adapterTensors(one), adapterTensors(two)] });
+    opened.push(mixed);
+    const scored = await mixed.score(batch, { adapterOf });
+    const alone = [await scoreWith(one), await scoreWith(two)];
+    for (const [row, seq] of batch.entries()) {
+      const expected = alone[adapterOf[row]][sequences.indexOf(seq)];
+      for (let t = 1; t < seq.length; t++) expect(scored[row].logprobs[t]).toBeCloseTo(expected[t]!, 5);
+    }
+    // The two adapters do differ on the same sequence, so the rows really took their own.
+    expect(Math.abs(scored[0].logprobs[3]! - scored[1].logprobs[3]!)).toBeGreaterThan(1e-4);
+    await expect(mixed.score(batch, { adapterOf: [0, 1, 2, 0] })).rejects.toThrow(/INPUT_INVALID/);
+  });
 });
+
+function adapterTensors(policy: Policy) {
+  return adapterOf(policy.config, policy.weights);
+}
