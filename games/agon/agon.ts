@@ -26,6 +26,8 @@ export const AgonKnobsSchema = z.strictObject({
   pairing: z.enum(['rivals', 'self']).default('rivals').describe('rivals: two policies; self: one policy challenges its own draft (the self-refinement baseline, Agon §5)'),
   /** Token cap of each turn, the same for draft and challenge (§4: generation count and length caps matched); ours: 128. */
   turnTokens: z.number().int().positive().default(128).describe('token cap of each turn, the same for draft and challenge (Agon §4 matches caps; ours: 128)'),
+  /** How the challenger's prompt holds the summary (see challengePrompt); ours: 'continue'. */
+  challengeLayout: z.enum(['continue', 'context']).default('continue').describe("the challenger's prompt: continue the summary as the start of its answer, or read it as context before the plain prompt (ours: continue)"),
   /** Also mask every standalone mention of the withheld answer in the summary (ours: see withheldSummary). */
   maskMentions: z.boolean().default(true).describe('also mask every standalone mention of the withheld answer in the summary (ours)'),
   /**
@@ -42,9 +44,16 @@ export const AgonKnobsSchema = z.strictObject({
 
 export type AgonKnobs = z.input<typeof AgonKnobsSchema>;
 
-/** The challenger's prompt: the drafter's summary (answer withheld), then the plain problem prompt. */
-export function challengePrompt(summary: string, problem: Problem): string {
-  return `A rival's draft, its final answer withheld:\n${summary}\n\n${problem.prompt}`;
+/**
+ * The challenger's prompt. 'context': the summary under a header, then the plain problem prompt for a fresh answer
+ * (the paper's models read the summary as context). 'continue' (ours, the default): the problem, then the summary as
+ * the start of the answer, which the challenger continues — checking, correcting or finishing it — to its own final
+ * answer; the small embedded base, pretrained on plain prompts only, answered nothing right under 'context' (0% on
+ * the first steps) and follows 'continue'.
+ */
+export function challengePrompt(summary: string, problem: Problem, layout: 'context' | 'continue'): string {
+  if (layout === 'context') return `A rival's draft, its final answer withheld:\n${summary}\n\n${problem.prompt}`;
+  return summary === '' ? problem.prompt : `${problem.prompt}${summary}\n\n`;
 }
 
 /**
@@ -71,7 +80,7 @@ export function agonGame(knobs: unknown, grade: Grader) {
       name: 'draft-then-challenge',
       turns: [
         { role: 'drafter', template: (_, problem) => problem.prompt, maxTokens: k.turnTokens },
-        { role: 'challenger', template: ([draft], problem) => challengePrompt(draft.text, problem), maxTokens: k.turnTokens },
+        { role: 'challenger', template: ([draft], problem) => challengePrompt(draft.text, problem, k.challengeLayout), maxTokens: k.turnTokens },
       ],
     },
     view: agonView(summaryOf),

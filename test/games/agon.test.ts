@@ -55,22 +55,22 @@ describe('agon', () => {
     });
 
     it('lets no path carry the draft\'s final answer into the challenger\'s context (random drafts, through the view and the template)', () => {
-      const game = agonGame({}, grade);
       const rng = new Rng(11);
       for (let i = 0; i < 300; i++) {
+        const game = agonGame({ challengeLayout: i % 2 === 0 ? 'continue' : 'context' }, grade);
         const answer = String(rng.int(1000));
         const other = String(rng.int(1000));
         const steps = [`Ones: ${other} minus ${answer} is ${answer}.`, `Tens: ${answer}${answer} and ${answer}.${other}, write ${answer}.`, `The answer is \\boxed{${answer}}.`];
         const draft = `<think>I guess ${answer}</think>${steps.join('\n\n')}`;
         const prompt = challengerPrompt(game, draft);
-        expect(prompt.endsWith(problem.prompt)).toBe(true);
-        const context = prompt.slice(0, prompt.length - problem.prompt.length);
+        expect(prompt).toContain(problem.prompt);
+        const context = prompt.replace(problem.prompt, '');
         expect(context.match(new RegExp(`(?<![0-9.])${answer}(?![0-9]|\\.[0-9])`, 'g')), `${draft}\n→ ${context}`).toBeNull();
         expect(context).toContain(WITHHELD);
         expect(prompt).not.toContain('\\boxed{');
         expect(prompt).not.toContain('I guess');
       }
-      const seen = game.view(match(boxed('52')), 'challenger').transcript[0];
+      const seen = agonGame({}, grade).view(match(boxed('52')), 'challenger').transcript[0];
       expect(seen.tokens).toEqual([]);
       expect(seen.secret).toBeUndefined();
       expect(seen.stepEnds).toBeUndefined();
