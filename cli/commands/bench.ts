@@ -16,6 +16,7 @@ import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../na
 import { benchBpe } from '../../plugins/tokenizers/bpe-bench.ts';
 import { benchViewer, formatViewerBench } from '../bench/bench-viewer.ts';
 import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
+import { benchTournament, formatTournamentBench } from '../../lab/tournament/bench/tournament-bench.ts';
 import { composePlugins } from '../composition/compose.ts';
 import { gameFor } from '../../engine/trainer/run-pieces.ts';
 import { forceThreadsOption, threadsOption } from '../options.ts';
@@ -144,6 +145,21 @@ export function register(program: Command): void {
         onProgress: (label) => process.stderr.write(`bench: ${label}\n`),
       });
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatViewerBench(report));
+    });
+  bench
+    .command('tournament')
+    .description('a round-robin of N distinct checkpoints on short solo matches (loaded as they play, every entrant one batch) against one policy playing as many matches in batches of the same width; peak RSS of each')
+    .option('--entrants <n>', 'entrants in the round-robin', (v) => Number(v), 16)
+    .option('--problems <n>', 'problems each entrant plays', (v) => Number(v), 4)
+    .option('--copies <n>', 'matches per problem (a batch is problems × copies rows)', (v) => Number(v), 8)
+    .option('--new-tokens <n>', 'response length cap', (v) => Number(v), 64)
+    .option('--max-loaded <n>', 'entrants held in memory at once', (v) => Number(v), 8)
+    .option('--repeats <n>', 'interleaved repeats; medians are reported', (v) => Number(v), 3)
+    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 2)
+    .option('--json', 'print one JSON line')
+    .action(async (opts) => {
+      const report = await benchTournament({ ...opts, catalog: await composePlugins(), onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
+      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatTournamentBench(report));
     });
   bench
     .command('grader')

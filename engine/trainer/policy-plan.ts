@@ -5,7 +5,7 @@ import type { LrSchedule } from '../../native/train/lr-schedule.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import type { PolicySpec } from '../policies/policy-pool.ts';
 import { parseConfig } from '../../core/parse-config.ts';
-import { PolicyConfigSchema, type PolicyConfig, type TrainConfig } from './train-config.ts';
+import { PolicyConfigSchema, type LearnerSettingsInput, type PolicyConfig, type TrainConfig } from './train-config.ts';
 
 /** How a trainable policy learns, every field resolved (its own setting, else the run's). */
 export interface LearnerSettings {
@@ -49,18 +49,20 @@ export function planPolicies(game: Game, config: TrainConfig): PlannedPolicy[] {
       ...(own.adapter ? { adapter: { ...own.adapter, seed: own.adapter.seed ?? adapterSeed(config.seed, index) } } : {}),
     };
     if (!rotationTrains) return { spec };
-    return {
-      spec,
-      learner: {
-        schedule: own.schedule ?? config.schedule,
-        clipLow: own.clipLow ?? config.clipLow,
-        clipHigh: own.clipHigh ?? config.clipHigh,
-        weightDecay: own.weightDecay ?? config.weightDecay,
-        maxGradNorm: own.maxGradNorm ?? config.maxGradNorm,
-        normalization: own.normalization ?? config.normalization,
-      },
-    };
+    return { spec, learner: learnerSettings(own, config) };
   });
+}
+
+/** A trainable policy's learner settings: each its own where it sets one, else the run's. */
+export function learnerSettings(own: LearnerSettingsInput, run: Pick<TrainConfig, 'schedule' | 'clipLow' | 'clipHigh' | 'weightDecay' | 'maxGradNorm' | 'normalization'>): LearnerSettings {
+  return {
+    schedule: own.schedule ?? run.schedule,
+    clipLow: own.clipLow ?? run.clipLow,
+    clipHigh: own.clipHigh ?? run.clipHigh,
+    weightDecay: own.weightDecay ?? run.weightDecay,
+    maxGradNorm: own.maxGradNorm ?? run.maxGradNorm,
+    normalization: own.normalization ?? run.normalization,
+  };
 }
 
 const ADAPTER_SEED_TAG = 0x10ad;
