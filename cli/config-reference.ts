@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { KlRegKnobsSchema } from '../games/kl-reg.ts';
 import { TandemKnobsSchema } from '../games/tandem.ts';
 import { TangoKnobsSchema } from '../games/tango.ts';
+import { AgonKnobsSchema } from '../games/agon/agon.ts';
 import { RolloutServersSchema } from '../engine/remote/remote-config.ts';
-import { PolicyConfigSchema, TrainConfigSchema } from '../engine/trainer/train-config.ts';
+import { PolicyAdapterSchema, PolicyConfigSchema, TrainConfigSchema } from '../engine/trainer/train-config.ts';
 import { LrScheduleSchema } from '../native/train/lr-schedule.ts';
 import {
   EntrantSchema,
@@ -27,10 +28,12 @@ const SECTIONS: readonly Section[] = [
   { title: 'Training config', intro: '`ludus train GAME --config FILE` (JSON). Every field is optional but `game`, which the command line gives.', schema: TrainConfigSchema },
   { title: 'Policy', intro: 'One entry of `policies`: a policy slot of the game, bound for this run.', schema: PolicyConfigSchema },
   { title: 'Rollout servers', intro: '`rolloutServers`: rollouts on vLLM or SGLang servers (or `ludus serve-model`) over HTTP; the learner stays in-process.', schema: RolloutServersSchema },
+  { title: 'LoRA adapter', intro: '`adapter` of a policy: a LoRA adapter trained over its frozen `init` instead of a full copy.', schema: PolicyAdapterSchema },
   { title: 'Learning-rate schedule', intro: '`schedule`, at the top level or in a policy.', schema: LrScheduleSchema },
   { title: 'Knobs of `tandem`', intro: '`knobs` when `game` is `tandem` (Tandem RL).', schema: TandemKnobsSchema },
   { title: 'Knobs of `kl-reg`', intro: '`knobs` when `game` is `kl-reg` (the tandem paper\'s KL-Reg ablation).', schema: KlRegKnobsSchema },
   { title: 'Knobs of `tango`', intro: '`knobs` when `game` is `tango` (RL Tango: a generator and a generative step verifier trained together).', schema: TangoKnobsSchema },
+  { title: 'Knobs of `agon`', intro: '`knobs` when `game` is `agon` (Agon: two policies drafting and challenging in rotation).', schema: AgonKnobsSchema },
   {
     title: 'Tournament config',
     intro: '`ludus tournament CONFIG` (JSON; README "Tournaments"). Sampling and learner fields mean what they mean in a training config; the learner fields apply to every trainable entrant that does not set its own.',

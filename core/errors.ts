@@ -33,7 +33,10 @@ export type LudusErrorCode =
   | 'ADAPTERS_UNSUPPORTED'
   | 'REMOTE_UNAVAILABLE'
   | 'REMOTE_REJECTED'
-  | 'REMOTE_RESPONSE_INVALID';
+  | 'REMOTE_RESPONSE_INVALID'
+  | 'ADAPTER_RANK_MISMATCH'
+  | 'ADAPTER_TARGET_MISMATCH'
+  | 'ADAPTER_BASE_MISMATCH';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

@@ -1,4 +1,5 @@
 import { definePlugin } from '../core/plugin-module.ts';
+import { agonGame } from './agon/agon.ts';
 import { grpoGame } from './grpo.ts';
 import { klRegGame } from './kl-reg.ts';
 import { tandemGame } from './tandem.ts';
@@ -12,5 +13,6 @@ export const builtInGames = definePlugin({
     { name: 'grpo', create: ({ grader, knobs }) => grpoGame(knobs, grader) },
     { name: 'kl-reg', create: ({ grader, knobs }) => klRegGame(knobs, grader) },
     { name: 'tango', create: ({ grader, knobs }) => tangoGame(knobs, grader) },
+    { name: 'agon', create: ({ grader, knobs }) => agonGame(knobs, grader) },
   ],
 });

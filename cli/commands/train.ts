@@ -17,7 +17,7 @@ interface TrainOptions extends WatchOptions, RunOptions {
 export function register(program: Command): void {
   const command = program
     .command('train')
-    .description('RL on any game in the catalog (tandem, grpo, kl-reg, or a --plugin module\'s) from base models; every policy the game\'s rotation trains learns with its own optimizer; resumable')
+    .description('RL on any game in the catalog (tandem, grpo, kl-reg, agon, or a --plugin module\'s) from base models; every policy the game\'s rotation trains learns with its own optimizer; resumable')
     .argument('<game>', 'a game id (see `ludus games`)')
     .option(...pluginOption)
     .option('--config <file>', 'JSON training config (see engine/trainer/train-config.ts; `policies` binds the game\'s policies to checkpoints and learner settings)')

@@ -46,6 +46,11 @@ export interface GameDefinition<Role extends string, Problem> {
   readonly validateOn?: NoInfer<Role>;
   /** The task a run plays when its config names none (Tango: last-letter, its paper's task with gold step labels); the run config's default when absent. */
   readonly defaultTask?: string;
+  /**
+   * Per policy: how a run binds it when the run config's `policies` entry does not say (the same fields, checked by the
+   * trainer; the config's own fields win). Agon: its two policies are LoRA adapters over one frozen base.
+   */
+  readonly policyDefaults?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 /** A validated game: its definition with every default filled in, and its knobs (the papers' hyperparameters) alongside. */
@@ -89,6 +94,7 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
     if (terms?.entropy && !(Number.isFinite(terms.entropy.coef) && terms.entropy.coef >= 0)) invalid(`losses.${role}.entropy.coef`, `must be a finite number ≥ 0, got ${terms.entropy.coef}`);
   }
   if (definition.defaultTask !== undefined && (typeof definition.defaultTask !== 'string' || definition.defaultTask === '')) invalid('defaultTask', 'must be a task name');
+  for (const name of Object.keys(definition.policyDefaults ?? {})) if (!policies.includes(name)) invalid('policyDefaults', `names "${name}", which is not one of the game's policies`);
   const validateOn = definition.validateOn ?? definition.trainable[0];
   if (!roles.has(validateOn)) invalid('validateOn', `names "${validateOn}", which is not one of the roles`);
 
@@ -101,6 +107,7 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
     advantages: definition.advantages ?? {},
     sharedTurns: definition.sharedTurns ?? (() => 0),
     validateOn,
+    policyDefaults: definition.policyDefaults ?? {},
   }) as Game<Role, P, Knobs>;
 }
 

@@ -1,6 +1,7 @@
 import { fail } from '../../core/errors.ts';
 import { pathExists } from '../../native/io/files.ts';
-import { cloneWeights, type Weights } from '../../native/model/weights.ts';
+import { cloneWeights, validateTensors, type Weights } from '../../native/model/weights.ts';
+import { adaptedWeights, adapterShapes, initAdapter, withAdapter, type LoraConfig } from '../../native/model/lora.ts';
 import { assertSharedTokenizer, type Policy } from '../../native/runtime/policy.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { loadPolicy, type LoadedPolicy } from '../../plugins/policies/load-policy.ts';
@@ -12,11 +13,14 @@ export interface PolicySpec {
   /** A model directory, or 'default' (the shipped base of the run's task). */
   readonly init: string;
   readonly trainable: boolean;
+  /** A LoRA adapter over the frozen `init` (and the seed of its initial values) instead of a full copy. */
+  readonly adapter?: LoraConfig & { seed: number };
 }
 
 /**
  * The policies of a run by name. Frozen policies that start from the same directory share one copy of its weights;
- * a trainable policy owns a copy its learner updates in place (`bump` after each update, so decoders recompile).
+ * a trainable policy owns a copy its learner updates in place (`bump` after each update, so decoders recompile), or,
+ * with an adapter, only the adapter's tensors over the shared base's arrays.
  * Every policy must read tokens the same way: one tokenizer for the pool.
  */
 export class PolicyPool {
@@ -27,14 +31,16 @@ export class PolicyPool {
     private readonly starts: ReadonlyMap<string, Policy>,
     readonly specs: ReadonlyMap<string, PolicySpec>,
     readonly tokenizer: TextTokenizer,
+    private readonly dirs: ReadonlyMap<string, string>,
     versions: ReadonlyMap<string, number> = new Map(),
   ) {
     for (const name of policies.keys()) this.versions.set(name, versions.get(name) ?? 0);
   }
 
   /**
-   * Loads every policy; `weights` replaces a trainable policy's starting weights (a resumed run's checkpoint), and
-   * `versions` gives the updates those weights have had (so a resumed run records the versions an unbroken one would).
+   * Loads every policy; `weights` replaces a trainable policy's starting weights (a resumed run's checkpoint: for a
+   * policy with an adapter, the adapter's tensors alone), and `versions` gives the updates those weights have had (so
+   * a resumed run records the versions an unbroken one would).
    * A directory that does not exist, or holds no tokenizer, is a coded error naming the policy.
    */
   static async load(specs: readonly PolicySpec[], options: { task: string; weights?: ReadonlyMap<string, Weights>; versions?: ReadonlyMap<string, number> }): Promise<PolicyPool> {
@@ -52,12 +58,22 @@ export class PolicyPool {
       const dir = dirs.get(spec.name)!;
       const base = loaded.get(dir)!;
       tokenizer ??= base.tokenizer ?? fail('POLICY_INVALID', `policy "${spec.name}": ${dir} has no tokenizer.json, which matches need`, { policy: spec.name, dir });
+      const saved = spec.trainable ? options.weights?.get(spec.name) : undefined;
+      if (spec.adapter) {
+        const { seed, ...lora } = spec.adapter;
+        const config = withAdapter(base.policy.config, lora);
+        const initial = initAdapter(config, seed);
+        if (saved) validateTensors(adapterShapes(config), saved, `policy "${spec.name}": saved adapter`);
+        starts.set(spec.name, { ...base.policy, config, name: `${spec.name}@start`, weights: adaptedWeights(base.policy.weights, spec.trainable ? cloneWeights(initial) : initial) });
+        policies.set(spec.name, { ...base.policy, config, name: spec.name, weights: adaptedWeights(base.policy.weights, saved ?? initial) });
+        continue;
+      }
       starts.set(spec.name, { ...base.policy, name: `${spec.name}@start` });
-      const weights = spec.trainable ? (options.weights?.get(spec.name) ?? cloneWeights(base.policy.weights)) : base.policy.weights;
+      const weights = spec.trainable ? (saved ?? cloneWeights(base.policy.weights)) : base.policy.weights;
       policies.set(spec.name, { ...base.policy, name: spec.name, weights });
     }
     assertSharedTokenizer([...policies.values()]);
-    return new PolicyPool(policies, starts, new Map(specs.map((spec) => [spec.name, spec])), tokenizer!, options.versions);
+    return new PolicyPool(policies, starts, new Map(specs.map((spec) => [spec.name, spec])), tokenizer!, dirs, options.versions);
   }
 
   get names(): string[] {
@@ -66,6 +82,11 @@ export class PolicyPool {
 
   policy(name: string): Policy {
     return this.policies.get(name) ?? fail('POLICY_INVALID', `no policy "${name}" in this run (known: ${this.names.join(', ')})`, { policy: name });
+  }
+
+  /** The model directory a policy starts from ('default' resolved): the base an adapter is saved against. */
+  dir(name: string): string {
+    return this.dirs.get(name) ?? fail('POLICY_INVALID', `no policy "${name}" in this run (known: ${this.names.join(', ')})`, { policy: name });
   }
 
   /** The frozen weights a policy started from (for a KL toward its start), named `<name>@start`. */

@@ -2,8 +2,10 @@ import { fail } from '../../core/errors.ts';
 import type { Game } from '../../core/game/define-game.ts';
 import { distinctSteps } from '../../core/game/rotations.ts';
 import type { LrSchedule } from '../../native/train/lr-schedule.ts';
+import { deriveSeed } from '../../core/rng.ts';
 import type { PolicySpec } from '../policies/policy-pool.ts';
-import type { LearnerSettingsInput, TrainConfig } from './train-config.ts';
+import { parseConfig } from '../../core/parse-config.ts';
+import { PolicyConfigSchema, type LearnerSettingsInput, type PolicyConfig, type TrainConfig } from './train-config.ts';
 
 /** How a trainable policy learns, every field resolved (its own setting, else the run's). */
 export interface LearnerSettings {
@@ -31,8 +33,8 @@ export function planPolicies(game: Game, config: TrainConfig): PlannedPolicy[] {
     if (!known.has(name)) fail('CONFIG_INVALID', `policies: game "${game.id}" has no policy "${name}" (its policies: ${game.policies.join(', ')})`, { field: `policies.${name}`, policy: name });
   }
   const trained = new Set(distinctSteps(game.rotation).flatMap((step) => game.rotation.at(step).trains));
-  return game.policies.map((name) => {
-    const own = config.policies[name] ?? {};
+  return game.policies.map((name, index) => {
+    const own = { ...gameDefaults(game, name), ...config.policies[name] };
     const rotationTrains = trained.has(name);
     if (own.trainable === false && rotationTrains) {
       fail('CONFIG_INVALID', `policies.${name}: the rotation "${game.rotation.name}" of game "${game.id}" trains "${name}", so it cannot be frozen`, { field: `policies.${name}.trainable`, policy: name });
@@ -40,7 +42,12 @@ export function planPolicies(game: Game, config: TrainConfig): PlannedPolicy[] {
     if (own.trainable === true && !rotationTrains) {
       fail('CONFIG_INVALID', `policies.${name}: the rotation "${game.rotation.name}" of game "${game.id}" never trains "${name}"`, { field: `policies.${name}.trainable`, policy: name });
     }
-    const spec: PolicySpec = { name, init: own.init ?? config.model, trainable: rotationTrains };
+    const spec: PolicySpec = {
+      name,
+      init: own.init ?? config.model,
+      trainable: rotationTrains,
+      ...(own.adapter ? { adapter: { ...own.adapter, seed: own.adapter.seed ?? adapterSeed(config.seed, index) } } : {}),
+    };
     if (!rotationTrains) return { spec };
     return { spec, learner: learnerSettings(own, config) };
   });
@@ -56,4 +63,15 @@ export function learnerSettings(own: LearnerSettingsInput, run: Pick<TrainConfig
     maxGradNorm: own.maxGradNorm ?? run.maxGradNorm,
     normalization: own.normalization ?? run.normalization,
   };
+}
+
+const ADAPTER_SEED_TAG = 0x10ad;
+
+/** The seed of a policy's adapter when its config gives none: the run's seed and the policy's place in the game (ours). */
+export const adapterSeed = (runSeed: number, policyIndex: number): number => deriveSeed(runSeed, ADAPTER_SEED_TAG, policyIndex);
+
+/** The game's own binding of a policy (policyDefaults), checked as a run config's policies entry is. */
+function gameDefaults(game: Game, name: string): PolicyConfig {
+  const defaults = game.policyDefaults[name];
+  return defaults ? parseConfig(PolicyConfigSchema, defaults, `game "${game.id}" policyDefaults.${name}`) : {};
 }

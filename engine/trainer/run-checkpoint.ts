@@ -1,6 +1,8 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadCheckpoint, writeCheckpointFiles } from '../../native/io/checkpoint.ts';
+import { ADAPTER_CONFIG_FILE, readAdapterFiles, writeAdapterFiles } from '../../native/io/adapter.ts';
+import { pathExists } from '../../native/io/files.ts';
 import { isMissingFileError, replaceDirectory, writeFileDurably } from '../../native/io/files.ts';
 import type { ModelConfig } from '../../native/model/config.ts';
 import type { Weights } from '../../native/model/weights.ts';
@@ -9,10 +11,17 @@ import { encodeOptimizer, OPTIMIZER_FILE, readOptimizer, readText, TOKENIZER_FIL
 
 export const POLICIES_DIR = 'policies';
 
-/** One trainable policy as saved: a Hugging Face model directory plus its AdamW moments. */
+/**
+ * One trainable policy as saved: a Hugging Face model directory plus its AdamW moments; for a policy with an adapter,
+ * the adapter in PEFT's layout (its base is the run's `init`, not copied) and the adapter's moments.
+ */
 export interface PolicyCheckpoint {
-  config: ModelConfig;
+  /** On load, the base's config is not known here: a saved adapter's config is absent. */
+  config?: ModelConfig;
+  /** The adapter's tensors alone for a policy with an adapter. */
   weights: Weights;
+  /** The base model directory an adapter sits on, recorded as its base_model_name_or_path. */
+  baseModel?: string;
   optimizer: AdamWState;
 }
 
@@ -41,7 +50,12 @@ export async function saveRunCheckpoint<State extends Record<string, unknown>>(d
       await mkdir(target, { recursive: true });
       const extraFiles: Record<string, string | Uint8Array> = { [OPTIMIZER_FILE]: encodeOptimizer(policy.optimizer) };
       if (checkpoint.tokenizerJson !== undefined) extraFiles[TOKENIZER_FILE] = JSON.stringify(checkpoint.tokenizerJson);
-      await writeCheckpointFiles(target, policy.config, policy.weights, { extraFiles });
+      if (policy.config?.lora) {
+        await writeAdapterFiles(target, policy.config, policy.weights, { baseModel: policy.baseModel ?? null });
+        for (const [file, content] of Object.entries(extraFiles)) await writeFileDurably(join(target, file), content);
+      } else {
+        await writeCheckpointFiles(target, policy.config!, policy.weights, { extraFiles });
+      }
     }
     await writeFileDurably(join(temp, TRAINER_STATE_FILE), `${JSON.stringify(checkpoint.state, null, 2)}\n`);
   });
@@ -54,8 +68,14 @@ export async function loadRunCheckpoint<State extends Record<string, unknown>>(d
   let tokenizerJson: unknown;
   for (const name of names.sort()) {
     const target = policyDir(dir, name);
-    const { config, weights } = await loadCheckpoint(target);
-    policies[name] = { config, weights, optimizer: await readOptimizer(join(target, OPTIMIZER_FILE)) };
+    const optimizer = await readOptimizer(join(target, OPTIMIZER_FILE));
+    if (await pathExists(join(target, ADAPTER_CONFIG_FILE))) {
+      const adapter = await readAdapterFiles(target);
+      policies[name] = { weights: adapter.weights, optimizer, ...(adapter.baseModel === null ? {} : { baseModel: adapter.baseModel }) };
+    } else {
+      const { config, weights } = await loadCheckpoint(target);
+      policies[name] = { config, weights, optimizer };
+    }
     const tokenizerText = await readFile(join(target, TOKENIZER_FILE), 'utf8').catch((error) => (isMissingFileError(error) ? undefined : Promise.reject(error)));
     if (tokenizerText !== undefined) tokenizerJson ??= JSON.parse(tokenizerText);
   }

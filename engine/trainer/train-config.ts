@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
 import { RolloutServersSchema } from '../remote/remote-config.ts';
+import { LoraConfigSchema } from '../../native/model/lora.ts';
+
+/** A LoRA adapter a policy trains over its frozen `init` instead of a full copy of it (native/model/lora.ts). */
+export const PolicyAdapterSchema = LoraConfigSchema.extend({
+  /** Seed of the adapter's initialization; absent, one derived from the run's seed and the policy's place in the game (ours), so two adapters differ. */
+  seed: z.number().int().min(0).max(2 ** 32 - 1).optional().describe("seed of the adapter's initial values (default: from the run seed and the policy's place in the game)"),
+}).strict();
 
 /**
  * Upper bounds (ours) that keep a typo from running into gigabytes or hours before failing: a step decodes
@@ -34,6 +41,13 @@ export const PolicyConfigSchema = LearnerSettingsSchema.extend({
     .boolean()
     .optional()
     .describe("whether it learns; absent: it does if the game's rotation ever trains it. `false` for a policy the rotation trains is refused"),
+  /**
+   * Train a LoRA adapter over the frozen `init` instead of a full copy (Agon §4: two adapters on one base). The base's
+   * weights are shared by every policy that starts from it; only the adapter has gradients and AdamW moments.
+   */
+  adapter: PolicyAdapterSchema.nullable()
+    .optional()
+    .describe('a LoRA adapter over the frozen init instead of a full copy, e.g. { "r": 16 }; null: a full copy where the game would default to an adapter'),
 }).strict();
 
 export type PolicyConfig = z.output<typeof PolicyConfigSchema>;
@@ -45,7 +59,7 @@ export type PolicyConfig = z.output<typeof PolicyConfigSchema>;
  */
 export const TrainConfigSchema = z
   .object({
-    game: z.string().min(1).describe('a game in the catalog: tandem, grpo, kl-reg, tango, or one a plugin module registers (`ludus games` lists them)'),
+    game: z.string().min(1).describe('a game in the catalog: tandem, grpo, kl-reg, tango, agon, or one a plugin module registers (`ludus games` lists them)'),
     knobs: z
       .record(z.string(), z.unknown())
       .default({})

@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
 import { fail } from '../../core/errors.ts';
 import type { LudusEmitter } from '../../core/events.ts';
@@ -145,7 +145,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   const save = () =>
     saveRunCheckpoint<TrainerState>(checkpointDir, {
       policies: Object.fromEntries(
-        [...learners.values()].map(({ name, learner }) => [name, { config: pool.policy(name).config, weights: learner.weights, optimizer: learner.optimizerState() }]),
+        [...learners.values()].map(({ name, learner }) => [name, { config: pool.policy(name).config, weights: learner.weights, optimizer: learner.optimizerState(), baseModel: resolve(pool.dir(name)) }]),
       ),
       state: { ...state, nonFinite: Object.fromEntries([...learners.values()].map(({ name, guard }) => [name, { consecutive: guard.consecutive, skipped: guard.skipped }])), eventSeq: events.nextSeq },
       tokenizerJson: pool.tokenizer.json,

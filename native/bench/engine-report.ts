@@ -14,6 +14,10 @@ export interface EngineReportOptions extends EngineBenchOptions {
 export type EngineBenchReport = DecodeBenchResult & ResponsivenessResult & {
   train_tok_s: number;
   train_step_ms: number;
+  /** The same step training a rank-16 LoRA adapter (all seven projections) over the frozen model. */
+  lora_train_tok_s: number;
+  lora_train_step_ms: number;
+  lora_over_full: number;
   model_config: Record<string, unknown>;
   parameters: number;
   batch: number;
@@ -31,12 +35,18 @@ export async function benchEngine(options: EngineReportOptions): Promise<EngineB
   const progress = options.onProgress ?? (() => {});
   const decode = await benchDecode({ ...options, onProgress: progress });
   progress(`training, batch ${options.trainBatch} × ${options.trainLen}`);
-  const train = await benchTrain({ preset: options.preset, rows: options.trainBatch, cols: options.trainLen, threads: options.threads, steps: options.trainSteps, seed: options.seed });
+  const trainOptions = { preset: options.preset, rows: options.trainBatch, cols: options.trainLen, threads: options.threads, steps: options.trainSteps, seed: options.seed };
+  const train = await benchTrain(trainOptions);
+  progress(`LoRA r=16 training, batch ${options.trainBatch} × ${options.trainLen}`);
+  const lora = await benchTrain({ ...trainOptions, adapter: { r: 16 } });
   progress(`this thread's timers during a generation in the worker and in-process, batch ${options.batch}`);
   const responsiveness = await benchResponsiveness(options);
   const report: EngineBenchReport = {
     ...decode,
     ...train,
+    lora_train_tok_s: lora.train_tok_s,
+    lora_train_step_ms: lora.train_step_ms,
+    lora_over_full: round(lora.train_tok_s / train.train_tok_s, 2),
     ...responsiveness,
     ...presetSummary(options.preset),
     batch: options.batch,
@@ -69,6 +79,7 @@ export function formatEngineBench(r: EngineBenchReport): string {
     ['tandem decode, B=1', `${r.tandem_decode_tok_s_b1} tok/s  (tandem/solo ${r.tandem_over_solo_b1})`],
     ['naive tandem prototype', `${r.naive_tandem_tok_s} tok/s  (batched tandem is ${r.tandem_over_naive}x faster)`],
     [`train, B=${r.train_batch} T=${r.train_len}`, `${r.train_tok_s} tok/s  (${r.train_step_ms} ms/step, fwd+bwd+AdamW)`],
+    [`LoRA r=16 train, same batch`, `${r.lora_train_tok_s} tok/s  (${r.lora_train_step_ms} ms/step; ${r.lora_over_full}x full fine-tuning)`],
     ['decode RSS growth', `${r.decode_rss_growth_mb} MB over repeated rollouts (caches ${r.cache_mb} MB)`],
     ['main-thread stall, decoding', `longest 5 ms timer gap ${r.worker_max_gap_ms} ms through the worker, ${r.in_process_max_gap_ms} ms in-process`],
   ];

@@ -138,12 +138,15 @@ export interface TrainPhaseOptions {
   rows: number;
   cols: number;
   steps: number;
+  /** LoRA rank: train an adapter of this rank (all seven projections) over the frozen model instead of every weight. */
+  adapterRank?: number;
 }
 
 /** Full fine-tuning: forward + backward + AdamW on random tokens, every position trained; median step time and peak RSS. */
 export async function trainPhase(ctx: PhaseContext & TrainPhaseOptions): Promise<PhaseResult> {
   const { config, senior } = await loadBench(ctx);
-  const timed = await benchTrainOn(config, senior.weights, { rows: ctx.rows, cols: ctx.cols, threads: ctx.threads, steps: ctx.steps, seed: ctx.seed, warmups: 1, lr: 1e-6 });
+  const adapter = ctx.adapterRank === undefined ? {} : { adapter: { r: ctx.adapterRank } };
+  const timed = await benchTrainOn(config, senior.weights, { rows: ctx.rows, cols: ctx.cols, threads: ctx.threads, steps: ctx.steps, seed: ctx.seed, warmups: 1, lr: 1e-6, ...adapter });
   return { train_rows: ctx.rows, train_cols: ctx.cols, ...timed, train_peak_rss_mb: peakRssMb() };
 }
 

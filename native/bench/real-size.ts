@@ -124,6 +124,7 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
       await torchRun(`torch-decode:${batch}`, `PyTorch eager decode, B = ${batch}`, ['torch_decode_bench.py', '--config', configFile, '--batch', String(batch), '--new-tokens', String(options.newTokens[String(batch)]), '--prompt-tokens', String(options.promptTokens), '--threads', String(options.threads)]);
     }
     await run('train', `full fine-tuning, ${options.trainRows} × ${options.trainCols} tokens`, { rows: options.trainRows, cols: options.trainCols, steps: options.trainSteps });
+    await run('train:lora', `LoRA r=16 training, ${options.trainRows} × ${options.trainCols} tokens`, { rows: options.trainRows, cols: options.trainCols, steps: options.trainSteps, adapterRank: 16 });
     await torchRun('torch-train', 'PyTorch eager training step', ['qwen3_reference.py', 'bench', '--config', configFile, '--rows', String(options.trainRows), '--cols', String(options.trainCols), '--threads', String(options.threads), '--steps', String(options.trainSteps)]);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -161,6 +162,14 @@ function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>
   const train = phases.train;
   const torchTrain = phases['torch-train'];
   if (train && !refused(train) && torchTrain && !refused(torchTrain)) summary.train_over_torch = round((train.train_tok_s as number) / (torchTrain.tokensPerSecond as number), 2);
+  const lora = phases['train:lora'];
+  if (train && !refused(train) && lora && !refused(lora)) {
+    summary.lora = {
+      lora_over_full_tok_s: round((lora.train_tok_s as number) / (train.train_tok_s as number), 2),
+      full_peak_rss_mb: train.train_peak_rss_mb,
+      lora_peak_rss_mb: lora.train_peak_rss_mb,
+    };
+  }
   return summary;
 }
 

@@ -3,6 +3,7 @@ import type { ModelConfig } from '../model/config.ts';
 import { initWeights, presetConfig } from '../model/presets.ts';
 import type { Weights } from '../model/weights.ts';
 import { Learner } from '../train/learner.ts';
+import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter, type LoraConfigInput } from '../model/lora.ts';
 import { median } from './engine-bench.ts';
 
 export interface TrainBenchOptions {
@@ -12,6 +13,8 @@ export interface TrainBenchOptions {
   threads: number;
   steps: number;
   seed: number;
+  /** Train a LoRA adapter of this shape over the frozen weights instead of every weight. */
+  adapter?: LoraConfigInput;
 }
 
 /** Forward + backward + AdamW on random tokens; the median step over `steps` timed steps after two warm-ups. */
@@ -20,13 +23,21 @@ export async function benchTrain(options: TrainBenchOptions): Promise<{ train_to
   return benchTrainOn(config, initWeights(config, options.seed), { ...options, warmups: 2, lr: 1e-4 });
 }
 
+/** The trained model and weights: the base itself, or the base with a fresh adapter (its B nonzero, as after some training). */
+function trainedModel(config: ModelConfig, weights: Weights, adapter: LoraConfigInput | undefined, seed: number): { config: ModelConfig; weights: Weights } {
+  if (!adapter) return { config, weights };
+  const adapted = withAdapter(config, parseLoraConfig({ initStdB: 0.01, ...adapter }));
+  return { config: adapted, weights: adaptedWeights(weights, initAdapter(adapted, seed)) };
+}
+
 /** The same on given weights (trained in place): `warmups` untimed steps, then the median of `steps`. */
 export async function benchTrainOn(
   config: ModelConfig,
   weights: Weights,
   options: Omit<TrainBenchOptions, 'preset'> & { warmups: number; lr: number },
 ): Promise<{ train_tok_s: number; train_step_ms: number }> {
-  const learner = await Learner.create(config, weights, { objective: 'policy-gradient', optimizer: { lr: options.lr }, threads: options.threads });
+  const model = trainedModel(config, weights, options.adapter, options.seed);
+  const learner = await Learner.create(model.config, model.weights, { objective: 'policy-gradient', optimizer: { lr: options.lr }, threads: options.threads });
   const rng = new Rng(options.seed);
   const { rows, cols } = options;
   const n = rows * cols;

@@ -30,7 +30,7 @@ export const WEIGHTS_INDEX_FILE = 'model.safetensors.index.json';
 const DEFAULT_SHARD_BYTES = 5_000_000_000;
 const TORCH_DTYPE: Record<EncodableDtype, string> = { F32: 'float32', F16: 'float16', BF16: 'bfloat16' };
 
-async function readJson(path: string, invalidCode: LudusErrorCode): Promise<unknown> {
+export async function readJson(path: string, invalidCode: LudusErrorCode): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -158,7 +158,7 @@ const shardFileName = (index: number, count: number): string =>
   `model-${String(index + 1).padStart(5, '0')}-of-${String(count).padStart(5, '0')}.safetensors`;
 
 /** JSON as transformers writes it: keys sorted, two-space indent, trailing newline. */
-function sortedJson(value: unknown): string {
+export function sortedJson(value: unknown): string {
   const sortKeys = (v: unknown): unknown =>
     typeof v === 'object' && v !== null && !Array.isArray(v)
       ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]))

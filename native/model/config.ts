@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { fail } from '../../core/errors.ts';
+import type { LoraConfig } from './lora.ts';
 
 export type ModelType = 'qwen3' | 'qwen2' | 'llama';
 
@@ -29,6 +30,8 @@ export interface ModelConfig {
   eosTokenIds: number[];
   /** The config dict as read, kept so a saved checkpoint round-trips unknown keys. */
   raw: Record<string, unknown>;
+  /** A LoRA adapter over the frozen weights (native/model/lora.ts); absent for a plain model. */
+  lora?: LoraConfig;
 }
 
 const positiveInt = z.number().int().positive();

@@ -1,6 +1,7 @@
 import { Graph, MS_DOMAIN, type Value } from '../onnx/graph.ts';
 import type { ModelConfig } from './config.ts';
-import { layerPrefix, weightShapes } from './weights.ts';
+import { layerPrefix } from './weights.ts';
+import { graphTensorShapes, isAdapterTensor, loraName, loraScale } from './lora.ts';
 
 /**
  * How a graph gets its weights. 'inputs': every weight is a graph input by its Hugging Face name, fed zero-copy on
@@ -15,6 +16,13 @@ export interface DecodeGraphOptions {
   /** 'last': next-token probabilities at each row's `last_index` ([N,V] for the N `rows`); 'all': log-probabilities at every position ([B,S,V]) and of each `targets` token ([B,S]). */
   output: 'last' | 'all';
   weights: WeightBinding;
+  /**
+   * Several adapters of the config's LoRA shape in one batch (S-LoRA/Punica-style serving): each adapter tensor is fed
+   * as a stack over the adapters, [N, r, in] and [N, out, r] (`stackAdapters`), and `adapter_index` [B] int64 names
+   * each row's adapter. The base's matmuls are shared by every row; each row's low-rank update uses its own adapter.
+   * Inputs only (the stacks change with the adapters a batch holds).
+   */
+  adapterStack?: boolean;
 }
 
 export const cacheName = (layer: number, kind: 'key' | 'value'): string => `past_${kind}_${layer}`;
@@ -45,9 +53,12 @@ export const weightLocation = (name: string): string => `${name}.bin`;
 export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): Graph {
   const g = new Graph('ludus_decode');
   const weights = new Map<string, Value>();
-  for (const [name, dims] of weightShapes(c)) {
-    weights.set(name, options.weights === 'inputs' ? g.input(name, 'float32', dims) : g.externalInitializer(name, 'float32', dims, weightLocation(name)));
+  const stacked = options.adapterStack === true && c.lora !== undefined;
+  for (const [name, dims] of graphTensorShapes(c)) {
+    if (stacked && isAdapterTensor(name)) weights.set(name, g.input(name, 'float32', ['N', ...dims]));
+    else weights.set(name, options.weights === 'inputs' ? g.input(name, 'float32', dims) : g.externalInitializer(name, 'float32', dims, weightLocation(name)));
   }
+  const adapterIndex = stacked ? g.input('adapter_index', 'int64', ['B']) : null;
   const w = (name: string): Value => weights.get(name)!;
   const ids = g.input('input_ids', 'int64', ['B', 'S']);
   const positions = g.input('position_ids', 'int64', ['B', 'S']);
@@ -64,8 +75,17 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
     value: g.input(cacheName(i, 'value'), 'float32', ['B', c.numKvHeads, 'C', c.headDim]),
   }));
 
+  const matmulT = (x: Value, weight: Value): Value => g.op1('FusedMatMul', [x, weight], { transB: 1 }, { domain: MS_DOMAIN });
+  const scaling = c.lora ? g.scalar(loraScale(c.lora), 'float32') : null;
+  // y = x W^T (+ b) (+ (alpha/r) · (x A^T) B^T where an adapter wraps the projection).
   const linear = (x: Value, name: string, bias: boolean): Value => {
-    const y = g.op1('FusedMatMul', [x, w(`${name}.weight`)], { transB: 1 }, { domain: MS_DOMAIN });
+    let y = matmulT(x, w(`${name}.weight`));
+    const a = weights.get(loraName(name, 'A'));
+    if (a && scaling) {
+      // One adapter: x A^T B^T. A stack: each row's A [r, in] and B [out, r] gathered by adapter_index, batched matmuls.
+      const perRow = (t: Value) => (adapterIndex ? g.op1('Gather', [t, adapterIndex], { axis: 0 }) : t);
+      y = g.op1('Add', [y, g.op1('Mul', [matmulT(matmulT(x, perRow(a)), perRow(w(loraName(name, 'B')))), scaling])]);
+    }
     return bias ? g.op1('Add', [y, w(`${name}.bias`)]) : y;
   };
   const rms = (x: Value, weight: Value) => g.op1('RMSNormalization', [x, weight], { axis: -1, epsilon: { float: c.rmsNormEps } });

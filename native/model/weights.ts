@@ -65,7 +65,12 @@ export function assertFiniteWeights(weights: Weights, where: string): void {
 
 /** Checks that `weights` holds exactly the tensors the config implies, with the right shapes. */
 export function validateWeights(c: ModelConfig, weights: Weights, where: string): void {
-  for (const [name, dims] of weightShapes(c)) {
+  validateTensors(weightShapes(c), weights, where);
+}
+
+/** Checks that `weights` holds every tensor of `shapes`, with that shape. */
+export function validateTensors(shapes: ReadonlyMap<string, number[]>, weights: Weights, where: string): void {
+  for (const [name, dims] of shapes) {
     const t = weights.get(name);
     if (!t) fail('CHECKPOINT_TENSOR_MISSING', `${where}: tensor "${name}" is missing`, { file: where, tensor: name });
     if (t!.dims.length !== dims.length || t!.dims.some((d, i) => d !== dims[i])) {

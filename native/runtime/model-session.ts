@@ -29,9 +29,14 @@ export function weightFeeds(weights: Weights): Feeds {
 }
 
 /** Builds and opens one model's inference graph; with 'initializers' the weights are handed to onnxruntime here. */
-export async function openModelSession(config: ModelConfig, weights: Weights, output: DecodeGraphOptions['output'], options: ModelSessionOptions & { label: string }): Promise<Session> {
+export async function openModelSession(
+  config: ModelConfig,
+  weights: Weights,
+  output: DecodeGraphOptions['output'],
+  options: ModelSessionOptions & { label: string; adapterStack?: boolean },
+): Promise<Session> {
   const binding = resolveBinding(options);
-  const graph = buildDecodeGraph(config, { output, weights: binding });
+  const graph = buildDecodeGraph(config, { output, weights: binding, adapterStack: options.adapterStack });
   const externalData =
     binding === 'initializers' ? [...weights].map(([name, t]) => ({ path: weightLocation(name), data: new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength) })) : undefined;
   return Session.create(graph.toBytes(), { threads: options.threads, device: options.device, label: options.label, externalData });

@@ -5,10 +5,17 @@ import { ensureFits, FLOAT_BYTES } from '../model/memory.ts';
 import { RotaryTables } from '../model/rotary-tables.ts';
 import { openModelSession, resolveBinding, weightFeeds, type ModelSessionOptions } from './model-session.ts';
 import type { Policy } from './policy.ts';
+import { stackAdapters } from '../model/lora.ts';
+import type { Weights } from '../model/weights.ts';
 
 export interface ScoreOptions extends ModelSessionOptions {
   /** Also return the full next-token log-distribution at every position, [T × V] per sequence. */
   full?: boolean;
+  /**
+   * Several adapters of the policy's LoRA shape over its base, scored in one batch: `score(…, { adapterOf })` names
+   * each sequence's adapter. The policy's weights need only the base's tensors then. Weights as inputs only.
+   */
+  adapters?: readonly Weights[];
 }
 
 export interface Scored {
@@ -34,17 +41,26 @@ export class Scorer {
     private readonly session: Session,
     readonly policy: Policy,
     baked: boolean,
+    /** How many adapters the batch may mix (0: the policy's own weights, one model for every row). */
+    private readonly adapterCount = 0,
   ) {
     this.rope = new RotaryTables(policy.config);
     this.weights = baked ? {} : weightFeeds(policy.weights);
   }
 
   static async create(policy: Policy, options: ScoreOptions = {}): Promise<Scorer> {
+    if (options.adapters) {
+      if (!policy.config.lora) fail('INPUT_INVALID', `scorer of "${policy.name}": adapters were given but its config has no LoRA shape`);
+      if (resolveBinding(options) !== 'inputs') fail('INPUT_INVALID', `scorer of "${policy.name}": several adapters in one batch need weights bound as inputs`);
+      const stacked: Policy = { ...policy, weights: new Map([...policy.weights, ...stackAdapters(policy.config, options.adapters)]) };
+      const session = await openModelSession(policy.config, stacked.weights, 'all', { ...options, adapterStack: true, label: `score(${policy.name}, ${options.adapters.length} adapters)` });
+      return new Scorer(session, stacked, false, options.adapters.length);
+    }
     const session = await openModelSession(policy.config, policy.weights, 'all', { ...options, label: `score(${policy.name})` });
     return new Scorer(session, policy, resolveBinding(options) === 'initializers');
   }
 
-  async score(sequences: readonly (readonly number[])[], options: { full?: boolean } = {}): Promise<Scored[]> {
+  async score(sequences: readonly (readonly number[])[], options: { full?: boolean; adapterOf?: readonly number[] } = {}): Promise<Scored[]> {
     const c = this.policy.config;
     const V = c.vocabSize;
     const B = sequences.length;
@@ -79,6 +95,13 @@ export class Scorer {
       rope_cos: rope.cos,
       rope_sin: rope.sin,
     };
+    if (this.adapterCount > 0) {
+      const index = options.adapterOf;
+      if (!index || index.length !== B || !index.every((i) => Number.isInteger(i) && i >= 0 && i < this.adapterCount)) {
+        fail('INPUT_INVALID', `adapterOf must give each of the ${B} sequences an adapter in [0, ${this.adapterCount})`, { adapterOf: index });
+      }
+      feeds.adapter_index = { dtype: 'int64', dims: [B], data: BigInt64Array.from(index!.map(BigInt)) };
+    }
     const emptyCache = new Float32Array(B * c.numKvHeads * c.headDim);
     for (let layer = 0; layer < c.numLayers; layer++) {
       for (const kind of ['key', 'value'] as const) feeds[cacheName(layer, kind)] = { dtype: 'float32', dims: [B, c.numKvHeads, 1, c.headDim], data: emptyCache };

@@ -1,7 +1,8 @@
 import { fail } from '../../core/errors.ts';
 import type { ModelConfig } from '../model/config.ts';
-import { validateWeights, type Weights } from '../model/weights.ts';
-import { ensureFits, parameterCount, weightBytes } from '../model/memory.ts';
+import { validateTensors, type Weights } from '../model/weights.ts';
+import { ensureFits, FLOAT_BYTES } from '../model/memory.ts';
+import { graphTensorShapes, trainableShapes } from '../model/lora.ts';
 import { Session, type Feeds, type HostTensor } from '../ort.ts';
 import { AdamW, type AdamWState } from './adamw.ts';
 import { floatWindow, hasNonZero, int64Window, nextTokens, usedColumns, type RowWindow } from './batch-rows.ts';
@@ -58,11 +59,14 @@ interface MicroBatchSums {
 /**
  * Trains one policy: its float32 weights (updated in place), AdamW, and one ORT session for
  * forward+backward, created once. Weights go to ORT zero-copy on every run; gradients come back into
- * buffers allocated once. The LM head runs only at trained positions.
+ * buffers allocated once. The LM head runs only at trained positions. A config with a LoRA adapter trains the
+ * adapter alone: gradients, AdamW moments and updates exist for its tensors only; the base is read, never written.
  */
 export class Learner {
   private scoreSession: Session | null = null;
   private readonly grads = new Map<string, Float32Array>();
+  /** The tensors trained: every weight, or an adapter's alone. */
+  readonly trainable: Weights;
   /** Gradients of the second and later micro-batches before they are added up; allocated on first need. */
   private scratch: Map<string, Float32Array> | null = null;
 
@@ -74,20 +78,23 @@ export class Learner {
     private readonly trainSession: Session,
     private readonly trainGraph: BuiltGraph,
   ) {
-    for (const [name, t] of weights) this.grads.set(name, new Float32Array(t.data.length));
+    this.trainable = new Map(trainGraph.trainableNames.map((name) => [name, weights.get(name)!]));
+    for (const [name, t] of this.trainable) this.grads.set(name, new Float32Array(t.data.length));
   }
 
   static async create(modelConfig: ModelConfig, weights: Weights, config: LearnerConfigInput = {}): Promise<Learner> {
     const parsed = parseLearnerConfig(config);
-    ensureFits(`training state of ${parameterCount(modelConfig)} parameters (float32 gradients and two AdamW moments)`, 3 * weightBytes(modelConfig));
-    validateWeights(modelConfig, weights, 'learner weights');
+    const trained = [...trainableShapes(modelConfig).values()].reduce((n, dims) => n + dims.reduce((a, b) => a * b, 1), 0);
+    ensureFits(`training state of ${trained} parameters (float32 gradients and two AdamW moments)`, 3 * trained * FLOAT_BYTES);
+    validateTensors(graphTensorShapes(modelConfig), weights, 'learner weights');
     const graph = buildTrainGraph(modelConfig, {
       objective: parsed.objective,
       entropyBonus: parsed.entropyCoef !== 0,
       weightedPositionsOnly: true,
     });
     const session = await Session.create(graph.model, { threads: parsed.threads, label: `learner ${parsed.objective}` });
-    return new Learner(modelConfig, weights, parsed, new AdamW(weights, parsed.optimizer), session, graph);
+    const trainable = new Map(graph.trainableNames.map((name) => [name, weights.get(name)!]));
+    return new Learner(modelConfig, weights, parsed, new AdamW(trainable, parsed.optimizer), session, graph);
   }
 
   get maxSeqLen(): number {
@@ -151,7 +158,7 @@ export class Learner {
     const feeds: Feeds = Object.fromEntries(this.trainGraph.inputNames.map((name) => [name, candidates[name]]));
 
     const gradOutputs: Feeds = {};
-    for (const [name, t] of this.weights) gradOutputs[gradName(name)] = { dtype: 'float32', dims: t.dims, data: into.get(name)! };
+    for (const [name, t] of this.trainable) gradOutputs[gradName(name)] = { dtype: 'float32', dims: t.dims, data: into.get(name)! };
     const perTokenOutputs = ['entropy', 'kl', 'clipped'].filter((name) => this.trainGraph.outputNames.includes(name));
     const out = await this.trainSession.run(feeds, ['loss', ...perTokenOutputs, ...Object.keys(gradOutputs)], gradOutputs);
 
@@ -193,8 +200,8 @@ export class Learner {
 
   private scratchGrads(): Map<string, Float32Array> {
     if (!this.scratch) {
-      ensureFits('gradients of a second micro-batch', weightBytes(this.modelConfig));
-      this.scratch = new Map([...this.weights].map(([name, t]) => [name, new Float32Array(t.data.length)]));
+      ensureFits('gradients of a second micro-batch', [...this.trainable.values()].reduce((n, t) => n + t.data.byteLength, 0));
+      this.scratch = new Map([...this.trainable].map(([name, t]) => [name, new Float32Array(t.data.length)]));
     }
     return this.scratch;
   }

@@ -1,5 +1,6 @@
 import type { ModelConfig } from '../model/config.ts';
 import { layerPrefix, weightShapes } from '../model/weights.ts';
+import { adapterShapes, loraName, loraScale } from '../model/lora.ts';
 import type { Value } from '../onnx/graph.ts';
 import type { Tape } from './tape.ts';
 import { ropeGraphTables } from './rope.ts';
@@ -15,7 +16,10 @@ import { causalAttention, groupedCausalMask } from './ops/attention.ts';
  * states [B·T, D]; `logits(tape, net, hidden)` applies the LM head to all or some of those rows.
  */
 export interface Network {
-  /** Every weight as a graph input named by its Hugging Face name, in `weightShapes` order. */
+  /**
+   * Every weight as a graph input named by its Hugging Face name, in `weightShapes` order, then the adapter's
+   * tensors (`adapterShapes`). With an adapter only its tensors carry gradient; the base is a plain input.
+   */
   params: Map<string, Value>;
   /** Final-norm output divided by the temperature, [B·T, D]: the LM head's input. */
   hidden: Value;
@@ -49,9 +53,19 @@ interface Positional {
 export function buildNetwork(tape: Tape, config: ModelConfig, inputIds: Value, options: NetworkOptions = {}): Network {
   const g = tape.graph;
   const params = new Map<string, Value>();
-  for (const [name, dims] of weightShapes(config)) params.set(name, tape.parameter(name, dims));
+  const frozen = config.lora !== undefined;
+  for (const [name, dims] of weightShapes(config)) params.set(name, frozen ? g.input(name, tape.dtype, dims) : tape.parameter(name, dims));
+  for (const [name, dims] of adapterShapes(config)) params.set(name, tape.parameter(name, dims));
   const w = (name: string): Value => params.get(name)!;
   const wOpt = (name: string): Value | undefined => params.get(name);
+  const scaling = config.lora ? tape.scalar(loraScale(config.lora)) : null;
+  /** A projection by its Hugging Face name (`…q_proj`), with its bias and, where an adapter wraps it, the low-rank update. */
+  const project = (x: Value, name: string): Value => {
+    const y = linear(tape, x, w(`${name}.weight`), wOpt(`${name}.bias`));
+    const a = wOpt(loraName(name, 'A'));
+    if (!a || !scaling) return y;
+    return tape.add(y, tape.scale(linear(tape, linear(tape, x, a), w(loraName(name, 'B'))), scaling));
+  };
 
   const batchShape = g.op1('Shape', [inputIds], {}, { dtypes: ['int64'] });
   const positional = positionalInputs(tape, config, batchShape);
@@ -61,12 +75,12 @@ export function buildNetwork(tape: Tape, config: ModelConfig, inputIds: Value, o
   for (let i = 0; i < config.numLayers; i++) {
     const p = layerPrefix(i);
     const attnIn = rmsnorm(tape, x, w(`${p}.input_layernorm.weight`), config.rmsNormEps);
-    const attnOut = selfAttention(tape, config, attnIn, positional, p, w, wOpt);
+    const attnOut = selfAttention(tape, config, attnIn, positional, p, w, project);
     x = tape.add(x, attnOut);
     const mlpIn = rmsnorm(tape, x, w(`${p}.post_attention_layernorm.weight`), config.rmsNormEps);
-    const gate = linear(tape, mlpIn, w(`${p}.mlp.gate_proj.weight`), wOpt(`${p}.mlp.gate_proj.bias`));
-    const up = linear(tape, mlpIn, w(`${p}.mlp.up_proj.weight`), wOpt(`${p}.mlp.up_proj.bias`));
-    x = tape.add(x, linear(tape, swiglu(tape, gate, up), w(`${p}.mlp.down_proj.weight`), wOpt(`${p}.mlp.down_proj.bias`)));
+    const gate = project(mlpIn, `${p}.mlp.gate_proj`);
+    const up = project(mlpIn, `${p}.mlp.up_proj`);
+    x = tape.add(x, project(swiglu(tape, gate, up), `${p}.mlp.down_proj`));
   }
   let hidden = rmsnorm(tape, x, w('model.norm.weight'), config.rmsNormEps);
   if (options.temperature) hidden = tape.scale(hidden, g.op1('Reciprocal', [options.temperature]));
@@ -81,9 +95,9 @@ function selfAttention(
   pos: Positional,
   p: string,
   w: (name: string) => Value,
-  wOpt: (name: string) => Value | undefined,
+  projectAt: (x: Value, name: string) => Value,
 ): Value {
-  const project = (which: 'q' | 'k' | 'v'): Value => linear(tape, x, w(`${p}.self_attn.${which}_proj.weight`), wOpt(`${p}.self_attn.${which}_proj.bias`));
+  const project = (which: 'q' | 'k' | 'v'): Value => projectAt(x, `${p}.self_attn.${which}_proj`);
   const toHeads = (y: Value, which: 'q' | 'k', shape: Value): Value => {
     if (!c.qkNorm) return tape.reshape(y, shape);
     const perHead = rmsnorm(tape, tape.reshape(y, [-1, c.headDim]), w(`${p}.self_attn.${which}_norm.weight`), c.rmsNormEps);
@@ -94,7 +108,7 @@ function selfAttention(
   const v = tape.reshape(project('v'), pos.kvShape);
   const heads = causalAttention(tape, q, k, v, pos.mask, { numHeads: c.numHeads, numKvHeads: c.numKvHeads, headDim: c.headDim, scale: 1 });
   const merged = tape.reshape(heads, [-1, c.numHeads * c.headDim]);
-  return linear(tape, merged, w(`${p}.self_attn.o_proj.weight`), wOpt(`${p}.self_attn.o_proj.bias`));
+  return projectAt(merged, `${p}.self_attn.o_proj`);
 }
 
 function positionalInputs(tape: Tape, c: ModelConfig, batchShape: Value): Positional {

@@ -1,5 +1,5 @@
 import type { ModelConfig } from '../model/config.ts';
-import { weightShapes } from '../model/weights.ts';
+import { graphTensorShapes, trainableShapes } from '../model/lora.ts';
 import { Graph, type Value } from '../onnx/graph.ts';
 import { Tape, type FloatDType } from './tape.ts';
 import { buildNetwork, logits } from './network.ts';
@@ -27,7 +27,10 @@ export interface TrainGraphOptions {
 export interface BuiltGraph {
   model: Uint8Array;
   dtype: FloatDType;
+  /** Every weight the graph reads (the base's, then an adapter's). */
   weightNames: string[];
+  /** The weights with a `grad.<name>` output (train graphs): an adapter's alone when the config has one. */
+  trainableNames: string[];
   inputNames: string[];
   outputNames: string[];
 }
@@ -107,9 +110,10 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
     [headLogits, denseLogitsGradient(g, dist, terms.dLogprob, terms.dEntropy)],
     [targetLogits, terms.dLogprob],
   ]);
-  const shapes = weightShapes(config);
-  const weightNames = [...shapes.keys()];
-  for (const name of weightNames) {
+  const weightNames = [...graphTensorShapes(config).keys()];
+  const shapes = trainableShapes(config);
+  const trainableNames = [...shapes.keys()];
+  for (const name of trainableNames) {
     const param = net.params.get(name)!;
     const grad = tape.gradOf(param) ?? g.op1('Mul', [param, g.scalar(0, dtype)]);
     g.output(grad, gradName(name), shapes.get(name));
@@ -124,8 +128,8 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
     ...(pg ? ['clip_low', 'clip_high', 'kl_beta'] : []),
     ...(entropyBonus ? ['entropy_coef'] : []),
   ];
-  const outputNames = ['loss', 'logprobs', 'entropy', ...(pg ? ['kl', 'clipped', 'clip_count'] : []), ...weightNames.map(gradName)];
-  return { model: g.toBytes(), dtype, weightNames, inputNames, outputNames };
+  const outputNames = ['loss', 'logprobs', 'entropy', ...(pg ? ['kl', 'clipped', 'clip_count'] : []), ...trainableNames.map(gradName)];
+  return { model: g.toBytes(), dtype, weightNames, trainableNames, inputNames, outputNames };
 }
 
 /** Σ clipped over the positions whose loss weight is nonzero: the numerator of clip_frac. */
@@ -167,11 +171,12 @@ export function buildScoreGraph(config: ModelConfig, options: ScoreGraphOptions 
     const fullShape = g.op1('Concat', [net.batchShape, g.ints([config.vocabSize])], { axis: 0 });
     g.output(g.op1('Reshape', [logProbsFull, fullShape]), 'log_probs_full', ['batch', 'seq', config.vocabSize]);
   }
-  const weightNames = [...weightShapes(config).keys()];
+  const weightNames = [...graphTensorShapes(config).keys()];
   return {
     model: g.toBytes(),
     dtype,
     weightNames,
+    trainableNames: [],
     inputNames: [...weightNames, 'input_ids', 'targets', 'temperature'],
     outputNames: ['logprobs', ...(options.fullLogProbs ? ['log_probs_full'] : [])],
   };

@@ -40,7 +40,7 @@ describe('ludus bench engine', () => {
       ]);
       expect(result.code).toBe(0);
       const report = JSON.parse(result.stdout.trim());
-      expect(Object.keys(report.phases)).toEqual(['checkpoint', 'matmul-peak', 'dtype', 'load', 'score', 'decode', 'train']);
+      expect(Object.keys(report.phases)).toEqual(['checkpoint', 'matmul-peak', 'dtype', 'load', 'score', 'decode', 'train', 'train:lora']);
       expect(report.phases.load.parameters).toBe(23776);
       expect(report.phases.score.logprobs).toHaveLength(256);
       for (const batch of [1, 2]) {
@@ -49,6 +49,8 @@ describe('ludus bench engine', () => {
         expect(report.summary[`b${batch}`].efficiency_vs_matmul_peak).toBeGreaterThan(0);
       }
       expect(report.phases.train.train_peak_rss_mb).toBeGreaterThan(0);
+      expect(report.summary.lora.lora_peak_rss_mb).toBe(report.phases['train:lora'].train_peak_rss_mb);
+      expect(report.summary.lora.lora_over_full_tok_s).toBeGreaterThan(0);
     });
   });
 });

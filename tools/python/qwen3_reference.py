@@ -9,6 +9,12 @@ SFT objectives. Needs only torch and numpy; safetensors files are parsed here.
       ref_logprobs?, imitation_weights?, clip_low?, clip_high?, kl_beta?, entropy_coef?, temperature?}), written as a
       safetensors file (or, for a .json path, flat lists at full precision): loss, logprobs, entropy,
       kl, clipped, grad.<hf name>.
+      With --adapter DIR (PEFT's layout: adapter_config.json + adapter_model.safetensors), the base is frozen, the
+      targeted projections become W x + (lora_alpha / r) B A x, the adapter is loaded with load_state_dict(strict=True)
+      into a module tree carrying PEFT's names (base_model.model.<projection>.lora_A.weight, ...), and the gradients
+      written are the adapter's alone, under grad.<name without base_model.model.>.
+  write-adapter --checkpoint DIR --out DIR [--r 4 --alpha 8 --targets q_proj,v_proj]
+      A random adapter for the checkpoint's model in PEFT's layout, as save_pretrained writes it; prints {name: sum}.
   score     --checkpoint DIR --tokens FILE [--dtype float32|float64 --threads 2]
       log p(token_i | tokens_<i) of one sequence (FILE: comma-separated ids or a JSON list), printed as one JSON
       line {tokens, logprobs} with logprobs[0] null: what `ludus score --json` prints, for cross-checking it.
@@ -268,12 +274,90 @@ def load_model(config, weights, dtype):
     return model
 
 
+class LoraLinear(nn.Module):
+    """PEFT's LoRA Linear: the frozen base layer plus (alpha / r) * lora_B(lora_A(x)), dropout 0."""
+
+    def __init__(self, base, lora_a, lora_b, scale):
+        super().__init__()
+        self.base_layer, self.lora_A, self.lora_B, self.scale = base, lora_a, lora_b, scale
+
+    def forward(self, x):
+        return self.base_layer(x) + self.lora_B(self.lora_A(x)) * self.scale
+
+
+PEFT_PREFIX = "base_model.model."
+
+
+def adapter_tree(model, r, targets):
+    """Modules mirroring base_model.model.<path> for every targeted nn.Linear of `model`, each holding lora_A and
+    lora_B Linears: the tree's state_dict keys are PEFT's saved names. Returns (tree, {path: holder})."""
+    tree = nn.Module()
+    wrapped = {}
+    for path, module in list(model.named_modules()):
+        leaf = path.rsplit(".", 1)[-1]
+        if not isinstance(module, nn.Linear) or leaf not in targets:
+            continue
+        holder = tree
+        for part in (PEFT_PREFIX + path).split("."):
+            if not hasattr(holder, part):
+                holder.add_module(part, nn.Module())
+            holder = getattr(holder, part)
+        holder.add_module("lora_A", nn.Linear(module.in_features, r, bias=False))
+        holder.add_module("lora_B", nn.Linear(r, module.out_features, bias=False))
+        wrapped[path] = holder
+    return tree, wrapped
+
+
+def attach_adapter(model, directory, dtype):
+    """Loads a PEFT-layout adapter strictly into a module tree named as PEFT names it, and wraps the model's
+    targeted projections with it. Returns {ludus name: parameter} of the adapter."""
+    with open(os.path.join(directory, "adapter_config.json")) as f:
+        adapter_config = json.load(f)
+    r, scale = adapter_config["r"], adapter_config["lora_alpha"] / adapter_config["r"]
+    tree, wrapped = adapter_tree(model, r, set(adapter_config["target_modules"]))
+    stored = read_safetensors(os.path.join(directory, "adapter_model.safetensors"))
+    tree.load_state_dict(stored, strict=True)
+    tree.to(dtype)
+    for path, holder in wrapped.items():
+        parent_path, leaf = path.rsplit(".", 1)
+        parent = model.get_submodule(parent_path)
+        setattr(parent, leaf, LoraLinear(getattr(parent, leaf), holder.lora_A, holder.lora_B, scale))
+    return {name[len(PEFT_PREFIX) :]: param for name, param in tree.named_parameters()}
+
+
+def write_adapter(args):
+    """A random float32 adapter for the checkpoint's model, written as PEFT's save_pretrained writes one; prints
+    {name: sum} of its tensors."""
+    config, weights = read_checkpoint(args.checkpoint)
+    model = load_model(config, weights, torch.float32)
+    targets = args.targets.split(",")
+    torch.manual_seed(0)
+    tree, _ = adapter_tree(model, args.r, set(targets))
+    state = {name: torch.randn(t.shape) * 0.1 for name, t in tree.state_dict().items()}
+    os.makedirs(args.out, exist_ok=True)
+    write_safetensors(os.path.join(args.out, "adapter_model.safetensors"), state)
+    peft_config = {
+        "peft_type": "LORA", "task_type": "CAUSAL_LM", "base_model_name_or_path": args.checkpoint, "r": args.r, "lora_alpha": args.alpha,
+        "lora_dropout": 0.05, "target_modules": targets, "bias": "none", "fan_in_fan_out": False, "use_rslora": False, "use_dora": False,
+        "init_lora_weights": True, "inference_mode": True, "modules_to_save": None, "layers_to_transform": None, "layers_pattern": None,
+        "rank_pattern": {}, "alpha_pattern": {}, "revision": None, "auto_mapping": None, "megatron_config": None, "megatron_core": "megatron.core",
+    }
+    with open(os.path.join(args.out, "adapter_config.json"), "w") as f:
+        json.dump(peft_config, f, indent=2, sort_keys=True)
+    json.dump({name: float(t.double().sum()) for name, t in state.items()}, sys.stdout)
+
+
 def evaluate(args):
     dtype = getattr(torch, args.dtype)
     config, weights = read_checkpoint(args.checkpoint)
     with open(args.request) as f:
         request = json.load(f)
     model = load_model(config, weights, dtype)
+    trained = dict(model.named_parameters())
+    if args.adapter:
+        for param in model.parameters():
+            param.requires_grad_(False)
+        trained = attach_adapter(model, args.adapter, dtype)
     rows, cols = request["rows"], request["cols"]
     as_tokens = lambda key: torch.tensor(request[key], dtype=torch.int64).view(rows, cols)
     as_floats = lambda key: torch.tensor(request[key], dtype=dtype).view(rows, cols)
@@ -285,7 +369,7 @@ def evaluate(args):
     terms["loss"].backward()
     result = {name: value.detach() for name, value in terms.items()}
     result["loss"] = result["loss"].reshape(1)
-    for name, param in model.named_parameters():
+    for name, param in trained.items():
         result["grad." + name] = param.grad
     if args.out.endswith(".json"):
         with open(args.out, "w") as f:
@@ -376,11 +460,18 @@ def main():
     e.add_argument("--request", required=True)
     e.add_argument("--out", required=True)
     e.add_argument("--dtype", default="float64", choices=["float64", "float32"])
+    e.add_argument("--adapter", help="a LoRA adapter in PEFT's layout over the frozen checkpoint")
     s = sub.add_parser("score")
     s.add_argument("--checkpoint", required=True)
     s.add_argument("--tokens", required=True, help="a file holding comma-separated token ids or a JSON list")
     s.add_argument("--dtype", default="float32", choices=["float64", "float32"])
     s.add_argument("--threads", type=int, default=2)
+    w = sub.add_parser("write-adapter")
+    w.add_argument("--checkpoint", required=True)
+    w.add_argument("--out", required=True)
+    w.add_argument("--r", type=int, default=4)
+    w.add_argument("--alpha", type=float, default=8)
+    w.add_argument("--targets", default="q_proj,v_proj")
     b = sub.add_parser("bench")
     b.add_argument("--config", required=True)
     b.add_argument("--rows", type=int, default=16)
@@ -388,7 +479,7 @@ def main():
     b.add_argument("--threads", type=int, default=2)
     b.add_argument("--steps", type=int, default=5)
     args = parser.parse_args()
-    {"evaluate": evaluate, "score": score, "bench": bench}[args.command](args)
+    {"evaluate": evaluate, "score": score, "bench": bench, "write-adapter": write_adapter}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -4,13 +4,14 @@ import type { ModelConfig } from '../../../native/model/config.ts';
 import { buildTrainGraph, gradName } from '../../../native/train/train-graph.ts';
 import type { Feeds } from '../../../native/ort.ts';
 import { Rng } from '../../../core/rng.ts';
+import { initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
 import { floatTensor, openGraph, randomBatch, tokenFeeds, weightFeeds } from './fixtures.ts';
 
 /**
  * The whole model's policy-gradient loss, differentiated by the hand-written backward graph, against
  * central finite differences on a sample of parameter elements, in float64.
  */
-async function checkModel(config: ModelConfig): Promise<{ maxRelativeError: number; checked: number; clippedTokens: number }> {
+async function checkModel(config: ModelConfig): Promise<{ maxRelativeError: number; checked: number; clippedTokens: number; gradNames: string[] }> {
   const built = buildTrainGraph(config, { objective: 'policy-gradient', dtype: 'float64' });
   const graph = await openGraph(built);
   const batch = randomBatch(config, [6, 4], 6, 7);
@@ -19,6 +20,7 @@ async function checkModel(config: ModelConfig): Promise<{ maxRelativeError: numb
   const dims = [batch.rows, batch.cols];
   const feeds: Feeds = {
     ...weightFeeds(initWeights(config, 11, 0.3), 'float64'),
+    ...weightFeeds(initAdapter(config, 13), 'float64'),
     ...tokenFeeds(batch),
     weights: floatTensor('float64', batch.mask.map((m) => m / 10), dims),
     advantages: floatTensor('float64', Array.from({ length: n }, (_, i) => (i % 3 === 0 ? -1 : 0.7)), dims),
@@ -43,7 +45,7 @@ async function checkModel(config: ModelConfig): Promise<{ maxRelativeError: numb
   const step = 1e-5;
   let maxRelativeError = 0;
   let checked = 0;
-  for (const name of built.weightNames) {
+  for (const name of built.trainableNames) {
     const x = feeds[name].data as Float64Array;
     const grad = analytic[gradName(name)];
     for (const i of [0, Math.floor(x.length / 2), x.length - 1, rng.int(x.length)]) {
@@ -62,7 +64,7 @@ async function checkModel(config: ModelConfig): Promise<{ maxRelativeError: numb
   }
   const clippedTokens = analytic.clipped.reduce((a, b) => a + b, 0);
   await graph.session.release();
-  return { maxRelativeError, checked, clippedTokens };
+  return { maxRelativeError, checked, clippedTokens, gradNames: built.trainableNames };
 }
 
 describe('whole-model gradient of the clipped policy-gradient loss vs finite differences (float64)', () => {
@@ -90,5 +92,25 @@ describe('whole-model gradient of the clipped policy-gradient loss vs finite dif
   it('qwen3 with head_dim different from hidden/heads', async () => {
     const r = await checkModel(presetConfig('qwen3-micro', { head_dim: 24 }));
     expect(r.maxRelativeError).toBeLessThan(1e-5);
+  });
+
+  describe('with a LoRA adapter over the frozen base', () => {
+    // B starts nonzero so A's gradient is not zero too (PEFT's B = 0 makes every ∂/∂A vanish at the first step).
+    const lora = (extra: Record<string, unknown> = {}) => parseLoraConfig({ r: 3, alpha: 5, initStdB: 0.3, ...extra });
+
+    it('all seven projections, qwen3-micro: gradients of the adapter alone, none for the base', async () => {
+      const config = withAdapter(presetConfig('qwen3-micro'), lora());
+      const r = await checkModel(config);
+      expect(r.gradNames.length).toBe(2 * 7 * config.numLayers);
+      expect(r.gradNames.every((name) => /\.lora_[AB]\.weight$/.test(name))).toBe(true);
+      expect(r.maxRelativeError).toBeLessThan(1e-5);
+    });
+
+    it('q and v only, llama with biases and an untied head', async () => {
+      const base = presetConfig('qwen3-micro', { model_type: 'llama', attention_bias: true, mlp_bias: true, tie_word_embeddings: false });
+      const r = await checkModel(withAdapter(base, lora({ targetModules: ['q_proj', 'v_proj'] })));
+      expect(r.gradNames.length).toBe(2 * 2 * base.numLayers);
+      expect(r.maxRelativeError).toBeLessThan(1e-5);
+    });
   });
 });

@@ -8,6 +8,9 @@ import { saveCheckpoint } from '../../../native/io/checkpoint.ts';
 import type { ModelConfig } from '../../../native/model/config.ts';
 import { initWeights, presetConfig } from '../../../native/model/presets.ts';
 import { buildTrainGraph, gradName } from '../../../native/train/train-graph.ts';
+import { saveAdapter } from '../../../native/io/adapter.ts';
+import { initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
+import type { Weights } from '../../../native/model/weights.ts';
 import { describeNeeding, PYTHON, pythonMissing } from '../../support/optional.ts';
 import { floatTensor, openGraph, randomBatch, tokenFeeds, weightFeeds } from './fixtures.ts';
 
@@ -26,10 +29,20 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function compare(label: string, config: ModelConfig): Promise<void> {
-  const weights = initWeights(config, 17, 0.25);
+async function compare(label: string, config: ModelConfig, adapter?: Record<string, unknown>): Promise<void> {
+  const baseWeights = initWeights(config, 17, 0.25);
   const checkpoint = join(dir, label);
-  await saveCheckpoint(checkpoint, config, weights);
+  await saveCheckpoint(checkpoint, config, baseWeights);
+  let weights: Weights = baseWeights;
+  const adapterArgs: string[] = [];
+  if (adapter) {
+    // The adapter travels to PyTorch as PEFT saves it; B starts nonzero so every adapter gradient is nonzero.
+    config = withAdapter(config, parseLoraConfig({ initStdB: 0.3, ...adapter }));
+    const lora = initAdapter(config, 19);
+    weights = lora;
+    await saveAdapter(join(dir, `${label}-adapter`), config, new Map([...baseWeights, ...lora]));
+    adapterArgs.push('--adapter', join(dir, `${label}-adapter`));
+  }
   const batch = randomBatch(config, [6, 3], 6, 5);
   const n = batch.rows * batch.cols;
   const request = {
@@ -53,11 +66,12 @@ async function compare(label: string, config: ModelConfig): Promise<void> {
   const requestPath = join(dir, `${label}.request.json`);
   const outPath = join(dir, `${label}.out.json`);
   await writeFile(requestPath, JSON.stringify(request));
-  const torchRun = promisify(execFile)(PYTHON, [SCRIPT, 'evaluate', '--checkpoint', checkpoint, '--request', requestPath, '--out', outPath, '--dtype', 'float64']);
+  const torchRun = promisify(execFile)(PYTHON, [SCRIPT, 'evaluate', '--checkpoint', checkpoint, '--request', requestPath, '--out', outPath, '--dtype', 'float64', ...adapterArgs]);
 
   const graph = await openGraph(buildTrainGraph(config, { objective: 'policy-gradient', dtype: 'float64' }));
   const dims = [batch.rows, batch.cols];
   const ours = await graph.run({
+    ...weightFeeds(baseWeights, 'float64'),
     ...weightFeeds(weights, 'float64'),
     ...tokenFeeds(batch),
     weights: floatTensor('float64', request.weights, dims),
@@ -79,6 +93,7 @@ async function compare(label: string, config: ModelConfig): Promise<void> {
   for (const name of ['logprobs', 'entropy', 'kl', 'clipped']) {
     theirs[name].forEach((value, i) => expect(ours[name][i]).toBeCloseTo(value, 9));
   }
+  expect(Object.keys(theirs).filter((k) => k.startsWith('grad.')).sort()).toEqual([...weights.keys()].map(gradName).sort());
   for (const name of weights.keys()) {
     const expected = theirs[gradName(name)];
     const got = ours[gradName(name)];
@@ -95,4 +110,8 @@ describeNeeding('PyTorch', pythonMissing(['torch', 'numpy']), 'agreement with th
     compare('qwen2', presetConfig('qwen3-micro', { model_type: 'qwen2', tie_word_embeddings: false })));
   it('llama with o/mlp biases, head_dim 12 and one kv head', () =>
     compare('llama', presetConfig('qwen3-micro', { model_type: 'llama', head_dim: 12, attention_bias: true, mlp_bias: true, num_key_value_heads: 1 })));
+  it('a LoRA adapter saved in PEFT\'s layout over a frozen qwen3-micro: the adapter\'s gradients alone', () =>
+    compare('qwen3-lora', presetConfig('qwen3-micro'), { r: 3, alpha: 7 }));
+  it('a LoRA adapter on q, v and down over llama with biases', () =>
+    compare('llama-lora', presetConfig('qwen3-micro', { model_type: 'llama', attention_bias: true, mlp_bias: true }), { r: 2, targetModules: ['q_proj', 'v_proj', 'down_proj'] }));
 });

@@ -1,0 +1,189 @@
+import { z } from 'zod';
+import { Rng } from '../../core/rng.ts';
+import { parseConfig } from '../../core/parse-config.ts';
+import type { ModelConfig } from './config.ts';
+import { layerPrefix, weightShapes, type Weights } from './weights.ts';
+
+/** The projections an adapter may wrap, by PEFT's module names. */
+export const LORA_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
+export type LoraTarget = (typeof LORA_TARGETS)[number];
+
+const PARENT: Record<LoraTarget, 'self_attn' | 'mlp'> = {
+  q_proj: 'self_attn', k_proj: 'self_attn', v_proj: 'self_attn', o_proj: 'self_attn', gate_proj: 'mlp', up_proj: 'mlp', down_proj: 'mlp',
+};
+
+/**
+ * A LoRA adapter's shape: W x + (alpha / r) · B A x over a frozen W, with A [r, in] and B [out, r]; dropout is 0
+ * (the issue's choice; no other value is supported).
+ */
+export const LoraConfigSchema = z
+  .object({
+    /** Rank. Agon §4 ("Efficient instantiation"): one rank-16 adapter per policy. */
+    r: z.number().int().positive().default(16).describe('adapter rank (Agon §4: 16)'),
+    /** Scale numerator: the update is multiplied by alpha / r. The paper gives none; ours: 2·r = 32, PEFT's common choice. */
+    alpha: z.number().positive().default(32).describe('LoRA alpha; the update is scaled by alpha / r (ours: 32; the paper gives none)'),
+    /**
+     * The projections wrapped, kept in LORA_TARGETS order whatever order they were given in. Agon §4 puts the rank-16 adapter at about 10M parameters on Qwen3-0.6B, which is what all
+     * seven projections of its 28 layers come to (10.1M), so all seven are the default.
+     */
+    targetModules: z
+      .array(z.enum(LORA_TARGETS))
+      .min(1)
+      .default([...LORA_TARGETS])
+      .transform((list) => LORA_TARGETS.filter((t) => list.includes(t)))
+      .describe('projections wrapped (default all seven: Agon §4 counts about 10M adapter parameters on Qwen3-0.6B at r = 16)'),
+    /**
+     * Standard deviation of B at initialization. PEFT's is 0 (the adapter starts as the identity); a positive value makes
+     * two adapters behave differently from the first step (Agon §4: the pair must be behaviourally divergent). Ours: 0.
+     */
+    initStdB: z.number().min(0).default(0).describe('std of the B matrices at init (0: PEFT, the adapter starts as the base; ours)'),
+  })
+  .strict();
+
+export type LoraConfig = z.output<typeof LoraConfigSchema>;
+export type LoraConfigInput = z.input<typeof LoraConfigSchema>;
+
+export const parseLoraConfig = (input: unknown, where = 'adapter config'): LoraConfig => parseConfig(LoraConfigSchema, input ?? {}, where);
+
+/** The Hugging Face name of a wrapped projection, e.g. model.layers.3.self_attn.q_proj. */
+export const projectionName = (layer: number, target: LoraTarget): string => `${layerPrefix(layer)}.${PARENT[target]}.${target}`;
+
+/** An adapter tensor's name: PEFT's saved name without its `base_model.model.` prefix. */
+export const loraName = (projection: string, which: 'A' | 'B'): string => `${projection}.lora_${which}.weight`;
+
+/** The adapter tensors a config's `lora` implies (none without one), with their shapes, in layer order. */
+export function adapterShapes(c: ModelConfig): Map<string, number[]> {
+  const shapes = new Map<string, number[]>();
+  if (!c.lora) return shapes;
+  for (let i = 0; i < c.numLayers; i++) {
+    for (const target of LORA_TARGETS) {
+      if (!c.lora.targetModules.includes(target)) continue;
+      const [out, inp] = projectionDims(c, target);
+      const projection = projectionName(i, target);
+      shapes.set(loraName(projection, 'A'), [c.lora.r, inp]);
+      shapes.set(loraName(projection, 'B'), [out, c.lora.r]);
+    }
+  }
+  return shapes;
+}
+
+export const isAdapterTensor = (name: string): boolean => name.endsWith('.lora_A.weight') || name.endsWith('.lora_B.weight');
+
+/**
+ * Several adapters of one LoRA shape as the stacks a multi-adapter decode graph reads: per adapter tensor, the
+ * adapters' copies one after another, [N, ...dims]. Adapter i is row index i of `adapter_index`.
+ */
+export function stackAdapters(c: ModelConfig, adapters: readonly Weights[]): Weights {
+  const stacks: Weights = new Map();
+  for (const [name, dims] of adapterShapes(c)) {
+    const size = dims[0] * dims[1];
+    const data = new Float32Array(adapters.length * size);
+    adapters.forEach((adapter, i) => data.set(adapter.get(name)!.data, i * size));
+    stacks.set(name, { dims: [adapters.length, ...dims], data });
+  }
+  return stacks;
+}
+
+/** Every tensor a graph of this config reads: the base's, then the adapter's. */
+export const graphTensorShapes = (c: ModelConfig): Map<string, number[]> => new Map([...weightShapes(c), ...adapterShapes(c)]);
+
+/** The tensors a learner of this config trains: the adapter's when it has one, else every weight. */
+export const trainableShapes = (c: ModelConfig): Map<string, number[]> => (c.lora ? adapterShapes(c) : weightShapes(c));
+
+/** [out, in] of a projection's Hugging Face weight. */
+export function projectionDims(c: ModelConfig, target: LoraTarget): [number, number] {
+  const D = c.hiddenSize;
+  const qDim = c.numHeads * c.headDim;
+  const kvDim = c.numKvHeads * c.headDim;
+  const I = c.intermediateSize;
+  const dims: Record<LoraTarget, [number, number]> = {
+    q_proj: [qDim, D], k_proj: [kvDim, D], v_proj: [kvDim, D], o_proj: [D, qDim], gate_proj: [I, D], up_proj: [I, D], down_proj: [D, I],
+  };
+  return dims[target];
+}
+
+/** Adapter parameters in closed form. */
+export function adapterParameterCount(c: ModelConfig): number {
+  if (!c.lora) return 0;
+  let perLayer = 0;
+  for (const target of c.lora.targetModules) {
+    const [out, inp] = projectionDims(c, target);
+    perLayer += c.lora.r * (out + inp);
+  }
+  return perLayer * c.numLayers;
+}
+
+/** The scale of the low-rank update, alpha / r (PEFT without rsLoRA). */
+export const loraScale = (lora: LoraConfig): number => lora.alpha / lora.r;
+
+/** The base config with an adapter on it: the config a policy made of a shared base and its adapter runs under. */
+export const withAdapter = (base: ModelConfig, lora: LoraConfig): ModelConfig => ({ ...base, lora });
+
+/** The base config an adapted one sits on. */
+export function baseConfig(c: ModelConfig): ModelConfig {
+  const { lora: _lora, ...base } = c;
+  return base;
+}
+
+/**
+ * Fresh adapter weights, as PEFT initializes them: A uniform in ±1/sqrt(in) (kaiming_uniform with a = sqrt 5),
+ * B zero, or normal with `initStdB` when that is positive. Every draw comes from `seed`.
+ */
+export function initAdapter(c: ModelConfig, seed: number): Weights {
+  const rng = new Rng(seed);
+  const weights: Weights = new Map();
+  for (const [name, dims] of adapterShapes(c)) {
+    const data = new Float32Array(dims[0] * dims[1]);
+    if (name.endsWith('lora_A.weight')) {
+      const bound = 1 / Math.sqrt(dims[1]);
+      for (let i = 0; i < data.length; i++) data[i] = (2 * rng.next() - 1) * bound;
+    } else if (c.lora!.initStdB > 0) {
+      for (let i = 0; i < data.length; i++) data[i] = rng.normal() * c.lora!.initStdB;
+    }
+    weights.set(name, { dims, data });
+  }
+  return weights;
+}
+
+/** A policy's tensors: the base's own arrays (shared, never copied) and the adapter's. */
+export function adaptedWeights(base: Weights, adapter: Weights): Weights {
+  return new Map([...base, ...adapter]);
+}
+
+/** Only the adapter's tensors of an adapted policy's weights. */
+export function adapterOf(c: ModelConfig, weights: Weights): Weights {
+  return new Map([...adapterShapes(c).keys()].map((name) => [name, weights.get(name)!]));
+}
+
+/**
+ * The adapter folded into full weights, W + (alpha / r) · B A for every wrapped projection: a plain checkpoint of the
+ * base config that computes what base + adapter computes. The wrapped projections are new arrays; every other tensor
+ * is the base's own.
+ */
+export function mergeAdapter(c: ModelConfig, weights: Weights): Weights {
+  const lora = c.lora;
+  const merged: Weights = new Map([...weightShapes(c).keys()].map((name) => [name, weights.get(name)!]));
+  if (!lora) return merged;
+  const scale = loraScale(lora);
+  for (let i = 0; i < c.numLayers; i++) {
+    for (const target of lora.targetModules) {
+      const projection = projectionName(i, target);
+      const w = weights.get(`${projection}.weight`)!;
+      const a = weights.get(loraName(projection, 'A'))!.data;
+      const b = weights.get(loraName(projection, 'B'))!.data;
+      const [out, inp] = w.dims;
+      const data = new Float32Array(w.data);
+      for (let o = 0; o < out; o++) {
+        for (let k = 0; k < lora.r; k++) {
+          const bk = b[o * lora.r + k] * scale;
+          if (bk === 0) continue;
+          const row = o * inp;
+          const aRow = k * inp;
+          for (let j = 0; j < inp; j++) data[row + j] += bk * a[aRow + j];
+        }
+      }
+      merged.set(`${projection}.weight`, { dims: [...w.dims], data });
+    }
+  }
+  return merged;
+}
