@@ -5,7 +5,8 @@ import { AdamW, type AdamWState } from './adamw.ts';
 import { floatWindow, hasNonZero, int64Window, nextTokens, usedColumns, type RowWindow } from './batch-rows.ts';
 import { checkLength, checkSeqLen, perTokenInputs, validateLearnBatch, type LearnBatch, type PerTokenInputs, type TokenArray } from './learn-batch.ts';
 import { parseLearnerConfig, type LearnerConfig, type LearnerConfigInput } from './learner-config.ts';
-import { buildScoreGraph, buildTrainGraph, gradName, type BuiltGraph } from './train-graph.ts';
+import { buildScoreGraph, buildTrainGraph, gradName, REFERENCE_PREFIX, type BuiltGraph } from './train-graph.ts';
+import { fail } from '../../core/errors.ts';
 
 export type { LearnBatch, TokenArray } from './learn-batch.ts';
 
@@ -18,7 +19,7 @@ export interface StepStats {
   clipped: boolean;
   /** Share of trained tokens whose clipped surrogate was active (policy-gradient only). */
   clipFraction: number;
-  /** Mean k3 KL to the reference over trained tokens. */
+  /** Mean KL to the reference over trained tokens (k3 or exact, as configured). */
   klMean: number;
   entropyMean: number;
   tokens: number;
@@ -64,6 +65,7 @@ export class Learner {
     readonly optimizer: AdamW,
     private readonly trainSession: Session,
     private readonly trainGraph: BuiltGraph,
+    private readonly reference: Weights | undefined,
   ) {
     for (const [name, t] of weights) {
       this.grads.set(name, new Float32Array(t.data.length));
@@ -71,17 +73,25 @@ export class Learner {
     }
   }
 
-  static async create(modelConfig: ModelConfig, weights: Weights, config: LearnerConfigInput = {}): Promise<Learner> {
+  /**
+   * `reference`: the frozen reference policy's weights (same architecture), needed by `klEstimator: 'exact'`, which
+   * runs the reference inside the train graph; the k3 estimator reads batches' `refLogprobs` instead.
+   */
+  static async create(modelConfig: ModelConfig, weights: Weights, config: LearnerConfigInput = {}, reference?: Weights): Promise<Learner> {
     const parsed = parseLearnerConfig(config);
     validateWeights(modelConfig, weights, 'learner weights');
+    const klExact = parsed.objective === 'policy-gradient' && parsed.klEstimator === 'exact';
+    if (klExact && !reference) fail('CONFIG_INVALID', 'learner: klEstimator "exact" needs the reference policy\'s weights', { field: 'klEstimator' });
+    if (klExact) validateWeights(modelConfig, reference!, 'learner reference weights');
     const graph = buildTrainGraph(modelConfig, {
       objective: parsed.objective,
       maxSeqLen: parsed.maxSeqLen,
       entropyBonus: parsed.entropyCoef !== 0,
       weightedPositionsOnly: true,
+      klExact,
     });
     const session = await Session.create(graph.model, { threads: parsed.threads, label: `learner ${parsed.objective}` });
-    return new Learner(modelConfig, weights, parsed, new AdamW(weights, parsed.optimizer), session, graph);
+    return new Learner(modelConfig, weights, parsed, new AdamW(weights, parsed.optimizer), session, graph, klExact ? reference : undefined);
   }
 
   get maxSeqLen(): number {
@@ -91,7 +101,8 @@ export class Learner {
   /** Forward+backward over every micro-batch, then one AdamW update (none if anything is non-finite). */
   async step(batch: LearnBatch, options: StepOptions = {}): Promise<StepStats> {
     const { objective, klBeta } = this.config;
-    validateLearnBatch(batch, { objective, klBeta, vocabSize: this.modelConfig.vocabSize, maxSeqLen: this.maxSeqLen });
+    // The exact KL reads the reference's weights, not per-token reference logprobs.
+    validateLearnBatch(batch, { objective, klBeta: this.reference ? 0 : klBeta, vocabSize: this.modelConfig.vocabSize, maxSeqLen: this.maxSeqLen });
     const { rows, cols } = batch;
     const inputs = perTokenInputs(batch, batch.normalization ?? this.config.normalization, this.config.constantTokens ?? cols, this.config.imitationWeight);
     const perRun = this.config.microBatchRows ?? rows;
@@ -126,6 +137,7 @@ export class Learner {
     const perToken = (values: Float32Array): HostTensor => f32(floatWindow(values, w), dims);
     const candidates: Feeds = {
       ...this.weightFeeds(),
+      ...this.referenceFeeds(),
       input_ids: int64Window(batch.inputIds, w),
       targets: int64Window(batch.targets, w),
       weights: perToken(inputs.weights),
@@ -201,6 +213,13 @@ export class Learner {
       const t = this.weights.get(name)!;
       feeds[name] = { dtype: 'float32', dims: t.dims, data: t.data };
     }
+    return feeds;
+  }
+
+  /** The reference's weights under their `ref.` input names (exact KL only). */
+  private referenceFeeds(): Feeds {
+    const feeds: Feeds = {};
+    if (this.reference) for (const [name, t] of this.reference) feeds[`${REFERENCE_PREFIX}${name}`] = { dtype: 'float32', dims: t.dims, data: t.data };
     return feeds;
   }
 }

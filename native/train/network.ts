@@ -35,6 +35,8 @@ export interface NetworkOptions {
   maxSeqLen?: number;
   /** Scalar the logits are divided by; none means 1. */
   temperature?: Value;
+  /** Graph input names are `${inputPrefix}${HF name}` (a second, frozen model in the same graph); `params` keeps HF names. */
+  inputPrefix?: string;
 }
 
 interface Positional {
@@ -51,7 +53,7 @@ interface Positional {
 export function buildNetwork(tape: Tape, config: ModelConfig, inputIds: Value, options: NetworkOptions = {}): Network {
   const g = tape.graph;
   const params = new Map<string, Value>();
-  for (const [name, dims] of weightShapes(config)) params.set(name, tape.parameter(name, dims));
+  for (const [name, dims] of weightShapes(config)) params.set(name, tape.parameter(`${options.inputPrefix ?? ''}${name}`, dims));
   const w = (name: string): Value => params.get(name)!;
   const wOpt = (name: string): Value | undefined => params.get(name);
 
