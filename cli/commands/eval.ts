@@ -7,6 +7,7 @@ import { EVAL_DEFAULTS, evaluate, type EvalBenchmark, type EvalModel, type EvalO
 import { DRIFT_DEFAULTS } from '../../lab/eval/drift.ts';
 import { EVAL_AXES, HANDOFF_VARIANTS, type EvalAxis, type EvalReport, type HandoffVariant } from '../../lab/eval/report-types.ts';
 import { compareReports } from '../../lab/eval/significance.ts';
+import { DISPLACED_RANKINGS, type DisplacedRanking } from '../../core/metrics/token-drift.ts';
 import { resolveModelDir, shippedTasks } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
@@ -44,6 +45,7 @@ export function register(program: Command): void {
     .option('--bootstrap <n>', 'bootstrap resamples of problems for every SE', text, String(EVAL_DEFAULTS.bootstrap))
     .option('--legibility-samples <n>', 'responses per problem the junior reads for legibility', text, String(EVAL_DEFAULTS.legibilitySamples))
     .option('--displaced-top <n>', 'tokens most displaced by the reference (§4.4: 500)', text, String(DRIFT_DEFAULTS.displacedTop))
+    .option('--displaced-ranking <rank>', `${DISPLACED_RANKINGS.join(' | ')}: highest signed log(p_ref/p_jun) (§4.4, footnote 4) or largest |log-ratio|`, DRIFT_DEFAULTS.displacedRanking)
     .option('--over-emitted-top <n>', 'over-emitted tokens listed (appendix B.1)', text, String(DRIFT_DEFAULTS.overEmittedTop))
     .option('--over-emitted-min-count <n>', "over-emitted tokens occur at least this often in the model's outputs", text, String(DRIFT_DEFAULTS.overEmittedMinCount))
     .option('--drift-smoothing <x>', 'additive smoothing of token counts', text, String(DRIFT_DEFAULTS.smoothing))
@@ -91,6 +93,7 @@ export function register(program: Command): void {
         handoffP: parsed.handoffP,
         legibilitySamples: parsed.legibilitySamples,
         displacedTop: parsed.displacedTop,
+        displacedRanking: parsed.displacedRanking,
         overEmittedTop: parsed.overEmittedTop,
         overEmittedMinCount: parsed.overEmittedMinCount,
         driftSmoothing: parsed.driftSmoothing,
@@ -131,6 +134,7 @@ interface ParsedFlags {
   bootstrap: number;
   legibilitySamples: number;
   displacedTop: number;
+  displacedRanking: DisplacedRanking;
   overEmittedTop: number;
   overEmittedMinCount: number;
   driftSmoothing: number;
@@ -176,6 +180,7 @@ export function parseEvalFlags(opts: Record<string, unknown>): ParsedFlags {
     bootstrap: int('bootstrap', opts.bootstrap, 2),
     legibilitySamples: int('legibility-samples', opts.legibilitySamples, 1),
     displacedTop: int('displaced-top', opts.displacedTop, 1),
+    displacedRanking: list('displaced-ranking', opts.displacedRanking, DISPLACED_RANKINGS)[0],
     overEmittedTop: int('over-emitted-top', opts.overEmittedTop, 1),
     overEmittedMinCount: int('over-emitted-min-count', opts.overEmittedMinCount, 1),
     driftSmoothing: real('drift-smoothing', opts.driftSmoothing, 0, 1e6, true),
@@ -248,7 +253,7 @@ function summarize(report: EvalReport): string {
     lines.push(`drift from ${report.junior}: KL ${fmt(d.kl, 5)} nats over ${d.tokens.model} / ${d.tokens.junior} tokens${d.reference_kl ? `; reference KL ${fmt(d.reference_kl, 5)}` : ''}`);
     const s = d.survival;
     if (s.length > 0) lines.push(`  survival of |log-ratio| (${s.length} thresholds up to ${s[s.length - 1].threshold.toFixed(3)}): share above ${s[Math.floor(s.length / 10)].threshold.toFixed(3)} is ${withSe(s[Math.floor(s.length / 10)].fraction, s[Math.floor(s.length / 10)].se, 3)}`);
-    if (d.displaced) lines.push(`  top-${d.displaced.top} displaced by ${report.reference}: shift-back share ${d.displaced.shift_back_share.toFixed(3)}, Spearman ρ ${d.displaced.spearman.rho.toFixed(3)} (p ${d.displaced.spearman.p.toExponential(2)})`);
+    if (d.displaced) lines.push(`  top-${d.displaced.top} displaced by ${report.reference} (${d.displaced.ranking ?? 'absolute'} log-ratio): shift-back share ${d.displaced.shift_back_share.toFixed(3)}, Spearman ρ ${d.displaced.spearman.rho.toFixed(3)} (p ${d.displaced.spearman.p.toExponential(2)})`);
     lines.push(`  over-emitted: ${d.over_emitted.slice(0, 8).map((t) => `${JSON.stringify(t.text)} ${t.model_count}/${t.junior_count}`).join(', ') || 'none'}`);
   }
   if (report.legibility) {

@@ -3,6 +3,7 @@ import { BOOTSTRAP_DEFAULT_RESAMPLES, bootstrapMean } from '../../core/metrics/b
 import { paperKs } from '../../core/metrics/pass-at-k.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import { STEP_HANDOFF_DEFAULT_P } from '../../core/schedules/step-handoff.ts';
+import type { DisplacedRanking } from '../../core/metrics/token-drift.ts';
 import { assertSharedTokenizer, type Policy } from '../../native/runtime/policy.ts';
 import { Scorer } from '../../native/runtime/scorer.ts';
 import type { Problem, Split, Task } from '../../core/tasks/task.ts';
@@ -68,6 +69,7 @@ export interface EvalOptions extends SamplingSettings {
   legibilitySamples?: number;
   scoreBatch?: number;
   displacedTop?: number;
+  displacedRanking?: DisplacedRanking;
   overEmittedTop?: number;
   overEmittedMinCount?: number;
   driftSmoothing?: number;
@@ -117,6 +119,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
     handoff_variants: options.handoffVariants ?? [...EVAL_DEFAULTS.handoffVariants],
     handoff_p: options.handoffP ?? EVAL_DEFAULTS.handoffP,
     displaced_top: options.displacedTop ?? DRIFT_DEFAULTS.displacedTop,
+    displaced_ranking: options.displacedRanking ?? DRIFT_DEFAULTS.displacedRanking,
     over_emitted_top: options.overEmittedTop ?? DRIFT_DEFAULTS.overEmittedTop,
     over_emitted_min_count: options.overEmittedMinCount ?? DRIFT_DEFAULTS.overEmittedMinCount,
     drift_smoothing: options.driftSmoothing ?? DRIFT_DEFAULTS.smoothing,
@@ -253,6 +256,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
       smoothing: config.drift_smoothing,
       minJuniorCount: config.drift_min_junior_count,
       displacedTop: config.displaced_top,
+      displacedRanking: config.displaced_ranking!,
       overEmittedTop: config.over_emitted_top,
       overEmittedMinCount: config.over_emitted_min_count!,
       resamples,

@@ -1,3 +1,6 @@
+import type { DisplacedRanking } from '../../core/metrics/token-drift.ts';
+import type { Split } from '../../core/tasks/task.ts';
+
 /**
  * The one JSON object `ludus eval --json` prints and `--report DIR` writes as `report.json`: every evaluation axis of
  * the tandem RL paper (§4–5, appendices B–C) for one model, with bootstrap standard errors and the per-problem
@@ -36,7 +39,7 @@ export const HANDOFF_VARIANTS: readonly HandoffVariant[] = ['alternate', 'bernou
 export interface BenchmarkInfo {
   /** As given to `--task`: a task name (`arithmetic`) or a JSONL path. */
   name: string;
-  split: 'train' | 'test';
+  split: Split;
   /** Problems evaluated on this benchmark. */
   problems: number;
 }
@@ -109,7 +112,8 @@ export interface DriftResult {
   /** Same curve for the reference model, on the same thresholds, when a reference is evaluated. */
   reference_survival?: SurvivalPoint[];
   /**
-   * The tokens most displaced by the reference model (largest log(p_ref / p_jun)), and how the model under evaluation
+   * The tokens most displaced by the reference model (highest log(p_ref / p_jun), or largest |log(p_ref / p_jun)|; see
+   * `ranking`), and how the model under evaluation
    * moves on them (§4.4, right panel of Figure 4). Absent without a reference model distinct from the junior.
    */
   displaced?: DisplacedTokens;
@@ -141,6 +145,11 @@ export interface DisplacedTokens {
    * reference or the junior emitted at least `min_junior_count` times.
    */
   top: number;
+  /**
+   * How they were ranked: `signed`, highest log(p_ref / p_jun) first (the paper's footnote 4), or `absolute`, largest
+   * |log(p_ref / p_jun)| first. Reports made before the option existed ranked by `absolute` and lack the field.
+   */
+  ranking?: DisplacedRanking;
   /** Share of those tokens whose model-vs-reference shift opposes the reference's displacement (log(p_model/p_ref) has the opposite sign of log(p_ref/p_jun)). */
   shift_back_share: number;
   /** Spearman ρ between the reference's displacement log(p_ref/p_jun) and the model's shift log(p_model/p_ref) over those tokens, with its two-sided p-value (t approximation). */
@@ -221,6 +230,8 @@ export interface EvalConfig {
   handoff_variants: HandoffVariant[];
   handoff_p: number;
   displaced_top: number;
+  /** How the displaced tokens were ranked (absent in reports made before the option: `absolute`). */
+  displaced_ranking?: DisplacedRanking;
   over_emitted_top: number;
   /** Over-emitted tokens must occur at least this often in the model's generations (absent in reports made before it existed). */
   over_emitted_min_count?: number;

@@ -30,6 +30,7 @@ export const ExperimentEvalSchema = z
     legibilitySamples: positiveInt.default(EVAL_DEFAULTS.legibilitySamples),
     scoreBatch: positiveInt.default(EVAL_DEFAULTS.scoreBatch),
     displacedTop: positiveInt.optional(),
+    displacedRanking: z.enum(['signed', 'absolute']).optional(),
     overEmittedTop: positiveInt.optional(),
     overEmittedMinCount: positiveInt.optional(),
     driftSmoothing: z.number().positive().optional(),

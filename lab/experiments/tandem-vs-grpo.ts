@@ -214,6 +214,7 @@ function evalOptions(settings: ExperimentEval) {
     legibilitySamples: settings.legibilitySamples,
     scoreBatch: settings.scoreBatch,
     ...(settings.displacedTop !== undefined ? { displacedTop: settings.displacedTop } : {}),
+    ...(settings.displacedRanking !== undefined ? { displacedRanking: settings.displacedRanking } : {}),
     ...(settings.overEmittedTop !== undefined ? { overEmittedTop: settings.overEmittedTop } : {}),
     ...(settings.overEmittedMinCount !== undefined ? { overEmittedMinCount: settings.overEmittedMinCount } : {}),
     ...(settings.driftSmoothing !== undefined ? { driftSmoothing: settings.driftSmoothing } : {}),

@@ -162,6 +162,7 @@ describe('driftFrom', () => {
     smoothing: 0.5,
     minJuniorCount: 2,
     displacedTop: 3,
+    displacedRanking: 'signed' as const,
     overEmittedTop: 2,
     overEmittedMinCount: 1,
     resamples: 50,
