@@ -6,6 +6,12 @@ export const PretrainConfigSchema = z
   .object({
     task: z.enum(['arithmetic', 'last-letter']),
     taskOptions: z.record(z.string(), z.unknown()).default({}),
+    /**
+     * The base's designed flaw (ours): each supervised solution is the task's `slipped` walk, in which every due carry
+     * or borrow is forgotten with this probability, so the base learns to forget that often. 0 trains on gold
+     * solutions only.
+     */
+    slipRate: z.number().min(0).max(1).default(0),
     seed: z.number().int().min(0).default(0),
     /** Byte-level BPE vocabulary (specials + 256 bytes + merges). */
     vocabSize: z.number().int().min(260).default(1024),
@@ -30,6 +36,6 @@ export type PretrainConfig = z.output<typeof PretrainConfigSchema>;
 
 /** Per-task defaults: the shipped base models were made with exactly these. */
 export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof PretrainConfigSchema>> = {
-  arithmetic: { task: 'arithmetic', steps: 500, saveDtype: 'BF16' },
+  arithmetic: { task: 'arithmetic', steps: 1500, slipRate: 0.5, saveDtype: 'BF16' },
   'last-letter': { task: 'last-letter', steps: 800, batch: 16, maxTokens: 512, saveDtype: 'BF16' },
 };

@@ -15,7 +15,8 @@ import type { Task } from '../../core/tasks/task.ts';
 import { EOS_TOKEN, PAD_TOKEN, trainBpe } from '../../plugins/tokenizers/bpe-trainer.ts';
 import { tokenizerFromJson, type TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 import { PretrainConfigSchema, type PretrainConfig } from './pretrain-config.ts';
-import { sftBatch, tokenizeExample } from './sft-batch.ts';
+import { sftBatch, tokenizeExample, type SftExample } from './sft-batch.ts';
+import { Rng, deriveSeed } from '../../core/rng.ts';
 
 export interface PretrainRun {
   /** Run directory: model/ (the result, Hugging Face layout), checkpoint/ (resumable state), metrics.jsonl. */
@@ -76,7 +77,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
       tokenizerJson: start.tokenizerJson,
     });
   while (step < last) {
-    const examples = batchAt(task, cursor, config.batch).map((p) => tokenizeExample(tokenizer, { prompt: p.prompt, completion: p.solution }, eosId));
+    const examples = batchAt(task, cursor, config).map((example) => tokenizeExample(tokenizer, example, eosId));
     const lr = learningRate(config.schedule, step, config.steps);
     const stats = await learner.step(sftBatch(examples, padId, config.maxTokens), { lr });
     step += 1;
@@ -96,7 +97,18 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
   return { modelDir, steps: step };
 }
 
-const batchAt = (task: Task, cursor: number, size: number) => Array.from({ length: size }, (_, i) => task.sample('train', cursor + i));
+/** Seeds the slips of the solution at each data position. */
+const SLIP_STREAM = 7;
+
+/** The supervised examples at data positions cursor.. : train problems with their gold (or slipped) solutions. */
+export function batchAt(task: Task, cursor: number, config: Pick<PretrainConfig, 'batch' | 'slipRate' | 'seed' | 'task'>): SftExample[] {
+  if (config.slipRate > 0 && !task.slipped) fail('CONFIG_INVALID', `pretrain: slipRate ${config.slipRate} needs a task with slipped solutions, and "${config.task}" has none`, { field: 'slipRate' });
+  return Array.from({ length: config.batch }, (_, i) => {
+    const problem = task.sample('train', cursor + i);
+    const completion = config.slipRate > 0 ? task.slipped!(problem, config.slipRate, new Rng(deriveSeed(config.seed, SLIP_STREAM, cursor + i))).solution : problem.solution;
+    return { prompt: problem.prompt, completion };
+  });
+}
 
 interface Start {
   state: TrainerState;

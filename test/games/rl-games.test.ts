@@ -7,7 +7,7 @@ import { rlGameByName } from '../../games/registry.ts';
 import { TANDEM_SHARE_BAND, tandemGame } from '../../games/tandem.ts';
 import type { Problem } from '../../core/tasks/task.ts';
 
-const problem: Problem = { id: 'p', prompt: 'Question: What is 2 plus 3?\nAnswer:\n', answer: '5', solution: '\\boxed{5}', steps: ['\\boxed{5}'], meta: {} };
+const problem: Problem = { id: 'p', question: 'What is 2 plus 3?', instruction: '', prompt: 'Question: What is 2 plus 3?\nAnswer:\n', answer: '5', solution: '\\boxed{5}', steps: ['\\boxed{5}'], meta: {} };
 
 const finished = (texts: [role: 'senior' | 'junior', text: string][]): MatchState<'senior' | 'junior', Problem> => ({
   matchId: 'm',

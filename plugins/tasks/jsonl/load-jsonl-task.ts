@@ -10,7 +10,7 @@ import { parseJsonlProblems } from './parse-jsonl-problems.ts';
 export const JsonlOptionsSchema = z.strictObject({
   name: z.string().min(1).optional(),
   /** The whole file is this one split. */
-  split: z.enum(['train', 'test']).default('test'),
+  split: z.enum(['train', 'validation', 'test']).default('test'),
 });
 
 export type JsonlOptionsInput = z.input<typeof JsonlOptionsSchema>;
