@@ -12,9 +12,11 @@ import { resolveModelDir, shippedTasks } from '../../plugins/policies/default-mo
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import { LudusError, fail } from '../../core/errors.ts';
+import { SPLITS, type Split } from '../../core/tasks/task.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
 import { deviceOption, parseDevice } from '../options.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+import { CHAT_TEMPLATE_MODES, type ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
 
 /** The raw EvalReport(s) `--report DIR` writes beside the markdown report; `--compare` reads either file back. */
 export const EVAL_REPORT_FILE = 'eval-report.json';
@@ -27,13 +29,14 @@ export function register(program: Command): void {
     .description('evaluate a model on the tandem paper’s axes: solo capability (pass@k), handoff robustness with a junior, drift from the junior, junior legibility; bootstrap SEs and paired t-tests')
     .requiredOption('--model <dir>', "Hugging Face model directory with tokenizer.json, or 'default' (the shipped base for the task)")
     .requiredOption('--task <names>', 'arithmetic | last-letter | FILE.jsonl; several, comma-separated, for a macro average')
-    .option('--split <split>', 'train | test', 'test')
+    .option('--split <split>', SPLITS.join(' | '), 'test')
     .option('--samples <n>', 'samples per problem (n of the pass@k estimator)', text, String(EVAL_DEFAULTS.samples))
     .option('--problems <n>', 'problems per benchmark', text, String(EVAL_DEFAULTS.problems))
     .option('--temperature <t>', 'sampling temperature', text, String(EVAL_DEFAULTS.temperature))
     .option('--top-p <p>', 'nucleus sampling', text, String(EVAL_DEFAULTS.topP))
     .option('--max-new-tokens <n>', 'response budget', text, String(EVAL_DEFAULTS.maxNewTokens))
     .option('--batch <n>', 'rows decoded together', text, String(EVAL_DEFAULTS.batch))
+    .option('--chat-template <on|off>', "on: prompt through the model's chat template where its tokenizer has one (instruct models); off: the task's plain prompt", EVAL_DEFAULTS.chatTemplate)
     .option('--seed <n>', 'seed', text, '0')
     .option('--threads <n>', 'intra-op threads', text, '0')
     .option('--axes <list>', `comma-separated: ${EVAL_AXES.join(', ')}`, 'capability')
@@ -85,6 +88,7 @@ export function register(program: Command): void {
         maxNewTokens: parsed.maxNewTokens,
         stopTokens: model.model.policy.config.eosTokenIds,
         batch: parsed.batch,
+        chatTemplate: parsed.chatTemplate,
         threads: parsed.threads,
         device: parseDevice(opts.device),
         seed: parsed.seed,
@@ -119,13 +123,14 @@ export function register(program: Command): void {
 
 interface ParsedFlags {
   taskNames: string[];
-  split: 'train' | 'test';
+  split: Split;
   samples: number;
   problems: number;
   temperature: number;
   topP: number;
   maxNewTokens: number;
   batch: number;
+  chatTemplate: ChatTemplateMode;
   seed: number;
   threads: number;
   axes: EvalAxis[];
@@ -159,19 +164,20 @@ export function parseEvalFlags(opts: Record<string, unknown>): ParsedFlags {
     for (const item of items) if (!(allowed as readonly string[]).includes(item)) fail('INPUT_INVALID', `--${flag}: unknown "${item}" (known: ${allowed.join(', ')})`, { flag, item });
     return [...new Set(items)] as T[];
   };
-  if (opts.split !== 'train' && opts.split !== 'test') fail('INPUT_INVALID', `--split must be train or test, got "${String(opts.split)}"`, { flag: 'split' });
+  if (!(SPLITS as readonly unknown[]).includes(opts.split)) fail('INPUT_INVALID', `--split must be one of ${SPLITS.join(', ')}, got "${String(opts.split)}"`, { flag: 'split' });
   const taskNames = String(opts.task).split(',').map((s) => s.trim()).filter((s) => s.length > 0);
   if (taskNames.length === 0) fail('INPUT_INVALID', '--task is empty', { flag: 'task' });
   if (new Set(taskNames).size !== taskNames.length) fail('INPUT_INVALID', `--task names a benchmark twice: ${taskNames.join(', ')}`, { flag: 'task' });
   return {
     taskNames,
-    split: opts.split as 'train' | 'test',
+    split: opts.split as Split,
     samples: int('samples', opts.samples, 1),
     problems: int('problems', opts.problems, 1),
     temperature: real('temperature', opts.temperature, 0, 100, true),
     topP: real('top-p', opts.topP, 0, 1, true),
     maxNewTokens: int('max-new-tokens', opts.maxNewTokens, 1),
     batch: int('batch', opts.batch, 1),
+    chatTemplate: list('chat-template', opts.chatTemplate, CHAT_TEMPLATE_MODES)[0],
     seed: int('seed', opts.seed, 0),
     threads: int('threads', opts.threads, 0),
     axes: list('axes', opts.axes, EVAL_AXES),

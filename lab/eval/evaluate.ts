@@ -8,6 +8,7 @@ import { assertSharedTokenizer, type Policy } from '../../native/runtime/policy.
 import { Scorer } from '../../native/runtime/scorer.ts';
 import type { Problem, Split, Task } from '../../core/tasks/task.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+import type { ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
 import { stepBoundaryIds } from '../../plugins/tokenizers/step-boundary.ts';
 import { DRIFT_DEFAULTS, driftFrom, problemCounts } from './drift.ts';
 import { seniorShare, stepHandoffSchedule, teamStats, type TeamStatistic } from './handoff.ts';
@@ -39,6 +40,8 @@ export const EVAL_DEFAULTS = {
   topP: 1,
   maxNewTokens: 256,
   batch: 64,
+  /** Instruct models are prompted through their chat template (the paper prompts Qwen3-4B-Instruct so). */
+  chatTemplate: 'on' as ChatTemplateMode,
   /** 10,000 resamples of problems (§4.1, Table 1). */
   bootstrap: BOOTSTRAP_DEFAULT_RESAMPLES,
   /** Strict round-robin (§4.3) and Bernoulli(0.5) (appendix B.3). */
@@ -63,6 +66,8 @@ export interface EvalOptions extends SamplingSettings {
   samples: number;
   grade: Grader;
   seed: number;
+  /** `on` (default): through the tokenizer's chat template where it has one; `off`: the task's plain prompt. */
+  chatTemplate?: ChatTemplateMode;
   bootstrap?: number;
   handoffVariants?: HandoffVariant[];
   handoffP?: number;
@@ -114,6 +119,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
     top_p: options.topP,
     max_new_tokens: options.maxNewTokens,
     batch: options.batch,
+    chat_template: options.chatTemplate ?? EVAL_DEFAULTS.chatTemplate,
     ks: paperKs(options.samples),
     bootstrap: options.bootstrap ?? EVAL_DEFAULTS.bootstrap,
     handoff_variants: options.handoffVariants ?? [...EVAL_DEFAULTS.handoffVariants],
@@ -147,6 +153,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
           ...sampling,
           policies: [who.policy],
           tokenizer: options.tokenizer,
+          chatTemplate: config.chat_template,
           problems,
           samples: options.samples,
           grade: options.grade,
@@ -212,6 +219,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
             ...sampling,
             policies: [options.model.policy, junior!.policy],
             tokenizer: options.tokenizer,
+            chatTemplate: config.chat_template,
             problems,
             samples: options.samples,
             grade: options.grade,

@@ -225,6 +225,8 @@ export interface EvalConfig {
   top_p: number;
   max_new_tokens: number;
   batch: number;
+  /** Whether prompts went through the tokenizer's chat template where it had one (absent in reports made before the option: `off`). */
+  chat_template?: 'on' | 'off';
   ks: number[];
   bootstrap: number;
   handoff_variants: HandoffVariant[];

@@ -24,6 +24,7 @@ export const ExperimentEvalSchema = z
     topP: z.number().gt(0).max(1).default(EVAL_DEFAULTS.topP),
     maxNewTokens: positiveInt.default(EVAL_DEFAULTS.maxNewTokens),
     batch: positiveInt.default(EVAL_DEFAULTS.batch),
+    chatTemplate: z.enum(['on', 'off']).default(EVAL_DEFAULTS.chatTemplate),
     bootstrap: positiveInt.default(EVAL_DEFAULTS.bootstrap),
     handoffVariants: z.array(z.enum(['alternate', 'bernoulli'])).min(1).default([...EVAL_DEFAULTS.handoffVariants]),
     handoffP: z.number().min(0).max(1).default(EVAL_DEFAULTS.handoffP),

@@ -119,6 +119,23 @@ describe('teamStats', () => {
   });
 });
 
+describe('sampleRollouts and the chat template', () => {
+  // The same tokenizer with a chat template that marks the user turn: what the prompt tokens hold shows which was used.
+  const templated = { ...tokenizer, config: { chat_template: 'Q: {{ messages[0].content }}\nA:' } };
+  const common = { ...sampling, maxNewTokens: 4, problems: task.problems('test', 2), samples: 1, grade: never, seed: 5, policies: [senior] };
+
+  it("should prompt through the tokenizer's chat template by default, the question and instruction as the user turn", async () => {
+    const [first] = (await sampleRollouts({ ...common, tokenizer: templated })).flat();
+    const p = common.problems[0];
+    expect(first.prompt).toEqual(tokenizer.encode(`Q: ${p.question} ${p.instruction}\nA:`));
+  });
+
+  it("should prompt with the task's plain prompt with chatTemplate off", async () => {
+    const [first] = (await sampleRollouts({ ...common, tokenizer: templated, chatTemplate: 'off' })).flat();
+    expect(first.prompt).toEqual(tokenizer.encode(common.problems[0].prompt));
+  });
+});
+
 describe('handoff with the model as its own junior', () => {
   it('should reproduce solo decoding token for token under the same seed (the schedule only picks whose identical sample is kept)', async () => {
     const common = { ...sampling, tokenizer, problems: task.problems('test', 3), samples: 3, grade: never, seed: 21 };
@@ -265,6 +282,8 @@ describe('evaluate', () => {
   };
   const options = (grade: Grader): EvalOptions => ({
     ...sampling,
+    // Long enough that a random model writes the tokenizer's one step-end token now and then, so both benchmarks see handoffs.
+    maxNewTokens: 64,
     model: { id: 'senior', policy: senior },
     junior: { id: 'junior', policy: junior },
     reference: { id: 'reference', policy: policyOf(7, 'reference') },
