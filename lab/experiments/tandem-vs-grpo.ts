@@ -5,10 +5,10 @@ import { parseConfig } from '../../core/parse-config.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
 import type { Device } from '../../native/ort.ts';
 import { composePlugins } from '../../cli/composition/compose.ts';
+import type { PluginCatalog } from '../../cli/composition/plugin-catalog.ts';
 import { evaluate, type EvalModel } from '../eval/evaluate.ts';
 import type { EvalReport, SignificanceResult } from '../eval/report-types.ts';
 import { compareReports } from '../eval/significance.ts';
-import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { slug } from '../reports/markdown.ts';
@@ -27,6 +27,8 @@ export interface ExperimentRun {
   config: ExperimentConfig;
   threads?: number;
   device?: Device;
+  /** Where the config's plugin names (grader, advantage estimator) resolve; the built-in catalog when absent. */
+  plugins?: PluginCatalog;
   onProgress?: (progress: ExperimentProgress) => void;
 }
 
@@ -83,6 +85,10 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
     ]),
   ) as Record<ExperimentGame, TrainConfig>;
   const task = await taskByName(config.task);
+  // One grader for the games' rewards and every evaluation, the one the training config names (an unknown name
+  // fails here, before anything trains, as `ludus train` fails on it).
+  const plugins = run.plugins ?? (await composePlugins());
+  const grade = plugins.graders.create(trainConfigs.grpo.grader);
   await mkdir(out, { recursive: true });
   await writeFileAtomically(join(out, EXPERIMENT_FILE), `${JSON.stringify(config, null, 2)}\n`);
 
@@ -97,7 +103,6 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
   const phases: PhaseOutcome[] = [];
 
   const seniors: TrainedSenior[] = [];
-  const games = await composePlugins();
   for (const game of EXPERIMENT_GAMES) {
     const phase = `train ${game}`;
     const dir = join(out, game);
@@ -110,7 +115,8 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
       const result = await train({
         out: dir,
         config: trainConfig,
-        game: games.games.create(game, trainConfig),
+        game: plugins.games.create(game, { ...trainConfig, grade }),
+        plugins,
         resume: true,
         threads: run.threads,
         onStep: (line, total) => progress.update(phase, line.step / total),
@@ -145,6 +151,7 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
       junior: baseDir,
       reference: reference ? { dir: reference.dir, step: reference.step } : null,
       task: config.task,
+      grader: trainConfigs.grpo.grader,
       seed: config.seed,
       eval: config.eval,
     };
@@ -172,7 +179,7 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
         benchmarks: [{ name: config.task, task, split: 'test' }],
         ...evalOptions(config.eval),
         stopTokens: base.policy.config.eosTokenIds,
-        grade: gradeMath,
+        grade,
         seed: config.seed,
         threads: run.threads,
         device: run.device,
@@ -208,6 +215,7 @@ function evalOptions(settings: ExperimentEval) {
     topP: settings.topP,
     maxNewTokens: settings.maxNewTokens,
     batch: settings.batch,
+    chatTemplate: settings.chatTemplate,
     bootstrap: settings.bootstrap,
     handoffVariants: settings.handoffVariants,
     handoffP: settings.handoffP,
