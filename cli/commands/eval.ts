@@ -43,7 +43,7 @@ export function register(program: Command): void {
     .option('--junior <dir>', "junior for handoff, drift and legibility: a model directory or 'default' (the shipped base)", 'default')
     .option('--reference <dir>', "drift's reference model for the displaced-token analysis (e.g. the GRPO senior); 'default' is the junior, which leaves that analysis out", 'default')
     .option('--compare <dir|json>', "paired one-sided t-tests against another model (a directory or 'default', evaluated here the same way) or a saved eval-report.json / report.json")
-    .option('--handoff <list>', `handoff schedules at \\n\\n: ${HANDOFF_VARIANTS.join(', ')}`, EVAL_DEFAULTS.handoffVariants.join(','))
+    .option('--handoff <list>', `handoff schedules: ${HANDOFF_VARIANTS.join(', ')} (alternate and bernoulli at step ends, the paper's evaluation; word: Bernoulli at every word, the training schedule, i.e. tandem accuracy)`, EVAL_DEFAULTS.handoffVariants.join(','))
     .option('--handoff-p <p>', 'probability of the senior at each handoff draw (appendix B.3: 0.5)', text, String(EVAL_DEFAULTS.handoffP))
     .option('--bootstrap <n>', 'bootstrap resamples of problems for every SE', text, String(EVAL_DEFAULTS.bootstrap))
     .option('--legibility-samples <n>', 'responses per problem the junior reads for legibility', text, String(EVAL_DEFAULTS.legibilitySamples))

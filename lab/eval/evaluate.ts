@@ -11,7 +11,9 @@ import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 import type { ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
 import { stepBoundaryIds } from '../../plugins/tokenizers/step-boundary.ts';
 import { DRIFT_DEFAULTS, driftFrom, problemCounts } from './drift.ts';
-import { seniorShare, stepHandoffSchedule, teamStats, type TeamStatistic } from './handoff.ts';
+import { seniorShare, stepHandoffSchedule, teamStats, wordHandoffSchedule, type TeamStatistic } from './handoff.ts';
+import { WORD_HANDOFF_DEFAULTS } from '../../core/protocols/co-decoding.ts';
+import { wordBoundary } from '../../plugins/tokenizers/word-boundary.ts';
 import { scoreLegibility } from './legibility.ts';
 import { passAtKEstimates } from './pass-at-k-estimates.ts';
 import { perProblemMeans, problemMeanEstimates } from './problem-means.ts';
@@ -208,10 +210,13 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
   }
 
   if (axes.includes('handoff')) {
-    const boundary = stepBoundaryIds(options.tokenizer);
-    if (boundary.length === 0) fail('TOKENIZER_INVALID', 'handoff: no token of the tokenizer contains "\\n\\n", so there is no step end to hand off at');
+    const stepBoundary = stepBoundaryIds(options.tokenizer);
+    const wordBoundaryIds = Array.from(wordBoundary(options.tokenizer).ids);
+    if (stepBoundary.length === 0 && config.handoff_variants.some((v) => v !== 'word')) fail('TOKENIZER_INVALID', 'handoff: no token of the tokenizer contains "\\n\\n", so there is no step end to hand off at');
     report.handoff = [];
     for (const [v, variant] of config.handoff_variants.entries()) {
+      const boundary = variant === 'word' ? wordBoundaryIds : stepBoundary;
+      const schedule = variant === 'word' ? wordHandoffSchedule(config.handoff_p, WORD_HANDOFF_DEFAULTS.K, boundary) : stepHandoffSchedule(variant, config.handoff_p, boundary);
       const team: GradedRollout[][][] = [];
       for (const [b, problems] of problemsOf.entries()) {
         team.push(
@@ -224,7 +229,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
             samples: options.samples,
             grade: options.grade,
             seed: deriveSeed(options.seed, STREAM.handoff, v, b),
-            schedule: stepHandoffSchedule(variant, config.handoff_p, boundary),
+            schedule,
             onProgress: (done, total) => options.onProgress?.(`handoff ${variant} ${names[b]}`, done, total),
           }),
         );

@@ -32,9 +32,14 @@ export type EvalAxis = 'capability' | 'handoff' | 'drift' | 'legibility';
 
 export const EVAL_AXES: readonly EvalAxis[] = ['capability', 'handoff', 'drift', 'legibility'];
 
-export type HandoffVariant = 'alternate' | 'bernoulli';
+/**
+ * `alternate` and `bernoulli` hand off at reasoning-step ends (§4.3, appendix B.3), the paper's evaluation; `word` is
+ * its training schedule (§3.3, appendix A.1.2): a Bernoulli(p) redraw at every word-initial token with the K = 32
+ * backstop, which measures tandem accuracy, the team score TRL optimizes.
+ */
+export type HandoffVariant = 'alternate' | 'bernoulli' | 'word';
 
-export const HANDOFF_VARIANTS: readonly HandoffVariant[] = ['alternate', 'bernoulli'];
+export const HANDOFF_VARIANTS: readonly HandoffVariant[] = ['alternate', 'bernoulli', 'word'];
 
 export interface BenchmarkInfo {
   /** As given to `--task`: a task name (`arithmetic`) or a JSONL path. */
@@ -58,12 +63,15 @@ export interface CapabilityResult {
 
 /** Handoff robustness (§4.3, appendices B.2.1 and B.3): model (senior) and junior alternate at every `\n\n` step end. */
 export interface HandoffResult {
-  /** `alternate`: strict round-robin at every step end (§4.3); `bernoulli`: a Bernoulli(p) draw at every step end (B.3). */
+  /**
+   * `alternate`: strict round-robin at every step end (§4.3); `bernoulli`: a Bernoulli(p) draw at every step end (B.3);
+   * `word`: a Bernoulli(p) draw at every word-initial token, K = 32 (the training schedule, §3.3).
+   */
   variant: HandoffVariant;
   /** Probability of drawing the senior at each draw (0.5 in the paper); for `alternate`, the probability the senior writes first. */
   p: number;
   samples: number;
-  /** Number of distinct token ids that end a step (text contains "\n\n") in the shared vocabulary. */
+  /** Number of distinct token ids the variant hands off at: step ends (text contains "\n\n"), or word-initial tokens for `word`. */
   boundary_tokens: number;
   per_benchmark: Record<string, HandoffBenchmark>;
   macro: { pass_at_k: PassAtK; senior_share: ShareStats; handoffs_per_rollout: number; handoffs_per_rollout_se?: number };

@@ -26,7 +26,8 @@ export const ExperimentEvalSchema = z
     batch: positiveInt.default(EVAL_DEFAULTS.batch),
     chatTemplate: z.enum(['on', 'off']).default(EVAL_DEFAULTS.chatTemplate),
     bootstrap: positiveInt.default(EVAL_DEFAULTS.bootstrap),
-    handoffVariants: z.array(z.enum(['alternate', 'bernoulli'])).min(1).default([...EVAL_DEFAULTS.handoffVariants]),
+    /** The paper's step-end schedules and, beside them, the training schedule: tandem accuracy, what TRL optimizes. */
+    handoffVariants: z.array(z.enum(['alternate', 'bernoulli', 'word'])).min(1).default(['alternate', 'bernoulli', 'word']),
     handoffP: z.number().min(0).max(1).default(EVAL_DEFAULTS.handoffP),
     legibilitySamples: positiveInt.default(EVAL_DEFAULTS.legibilitySamples),
     scoreBatch: positiveInt.default(EVAL_DEFAULTS.scoreBatch),

@@ -8,6 +8,8 @@ import { evaluate, type EvalOptions } from '../../../lab/eval/evaluate.ts';
 import { handoffCount, meanStd, seniorShare, stepHandoffSchedule, teamStats, type TeamStatistic } from '../../../lab/eval/handoff.ts';
 import { scoreLegibility } from '../../../lab/eval/legibility.ts';
 import { sampleRollouts } from '../../../lab/eval/sample-rollouts.ts';
+import { compareReports } from '../../../lab/eval/significance.ts';
+import { wordBoundary } from '../../../plugins/tokenizers/word-boundary.ts';
 import type { Grader } from '../../../core/grading/verdict.ts';
 import { arithmeticTask } from '../../../plugins/tasks/arithmetic/arithmetic-task.ts';
 import { trainBpe } from '../../../plugins/tokenizers/bpe-trainer.ts';
@@ -337,6 +339,18 @@ describe('evaluate', () => {
     const again = await evaluate(options(alternating()));
     expect({ ...again, created: '', wall_seconds: 0 }).toEqual({ ...report, created: '', wall_seconds: 0 });
     expect(deriveSeed(report.seed, 1)).toBe(deriveSeed(5, 1));
+  }, 120_000);
+
+  it('should measure tandem accuracy under the training schedule (word handoff, K = 32), per problem, for paired tests', async () => {
+    const word = await evaluate({ ...options(alternating()), axes: ['handoff'], handoffVariants: ['word'], benchmarks: [tasks[0]] });
+    const [h] = word.handoff!;
+    expect(h.variant).toBe('word');
+    expect(h.boundary_tokens).toBe(Array.from(wordBoundary(tokenizer).ids).length);
+    expect(h.macro.handoffs_per_rollout).toBeGreaterThan(1);
+    expect(h.macro.senior_share.mean).toBeGreaterThan(0.2);
+    expect(h.macro.senior_share.mean).toBeLessThan(0.8);
+    expect(word.per_problem.every((p) => p.handoff?.word !== undefined)).toBe(true);
+    expect(compareReports(word, word).tests.map((t) => t.metric)).toContain('handoff word pass@1');
   }, 120_000);
 
   it('should refuse axes needing a junior without one', async () => {
