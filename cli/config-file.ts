@@ -9,6 +9,7 @@ export async function readConfigFile(path: string): Promise<Record<string, unkno
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (isMissingFileError(error)) throw new LudusError('FILE_NOT_FOUND', `${path}: config file not found`, { file: path });
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') throw new LudusError('INPUT_INVALID', `${path}: is a directory; --config takes a JSON file`, { file: path });
     throw error;
   }
   let parsed: unknown;

@@ -1,4 +1,5 @@
-import { Option } from 'commander';
+import { availableParallelism } from 'node:os';
+import { Option, type Command } from 'commander';
 import { fail } from '../core/errors.ts';
 import type { Device } from '../native/ort.ts';
 
@@ -14,4 +15,37 @@ export function parseTokenList(text: string): number[] {
     if (!Number.isInteger(n) || n < 0) fail('INPUT_INVALID', `--tokens: item ${i} ("${part}") is not a non-negative integer`, { index: i });
     return n;
   });
+}
+
+/** --port: an integer from 0 to 65535 (0 picks a free one). */
+export function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || port > 65535) fail('INPUT_INVALID', `--port "${value}" is not a port: give an integer from 0 to 65535 (0 picks a free one)`, { flag: 'port' });
+  return port;
+}
+
+/** --threads: a non-negative integer (0 lets onnxruntime choose). */
+export function parseThreads(value: string): number {
+  const threads = Number(value);
+  if (!/^\s*\d+\s*$/.test(value)) fail('INPUT_INVALID', `--threads "${value}" is not a thread count: give an integer >= 0 (0 lets onnxruntime choose)`, { flag: 'threads' });
+  return threads;
+}
+
+/** --threads N, the same on every command that runs the engine (with {@link forceThreadsOption} beside it). */
+export const threadsOption = (defaultThreads: number): Option =>
+  new Option('--threads <n>', "intra-op threads (0: onnxruntime's default; at most this machine's cores unless --force-threads)").argParser(parseThreads).default(defaultThreads);
+
+export const forceThreadsOption = (): Option => new Option('--force-threads', "allow --threads above this machine's cores");
+
+/**
+ * More threads than cores only slows onnxruntime down (and a thousand of them can exhaust the machine), so a
+ * --threads given above the cores is refused unless --force-threads says it is meant.
+ */
+export function checkThreads(command: Command): void {
+  if (command.getOptionValueSource('threads') !== 'cli' || command.getOptionValue('forceThreads') === true) return;
+  const threads = Number(command.getOptionValue('threads'));
+  const cores = availableParallelism();
+  if (threads > cores) {
+    fail('INPUT_INVALID', `--threads ${threads} is more than this machine's ${cores} cores; give at most ${cores} (0 lets onnxruntime choose), or add --force-threads`, { flag: 'threads', cores });
+  }
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { View } from '../core/game/view.ts';
 import type { LudusEmitter } from '../core/events.ts';
+import { parsePort } from './options.ts';
 import { newControlToken } from '../server/control-token.ts';
 import type { RunControl } from '../server/hub.ts';
 import { liveRun } from '../server/live-run.ts';
@@ -20,7 +21,7 @@ export function watchOptions(command: Command, what: string): Command {
   return command
     .option('--watch', `watch ${what} live in the browser viewer (the default)`, true)
     .option('--no-watch', 'no viewer')
-    .option('--port <n>', `viewer port (0 picks a free one; default ${DEFAULT_VIEWER_PORT})`, (v) => Number(v))
+    .option('--port <n>', `viewer port (0 picks a free one; default ${DEFAULT_VIEWER_PORT})`, parsePort)
     .option('--allow-origin <origin>', 'also accept WebSocket connections from pages of this origin (repeatable)', (v, all: string[]) => [...all, v], []);
 }
 

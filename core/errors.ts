@@ -19,7 +19,14 @@ export type LudusErrorCode =
   | 'WORKER_FAILED'
   | 'MASK_EMPTY'
   | 'AUTHOR_SHARE_OUT_OF_BAND'
-  | 'TRAJECTORY_INVALID';
+  | 'TRAJECTORY_INVALID'
+  | 'PLUGIN_CLASH'
+  | 'PLUGIN_INVALID'
+  | 'PLUGIN_LOAD_FAILED'
+  | 'POLICY_INVALID'
+  | 'RUN_DIR_NOT_EMPTY'
+  | 'NOTHING_TO_RESUME'
+  | 'LOG_LINE_INVALID';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

@@ -1,4 +1,6 @@
 import type { EventEmitter } from 'eventemitter3';
+import type { StepReward } from './advantages/estimator.ts';
+import type { FinishReason } from './protocols/turn-record.ts';
 
 /**
  * Every event carries `seq`: its position in its engine's stream, from 0, one more per event, across all matches.
@@ -19,6 +21,9 @@ export interface MatchStartEvent extends InMatch {
   /** Which policy plays each role. */
   readonly seats: Readonly<Record<string, string>>;
   readonly problemId?: string;
+  /** The problem's text and gold answer, where the game's view lets a spectator see them. */
+  readonly prompt?: string;
+  readonly answer?: string;
 }
 
 export interface TokensEvent extends InMatch {
@@ -29,7 +34,10 @@ export interface TokensEvent extends InMatch {
   readonly tokens: readonly number[];
   /** Per token: the role that wrote it. */
   readonly authors: readonly string[];
+  /** The tokens as text; a special token (end of text, chat markers) reads as nothing here and is named in `specials`. */
   readonly text?: string;
+  /** Index among `tokens` → the special token there (`<|endoftext|>`): a viewer shows it as a marker, not as text. */
+  readonly specials?: Readonly<Record<number, string>>;
 }
 
 export interface HandoffEvent extends InMatch {
@@ -41,12 +49,22 @@ export interface HandoffEvent extends InMatch {
   readonly to: string;
 }
 
+export interface TurnStartEvent extends InMatch {
+  readonly type: 'turn-start';
+  readonly turn: number;
+  readonly role: string;
+  /** The policy writing it (co-decoding: the first author's). */
+  readonly policy: string;
+}
+
 export interface TurnEndEvent extends InMatch {
   readonly type: 'turn-end';
   readonly turn: number;
   readonly role: string;
   readonly tokenCount: number;
-  readonly finish: 'stop' | 'length' | 'aborted';
+  readonly finish: FinishReason;
+  /** Token positions (in the turn) that end a reasoning step. */
+  readonly stepEnds?: readonly number[];
 }
 
 export interface VerdictEvent extends InMatch {
@@ -56,13 +74,29 @@ export interface VerdictEvent extends InMatch {
   readonly answerPresent: boolean;
   readonly correct: boolean;
   readonly judge: string;
+  /** The turn judged. */
+  readonly turn?: number;
+  /** The reasoning step judged, within that turn (0-based); absent for a verdict on the whole turn. */
+  readonly step?: number;
 }
 
 export interface RewardEvent extends InMatch {
   readonly type: 'reward';
   readonly role: string;
   readonly outcome: number;
-  readonly perStep?: readonly number[];
+  /** Rewards at token positions of the role's response tokens (its turns concatenated). */
+  readonly steps?: readonly StepReward[];
+}
+
+export interface AdvantageEvent extends InMatch {
+  readonly type: 'advantage';
+  readonly role: string;
+  /** The policy that learned from it. */
+  readonly policy: string;
+  /** Mean advantage over the role's tokens in this match. */
+  readonly advantage: number;
+  /** The rollout left the loss (a dropped zero-variance group). */
+  readonly dropped: boolean;
 }
 
 export interface MatchEndEvent extends InMatch {
@@ -73,11 +107,19 @@ export interface MatchEndEvent extends InMatch {
 export interface TrainStepEvent extends Sequenced {
   readonly type: 'train-step';
   readonly step: number;
-  readonly policy: string;
-  readonly role: string;
-  readonly loss: number;
-  readonly zeroVarianceGroups: number;
+  /** The policies updated at this step. */
+  readonly trains: readonly string[];
+  /** The step's numbers, flat: `seconds`, `role/<role>/<name>` and `policy/<policy>/<name>` (see metricsOf). */
   readonly metrics: Readonly<Record<string, number>>;
+}
+
+export interface ValidationEvent extends Sequenced {
+  readonly type: 'validation';
+  readonly step: number;
+  /** The role whose correctness validation tracks. */
+  readonly role: string;
+  readonly accuracy: number;
+  readonly answerPresent: number;
 }
 
 export interface RatingChangeEvent extends Sequenced {
@@ -90,13 +132,16 @@ export interface RatingChangeEvent extends Sequenced {
 
 export type LudusEvent =
   | MatchStartEvent
+  | TurnStartEvent
   | TokensEvent
   | HandoffEvent
   | TurnEndEvent
   | VerdictEvent
   | RewardEvent
+  | AdvantageEvent
   | MatchEndEvent
   | TrainStepEvent
+  | ValidationEvent
   | RatingChangeEvent;
 
 export type LudusEventType = LudusEvent['type'];

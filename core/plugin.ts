@@ -7,6 +7,8 @@ import { fail } from './errors.ts';
 export interface Plugin<Value, Options = void> {
   readonly name: string;
   readonly create: (options: Options) => Value;
+  /** Where it came from (the plugin module that provided it), for error messages; set by the composition root. */
+  readonly source?: string;
 }
 
 /** Plugins of one kind by name: a name given twice is refused when the set is made, an unknown one when asked. */
@@ -18,7 +20,11 @@ export class PluginSet<Value, Options = void> {
     plugins: readonly Plugin<Value, Options>[],
   ) {
     for (const plugin of plugins) {
-      if (this.byName.has(plugin.name)) fail('CONFIG_INVALID', `two ${kind} plugins are named "${plugin.name}"`, { kind, name: plugin.name });
+      const clash = this.byName.get(plugin.name);
+      if (clash) {
+        const from = [clash.source, plugin.source].filter((source) => source !== undefined);
+        fail('PLUGIN_CLASH', `two ${kind} plugins are named "${plugin.name}"${from.length > 0 ? ` (from ${from.join(' and ')})` : ''}`, { kind, name: plugin.name, sources: from });
+      }
       this.byName.set(plugin.name, plugin);
     }
   }
@@ -27,8 +33,15 @@ export class PluginSet<Value, Options = void> {
     return [...this.byName.keys()];
   }
 
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  get(name: string): Plugin<Value, Options> {
+    return this.byName.get(name) ?? fail('CONFIG_INVALID', `no ${this.kind} "${name}" (known: ${this.names.join(', ')})`, { kind: this.kind, name });
+  }
+
   create(name: string, options: Options): Value {
-    const plugin = this.byName.get(name) ?? fail('CONFIG_INVALID', `no ${this.kind} "${name}" (known: ${this.names.join(', ')})`, { kind: this.kind, name });
-    return plugin.create(options);
+    return this.get(name).create(options);
   }
 }

@@ -9,28 +9,32 @@
 import { parseConfig } from '../core/parse-config.ts';
 import { readConfigFile } from '../cli/config-file.ts';
 import { tandemGame } from '../games/tandem.ts';
-import { Decoder } from '../native/runtime/decoder.ts';
-import { resolveModelDir } from '../plugins/policies/default-model.ts';
-import { loadPolicy } from '../plugins/policies/load-policy.ts';
+import { gradeMath } from '../plugins/graders/math/grade-math.ts';
 import { taskByName } from '../plugins/tasks/registry.ts';
+import { arenaFor } from '../engine/match/arena.ts';
+import { DecoderPool } from '../engine/match/decoder-pool.ts';
 import { trainingSeeds, validationSeeds } from '../engine/match/match-seeds.ts';
-import { arenaFor, playMatches } from '../engine/match/play-matches.ts';
+import { playMatches } from '../engine/match/play-matches.ts';
+import { PolicyPool } from '../engine/policies/policy-pool.ts';
 import { TrainConfigSchema } from '../engine/trainer/train-config.ts';
 import { stepProblems } from '../engine/trainer/trainer.ts';
 import { validate } from '../engine/trainer/validate.ts';
 
 const [seniorDir, configFile, mode, ...args] = process.argv.slice(2);
 const config = parseConfig(TrainConfigSchema, { ...(await readConfigFile(configFile)), game: 'tandem' }, configFile);
-const junior = await loadPolicy(resolveModelDir(config.model, config.task), 'junior');
-const senior = seniorDir === 'base' ? { ...junior.policy, name: 'senior' } : (await loadPolicy(seniorDir, 'senior')).policy;
-const tokenizer = junior.tokenizer!;
-const batch = mode === 'train' ? config.problemsPerStep * config.groupSize : 64;
-const decoder = await Decoder.create([senior, junior.policy], { batch, maxLen: senior.config.maxPositionEmbeddings });
-const arena = arenaFor(tandemGame({ ...config.tandem, shareBand: [0, 1] }), decoder, tokenizer, senior.config.eosTokenIds, {
-  temperature: config.temperature,
-  topP: config.topP,
-  maxNewTokens: config.maxNewTokens,
-});
+const pool = await PolicyPool.load(
+  [
+    { name: 'senior', init: seniorDir === 'base' ? config.model : seniorDir, trainable: false },
+    { name: 'junior', init: config.model, trainable: false },
+  ],
+  { task: config.task },
+);
+const senior = pool.policy('senior');
+const rows = mode === 'train' ? config.problemsPerStep * config.groupSize : 64;
+const decoders = new DecoderPool(pool, { rows, maxLen: senior.config.maxPositionEmbeddings });
+const game = tandemGame({ ...config.knobs, shareBand: [0, 1] }, gradeMath);
+const arena = arenaFor(game, decoders, pool.tokenizer, senior.config.eosTokenIds, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens });
+const seats = game.rotation.at(0).seats;
 const task = await taskByName(config.task);
 const print = (line: object) => process.stdout.write(`${JSON.stringify({ senior: seniorDir, ...line })}\n`);
 
@@ -38,11 +42,11 @@ if (mode === 'train') {
   const [from, to] = args.map(Number);
   for (let step = from; step < to; step++) {
     const problems = stepProblems(task, config, step * config.problemsPerStep);
-    const matches = await playMatches(arena, problems, config.groupSize, trainingSeeds(config.seed, step), `step-${step}`);
-    const rewards = matches.map((match) => (match.verdict.correct ? 1 : 0));
+    const matches = await playMatches(arena, { problems, copies: config.groupSize, seats, seeds: trainingSeeds(config.seed, step), label: `step-${step}` });
+    const rewards = matches.map((match) => match.rewards.outcome.senior);
     print({ step: step + 1, reward_mean: rewards.reduce((a: number, b) => a + b, 0) / rewards.length, rewards });
   }
 } else {
-  for (const step of args.map(Number)) print({ step, ...(await validate(arena, task, config.validationProblems, validationSeeds(config.seed, step))) });
+  for (const step of args.map(Number)) print({ step, ...(await validate(arena, task, config.validationProblems, validationSeeds(config.seed, step), seats, 'senior')) });
 }
-await decoder.release();
+await decoders.release();

@@ -1,3 +1,4 @@
+import { match } from 'ts-pattern';
 import { WebSocket, type RawData } from 'ws';
 import type { LudusEvent } from '../core/events.ts';
 import { ClientBacklog } from './client-backlog.ts';
@@ -15,6 +16,8 @@ export interface HubOptions {
   readonly highWatermark: number;
   /** Events held for one slow client before it is given a fresh snapshot instead. */
   readonly backlogCapacity: number;
+  /** Replies (a match's events, errors) held for a client above the low watermark; one more and it is dropped. */
+  readonly replyCapacity: number;
   /** A client whose socket stays above the low watermark this long is not reading: it is dropped. */
   readonly stallMs: number;
   /** Ping every this many ms; a socket that has not answered the previous ping is terminated. 0: no heartbeat. */
@@ -22,6 +25,8 @@ export interface HubOptions {
   /** Larger client messages are refused with MESSAGE_TOO_LARGE (the transport cuts far larger ones). */
   readonly maxMessageBytes: number;
   readonly limits: WatchStateLimits;
+  /** The clock stall times are measured on (milliseconds). */
+  readonly now: () => number;
 }
 
 export const DEFAULT_HUB_OPTIONS: HubOptions = {
@@ -29,10 +34,12 @@ export const DEFAULT_HUB_OPTIONS: HubOptions = {
   lowWatermark: 64 * 1024,
   highWatermark: 1024 * 1024,
   backlogCapacity: 4096,
+  replyCapacity: 16,
   stallMs: 10_000,
   heartbeatMs: 15_000,
   maxMessageBytes: 1024,
   limits: DEFAULT_WATCH_LIMITS,
+  now: () => performance.now(),
 };
 
 /** What a run lets a holder of its token do. */
@@ -63,13 +70,21 @@ export interface HubStats {
   dropped: number;
   deadSockets: number;
   events: number;
+  /** Heartbeat rounds run (every `heartbeatMs`). */
+  heartbeats: number;
+  /** The most bytes ever queued on one socket, just after a write: what a slow client can make the server hold. */
+  peakQueuedBytes: number;
 }
 
 interface Client {
   readonly socket: WebSocket;
   readonly backlog: ClientBacklog;
+  /** Replies it asked for while its socket was above the low watermark, sent in order once it drains. */
+  readonly replies: (string | Buffer)[];
+  /** It asked for a snapshot while behind: a fresh one goes out once it drains. */
+  wantsSnapshot: boolean;
   alive: boolean;
-  /** Since when (performance.now()) its socket has been above the low watermark; undefined while below. */
+  /** Since when (options.now()) its socket has been above the low watermark; undefined while below. */
   behindSince: number | undefined;
 }
 
@@ -78,10 +93,11 @@ interface Client {
  * view, keeps the bounded state snapshots are made from, and sends batches to spectators without ever waiting on
  * one: events for a client above the low watermark are held with token events coalesced, a client whose held events
  * overflowed gets a fresh snapshot once it drains, and one at the high watermark, or above the low one for
- * `stallMs`, is dropped.
+ * `stallMs`, is dropped. Replies to requests go the same way: held (at most `replyCapacity`) while the client is
+ * behind, so a client that asks without reading cannot make the server queue more than the watermarks allow.
  */
 export class BroadcastHub {
-  readonly stats: HubStats = { clients: 0, sharedSerializations: 0, clientSerializations: 0, framesSent: 0, resynced: 0, dropped: 0, deadSockets: 0, events: 0 };
+  readonly stats: HubStats = { clients: 0, sharedSerializations: 0, clientSerializations: 0, framesSent: 0, resynced: 0, dropped: 0, deadSockets: 0, events: 0, heartbeats: 0, peakQueuedBytes: 0 };
   private readonly options: HubOptions;
   private readonly state: WatchState;
   private readonly runs = new Map<string, HubRun>();
@@ -122,7 +138,7 @@ export class BroadcastHub {
 
   /** A new spectator: a snapshot now, then every batch. */
   attach(socket: WebSocket): void {
-    const client: Client = { socket, backlog: new ClientBacklog(this.options.backlogCapacity), alive: true, behindSince: undefined };
+    const client: Client = { socket, backlog: new ClientBacklog(this.options.backlogCapacity), replies: [], wantsSnapshot: false, alive: true, behindSince: undefined };
     this.clients.add(client);
     this.stats.clients = this.clients.size;
     socket.on('pong', () => {
@@ -147,22 +163,15 @@ export class BroadcastHub {
     for (const client of this.clients) {
       const { socket, backlog } = client;
       if (socket.readyState !== WebSocket.OPEN) continue;
-      const queued = socket.bufferedAmount;
-      if (queued >= this.options.highWatermark) {
-        this.drop(client);
+      while (client.replies.length > 0 && this.keepsUp(client)) this.sendText(client, client.replies.shift()!);
+      if (!this.keepsUp(client)) {
+        if (batch.length > 0) backlog.add(batch);
         continue;
       }
-      if (queued >= this.options.lowWatermark) {
-        const now = performance.now();
-        client.behindSince ??= now;
-        if (now - client.behindSince > this.options.stallMs) this.drop(client);
-        else if (batch.length > 0) backlog.add(batch);
-        continue;
-      }
-      client.behindSince = undefined;
-      if (backlog.overflowed) {
+      if (backlog.overflowed || client.wantsSnapshot) {
+        if (backlog.overflowed) this.stats.resynced += 1;
         backlog.clear();
-        this.stats.resynced += 1;
+        client.wantsSnapshot = false;
         this.sendSnapshot(client);
       } else if (backlog.size > 0) {
         backlog.add(batch);
@@ -176,7 +185,30 @@ export class BroadcastHub {
         this.sendText(client, shared);
       }
     }
-    if ([...this.clients].some((client) => client.behindSince !== undefined || client.backlog.size > 0 || client.backlog.overflowed)) this.schedule();
+    if ([...this.clients].some((client) => client.behindSince !== undefined || client.backlog.size > 0 || client.backlog.overflowed || client.replies.length > 0 || client.wantsSnapshot)) {
+      this.schedule();
+    }
+  }
+
+  /**
+   * Whether `client` may be written to now: below the low watermark. Above it, its stall clock runs and it is
+   * dropped once that exceeds `stallMs`, or at once at the high watermark.
+   */
+  private keepsUp(client: Client): boolean {
+    if (!this.clients.has(client)) return false;
+    const queued = client.socket.bufferedAmount;
+    if (queued >= this.options.highWatermark) {
+      this.drop(client);
+      return false;
+    }
+    if (queued < this.options.lowWatermark) {
+      client.behindSince = undefined;
+      return true;
+    }
+    const now = this.options.now();
+    client.behindSince ??= now;
+    if (now - client.behindSince > this.options.stallMs) this.drop(client);
+    return false;
   }
 
   close(): void {
@@ -213,10 +245,25 @@ export class BroadcastHub {
   private sendText(client: Client, text: string | Buffer): void {
     this.stats.framesSent += 1;
     client.socket.send(text, { binary: false });
+    this.stats.peakQueuedBytes = Math.max(this.stats.peakQueuedBytes, client.socket.bufferedAmount);
   }
 
+  /** A reply to the client's request: sent now while it keeps up, else held until it drains (within replyCapacity). */
   private reply(client: Client, message: ServerMessage): void {
-    if (client.socket.readyState === WebSocket.OPEN) client.socket.send(JSON.stringify(message));
+    if (client.socket.readyState !== WebSocket.OPEN) return;
+    const text = JSON.stringify(message);
+    if (client.replies.length === 0 && this.keepsUp(client)) return this.sendText(client, text);
+    if (!this.clients.has(client)) return;
+    if (client.replies.length >= this.options.replyCapacity) return this.drop(client);
+    client.replies.push(text);
+    this.schedule();
+  }
+
+  /** A snapshot the client asked for: now while it keeps up, else a fresh one once it drains. */
+  private resync(client: Client): void {
+    if (client.replies.length === 0 && this.keepsUp(client)) return this.sendSnapshot(client);
+    client.wantsSnapshot = this.clients.has(client);
+    this.schedule();
   }
 
   private refuse(client: Client, code: WireErrorCode, detail?: string): void {
@@ -231,6 +278,7 @@ export class BroadcastHub {
   }
 
   private beat(): void {
+    this.stats.heartbeats += 1;
     for (const client of this.clients) {
       if (!client.alive) {
         this.stats.deadSockets += 1;
@@ -256,17 +304,20 @@ export class BroadcastHub {
     } catch {
       return this.refuse(client, 'MESSAGE_INVALID', 'not JSON');
     }
-    switch (message.type) {
-      case 'resync':
-        return this.sendSnapshot(client);
-      case 'match': {
-        const events = this.state.matchEvents(message.run, message.matchId);
-        if (!events) return this.refuse(client, 'MATCH_UNKNOWN', `${message.run} ${message.matchId}`);
-        return this.reply(client, { type: 'match', run: message.run, matchId: message.matchId, events });
-      }
-      case 'control':
-        return void this.control(client, message.run, message.action, message.token);
-    }
+    match(message)
+      .with({ type: 'resync' }, () => this.resync(client))
+      .with({ type: 'matches' }, ({ run, offset, limit }) => {
+        const page = this.state.matchPage(run, offset, limit);
+        if (!page) return this.refuse(client, 'RUN_UNKNOWN', `${run} is not a recorded run`);
+        this.reply(client, page);
+      })
+      .with({ type: 'match' }, ({ run, matchId }) => {
+        const events = this.state.matchEvents(run, matchId);
+        if (!events) return this.refuse(client, 'MATCH_UNKNOWN', `${run} ${matchId}`);
+        this.reply(client, { type: 'match', run, matchId, events });
+      })
+      .with({ type: 'control' }, ({ run, action, token }) => void this.control(client, run, action, token))
+      .exhaustive();
   }
 
   private async control(client: Client, runId: string, action: ControlAction, token: string): Promise<void> {

@@ -4,24 +4,23 @@ import { basename, join } from 'node:path';
 import { fail } from '../core/errors.ts';
 import type { LudusEmitter, LudusEvent, LudusEventMap } from '../core/events.ts';
 import { pathExists } from '../native/io/files.ts';
-import { TOKENIZER_FILE, TRAINER_STATE_FILE } from '../engine/trainer/training-checkpoint.ts';
+import { TOKENIZER_FILE } from '../engine/trainer/training-checkpoint.ts';
 import { loadTokenizer } from '../plugins/tokenizers/hf-tokenizer.ts';
 import { EventStream } from '../engine/match/event-stream.ts';
-import { readJsonl } from '../engine/trainer/jsonl-log.ts';
-import { MatchBroadcast, tokenTexts } from '../engine/match/match-events.ts';
-import type { MetricsLine } from '../engine/trainer/metrics-line.ts';
-import type { transcriptLine } from '../engine/trainer/transcript-line.ts';
-import { CHECKPOINT_DIR, METRICS_FILE, numericFields, TRANSCRIPTS_FILE } from '../engine/trainer/trainer.ts';
+import { readJsonl, warnOnStderr, type Warn } from '../engine/trainer/jsonl-log.ts';
+import { MatchBroadcast, tokenTexts, type TokenText } from '../engine/match/match-events.ts';
+import { flatMetrics, validationMetrics, type MetricsLine } from '../engine/trainer/metrics-line.ts';
+import type { TranscriptLine } from '../engine/trainer/transcript-line.ts';
+import { METRICS_FILE, RUN_FILE, TRANSCRIPTS_FILE, VALIDATION_FILE, type RunRecord } from '../engine/trainer/trainer.ts';
 import type { MatchArchive } from './watch-state.ts';
 import type { MatchSummary, MetricsPoint, WireEvent } from './wire.ts';
-
-type TranscriptLine = ReturnType<typeof transcriptLine>;
 
 export interface RecordedRun {
   readonly id: string;
   readonly dir: string;
-  /** The game named by the run's checkpoint, when it has one. */
+  /** The game named by the run's run.json, when it has one. */
   readonly game: string | undefined;
+  readonly record: RunRecord | undefined;
   readonly archive: MatchArchive;
   readonly metrics: readonly MetricsPoint[];
 }
@@ -39,25 +38,27 @@ export async function findRunDirs(dir: string): Promise<string[]> {
 
 /**
  * A finished run read back from its directory: each match's events rebuilt from its transcript line by the same
- * publisher live matches go through (a token at a time, handoffs, verdict, rewards), on request; curves from its
- * metrics. Token texts come from the tokenizer its checkpoint saved.
+ * publisher live matches go through (turn by turn, a token at a time, handoffs, verdicts, rewards), on request;
+ * curves from its metrics. Token texts come from the tokenizer the run saved; the game and its config from run.json.
+ * A log's last line cut short by a crash is dropped and reported through `warn`.
  */
-export async function loadRecordedRun(dir: string, judgedRole?: (game: string | undefined, roles: readonly string[]) => string): Promise<RecordedRun> {
+export async function loadRecordedRun(dir: string, warn: Warn = warnOnStderr): Promise<RecordedRun> {
   const id = basename(dir);
-  const lines = await readJsonl<TranscriptLine>(join(dir, TRANSCRIPTS_FILE));
-  const metrics = (await pathExists(join(dir, METRICS_FILE))) ? await readJsonl<MetricsLine>(join(dir, METRICS_FILE)) : [];
-  const statePath = join(dir, CHECKPOINT_DIR, TRAINER_STATE_FILE);
-  const game = (await pathExists(statePath)) ? (JSON.parse(await readFile(statePath, 'utf8')) as { config?: { game?: string } }).config?.game : undefined;
-  const tokenizer = await loadTokenizer(join(dir, CHECKPOINT_DIR, TOKENIZER_FILE));
+  const lines = await readJsonl<TranscriptLine>(join(dir, TRANSCRIPTS_FILE), warn);
+  const metrics = (await pathExists(join(dir, METRICS_FILE))) ? await readJsonl<MetricsLine>(join(dir, METRICS_FILE), warn) : [];
+  const validations = (await pathExists(join(dir, VALIDATION_FILE))) ? await readJsonl<{ step: number; role?: string; accuracy: number; answer_present: number }>(join(dir, VALIDATION_FILE), warn) : [];
+  const record = (await pathExists(join(dir, RUN_FILE))) ? (JSON.parse(await readFile(join(dir, RUN_FILE), 'utf8')) as RunRecord) : undefined;
+  const game = record?.game;
+  const tokenizer = await loadTokenizer(join(dir, TOKENIZER_FILE));
   const texts = tokenTexts(tokenizer, []);
   const byId = new Map(lines.map((line) => [line.matchId, line]));
   const summaries: MatchSummary[] = lines.map((line) => ({
     run: id,
     matchId: line.matchId,
     game: game ?? 'unknown',
-    seats: Object.fromEntries(line.roles.map((role) => [role, role])),
+    seats: line.seats,
     problemId: line.problemId,
-    tokenCount: line.responseIds.length,
+    tokenCount: line.turns.reduce((sum, turn) => sum + turn.responseIds.length, 0),
     finished: true,
     outcome: line.outcome,
   }));
@@ -65,28 +66,36 @@ export async function loadRecordedRun(dir: string, judgedRole?: (game: string | 
     id,
     dir,
     game,
-    metrics: metrics.map((line) => ({ step: line.step, metrics: numericFields(line) })),
+    record,
+    metrics: [
+      ...metrics.map((line) => ({ step: line.step, metrics: flatMetrics(line) })),
+      ...validations.map((line) => ({ step: line.step, metrics: validationMetrics(line.role ?? 'senior', line.accuracy, line.answer_present) })),
+    ],
     archive: {
       summaries: () => summaries,
       events: (matchId) => {
         const line = byId.get(matchId);
-        return line ? replayEvents(id, game ?? 'unknown', line, texts, judgedRole?.(game, line.roles) ?? line.roles[0]) : undefined;
+        return line ? replayEvents(id, game ?? 'unknown', line, texts) : undefined;
       },
     },
   };
 }
 
 /** The events a live match would have published, numbered from 0 within the match. */
-function replayEvents(run: string, game: string, line: TranscriptLine, text: (id: number) => string, judged: string): WireEvent[] {
+function replayEvents(run: string, game: string, line: TranscriptLine, text: TokenText): WireEvent[] {
   const events: LudusEvent[] = [];
   const emitter: LudusEmitter = new EventEmitter<LudusEventMap>();
   emitter.on('event', (event) => events.push(event));
-  const broadcast = new MatchBroadcast(new EventStream(emitter), game, Object.fromEntries(line.roles.map((role) => [role, role])), line.roles, text);
-  broadcast.start([{ matchId: line.matchId, problem: { id: line.problemId } }], line.seeds.generation);
-  line.responseIds.forEach((token, t) => void broadcast.onStep?.(t, Int32Array.of(token), Int32Array.of(line.authors[t])));
-  broadcast.close(
-    { matchId: line.matchId, tokenCount: line.responseIds.length, finish: line.finish, verdict: { answer_present: line.answer_present, correct: line.correct }, outcome: line.outcome },
-    judged,
-  );
+  const broadcast = new MatchBroadcast(new EventStream(emitter), game, text);
+  broadcast.start([{ matchId: line.matchId, seats: line.seats, problem: { id: line.problemId, prompt: line.prompt, answer: line.answer } }], line.seed);
+  for (const turn of line.turns) {
+    broadcast.turnStart(line.matchId, turn.turn, turn.role, line.seats[turn.role] ?? turn.role);
+    const stream = broadcast.streamer([{ matchId: line.matchId, turn: turn.turn, roles: turn.roles }])!;
+    turn.responseIds.forEach((token, t) => void stream(t, Int32Array.of(token), Int32Array.of(turn.authors[t])));
+    broadcast.turnEnd(line.matchId, { ...turn, tokens: turn.responseIds, authorRoles: turn.roles, authorIds: turn.authors }, true);
+  }
+  broadcast.matchEnd({ matchId: line.matchId, rewards: { outcome: line.outcome, ...(line.steps ? { steps: line.steps } : {}), verdicts: line.verdicts } });
+  const stream = new EventStream(emitter, events.length);
+  for (const [role, advantage] of Object.entries(line.advantages ?? {})) stream.publish({ type: 'advantage', matchId: line.matchId, role, ...advantage });
   return events.map((event) => ({ ...event, run }));
 }

@@ -1,4 +1,4 @@
-import type { LudusEvent, TokensEvent } from '../core/events.ts';
+import type { LudusEvent, MatchStartEvent, TokensEvent } from '../core/events.ts';
 import type { View } from '../core/game/view.ts';
 import type { TurnRecord } from '../core/protocols/turn-record.ts';
 
@@ -11,7 +11,20 @@ export type EventView = (event: LudusEvent) => LudusEvent;
  * event is rebuilt from what is left. Broadcast views see the transcript, not the problem (events carry its id only).
  */
 export function spectatorView<Role extends string, Problem>(view: View<Role, Problem>): EventView {
-  return (event) => (event.type === 'tokens' ? viewTokens(view, event) : event);
+  return (event) => (event.type === 'tokens' ? viewTokens(view, event) : event.type === 'match-start' ? viewProblem(view, event) : event);
+}
+
+/** The problem's text and gold answer stay on a match's opening event only as far as the view leaves them to a spectator. */
+function viewProblem<Role extends string, Problem>(view: View<Role, Problem>, event: MatchStartEvent): MatchStartEvent {
+  if (event.prompt === undefined && event.answer === undefined) return event;
+  const problem = { id: event.problemId, prompt: event.prompt, answer: event.answer } as Problem;
+  const seen = view({ matchId: event.matchId, seed: event.seed, problem, transcript: [], finished: false }, null).problem as { prompt?: unknown; answer?: unknown } | undefined;
+  const { prompt: _prompt, answer: _answer, ...rest } = event;
+  return {
+    ...rest,
+    ...(typeof seen?.prompt === 'string' ? { prompt: seen.prompt } : {}),
+    ...(typeof seen?.answer === 'string' ? { answer: seen.answer } : {}),
+  };
 }
 
 function viewTokens<Role extends string, Problem>(view: View<Role, Problem>, event: TokensEvent): TokensEvent {
@@ -20,7 +33,7 @@ function viewTokens<Role extends string, Problem>(view: View<Role, Problem>, eve
   const state = { matchId: event.matchId, seed: 0, problem: undefined as Problem, transcript: records, finished: false };
   const seen = view(state, null).transcript;
   if (seen.length === records.length && seen.every((record, i) => sameRecord(record, records[i]))) return event;
-  const { text: _text, ...rest } = event;
+  const { text: _text, specials: _specials, ...rest } = event;
   return {
     ...rest,
     tokens: seen.flatMap((record) => record.tokens),

@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { packageRoot } from '../native/io/package-root.ts';
 
-const viewer = (name: string) => fileURLToPath(new URL(`./page/${name}`, import.meta.url));
-const uplot = (name: string) => fileURLToPath(new URL(`../node_modules/uplot/dist/${name}`, import.meta.url));
+const viewer = (name: string) => join(packageRoot(), 'server', 'page', name);
+const uplot = (name: string) => join(dirname(createRequire(import.meta.url).resolve('uplot/package.json')), 'dist', name);
 
 /** Every URL the server answers besides /ws: the page, its module and style, and uPlot from node_modules (no CDN). */
 export const ASSETS: Readonly<Record<string, { readonly file: string; readonly type: string }>> = {

@@ -1,4 +1,5 @@
-import type { LiveMatch, MatchSummary, MetricsPoint, RunInfo, Snapshot, WireEvent } from './wire.ts';
+import { validationMetrics } from '../engine/trainer/metrics-line.ts';
+import type { LiveMatch, MatchPage, MatchSummary, MetricsPoint, RunInfo, Snapshot, WireEvent } from './wire.ts';
 
 /** A run's finished matches that the hub does not hold itself: a recorded run's, read back from its transcripts. */
 export interface MatchArchive {
@@ -55,9 +56,15 @@ export class WatchState {
     return this.runs.get(id);
   }
 
+  /** Adds points to a run's curves; a point of a step already there (a validation after its step) joins that step's numbers. */
   addMetrics(run: string, points: readonly MetricsPoint[]): void {
     const list = this.metrics.get(run) ?? [];
-    list.push(...points);
+    for (const point of points) {
+      let at = list.length - 1;
+      while (at >= 0 && list[at].step !== point.step) at--;
+      if (at >= 0) list[at] = { step: point.step, metrics: { ...list[at].metrics, ...point.metrics } };
+      else list.push(point);
+    }
     if (list.length > this.limits.metricsPerRun) list.splice(0, list.length - this.limits.metricsPerRun);
     this.metrics.set(run, list);
   }
@@ -73,6 +80,9 @@ export class WatchState {
       case 'train-step':
         this.addMetrics(event.run, [{ step: event.step, metrics: event.metrics }]);
         return;
+      case 'validation':
+        this.addMetrics(event.run, [{ step: event.step, metrics: validationMetrics(event.role, event.accuracy, event.answerPresent) }]);
+        return;
       case 'rating-change':
         this.ratings.set(event.entrant, { entrant: event.entrant, rating: event.after, system: event.system });
         return;
@@ -85,7 +95,11 @@ export class WatchState {
       default: {
         const key = keyOf(event.run, event.matchId);
         const held = this.live.get(key);
-        if (!held) return;
+        if (!held) {
+          // Events that follow a match's end (its step's advantages) join its kept events.
+          this.finished.get(key)?.events.push(event);
+          return;
+        }
         held.events.push(event);
         if (event.type === 'tokens') {
           held.summary = { ...held.summary, tokenCount: held.summary.tokenCount + event.tokens.length };
@@ -100,6 +114,14 @@ export class WatchState {
     }
   }
 
+  /** Matches [offset, offset + limit) of a recorded run's archive, oldest first; undefined for a run without one. */
+  matchPage(run: string, offset: number, limit: number): MatchPage | undefined {
+    const archive = this.archives.get(run);
+    if (!archive) return undefined;
+    const all = archive.summaries();
+    return { type: 'matches', run, total: all.length, offset, matches: all.slice(offset, offset + limit) };
+  }
+
   /** A finished (or live) match's events, from the ring or the run's archive. */
   matchEvents(run: string, matchId: string): readonly WireEvent[] | undefined {
     const key = keyOf(run, matchId);
@@ -111,7 +133,10 @@ export class WatchState {
     return {
       type: 'snapshot',
       seq: this.lastSeq,
-      runs: [...this.runs.values()],
+      runs: [...this.runs.values()].map((run) => {
+        const archive = this.archives.get(run.id);
+        return archive ? { ...run, matches: archive.summaries().length } : run;
+      }),
       live: [...this.live.values()].map((held): LiveMatch => ({ ...held.summary, spans: held.spans })),
       finished: [...archived, ...[...this.finished.values()].map((held) => held.summary)],
       leaderboard: [...this.ratings.values()].sort((a, b) => b.rating - a.rating),

@@ -10,6 +10,8 @@ export interface RunInfo {
   readonly status: RunStatus;
   /** Control actions this run accepts (with its token). */
   readonly actions: readonly ControlAction[];
+  /** A recorded run: how many finished matches it holds (the snapshot lists the newest; the rest come by `matches`). */
+  readonly matches?: number;
 }
 
 /** A run's status changed: part of the numbered stream so the page orders it with the matches. */
@@ -59,8 +61,21 @@ export type ServerMessage =
   | Snapshot
   | { readonly type: 'events'; readonly events: readonly WireEvent[] }
   | { readonly type: 'match'; readonly run: string; readonly matchId: string; readonly events: readonly WireEvent[] }
+  | MatchPage
   | { readonly type: 'control-ok'; readonly run: string; readonly action: ControlAction }
   | WireErrorMessage;
+
+/** A page of a recorded run's finished matches, oldest first: matches [offset, offset + matches.length) of `total`. */
+export interface MatchPage {
+  readonly type: 'matches';
+  readonly run: string;
+  readonly total: number;
+  readonly offset: number;
+  readonly matches: readonly MatchSummary[];
+}
+
+/** The most matches one page holds. */
+export const MATCH_PAGE_LIMIT = 500;
 
 export const CONTROL_ACTIONS = ['pause', 'resume', 'start-match'] as const;
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];
@@ -69,12 +84,13 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('control'), run: z.string().max(200), action: z.enum(CONTROL_ACTIONS), token: z.string().max(200) }),
   z.strictObject({ type: z.literal('match'), run: z.string().max(200), matchId: z.string().max(500) }),
   z.strictObject({ type: z.literal('resync') }),
+  z.strictObject({ type: z.literal('matches'), run: z.string().max(200), offset: z.number().int().min(0), limit: z.number().int().min(1).max(MATCH_PAGE_LIMIT) }),
 ]);
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 
 /** Every refusal a client can get, by stable code; the connection stays open unless it broke the transport. */
 export const WIRE_ERRORS = {
-  MESSAGE_INVALID: 'not a client message (JSON with type control | match | resync)',
+  MESSAGE_INVALID: 'not a client message (JSON with type control | match | matches | resync)',
   MESSAGE_TOO_LARGE: 'client messages are limited in size',
   TOKEN_REFUSED: "control needs the run's token, printed when it started",
   RUN_UNKNOWN: 'no such run',

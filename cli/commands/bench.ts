@@ -1,7 +1,20 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { packageRoot } from '../../native/io/package-root.ts';
+import { fail } from '../../core/errors.ts';
+import { benchGrader, formatGraderBench } from '../../plugins/graders/bench/bench-grader.ts';
+import { graderBenchLines } from '../../plugins/graders/bench/grader-lines.ts';
+import { parseExtractionOrder } from '../../plugins/graders/math/extract.ts';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
-import { benchViewer, formatViewerBench } from '../../server/bench/bench-viewer.ts';
+import { benchBpe } from '../../plugins/tokenizers/bpe-bench.ts';
+import { benchViewer, formatViewerBench } from '../bench/bench-viewer.ts';
+import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
 import { composePlugins } from '../composition/compose.ts';
+import { gameFor } from '../../engine/trainer/run-pieces.ts';
+import { forceThreadsOption, threadsOption } from '../options.ts';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
 export function register(program: Command): void {
@@ -13,7 +26,8 @@ export function register(program: Command): void {
     .option('--batch <n>', 'decode batch', (v) => Number(v), 64)
     .option('--new-tokens <n>', 'tokens generated per row', (v) => Number(v), 256)
     .option('--prompt-tokens <n>', 'prompt tokens per row', (v) => Number(v), 16)
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 2)
+    .addOption(threadsOption(2))
+    .addOption(forceThreadsOption())
     .option('--naive-rows <n>', 'rows measured for the naive per-row prototype', (v) => Number(v), 4)
     .option('--train-batch <n>', 'training batch', (v) => Number(v), 16)
     .option('--train-len <n>', 'training sequence length', (v) => Number(v), 128)
@@ -32,6 +46,21 @@ export function register(program: Command): void {
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatEngineBench(report));
     });
   bench
+    .command('games')
+    .description('the match engine: a two-role sequential game with two policies against solo decoding at the same batch; one learning step of two policies against each alone')
+    .option('--model <dir>', "model every policy starts from, or 'default' (the shipped base)", 'default')
+    .option('--task <name>', 'task the prompts come from', 'arithmetic')
+    .option('--matches <n>', 'matches in flight (and the solo batch)', (v) => Number(v), 64)
+    .option('--turn-tokens <n>', 'tokens per turn', (v) => Number(v), 128)
+    .option('--repeats <n>', 'interleaved repeats; medians are reported', (v) => Number(v), 3)
+    .addOption(threadsOption(2))
+    .addOption(forceThreadsOption())
+    .option('--json', 'print one JSON line')
+    .action(async (opts) => {
+      const report = await benchGames({ ...opts, onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
+      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatGamesBench(report));
+    });
+  bench
     .command('viewer')
     .description('training throughput with no viewer, then with the viewer server and N loopback WebSocket spectators (one never reads); server memory; who kept receiving')
     .option('--game <name>', 'game trained', 'tandem')
@@ -41,7 +70,8 @@ export function register(program: Command): void {
     .option('--group <n>', 'matches per problem', (v) => Number(v), 8)
     .option('--max-new-tokens <n>', 'response length cap', (v) => Number(v), 128)
     .option('--rounds <n>', 'runs without and with spectators, interleaved', (v) => Number(v), 2)
-    .option('--threads <n>', 'intra-op threads (0: onnxruntime default)', (v) => Number(v), 0)
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption())
     .option('--json', 'print one JSON line')
     .action(async (opts) => {
       const config = TrainConfigSchema.parse({
@@ -52,8 +82,9 @@ export function register(program: Command): void {
         maxNewTokens: opts.maxNewTokens,
         validateEvery: 0,
       });
+      const catalog = await composePlugins();
       const report = await benchViewer({
-        game: (await composePlugins()).games.create(opts.game, config),
+        game: gameFor(catalog, config),
         config,
         spectators: opts.spectators,
         rounds: opts.rounds,
@@ -62,4 +93,57 @@ export function register(program: Command): void {
       });
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatViewerBench(report));
     });
+  bench
+    .command('grader')
+    .description('random and adversarial LaTeX-like lines through the math grader: time and steps per line (p50, p99, max), crashes; then the same file through `ludus grade`')
+    .option('--lines <n>', 'lines generated', (v) => Number(v), 10_000)
+    .option('--seed <n>', 'seed of the generated lines', (v) => Number(v), 0)
+    .option('--extract <order>', 'extraction order (see ludus grade)', 'full')
+    .option('--no-cli', 'skip the run of `ludus grade` over the generated file')
+    .option('--json', 'print one JSON line')
+    .action(async (opts: { lines: number; seed: number; extract: string; cli: boolean; json?: boolean }) => {
+      if (!Number.isInteger(opts.lines) || opts.lines < 1) fail('INPUT_INVALID', `--lines must be a positive integer, got "${opts.lines}"`, { flag: 'lines' });
+      if (!Number.isInteger(opts.seed) || opts.seed < 0) fail('INPUT_INVALID', `--seed must be an integer >= 0, got "${opts.seed}"`, { flag: 'seed' });
+      const extraction = parseExtractionOrder(opts.extract);
+      const lines = graderBenchLines(opts.lines, opts.seed);
+      process.stderr.write(`bench: grading ${lines.length} lines in process\n`);
+      const report = benchGrader(lines, extraction);
+      const cli = opts.cli ? await gradeFileWithCli(lines.map(({ gold, pred }) => JSON.stringify({ gold, pred })), opts.extract) : undefined;
+      process.stdout.write(opts.json ? `${JSON.stringify({ ...report, seed: opts.seed, ...(cli ? { cli } : {}) })}\n` : formatGraderBench(report, cli));
+    });
+  bench
+    .command('tokenizer')
+    .description("byte-level BPE training time on the synthetic tasks' worked solutions (the text ludus pretrain trains its tokenizer on)")
+    .option('--tasks <names>', 'comma-separated generated tasks', 'arithmetic,last-letter')
+    .option('--problems <n>', 'training problems of each task', (v) => Number(v), 10_000)
+    .option('--merges <n>', 'merges learned', (v) => Number(v), 4096)
+    .option('--json', 'print one JSON line')
+    .action(async (opts: { tasks: string; problems: number; merges: number; json?: boolean }) => {
+      const report = await benchBpe({ tasks: opts.tasks.split(',').map((t) => t.trim()), problems: opts.problems, merges: opts.merges });
+      process.stdout.write(
+        opts.json
+          ? `${JSON.stringify(report)}\n`
+          : `BPE training: ${report.problems} problems (${report.tasks.join(', ')}), ${report.megabytes} MB, ${report.merges} merges in ${report.seconds} s (${report.megabytesPerSecond} MB/s)\n`,
+      );
+    });
+}
+
+/** Writes the lines to a file and runs `ludus grade` on it in a child process, as a user would. */
+async function gradeFileWithCli(lines: string[], extract: string): Promise<{ exit_code: number; output_lines: number; wall_s: number }> {
+  const dir = await mkdtemp(join(tmpdir(), 'ludus-bench-grader-'));
+  try {
+    const file = join(dir, 'lines.jsonl');
+    await writeFile(file, `${lines.join('\n')}\n`);
+    process.stderr.write(`bench: ludus grade --jsonl ${file}\n`);
+    const bin = join(packageRoot(), 'bin', 'ludus.js');
+    const started = performance.now();
+    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, [bin, 'grade', '--jsonl', file, '--extract', extract], { maxBuffer: 256 * 2 ** 20 }, (error, out) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: out });
+      });
+    });
+    return { exit_code: code, output_lines: stdout.split('\n').filter((l) => l !== '').length, wall_s: (performance.now() - started) / 1000 };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -3,18 +3,20 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
+import { FULL_EXTRACTION, parseExtractionOrder, STRICT_EXTRACTION } from '../../plugins/graders/math/extract.ts';
+import type { Grader } from '../../core/grading/verdict.ts';
 import { EVAL_DEFAULTS, evaluate, type EvalBenchmark, type EvalModel, type EvalOptions } from '../../lab/eval/evaluate.ts';
 import { DRIFT_DEFAULTS } from '../../lab/eval/drift.ts';
 import { EVAL_AXES, HANDOFF_VARIANTS, type EvalAxis, type EvalReport, type HandoffVariant } from '../../lab/eval/report-types.ts';
 import { compareReports } from '../../lab/eval/significance.ts';
 import { DISPLACED_RANKINGS, type DisplacedRanking } from '../../core/metrics/token-drift.ts';
-import { resolveModelDir, shippedTasks } from '../../plugins/policies/default-model.ts';
+import { PRETRAIN_CONFIG_FILE, resolveModelDir, shippedTasks, trainedTask } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import { LudusError, fail } from '../../core/errors.ts';
 import { SPLITS, type Split } from '../../core/tasks/task.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
-import { deviceOption, parseDevice } from '../options.ts';
+import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 import { CHAT_TEMPLATE_MODES, type ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
 
@@ -28,7 +30,7 @@ export function register(program: Command): void {
     .command('eval')
     .description('evaluate a model on the tandem paper’s axes: solo capability (pass@k), handoff robustness with a junior, drift from the junior, junior legibility; bootstrap SEs and paired t-tests')
     .requiredOption('--model <dir>', "Hugging Face model directory with tokenizer.json, or 'default' (the shipped base for the task)")
-    .requiredOption('--task <names>', 'arithmetic | last-letter | FILE.jsonl; several, comma-separated, for a macro average')
+    .option('--task <names>', 'arithmetic | last-letter | FILE.jsonl; several, comma-separated, for a macro average (default: the task the model was pretrained on)')
     .option('--split <split>', SPLITS.join(' | '), 'test')
     .option('--samples <n>', 'samples per problem (n of the pass@k estimator)', text, String(EVAL_DEFAULTS.samples))
     .option('--problems <n>', 'problems per benchmark', text, String(EVAL_DEFAULTS.problems))
@@ -38,7 +40,9 @@ export function register(program: Command): void {
     .option('--batch <n>', 'rows decoded together', text, String(EVAL_DEFAULTS.batch))
     .option('--chat-template <on|off>', "on: prompt through the model's chat template where its tokenizer has one (instruct models); off: the task's plain prompt", EVAL_DEFAULTS.chatTemplate)
     .option('--seed <n>', 'seed', text, '0')
-    .option('--threads <n>', 'intra-op threads', text, '0')
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption())
+    .option('--extract <order>', "where a response's answer is looked for: auto (strict, boxed only, on the generated tasks, whose solutions box their answer; full on JSONL sets), strict, full, or steps separated by commas (see ludus grade)", 'auto')
     .option('--axes <list>', `comma-separated: ${EVAL_AXES.join(', ')}`, 'capability')
     .option('--junior <dir>', "junior for handoff, drift and legibility: a model directory or 'default' (the shipped base)", 'default')
     .option('--reference <dir>', "drift's reference model for the displaced-token analysis (e.g. the GRPO senior); 'default' is the junior, which leaves that analysis out", 'default')
@@ -57,16 +61,20 @@ export function register(program: Command): void {
     .option('--json', 'print one EvalReport JSON object')
     .option('--report <dir>', `write ${EVAL_REPORT_FILE} and the markdown report with plots into DIR`)
     .action(async (opts) => {
-      const parsed = parseEvalFlags(opts);
+      const task =
+        opts.task ??
+        trainedTask(opts.model) ??
+        fail('INPUT_INVALID', `--task: ${opts.model} does not say which task it was trained on (no ${PRETRAIN_CONFIG_FILE}); give --task`, { flag: 'task' });
+      const parsed = parseEvalFlags({ ...opts, task });
       const tasks = parsed.taskNames;
+      const benchmarks: EvalBenchmark[] = [];
+      for (const name of tasks) benchmarks.push({ name, task: await taskByName(name), split: parsed.split, grade: graderFor(name, parsed.extract) });
       const defaultTask = tasks.find((t) => shippedTasks().includes(t)) ?? tasks[0];
       const modelDir = resolveModelDir(opts.model, defaultTask);
       const model = await loadModel(opts.model, modelDir, defaultTask);
       const needsJunior = parsed.axes.some((a) => a !== 'capability');
       const junior = needsJunior ? await loadModel(opts.junior, resolveModelDir(opts.junior, defaultTask), defaultTask) : undefined;
       const reference = parsed.axes.includes('drift') && opts.reference !== 'default' ? await loadModel(opts.reference, resolveModelDir(opts.reference, defaultTask), defaultTask) : undefined;
-      const benchmarks: EvalBenchmark[] = [];
-      for (const name of tasks) benchmarks.push({ name, task: await taskByName(name), split: parsed.split });
       let shown = '';
       const progress = opts.json
         ? undefined
@@ -121,7 +129,14 @@ export function register(program: Command): void {
     });
 }
 
+/** `auto`: the generated tasks keep the boxed format their reward asks for; external JSONL sets get the full order. */
+function graderFor(task: string, extract: string): Grader {
+  const extraction = extract === 'auto' ? (task.endsWith('.jsonl') ? FULL_EXTRACTION : STRICT_EXTRACTION) : parseExtractionOrder(extract);
+  return (gold, pred) => gradeMath(gold, pred, { extraction });
+}
+
 interface ParsedFlags {
+  extract: string;
   taskNames: string[];
   split: Split;
   samples: number;
@@ -168,8 +183,11 @@ export function parseEvalFlags(opts: Record<string, unknown>): ParsedFlags {
   const taskNames = String(opts.task).split(',').map((s) => s.trim()).filter((s) => s.length > 0);
   if (taskNames.length === 0) fail('INPUT_INVALID', '--task is empty', { flag: 'task' });
   if (new Set(taskNames).size !== taskNames.length) fail('INPUT_INVALID', `--task names a benchmark twice: ${taskNames.join(', ')}`, { flag: 'task' });
+  const extract = String(opts.extract ?? 'auto');
+  if (extract !== 'auto') parseExtractionOrder(extract);
   return {
     taskNames,
+    extract,
     split: opts.split as Split,
     samples: int('samples', opts.samples, 1),
     problems: int('problems', opts.problems, 1),

@@ -1,12 +1,12 @@
 import { Option, type Command } from 'commander';
-import cliProgress from 'cli-progress';
 import { LudusError } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 import { ExperimentConfigSchema } from '../../lab/experiments/experiment-config.ts';
-import type { ExperimentProgress } from '../../lab/experiments/experiment-progress.ts';
 import { runTandemVsGrpo } from '../../lab/experiments/tandem-vs-grpo.ts';
+import { composePlugins } from '../composition/compose.ts';
 import { readConfigFile } from '../config-file.ts';
-import { parseDevice } from '../options.ts';
+import { progressReporter } from '../progress.ts';
+import { forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
 
 const EXPERIMENTS = ['tandem-vs-grpo'] as const;
 
@@ -29,7 +29,8 @@ export function register(program: Command): void {
     .option('--steps <n>', 'optimizer steps of each training', (v) => Number(v))
     .option('--seed <n>', 'one seed for all trainings and evaluations', (v) => Number(v))
     .option('--out <dir>', 'experiment directory: <game>/ runs, eval/*.json, report.md with figures; rerun to resume', 'runs/tandem-vs-grpo')
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0)
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption())
     .addOption(new Option('--device <device>', 'device of the evaluations (cuda where onnxruntime-node has its CUDA binaries); training runs on the CPU').choices(['cpu', 'cuda']).default('cpu'))
     .option('--no-progress', 'no progress bar on stderr')
     .action(async (name: string, opts: ExperimentOptions) => {
@@ -41,45 +42,10 @@ export function register(program: Command): void {
         opts.config ?? 'experiment config',
       );
       const progress = opts.progress ? progressReporter(name) : undefined;
-      const result = await runTandemVsGrpo({ out: opts.out, config, threads: opts.threads, device: parseDevice(opts.device), onProgress: progress?.update });
+      const result = await runTandemVsGrpo({ out: opts.out, config, catalog: await composePlugins(), threads: opts.threads, device: parseDevice(opts.device), onProgress: progress?.update });
       progress?.stop();
       process.stdout.write(
         `${JSON.stringify({ out: result.out, report: result.report, phases: result.phases, seniors: result.seniors.map(({ game, dir, step, selected }) => ({ game, dir, step, selected })) })}\n`,
       );
     });
-}
-
-/**
- * Overall progress on stderr: a bar on a terminal; in a log (stderr not a TTY, where a redrawn bar is noise) one
- * line whenever the phase changes.
- */
-function progressReporter(name: string): { update: (progress: ExperimentProgress) => void; stop: () => void } {
-  const percent = (done: number, total: number) => `${total > 0 ? Math.floor((100 * done) / total) : 100}%`;
-  if (!process.stderr.isTTY) {
-    let phase = '';
-    let last: ExperimentProgress | undefined;
-    return {
-      update: (progress) => {
-        last = progress;
-        if (progress.phase === phase) return;
-        phase = progress.phase;
-        process.stderr.write(`${name}: ${progress.phase} (overall ${percent(progress.done, progress.total)})\n`);
-      },
-      stop: () => {
-        if (last) process.stderr.write(`${name}: done (overall ${percent(last.done, last.total)})\n`);
-      },
-    };
-  }
-  const bar = new cliProgress.SingleBar({ format: `${name} |{bar}| {percentage}%  {phase}  eta {eta_formatted}`, stream: process.stderr, etaBuffer: 50 }, cliProgress.Presets.shades_classic);
-  let started = false;
-  return {
-    update: ({ phase, done, total }) => {
-      if (!started) bar.start(total, done, { phase });
-      started = true;
-      bar.update(done, { phase });
-    },
-    stop: () => {
-      if (started) bar.stop();
-    },
-  };
 }

@@ -4,19 +4,22 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { fail } from '../../core/errors.ts';
 import { gradeJsonLine } from '../../plugins/graders/graded-line.ts';
+import { EXTRACTION_STEPS, parseExtractionOrder } from '../../plugins/graders/math/extract.ts';
 
 export function register(program: Command): void {
   program
     .command('grade')
-    .description('grade boxed math answers: one {"answer_present","correct"} JSON line per {"gold","pred"} input line, in order')
+    .description('grade math answers: one {"answer_present","correct"} JSON line per {"gold","pred"} input line, in order')
     .requiredOption('--jsonl <file>', 'JSON lines, each {"gold": answer or worked solution, "pred": model output}')
-    .action(async (opts: { jsonl: string }) => {
+    .option('--extract <order>', `where the answer of "pred" is looked for: full (${EXTRACTION_STEPS.join(', then ')}), strict (boxed only, the RL reward's format), or steps separated by commas`, 'full')
+    .action(async (opts: { jsonl: string; extract: string }) => {
+      const extraction = parseExtractionOrder(opts.extract);
       await requireFile(opts.jsonl);
       const badLines: number[] = [];
       let lineNumber = 0;
       for await (const line of createInterface({ input: createReadStream(opts.jsonl, 'utf8'), crlfDelay: Infinity })) {
         lineNumber++;
-        const graded = gradeJsonLine(line, lineNumber);
+        const graded = gradeJsonLine(line, lineNumber, extraction);
         if ('error' in graded) {
           badLines.push(lineNumber);
           process.stderr.write(`ludus grade: ${opts.jsonl}:${lineNumber}: [${graded.error.code}] ${graded.error.message}\n`);

@@ -1,13 +1,11 @@
 import type { Command } from 'commander';
-import { parseConfig } from '../../core/parse-config.ts';
-import { RL_GAME_NAMES } from '../../games/registry.ts';
-import { composePlugins } from '../composition/compose.ts';
 import { openMatchSession, type MatchSession } from '../../engine/match/match-session.ts';
 import type { PlayedMatch } from '../../engine/match/played-match.ts';
-import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
+import { forceThreadsOption, threadsOption } from '../options.ts';
+import { pluginOption, resolveRun, type RunOptions } from '../run-config.ts';
 import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
 
-interface MatchOptions extends WatchOptions {
+interface MatchOptions extends WatchOptions, RunOptions {
   model: string;
   problem: number;
   seed: number;
@@ -21,37 +19,32 @@ interface MatchOptions extends WatchOptions {
 export function register(program: Command): void {
   const command = program
     .command('match')
-    .description(`one match of a registered game (${RL_GAME_NAMES.join(' | ')}), every role played by the base model, streamed to the viewer token by token`)
-    .argument('<game>', RL_GAME_NAMES.join(' | '))
-    .option('--model <dir>', "model directory, or 'default' (the shipped base)", 'default')
+    .description('one match of any game in the catalog, every policy played frozen from its model, seated as the game\'s first step, streamed to the viewer token by token')
+    .argument('<game>', 'a game id (see `ludus games`)')
+    .option(...pluginOption)
+    .option('--config <file>', 'JSON training config: its task, policies (their models) and knobs apply')
+    .option('--model <dir>', "model directory every policy plays from, or 'default' (the shipped base)", 'default')
     .option('--problem <n>', 'index of the test problem', (v) => Number(v), 0)
     .option('--seed <n>', 'seed: the same seed and problem replay the same match', (v) => Number(v), 0)
-    .option('--max-new-tokens <n>', 'response length cap', (v) => Number(v))
+    .option('--max-new-tokens <n>', 'response length cap of a co-decoded turn', (v) => Number(v))
     .option('--temperature <t>', 'sampling temperature', (v) => Number(v))
     .option('--pace <ms>', 'wait this long after each token, to watch at reading speed (with the viewer)', (v) => Number(v), 30)
     .option('--json', 'print the finished match as one JSON line')
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0);
-  watchOptions(command, 'the match').action(async (game: string, opts: MatchOptions) => {
-    const config = parseConfig(
-      TrainConfigSchema,
-      {
-        game,
-        model: opts.model,
-        seed: opts.seed,
-        ...(opts.maxNewTokens !== undefined ? { maxNewTokens: opts.maxNewTokens } : {}),
-        ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
-      },
-      'match options',
-    );
-    const rlGame = (await composePlugins()).games.create(game, config);
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption());
+  watchOptions(command, 'the match').action(async (gameName: string, opts: MatchOptions) => {
+    const { config, game } = await resolveRun(gameName, opts, {
+      ...(opts.maxNewTokens !== undefined ? { maxNewTokens: opts.maxNewTokens } : {}),
+      ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+    });
     let next = opts.problem;
-    const print = (match: PlayedMatch) => process.stdout.write(opts.json ? `${JSON.stringify(matchLine(match))}\n` : readable(match));
+    const print = (match: PlayedMatch) => process.stdout.write(opts.json ? `${JSON.stringify(matchLine(match, session!))}\n` : readable(match, session!));
     let session: MatchSession | undefined;
     const watched = opts.watch
       ? await watchRun(opts, {
           id: 'match',
-          game: rlGame.id,
-          view: rlGame.view,
+          game: game.id,
+          view: game.view,
           control: {
             startMatch: () => {
               if (!session) throw new Error('the first match has not started yet');
@@ -60,7 +53,17 @@ export function register(program: Command): void {
           },
         })
       : undefined;
-    session = await openMatchSession({ game: rlGame, config, events: watched?.events, paceMs: watched ? opts.pace : 0, threads: opts.threads });
+    session = await openMatchSession({
+      game,
+      task: config.task,
+      model: config.model,
+      policies: Object.fromEntries(Object.entries(config.policies).flatMap(([name, policy]) => (policy.init ? [[name, policy.init]] : []))),
+      seed: config.seed,
+      sampling: { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens },
+      events: watched?.events,
+      paceMs: watched ? opts.pace : 0,
+      threads: opts.threads,
+    });
     print(await session.play(next));
     if (!watched) {
       await session.release();
@@ -77,24 +80,40 @@ export function register(program: Command): void {
   });
 }
 
-function matchLine(match: PlayedMatch) {
+function matchLine(match: PlayedMatch, session: MatchSession) {
   return {
-    matchId: match.trajectory.matchId,
+    matchId: match.matchId,
     problemId: match.problem.id,
     prompt: match.problem.prompt,
-    plies: match.transcript.map((ply) => ({ role: ply.role, text: ply.text })),
-    text: match.text,
+    seats: match.seats,
+    turns: match.turns.map((turn) => ({ turn: turn.turn, role: turn.role, text: turn.text, plies: plies(turn, session), finish: turn.finish })),
     answer: match.problem.answer,
-    answer_present: match.verdict.answer_present,
-    correct: match.verdict.correct,
-    outcome: match.trajectory.outcome,
-    finish: match.finish,
+    outcome: match.rewards.outcome,
+    verdicts: match.rewards.verdicts ?? [],
   };
 }
 
-/** The transcript with each ply marked by its author: ⟨senior⟩…⟨junior⟩…. */
-function readable(match: PlayedMatch): string {
-  const plies = match.transcript.map((ply) => `⟨${ply.role}⟩${ply.text}`).join('');
-  const verdict = `${match.verdict.correct ? 'correct' : 'wrong'} (gold ${match.problem.answer}); rewards ${JSON.stringify(match.trajectory.outcome)}`;
-  return `${match.trajectory.matchId}\n${match.problem.prompt}${plies}\n-- ${verdict}\n`;
+/** A turn as runs of one author each, with their text (for reading: a character split across a handoff shows as �). */
+function plies(turn: PlayedMatch['turns'][number], session: MatchSession): { role: string; text: string }[] {
+  if (turn.authorRoles.length === 1) return [{ role: turn.role, text: turn.text }];
+  const runs: { role: string; tokens: number[] }[] = [];
+  turn.authorIds.forEach((author, t) => {
+    const role = turn.authorRoles[author];
+    if (runs.length > 0 && runs[runs.length - 1].role === role) runs[runs.length - 1].tokens.push(turn.tokens[t]);
+    else runs.push({ role, tokens: [turn.tokens[t]] });
+  });
+  const text = (ids: number[]) => session.decode(ids.filter((id) => isShown(turn, id)));
+  return runs.map((run) => ({ role: run.role, text: text(run.tokens) }));
+}
+
+/** Stop tokens read as nothing: a turn that ended on one has it as its last token, and its text does not show it. */
+function isShown(turn: PlayedMatch['turns'][number], id: number): boolean {
+  return !(turn.finish === 'stop' && id === turn.tokens[turn.tokens.length - 1]);
+}
+
+/** The transcript, turn by turn, each ply marked by its author: ⟨senior⟩…⟨junior⟩…; then the verdicts and rewards. */
+function readable(match: PlayedMatch, session: MatchSession): string {
+  const turns = match.turns.map((turn) => plies(turn, session).map((ply) => `⟨${ply.role}⟩${ply.text}`).join(''));
+  const verdicts = (match.rewards.verdicts ?? []).map((v) => `${v.role} ${v.correct ? 'correct' : 'wrong'} (${v.judge}${v.step === undefined ? '' : `, step ${v.step + 1}`})`);
+  return `${match.matchId}\n${match.problem.prompt}${turns.join('\n')}\n-- gold ${match.problem.answer}: ${verdicts.join('; ')}; rewards ${JSON.stringify(match.rewards.outcome)}\n`;
 }

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import cliProgress from 'cli-progress';
 import { LudusError } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 import { readConfigFile } from '../config-file.ts';
+import { forceThreadsOption, threadsOption } from '../options.ts';
+import { progressReporter } from '../progress.ts';
 import { PRETRAIN_PRESETS, PretrainConfigSchema } from '../../lab/pretrain/pretrain-config.ts';
 import { pretrain } from '../../lab/pretrain/pretrain.ts';
 
@@ -16,7 +17,8 @@ export function register(program: Command): void {
     .option('--steps <n>', 'optimizer steps', (v) => Number(v))
     .option('--seed <n>', 'seed', (v) => Number(v))
     .option('--resume', 'continue from <out>/checkpoint')
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0)
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption())
     .action(async (opts: { task: string; out: string; config?: string; steps?: number; seed?: number; resume?: boolean; threads: number }) => {
       const preset = PRETRAIN_PRESETS[opts.task as keyof typeof PRETRAIN_PRESETS];
       if (!preset) throw new LudusError('CONFIG_INVALID', `--task: no pretrain preset for "${opts.task}" (known: ${Object.keys(PRETRAIN_PRESETS).join(', ')})`);
@@ -26,20 +28,20 @@ export function register(program: Command): void {
         { ...preset, ...overrides, ...(opts.steps ? { steps: opts.steps } : {}), ...(opts.seed !== undefined ? { seed: opts.seed } : {}) },
         opts.config ?? 'pretrain config',
       );
-      const bar = new cliProgress.SingleBar({ format: 'pretrain {task} |{bar}| {value}/{total} steps  loss {loss}  lr {lr}  eta {eta_formatted}', stream: process.stderr }, cliProgress.Presets.shades_classic);
-      let started = false;
+      const progress = progressReporter(`pretrain ${opts.task}`);
+      let done = 0;
       const result = await pretrain({
         out: opts.out,
         config,
         resume: opts.resume,
         threads: opts.threads,
+        onPhase: (phase) => progress.update({ phase, done, total: config.steps }),
         onStep: (stats, total) => {
-          if (!started) bar.start(total, stats.step - 1, { task: opts.task, loss: '-', lr: '-' });
-          started = true;
-          bar.update(stats.step, { loss: stats.loss.toFixed(4), lr: stats.lr.toExponential(2) });
+          done = stats.step;
+          progress.update({ phase: 'supervised training', done, total, detail: `step ${stats.step}/${total}, loss ${stats.loss.toFixed(4)}, lr ${stats.lr.toExponential(2)}` });
         },
       });
-      if (started) bar.stop();
+      progress.stop();
       process.stdout.write(`${JSON.stringify({ model: result.modelDir, steps: result.steps })}\n`);
     });
 }

@@ -1,22 +1,24 @@
 import type { Command } from 'commander';
 import { fail } from '../../core/errors.ts';
 import { Scorer } from '../../native/runtime/scorer.ts';
+import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
-import { deviceOption, parseDevice, parseTokenList } from '../options.ts';
+import { deviceOption, forceThreadsOption, parseDevice, parseTokenList, threadsOption } from '../options.ts';
 
 export function register(program: Command): void {
   program
     .command('score')
     .description('teacher-forced log-probabilities of a token sequence: logprobs[i] = log p(token_i | tokens_<i)')
-    .requiredOption('--model <dir>', 'Hugging Face model directory (config.json + *.safetensors [+ tokenizer.json])')
+    .requiredOption('--model <dir>', "Hugging Face model directory (config.json + *.safetensors [+ tokenizer.json]), or 'default' (the shipped base)")
     .option('--tokens <ids>', 'comma-separated token ids')
     .option('--text <text>', "text, encoded with the model's tokenizer.json")
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0)
+    .addOption(threadsOption(0))
+    .addOption(forceThreadsOption())
     .addOption(deviceOption())
     .option('--json', 'print one JSON object')
     .action(async (opts: { model: string; tokens?: string; text?: string; threads: number; device: string; json?: boolean }) => {
       if ((opts.tokens === undefined) === (opts.text === undefined)) fail('INPUT_INVALID', 'give exactly one of --tokens and --text');
-      const { policy, tokenizer } = await loadPolicy(opts.model);
+      const { policy, tokenizer } = await loadPolicy(resolveModelDir(opts.model));
       let tokens: number[];
       if (opts.tokens !== undefined) tokens = parseTokenList(opts.tokens);
       else if (tokenizer) tokens = tokenizer.encode(opts.text!);

@@ -1,7 +1,11 @@
-/** What the container collects, one token per plugin kind: every module binds its plugins to these. */
-export const GAME_PLUGIN = Symbol.for('ludus.game');
-export const ADVANTAGE_ESTIMATOR_PLUGIN = Symbol.for('ludus.advantage-estimator');
-export const PROTOCOL_PLUGIN = Symbol.for('ludus.protocol');
-export const REWARD_RULE_PLUGIN = Symbol.for('ludus.reward-rule');
-export const ROTATION_PLUGIN = Symbol.for('ludus.rotation');
-export const GRADER_PLUGIN = Symbol.for('ludus.grader');
+import type { PLUGIN_KINDS } from '../../core/plugin-module.ts';
+
+/** What the container collects, one token per plugin kind: every plugin module binds its pieces to these. */
+export const PLUGIN_TOKENS: Readonly<Record<(typeof PLUGIN_KINDS)[number], symbol>> = {
+  games: Symbol.for('ludus.game'),
+  advantageEstimators: Symbol.for('ludus.advantage-estimator'),
+  protocols: Symbol.for('ludus.protocol'),
+  rewardRules: Symbol.for('ludus.reward-rule'),
+  rotations: Symbol.for('ludus.rotation'),
+  graders: Symbol.for('ludus.grader'),
+};

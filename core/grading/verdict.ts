@@ -6,3 +6,6 @@ export interface Verdict {
 
 /** Judges a response against the gold answer. Pure and bounded in time: it never runs model text. */
 export type Grader = (gold: string, prediction: string) => Verdict;
+
+/** The `judge` of a reward rule's verdict made by the grader (a verifier role's verdicts name that role). */
+export const GRADER_JUDGE = 'grader';

@@ -19,17 +19,27 @@ export interface CoDecodingProtocol<Role extends string> {
   /** Author index i in the schedule (and in the trajectory) is `authors[i]`. */
   readonly authors: readonly Role[];
   readonly schedule: (context: ScheduleContext) => ScheduleSpec;
+  /**
+   * Each trainable author's share of a step's co-decoded tokens must lie in [min, max]; outside it the run fails
+   * closed (AUTHOR_SHARE_OUT_OF_BAND) instead of quietly training on a collapsed schedule.
+   */
+  readonly shareBand: ShareBand;
 }
+
+export type ShareBand = readonly [min: number, max: number];
+
+/** No band beyond the empty-mask check: an author may write any share of the tokens. */
+export const ANY_SHARE: ShareBand = [0, 1];
 
 /** Tandem RL's word-level handoff defaults (§3.3, appendix A.1.2). */
 export const WORD_HANDOFF_DEFAULTS = { p: 0.5, K: 32 } as const;
 
 function solo<Role extends string>(role: Role): CoDecodingProtocol<Role> {
-  return { family: 'co-decoding', name: 'solo', authors: [role], schedule: () => ({ kind: 'solo' }) };
+  return { family: 'co-decoding', name: 'solo', authors: [role], schedule: () => ({ kind: 'solo' }), shareBand: ANY_SHARE };
 }
 
 /** Bernoulli(p) redraw of the author at every word-initial token, with a redraw after K non-boundary tokens. */
-function wordHandoff<Role extends string>(options: { senior: Role; junior: Role; p?: number; K?: number }): CoDecodingProtocol<Role> {
+function wordHandoff<Role extends string>(options: { senior: Role; junior: Role; p?: number; K?: number; shareBand?: ShareBand }): CoDecodingProtocol<Role> {
   const p = options.p ?? WORD_HANDOFF_DEFAULTS.p;
   const K = options.K ?? WORD_HANDOFF_DEFAULTS.K;
   return {
@@ -37,6 +47,7 @@ function wordHandoff<Role extends string>(options: { senior: Role; junior: Role;
     name: 'word-handoff',
     authors: [options.senior, options.junior],
     schedule: ({ seed, wordBoundary }) => ({ kind: 'word', p, K, seed, boundary: wordBoundary }),
+    shareBand: options.shareBand ?? ANY_SHARE,
   };
 }
 
@@ -49,6 +60,7 @@ function stepHandoff<Role extends string>(options: {
   mode: 'alternate' | 'bernoulli';
   p?: number;
   first?: Role;
+  shareBand?: ShareBand;
 }): CoDecodingProtocol<Role> {
   const p = options.p ?? STEP_HANDOFF_DEFAULT_P;
   const first = options.first === undefined ? undefined : options.authors.indexOf(options.first);
@@ -65,6 +77,7 @@ function stepHandoff<Role extends string>(options: {
       boundary: stepBoundary,
       ...(first === undefined ? {} : { first: first as 0 | 1 }),
     }),
+    shareBand: options.shareBand ?? ANY_SHARE,
   };
 }
 

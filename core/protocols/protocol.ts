@@ -9,3 +9,4 @@ export function actingRoles<Role extends string, Problem>(protocol: Protocol<Rol
   const roles = protocol.family === 'co-decoding' ? protocol.authors : protocol.turns.map((turn) => turn.role);
   return [...new Set(roles)];
 }
+

@@ -1,12 +1,23 @@
+/** Why a generation ended: a stop token (EOS), the token budget, a stop string of the turn, or an abort. */
+export type FinishReason = 'stop' | 'length' | 'stop-sequence' | 'aborted';
+
 /**
- * One span of the transcript written by one role. In a sequential protocol a record is a whole turn; in co-decoding,
- * a ply: the run of tokens one author wrote between two handoffs of the single turn.
+ * One turn of a match: one generation, written by one role (sequential protocols) or by several token by token
+ * (co-decoding: `role` is the protocol's first author and `authors` names the writer of every token). What views,
+ * prompt templates and reward rules read.
  */
 export interface TurnRecord<Role extends string> {
   readonly turn: number;
   readonly role: Role;
+  /** The response as sampled, its stop token included. */
   readonly tokens: readonly number[];
+  /** The response decoded once, as a whole, stop tokens left out. */
   readonly text: string;
+  /** Co-decoding only: the role that wrote each token. */
+  readonly authors?: readonly Role[];
+  readonly finish?: FinishReason;
+  /** Indices of the tokens that end a reasoning step ("\n\n", and the last token), as played. */
+  readonly stepEnds?: readonly number[];
   /** Hidden information (a drafter's withheld answer, a verifier's private verdict); views strip it. */
   readonly secret?: Readonly<Record<string, unknown>>;
 }

@@ -1,116 +1,161 @@
+import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+import { specialTokens } from '../../plugins/tokenizers/special-tokens.ts';
 import type { EventStream } from './event-stream.ts';
-import type { PlayedMatch } from './played-match.ts';
+import type { PlayedMatch, PlayedTurn } from './played-match.ts';
 
+/** A match about to be played, as its opening event tells it. */
 export interface MatchOpening {
   readonly matchId: string;
-  readonly problem: { readonly id: string };
+  readonly seats: Readonly<Record<string, string>>;
+  readonly problem: { readonly id: string; readonly prompt?: string; readonly answer?: string };
 }
 
-/** How a match ended, as its last events tell it. */
-export interface MatchClosing {
+/** What row r of one generation call writes: turn `turn` of match `matchId`, author index a being `roles[a]`. */
+export interface StreamRow {
   readonly matchId: string;
-  readonly tokenCount: number;
-  readonly finish: 'stop' | 'length' | 'aborted';
-  readonly verdict: { readonly answer_present: boolean; readonly correct: boolean };
-  readonly outcome: Readonly<Record<string, number>>;
+  readonly turn: number;
+  readonly roles: readonly string[];
 }
 
-/** The matches of one generation batch, row by row, as they are about to be played. */
-export interface MatchStream {
-  start(matches: readonly MatchOpening[], seed: number): void;
-  /** The decoder's streamer (generate's onStep); absent when nobody listens. */
-  readonly onStep?: (step: number, tokens: Int32Array, authors: Int32Array) => void | Promise<void>;
-}
+/** What the end of a turn publishes. */
+export type EndedTurn = Pick<PlayedTurn, 'turn' | 'role' | 'tokens' | 'text' | 'finish' | 'authorIds' | 'authorRoles' | 'stepEnds'>;
+
+/** The decoder's streamer for one generation call (generate's onStep). */
+export type StepStreamer = (step: number, tokens: Int32Array, authors: Int32Array) => void | Promise<void>;
 
 /**
- * Publishes co-decoded matches as they are played: each start before decoding, its tokens one at a time with a
- * handoff wherever the author changes (when someone listens; otherwise one event per ply at the end), then the
- * turn's end, the verdict, the rewards and the end once graded.
+ * Publishes matches as they are played: each start, every turn's start, its tokens one at a time with a handoff
+ * wherever the author changes (when someone listens; otherwise one event per run of one author once the turn is
+ * over), its end, then the verdicts, the rewards and the match's end once it is scored.
  */
-export class MatchBroadcast implements MatchStream {
-  readonly onStep?: MatchStream['onStep'];
-  private matchIds: string[] = [];
-  private streamed: number[] = [];
-  private lastAuthor: number[] = [];
-
+export class MatchBroadcast {
   constructor(
     private readonly events: EventStream,
     private readonly gameId: string,
-    private readonly seats: Readonly<Record<string, string>>,
-    private readonly authors: readonly string[],
-    private readonly tokenText: (id: number) => string,
+    private readonly tokenText: TokenText,
     /** Wait this long after each decoded step: a match watched at reading speed. 0 in training. */
-    paceMs = 0,
-  ) {
-    if (!events.live) return;
-    this.onStep =
-      paceMs > 0
-        ? (_step, tokens, authors) => {
-            this.stream(tokens, authors);
-            return new Promise((resolve) => setTimeout(resolve, paceMs));
-          }
-        : (_step, tokens, authors) => this.stream(tokens, authors);
+    private readonly paceMs = 0,
+  ) {}
+
+  /** Whether tokens are streamed as decoded (someone listens). */
+  get streaming(): boolean {
+    return this.events.live;
   }
 
   start(matches: readonly MatchOpening[], seed: number): void {
-    this.matchIds = matches.map((match) => match.matchId);
-    this.streamed = matches.map(() => 0);
-    this.lastAuthor = matches.map(() => -1);
-    for (const { matchId, problem } of matches) this.events.publish({ type: 'match-start', matchId, game: this.gameId, seed, seats: this.seats, problemId: problem.id });
-  }
-
-  /** The rest of a played match, once graded; `judged` is the role its verdict is about. */
-  finish(match: PlayedMatch, judged: string): void {
-    const { trajectory } = match;
-    if (!this.onStep) this.publishPlies(match);
-    this.close({ matchId: trajectory.matchId, tokenCount: trajectory.responseIds.length, finish: match.finish, verdict: match.verdict, outcome: trajectory.outcome }, judged);
-  }
-
-  /** The turn's end, the verdict on `judged`, each role's reward and the match's end. */
-  close(match: MatchClosing, judged: string): void {
-    const base = { matchId: match.matchId };
-    this.events.publish({ type: 'turn-end', ...base, turn: 0, role: judged, tokenCount: match.tokenCount, finish: match.finish });
-    this.events.publish({ type: 'verdict', ...base, role: judged, answerPresent: match.verdict.answer_present, correct: match.verdict.correct, judge: 'boxed-answer' });
-    for (const [role, outcome] of Object.entries(match.outcome)) this.events.publish({ type: 'reward', ...base, role, outcome });
-    this.events.publish({ type: 'match-end', ...base, outcome: match.outcome });
-  }
-
-  private stream(tokens: Int32Array, authors: Int32Array): void {
-    for (let row = 0; row < this.matchIds.length; row++) {
-      const token = tokens[row];
-      if (token < 0) continue;
-      const matchId = this.matchIds[row];
-      const author = authors[row];
-      const position = this.streamed[row];
-      const previous = this.lastAuthor[row];
-      if (previous >= 0 && previous !== author) this.events.publish({ type: 'handoff', matchId, turn: 0, position, from: this.authors[previous], to: this.authors[author] });
-      this.events.publish({ type: 'tokens', matchId, turn: 0, position, tokens: [token], authors: [this.authors[author]], text: this.tokenText(token) });
-      this.streamed[row] = position + 1;
-      this.lastAuthor[row] = author;
+    for (const { matchId, problem, seats } of matches) {
+      this.events.publish({
+        type: 'match-start',
+        matchId,
+        game: this.gameId,
+        seed,
+        seats,
+        problemId: problem.id,
+        ...(problem.prompt === undefined ? {} : { prompt: problem.prompt }),
+        ...(problem.answer === undefined ? {} : { answer: problem.answer }),
+      });
     }
   }
 
-  private publishPlies(match: PlayedMatch): void {
-    const matchId = match.trajectory.matchId;
-    let position = 0;
-    match.transcript.forEach((ply, i) => {
-      if (i > 0) this.events.publish({ type: 'handoff', matchId, turn: 0, position, from: match.transcript[i - 1].role, to: ply.role });
-      this.events.publish({ type: 'tokens', matchId, turn: 0, position, tokens: ply.tokens, authors: ply.tokens.map(() => ply.role), text: ply.text });
-      position += ply.tokens.length;
-    });
+  turnStart(matchId: string, turn: number, role: string, policy: string): void {
+    this.events.publish({ type: 'turn-start', matchId, turn, role, policy });
+  }
+
+  /** A streamer for one generation call whose row r writes `rows[r]` (rows past the list are padding); undefined when nobody listens. */
+  streamer(rows: readonly StreamRow[]): StepStreamer | undefined {
+    if (!this.events.live) return undefined;
+    const position = new Int32Array(rows.length);
+    const lastAuthor = new Int32Array(rows.length).fill(-1);
+    const stream = (tokens: Int32Array, authors: Int32Array) => {
+      for (const [r, row] of rows.entries()) {
+        const token = tokens[r];
+        if (token < 0) continue;
+        const author = authors[r];
+        if (lastAuthor[r] >= 0 && lastAuthor[r] !== author) {
+          this.events.publish({ type: 'handoff', matchId: row.matchId, turn: row.turn, position: position[r], from: row.roles[lastAuthor[r]], to: row.roles[author] });
+        }
+        const special = this.tokenText.special(token);
+        this.events.publish({
+          type: 'tokens',
+          matchId: row.matchId,
+          turn: row.turn,
+          position: position[r],
+          tokens: [token],
+          authors: [row.roles[author]],
+          text: this.tokenText(token),
+          ...(special === undefined ? {} : { specials: { 0: special } }),
+        });
+        position[r] += 1;
+        lastAuthor[r] = author;
+      }
+    };
+    return this.paceMs > 0
+      ? (_step, tokens, authors) => {
+          stream(tokens, authors);
+          return new Promise((resolve) => setTimeout(resolve, this.paceMs));
+        }
+      : (_step, tokens, authors) => stream(tokens, authors);
+  }
+
+  /** A turn is over: its tokens at once when they were not streamed, then its end. */
+  turnEnd(matchId: string, turn: EndedTurn, streamed: boolean): void {
+    if (!streamed) this.publishRuns(matchId, turn);
+    this.events.publish({ type: 'turn-end', matchId, turn: turn.turn, role: turn.role, tokenCount: turn.tokens.length, finish: turn.finish ?? 'length', stepEnds: turn.stepEnds });
+  }
+
+  /** A match is scored: its verdicts, each role's reward and its end. */
+  matchEnd(match: Pick<PlayedMatch, 'matchId' | 'rewards'>): void {
+    const { matchId, rewards } = match;
+    for (const verdict of rewards.verdicts ?? []) {
+      this.events.publish({
+        type: 'verdict',
+        matchId,
+        role: verdict.role,
+        answerPresent: verdict.answer_present,
+        correct: verdict.correct,
+        judge: verdict.judge,
+        turn: verdict.turn,
+        ...(verdict.step === undefined ? {} : { step: verdict.step }),
+      });
+    }
+    for (const [role, outcome] of Object.entries<number>(rewards.outcome)) {
+      const steps = rewards.steps?.[role];
+      this.events.publish({ type: 'reward', matchId, role, outcome, ...(steps && steps.length > 0 ? { steps } : {}) });
+    }
+    this.events.publish({ type: 'match-end', matchId, outcome: rewards.outcome });
+  }
+
+  /** Each run of tokens one author wrote, as one event, with a handoff between runs. */
+  private publishRuns(matchId: string, turn: EndedTurn): void {
+    let start = 0;
+    for (let t = 1; t <= turn.tokens.length; t++) {
+      if (t < turn.tokens.length && turn.authorIds[t] === turn.authorIds[start]) continue;
+      const role = turn.authorRoles[turn.authorIds[start]];
+      if (start > 0) this.events.publish({ type: 'handoff', matchId, turn: turn.turn, position: start, from: turn.authorRoles[turn.authorIds[start - 1]], to: role });
+      const tokens = turn.tokens.slice(start, t);
+      const text = start === 0 && t === turn.tokens.length ? turn.text : tokens.map((id) => this.tokenText(id)).join('');
+      const specials = Object.fromEntries(tokens.flatMap((id, i) => (this.tokenText.special(id) === undefined ? [] : [[i, this.tokenText.special(id)!]])));
+      this.events.publish({ type: 'tokens', matchId, turn: turn.turn, position: start, tokens, authors: tokens.map(() => role), text, ...(Object.keys(specials).length > 0 ? { specials } : {}) });
+      start = t;
+    }
   }
 }
 
-/** Each token's text on its own (stop tokens read as nothing), decoded once per id. */
-export function tokenTexts(tokenizer: { decode(ids: number[]): string }, stopTokens: readonly number[]): (id: number) => string {
-  const stops = new Set(stopTokens);
+/** A token's text on its own, and, for a special token or a stop token, its name (which reads as no text). */
+export type TokenText = ((id: number) => string) & { readonly special: (id: number) => string | undefined };
+
+/** Each token's text on its own, decoded once per id; special and stop tokens read as nothing and are named instead. */
+export function tokenTexts(tokenizer: Pick<TextTokenizer, 'decode' | 'json'>, stopTokens: readonly number[]): TokenText {
+  const specials = specialTokens(tokenizer);
+  for (const id of stopTokens) if (!specials.has(id)) specials.set(id, tokenizer.decode([id]) || `<${id}>`);
   const known = new Map<number, string>();
-  return (id) => {
-    let text = known.get(id);
-    if (text === undefined) {
-      text = stops.has(id) ? '' : tokenizer.decode([id]);
-      known.set(id, text);
+  const text = (id: number) => {
+    let value = known.get(id);
+    if (value === undefined) {
+      value = specials.has(id) ? '' : tokenizer.decode([id]);
+      known.set(id, value);
     }
-    return text;
+    return value;
   };
+  return Object.assign(text, { special: (id: number) => specials.get(id) });
 }

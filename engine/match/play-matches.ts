@@ -1,94 +1,61 @@
-import { fail } from '../../core/errors.ts';
-import { buildSchedule, scheduleHash } from '../../core/schedules/spec.ts';
-import { stepEnds } from '../../core/trajectory/step-ends.ts';
-import type { Trajectory } from '../../core/trajectory/trajectory.ts';
-import type { Decoder } from '../../native/runtime/decoder.ts';
-import { generate } from '../../native/runtime/generate.ts';
+import { match } from 'ts-pattern';
+import type { MatchState } from '../../core/game/match-state.ts';
+import type { RotationStep } from '../../core/game/rotations.ts';
 import type { Problem } from '../../core/tasks/task.ts';
-import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
-import { wordBoundary } from '../../plugins/tokenizers/word-boundary.ts';
-import type { MatchStream } from './match-events.ts';
-import type { MatchSeeds } from './match-seeds.ts';
-import type { PlayedMatch } from './played-match.ts';
-import { plies } from './plies.ts';
-import type { RlGame } from '../../core/game/rl-game.ts';
-import { stepBoundaryIds } from '../../plugins/tokenizers/step-boundary.ts';
+import type { Arena } from './arena.ts';
+import { playCoDecodedTurns } from './co-decoded-turns.ts';
+import type { MatchBroadcast } from './match-events.ts';
+import { matchSeed, type MatchSeeds } from './match-seeds.ts';
+import type { PlayedMatch, PlayedTurn } from './played-match.ts';
+import { playSequentialTurns } from './sequential-turns.ts';
 
-/** What playing a game's matches needs: the decoder holds one policy per protocol author, in the protocol's order. */
-export interface Arena<Role extends string> {
-  readonly game: RlGame<Role>;
-  readonly decoder: Decoder;
-  readonly tokenizer: TextTokenizer;
-  readonly wordBoundary: readonly number[];
-  readonly stepBoundary: readonly number[];
-  readonly stopTokens: readonly number[];
-  readonly sampling: { readonly temperature: number; readonly topP: number; readonly maxNewTokens: number };
+/** One batch of matches: `copies` of every problem (problem-major: a group is contiguous), all with the same seats. */
+export interface MatchBatch<Role extends string = string> {
+  readonly problems: readonly Problem[];
+  readonly copies: number;
+  readonly seats: RotationStep<Role>['seats'];
+  readonly seeds: MatchSeeds;
+  /** Match ids are `${label}/${problem id}/${copy}`. */
+  readonly label: string;
+  /** The matches of a group share their first this many turns (sequential protocols). */
+  readonly sharedTurns?: number;
+  readonly broadcast?: MatchBroadcast;
 }
 
-/** An arena for a game on a decoder: the tokenizer's word and step boundaries, the model's stop tokens. */
-export function arenaFor<Role extends string>(game: RlGame<Role>, decoder: Decoder, tokenizer: TextTokenizer, stopTokens: readonly number[], sampling: Arena<Role>['sampling']): Arena<Role> {
-  return { game, decoder, tokenizer, wordBoundary: Array.from(wordBoundary(tokenizer).ids), stepBoundary: stepBoundaryIds(tokenizer), stopTokens, sampling };
+/** A match before it is played: who plays it, on what, from which seed. */
+export interface MatchSlot<Role extends string = string> {
+  readonly matchId: string;
+  readonly index: number;
+  readonly problem: Problem;
+  readonly seeds: MatchSeeds;
+  readonly seats: RotationStep<Role>['seats'];
 }
 
 /**
- * Plays `copies` matches of every problem in one generation batch (problem-major: a GRPO group is contiguous),
- * grades them and scores them by the game's reward rule. Rows past the matches (when the decoder is wider) repeat
- * the first prompt and are dropped. A `stream` hears of the matches before they start and of every decoded token.
+ * Plays a batch of matches of the arena's game, both protocol families through one engine: every decoding call steps
+ * all the rows one tuple of policies is writing, across matches and roles. Then each match is scored by the game's
+ * reward rule and published.
  */
-export async function playMatches<Role extends string>(
-  arena: Arena<Role>,
-  problems: readonly Problem[],
-  copies: number,
-  seeds: MatchSeeds,
-  label: string,
-  stream?: MatchStream,
-): Promise<PlayedMatch[]> {
-  const { game, decoder, tokenizer } = arena;
-  if (game.protocol.family !== 'co-decoding') fail('CONFIG_INVALID', `game "${game.id}": the RL loop plays co-decoding protocols only, not "${game.protocol.name}"`);
-  const protocol = game.protocol as Extract<typeof game.protocol, { family: 'co-decoding' }>;
-  const jobs = problems.flatMap((problem) => Array.from({ length: copies }, (_, copy) => ({ problem, copy, matchId: `${label}/${problem.id}/${copy}` })));
-  if (jobs.length > decoder.batch) fail('INPUT_INVALID', `${jobs.length} matches do not fit a decoder of ${decoder.batch} rows`);
-  const prompts = jobs.map((job) => tokenizer.encode(job.problem.prompt));
-  const padded = [...prompts, ...Array.from({ length: decoder.batch - prompts.length }, () => prompts[0])];
-  const spec = protocol.schedule({ seed: seeds.schedule, wordBoundary: arena.wordBoundary, stepBoundary: arena.stepBoundary });
-  stream?.start(jobs, seeds.generation);
-  const rollouts = await generate(decoder, padded, {
-    maxNewTokens: arena.sampling.maxNewTokens,
-    sampling: { temperature: arena.sampling.temperature, topK: 0, topP: arena.sampling.topP },
-    seed: seeds.generation,
-    stopTokens: arena.stopTokens,
-    schedule: buildSchedule(spec),
-    partnerLogprobs: protocol.authors.length > 1,
-    padToken: arena.stopTokens[0],
-    ...(stream?.onStep ? { onStep: stream.onStep } : {}),
-  });
-  const stops = new Set(arena.stopTokens);
-  const decode = (ids: number[]) => tokenizer.decode(ids.filter((id) => !stops.has(id)));
-  const stepBoundary = new Set(arena.stepBoundary);
-  const hash = scheduleHash(spec);
-
-  return Promise.all(
-    jobs.map(async ({ problem, matchId }, row): Promise<PlayedMatch> => {
-      const rollout = rollouts[row];
-      const transcript = plies(rollout.tokens, rollout.authors, protocol.authors, decode);
-      const { outcome } = await game.rewards({ matchId, seed: seeds.generation, problem, transcript, finished: true });
-      const text = transcript.map((ply) => ply.text).join('');
-      const trajectory: Trajectory = {
-        matchId,
-        seed: seeds.generation,
-        turn: 0,
-        promptIds: rollout.prompt,
-        responseIds: rollout.tokens,
-        authors: rollout.authors,
-        roles: protocol.authors,
-        logprobs: rollout.logprobs,
-        ...(rollout.partnerLogprobs ? { partnerLogprobs: rollout.partnerLogprobs } : {}),
-        schedule: spec,
-        scheduleHash: hash,
-        stepEnds: stepEnds(rollout.tokens, stepBoundary),
-        outcome,
-      };
-      return { problem, trajectory, transcript, text, verdict: game.grade(problem.answer, text), finish: rollout.finish, row };
-    }),
+export async function playMatches<Role extends string>(arena: Arena<Role>, batch: MatchBatch<Role>): Promise<PlayedMatch<Role>[]> {
+  const slots: MatchSlot<Role>[] = batch.problems.flatMap((problem, p) =>
+    Array.from({ length: batch.copies }, (_, copy) => ({ matchId: `${batch.label}/${problem.id}/${copy}`, index: p * batch.copies + copy, problem, seeds: batch.seeds, seats: batch.seats })),
   );
+  batch.broadcast?.start(
+    slots.map((slot) => ({ matchId: slot.matchId, seats: slot.seats, problem: slot.problem })),
+    batch.seeds.generation,
+  );
+  const transcripts = await match(arena.game.protocol)
+    .with({ family: 'co-decoding' }, (protocol) => playCoDecodedTurns(arena, protocol, slots, batch.broadcast))
+    .with({ family: 'sequential' }, (protocol) => playSequentialTurns(arena, protocol, slots, { copies: batch.copies, sharedTurns: batch.sharedTurns ?? 0 }, batch.broadcast))
+    .exhaustive();
+  return Promise.all(slots.map((slot, i) => scoreMatch(arena, slot, transcripts[i], batch.broadcast)));
+}
+
+async function scoreMatch<Role extends string>(arena: Arena<Role>, slot: MatchSlot<Role>, turns: readonly PlayedTurn<Role>[], broadcast?: MatchBroadcast): Promise<PlayedMatch<Role>> {
+  const seed = arena.game.protocol.family === 'co-decoding' ? slot.seeds.generation : matchSeed(slot.seeds, slot.index);
+  const state: MatchState<Role, Problem> = { matchId: slot.matchId, seed, problem: slot.problem, transcript: turns, finished: true };
+  const rewards = await arena.game.rewards(state);
+  const played: PlayedMatch<Role> = { matchId: slot.matchId, problem: slot.problem, seed, index: slot.index, seats: slot.seats, turns, rewards };
+  broadcast?.matchEnd(played);
+  return played;
 }

@@ -1,19 +1,55 @@
-/** One line of OUT/metrics.jsonl per optimizer step. Fields a game does not compute are null. */
-export interface MetricsLine {
-  step: number;
-  reward_mean: number;
-  answer_present: number;
-  /** Mean share of response tokens the senior wrote (co-decoding games). */
-  senior_share: number | null;
-  loss: number | null;
-  grad_norm: number | null;
-  clip_frac: number | null;
-  /** Mean k3 KL(senior ‖ junior) over the senior's tokens, where the junior's logprobs were at hand. */
-  kl_to_junior: number | null;
-  response_len: number;
-  zero_variance_groups: number;
-  lr: number;
+/** How a role did at one step: what its matches paid it and, when a policy learned from it, how the estimate went. */
+export interface RoleMetrics {
+  /** Mean outcome reward. */
+  readonly reward_mean: number;
+  /** Share of its matches in which the grader found an answer / the right one (null when no grader judged the role). */
+  readonly answer_present: number | null;
+  readonly correct: number | null;
+  /** Mean response tokens of the turns it wrote in (a co-decoded turn counts whole). */
+  readonly response_len: number;
+  /** Mean share of its co-decoded turns' tokens it wrote (co-decoding only). */
+  readonly share?: number;
+  readonly zero_variance_groups?: number;
+  /** Rollouts the estimator dropped from the loss. */
+  readonly dropped?: number;
+  readonly [estimatorMetric: string]: number | null | undefined;
+}
+
+/** How a policy's update went (policies that learned at this step only). */
+export interface PolicyMetrics {
+  readonly loss: number | null;
+  readonly grad_norm: number | null;
+  readonly clip_frac: number | null;
+  readonly lr: number;
   /** 1 when this step's update was non-finite and skipped. */
-  skipped_nonfinite: number;
-  seconds: number;
+  readonly skipped_nonfinite: number;
+  /** kl_to_<role>: mean k3 KL toward the policy in that role (or kl_to_initial: its own start), over its trained tokens. */
+  readonly [kl: `kl_to_${string}`]: number;
+}
+
+/** One line of OUT/metrics.jsonl per optimizer step. */
+export interface MetricsLine {
+  readonly step: number;
+  readonly seconds: number;
+  /** Who sat where, and who learned. */
+  readonly seats: Readonly<Record<string, string>>;
+  readonly trains: readonly string[];
+  readonly roles: Readonly<Record<string, RoleMetrics>>;
+  readonly policies: Readonly<Record<string, PolicyMetrics>>;
+}
+
+/** A metrics line's numbers, flat: `seconds`, `role/<role>/<name>`, `policy/<policy>/<name>` (what curves plot). */
+export function flatMetrics(line: Pick<MetricsLine, 'seconds' | 'roles' | 'policies'>): Record<string, number> {
+  const flat: Record<string, number> = { seconds: line.seconds };
+  for (const [kind, groups] of [['role', line.roles], ['policy', line.policies]] as const) {
+    for (const [name, metrics] of Object.entries(groups)) {
+      for (const [key, value] of Object.entries(metrics)) if (typeof value === 'number' && Number.isFinite(value)) flat[`${kind}/${name}/${key}`] = value;
+    }
+  }
+  return flat;
+}
+
+/** A validation's numbers in the same flat form: `validation/<role>/accuracy`, `validation/<role>/answer_present`. */
+export function validationMetrics(role: string, accuracy: number, answerPresent: number): Record<string, number> {
+  return { [`validation/${role}/accuracy`]: accuracy, [`validation/${role}/answer_present`]: answerPresent };
 }

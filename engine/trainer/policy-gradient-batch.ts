@@ -5,8 +5,8 @@ export interface PolicyGradientRows {
   readonly trajectories: readonly Trajectory[];
   /** Per trajectory, per response token: 1 where the trainable author wrote it. */
   readonly masks: readonly (readonly number[])[];
-  /** One advantage per trajectory (GRPO's outcome advantage, broadcast over its tokens). */
-  readonly advantages: readonly number[];
+  /** Per trajectory: one advantage broadcast over its tokens (GRPO's outcome advantage), or one per response token. */
+  readonly advantages: readonly (number | readonly number[])[];
   /** Per trajectory, per response token: the reference policy's logprob (KL-Reg). */
   readonly refLogprobs?: readonly (readonly number[])[];
   /** Per trajectory, per response token: 1 where the imitation term (λ_jun) applies — the junior's tokens. */
@@ -27,6 +27,7 @@ export function policyGradientBatch(input: PolicyGradientRows, padToken: number)
   const oldLogprobs = new Float32Array(rows * cols);
   const refLogprobs = input.refLogprobs ? new Float32Array(rows * cols) : undefined;
   const imitationMask = input.imitationMasks ? new Float32Array(rows * cols) : undefined;
+  const perToken = input.advantages.some((advantage) => typeof advantage !== 'number') ? new Float32Array(rows * cols) : undefined;
   trajectories.forEach((trajectory, r) => {
     const sequence = [...trajectory.promptIds, ...trajectory.responseIds];
     const promptLength = trajectory.promptIds.length;
@@ -40,6 +41,10 @@ export function policyGradientBatch(input: PolicyGradientRows, padToken: number)
       oldLogprobs[at] = trajectory.logprobs[t];
       if (refLogprobs) refLogprobs[at] = input.refLogprobs![r][t];
       if (imitationMask) imitationMask[at] = input.imitationMasks![r][t];
+      if (perToken) {
+        const advantage = input.advantages[r];
+        perToken[at] = typeof advantage === 'number' ? advantage : advantage[t];
+      }
     }
   });
   return {
@@ -48,7 +53,7 @@ export function policyGradientBatch(input: PolicyGradientRows, padToken: number)
     inputIds,
     targets,
     lossMask,
-    advantages: Float32Array.from(input.advantages),
+    advantages: perToken ?? Float32Array.from(input.advantages as readonly number[]),
     oldLogprobs,
     ...(refLogprobs ? { refLogprobs } : {}),
     ...(imitationMask ? { imitationMask } : {}),

@@ -1,66 +1,83 @@
 import { z } from 'zod';
 import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
 
+const Normalization = z.enum(['token-mean', 'sequence-mean', 'constant']).describe("how a step's loss is averaged: over trained tokens, per sequence, or over a constant token budget");
+
+/** How one trainable policy learns; every field defaults to the run's own (the top-level field of the same name). */
+export const LearnerSettingsSchema = z
+  .object({
+    schedule: LrScheduleSchema.optional().describe("this policy's learning-rate schedule; the run's `schedule` when absent"),
+    clipLow: z.number().min(0).lt(1).optional().describe("this policy's ε_low; the run's `clipLow` when absent"),
+    clipHigh: z.number().min(0).optional().describe("this policy's ε_high; the run's `clipHigh` when absent"),
+    weightDecay: z.number().min(0).optional().describe("this policy's AdamW weight decay; the run's when absent"),
+    maxGradNorm: z.number().positive().optional().describe("this policy's gradient-norm clip; the run's when absent"),
+    normalization: Normalization.optional(),
+  })
+  .strict();
+
+/** One policy slot of the game, bound for this run. */
+export const PolicyConfigSchema = LearnerSettingsSchema.extend({
+  init: z.string().min(1).optional().describe("the model directory this policy starts from, or 'default' (the shipped base of the task); the run's `model` when absent"),
+  trainable: z
+    .boolean()
+    .optional()
+    .describe("whether it learns; absent: it does if the game's rotation ever trains it. `false` for a policy the rotation trains is refused"),
+}).strict();
+
+export type PolicyConfig = z.output<typeof PolicyConfigSchema>;
+
 /**
- * One RL run. Defaults follow the tandem paper (§3.3, §4.1, appendix A) where its values apply to the shipped
- * 3M-parameter base, and say so where they had to be scaled to it.
+ * One RL run (`ludus train --config FILE`). Defaults follow the tandem paper (§3.3, §4.1, appendix A) where its
+ * values apply to the shipped 3M-parameter base; a default no paper gives is marked as ours. Every field's meaning
+ * is in its description, which docs/config-reference.md lists.
  */
 export const TrainConfigSchema = z
   .object({
-    game: z.enum(['tandem', 'grpo', 'kl-reg']),
-    task: z.string().default('arithmetic'),
-    /** Model directory, or 'default' for the shipped base of the task. */
-    model: z.string().default('default'),
-    steps: z.number().int().positive().default(60),
-    seed: z.number().int().min(0).max(2 ** 32 - 1).default(0),
-    /**
-     * The training set's size: steps cycle through the first N train problems, epoch after epoch. Absent, every
-     * step draws problems no step has seen (a generated task's train split is unbounded).
-     */
-    trainProblems: z.number().int().positive().optional(),
-    /** B, prompts per optimizer step; scaled down from the paper's batch to what two CPU cores decode in seconds. */
-    problemsPerStep: z.number().int().positive().default(4),
-    /** G, rollouts per prompt (paper: 8). */
-    groupSize: z.number().int().min(2).default(8),
-    /** Sampling temperature of rollouts; the learner recomputes logprobs at the same temperature. */
-    temperature: z.number().positive().default(0.6),
-    topP: z.number().gt(0).max(1).default(1),
-    /** L, the response budget; the shipped base's context is 320 positions and its solutions stay well under 200 tokens. */
-    maxNewTokens: z.number().int().positive().default(224),
-    /** GRPO's clipped ratio, clip(r, 1 − ε_low, 1 + ε_high). */
-    clipLow: z.number().min(0).lt(1).default(0.2),
-    clipHigh: z.number().min(0).default(0.2),
-    /**
-     * Peak learning rate. verl's GRPO default for billion-parameter models is 1e-6; the 3M-parameter base moves at
-     * a larger step. Measured on the shipped base: 1e-4 drifted to a KL of ~0.2 nats/token from the junior within
-     * 20 steps and lost tandem accuracy; 2e-5 raised the training reward with KL under 0.01.
-     */
-    schedule: LrScheduleSchema.prefault({ lr: 2e-5 }),
-    weightDecay: z.number().min(0).default(0.01),
-    maxGradNorm: z.number().positive().default(1),
-    normalization: z.enum(['token-mean', 'sequence-mean', 'constant']).default('token-mean'),
-    /** An advantage estimator plugin: grpo, dr-grpo, rloo, reinforce++, reinforce++-baseline, or a user's. */
-    advantage: z.string().min(1).default('grpo'),
-    /** The grader plugin the game's reward pays by: `math` (boxed answers as mathematics) or `exact` (as text). */
-    grader: z.string().min(1).default('math'),
-    /** Per-game knobs (tandem p, K, share band, λ_jun; KL-Reg β). */
-    tandem: z
-      .object({
-        p: z.number().min(0).max(1).optional(),
-        K: z.number().int().min(0).optional(),
-        shareBand: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]).optional(),
-        /** λ_jun, the junior-imitation weight (§3.4: the paper uses 0). */
-        juniorImitation: z.number().min(0).optional(),
-      })
-      .strict()
-      .default({}),
-    klReg: z.object({ beta: z.number().min(0).optional() }).strict().default({}),
-    checkpointEvery: z.number().int().positive().default(10),
-    /** Validation (accuracy under the game's own protocol on test problems) for checkpoint selection; 0 turns it off. */
-    validateEvery: z.number().int().min(0).default(10),
-    validationProblems: z.number().int().positive().default(32),
-    /** Non-finite steps are skipped; this many in a row aborts the run. */
-    maxConsecutiveNonFinite: z.number().int().positive().default(3),
+    game: z.string().min(1).describe('a game in the catalog: tandem, grpo, kl-reg, or one a plugin module registers (`ludus games` lists them)'),
+    knobs: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe("the game's own knobs, its paper's hyperparameters, checked by the game (see the game knob tables below)"),
+    plugins: z.array(z.string().min(1)).default([]).describe('plugin modules (files) registering games and pieces, relative to the config file; also `--plugin FILE`'),
+    task: z.string().default('arithmetic').describe("the problems: a generated task (arithmetic, last-letter), a JSONL file, or a task file naming split files; defaults to the model's own task where it says"),
+    model: z.string().default('default').describe("the model directory every policy starts from unless its own `init` says otherwise, or 'default' (the shipped base of the task)"),
+    policies: z
+      .record(z.string(), PolicyConfigSchema)
+      .default({})
+      .describe("the game's policies bound for this run, by name: where each starts, whether it learns, its own learner settings (see Policy below)"),
+    steps: z.number().int().positive().default(60).describe('optimizer steps (ours)'),
+    seed: z.number().int().min(0).max(2 ** 32 - 1).default(0).describe('run seed: every match, coin and sample of the run derives from it'),
+    trainProblems: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("the training set's size: steps cycle through the first N train problems; absent, every step draws problems no step has seen"),
+    problemsPerStep: z.number().int().positive().default(4).describe('B, prompts per optimizer step (ours: scaled down from the paper to what two CPU cores decode in seconds)'),
+    groupSize: z.number().int().min(2).default(8).describe('G, matches per prompt (tandem paper §4.1: 8)'),
+    temperature: z.number().positive().default(0.6).describe('sampling temperature of rollouts; the learner scores at the same temperature (ours)'),
+    topP: z.number().gt(0).max(1).default(1).describe('nucleus sampling threshold (1: off)'),
+    maxNewTokens: z.number().int().positive().default(224).describe("L, the response budget of a co-decoded turn (ours: the shipped base's context is 320 positions); a sequential turn has its own in the game"),
+    clipLow: z.number().min(0).lt(1).default(0.2).describe("GRPO's ε_low of clip(r, 1 − ε_low, 1 + ε_high) (0.2, GRPO's default)"),
+    clipHigh: z.number().min(0).default(0.2).describe("GRPO's ε_high (0.2, GRPO's default)"),
+    schedule: LrScheduleSchema.prefault({ lr: 2e-5 }).describe(
+      'learning-rate schedule of every trainable policy (ours: lr 2e-5, measured on the shipped base; verl uses 1e-6 for billion-parameter models)',
+    ),
+    weightDecay: z.number().min(0).default(0.01).describe('AdamW decoupled weight decay (ours)'),
+    maxGradNorm: z.number().positive().default(1).describe('global gradient-norm clip (ours)'),
+    normalization: Normalization.default('token-mean'),
+    advantage: z.string().min(1).default('grpo').describe('the base advantage estimator: grpo, dr-grpo, rloo, reinforce++, reinforce++-baseline, or a plugin\'s; a game may adapt it per role'),
+    grader: z.string().min(1).default('math').describe('the grader the reward pays by: math (boxed answers as mathematics), math-full (the answer wherever it is), exact (boxed text as text)'),
+    checkpointEvery: z.number().int().positive().default(10).describe('steps between checkpoints (every trainable policy, its optimizer, the trainer state)'),
+    validateEvery: z.number().int().min(0).default(10).describe("steps between validations (the grader's verdicts on test problems under the game's own protocol) that keep best/; 0 turns it off"),
+    validationProblems: z.number().int().positive().default(32).describe('test problems per validation'),
+    maxConsecutiveNonFinite: z.number().int().positive().default(3).describe('non-finite updates are skipped; this many in a row abort the run'),
+    finalComparison: z
+      .number()
+      .int()
+      .min(0)
+      .default(64)
+      .describe('held-out test problems on which, at the end of the run, the trained policies play against their starting point on the same seeds (with bootstrap SEs); 0: none (ours)'),
   })
   .strict();
 

@@ -1,6 +1,6 @@
 import type { TrainConfig } from './train-config.ts';
 
-/** The JSON half of a training checkpoint (the weights and AdamW moments are the other half). */
+/** The JSON half of a training checkpoint (the policies' weights and AdamW moments are the other half). */
 export interface TrainerState extends Record<string, unknown> {
   /** Optimizer steps taken, skipped ones included. */
   step: number;
@@ -9,7 +9,10 @@ export interface TrainerState extends Record<string, unknown> {
   /** Match seeds are derived from (seed, step): no RNG stream to carry beyond these. */
   seed: number;
   config: TrainConfig;
-  nonFinite: { consecutive: number; skipped: number };
+  /** Per trainable policy: non-finite updates in a row and in all. */
+  nonFinite: Record<string, { consecutive: number; skipped: number }>;
   best: { step: number; accuracy: number } | null;
   eventSeq: number;
+  /** Per role: its advantage estimator's state (Tango's EMA of class counts); stateless estimators keep null. */
+  estimators: Record<string, unknown>;
 }

@@ -1,45 +1,53 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
 import { fail } from '../../core/errors.ts';
 import type { LudusEmitter } from '../../core/events.ts';
+import type { AnyGame } from '../../core/catalog.ts';
+import type { Game } from '../../core/game/define-game.ts';
+import type { Problem, Task } from '../../core/tasks/task.ts';
+import type { Trajectory } from '../../core/trajectory/trajectory.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
-import { pathExists } from '../../native/io/files.ts';
-import { cloneWeights } from '../../native/model/weights.ts';
-import { Decoder } from '../../native/runtime/decoder.ts';
 import type { Policy } from '../../native/runtime/policy.ts';
 import { Scorer } from '../../native/runtime/scorer.ts';
 import { Learner } from '../../native/train/learner.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
-import { resolveModelDir } from '../../plugins/policies/default-model.ts';
-import { loadPolicy } from '../../plugins/policies/load-policy.ts';
-import { loadTrainingCheckpoint, saveTrainingCheckpoint, TRAINER_STATE_FILE } from './training-checkpoint.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
-import type { Problem, Task } from '../../core/tasks/task.ts';
+import { arenaFor } from '../match/arena.ts';
+import { DecoderPool } from '../match/decoder-pool.ts';
 import { EventStream } from '../match/event-stream.ts';
-import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
-import { learnFromMatches } from './learn-from-matches.ts';
 import { MatchBroadcast, tokenTexts } from '../match/match-events.ts';
-import { trainingSeeds, validationSeeds } from '../match/match-seeds.ts';
-import type { MetricsLine } from './metrics-line.ts';
+import { finalSeeds, trainingSeeds, validationSeeds } from '../match/match-seeds.ts';
+import { playMatches } from '../match/play-matches.ts';
+import type { PlayedMatch } from '../match/played-match.ts';
+import { graderVerdict } from '../match/verdicts.ts';
+import { PolicyPool } from '../policies/policy-pool.ts';
+import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
+import { compareWithStart, type FinalComparison } from './final-comparison.ts';
+import { learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
+import { referenceLogprobs } from './reference-logprobs.ts';
+import { flatMetrics, type MetricsLine, type PolicyMetrics, type RoleMetrics } from './metrics-line.ts';
 import { NonFiniteGuard } from './non-finite-guard.ts';
-import { arenaFor, playMatches, type Arena } from '../match/play-matches.ts';
-import type { RlGame } from '../../core/game/rl-game.ts';
+import { planPolicies, type LearnerSettings } from './policy-plan.ts';
+import { roleRollouts } from './role-rollouts.ts';
 import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
+import { loadRunCheckpoint, policyDir, saveRunCheckpoint } from './run-checkpoint.ts';
+import { BEST_DIR, CHECKPOINT_DIR, prepareRunDir, type ResumeMode } from './run-dir.ts';
+import { TOKENIZER_FILE } from './training-checkpoint.ts';
 import type { TrainerState } from './trainer-state.ts';
-import { transcriptLine } from './transcript-line.ts';
+import { transcriptLine, type MatchAdvantage } from './transcript-line.ts';
 import { validate } from './validate.ts';
-import { composePlugins } from '../../cli/composition/compose.ts';
-import type { PluginCatalog } from '../../cli/composition/plugin-catalog.ts';
 
 export interface TrainRun {
-  /** Run directory: metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/ (resumable), best/ (by validation). */
+  /** Run directory: run.json, metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/ (resumable), best/ (by validation). */
   out: string;
   config: TrainConfig;
-  /** Builds the game from the config's name and knobs (games sit above plugins, so the caller supplies them). */
-  game: RlGame<string>;
-  /** Where the config's plugin names (the advantage estimator) resolve; the built-in catalog when absent. */
-  plugins?: PluginCatalog;
-  resume?: boolean;
+  /** The game, built from the catalog by the caller (the engine imports no game). */
+  game: AnyGame;
+  /** The run's base advantage estimator (the config's `advantage`, resolved from the catalog); the game adapts it per role. */
+  advantage: AdvantageEstimator;
+  /** Continue from `out`'s checkpoint (true), start a new run into an empty `out` (false), or either ('if-checkpoint'). */
+  resume?: ResumeMode;
   threads?: number;
   /** Stop after this many steps in total (a partial run, resumed later). */
   stopAfter?: number;
@@ -49,144 +57,276 @@ export interface TrainRun {
   onStep?: (line: MetricsLine, total: number) => void;
 }
 
-export const CHECKPOINT_DIR = 'checkpoint';
-export const BEST_DIR = 'best';
+export interface TrainResult {
+  steps: number;
+  best: TrainerState['best'];
+  /** The trained policies against their starting point on held-out problems, once the run has taken all its steps. */
+  comparison?: FinalComparison;
+}
+
+export { BEST_DIR, CHECKPOINT_DIR };
+export const RUN_FILE = 'run.json';
 export const METRICS_FILE = 'metrics.jsonl';
 export const TRANSCRIPTS_FILE = 'transcripts.jsonl';
 export const VALIDATION_FILE = 'validation.jsonl';
 
-/**
- * Tandem RL's Algorithm 1, shared by every co-decoding RL game: each step samples B problems × G matches played
- * under the game's protocol (seeds from (run seed, step)), grades them, and takes one clipped policy-gradient step
- * on the trainable authors' tokens; the decoder then plays with the updated senior. Checkpoints (weights, AdamW
- * moments, step, data cursor) are atomic; `resume` continues exactly.
- */
-export interface TrainResult {
-  steps: number;
-  best: TrainerState['best'];
+/** What a run directory's run.json says: enough for `ludus serve` to replay it and for a reader to know what ran. */
+export interface RunRecord {
+  readonly game: string;
+  readonly roles: readonly string[];
+  readonly policies: readonly { readonly name: string; readonly init: string; readonly trainable: boolean }[];
+  readonly config: TrainConfig;
 }
 
+/**
+ * The RL loop of every game (tandem RL's Algorithm 1 generalised to a pool of policies): at each step the game's
+ * rotation seats the policies, B problems × G matches are played under the game's protocol (seeds from (run seed,
+ * step)) and scored by its reward rule, and every policy the rotation trains takes one clipped policy-gradient step
+ * on the tokens of the trainable roles it sat in, with its own learner, optimizer and schedule. Checkpoints hold every
+ * trainable policy's weights and AdamW moments, the estimators' state, the step and the data cursor; `resume`
+ * continues exactly.
+ */
 export async function train(run: TrainRun): Promise<TrainResult> {
   const { config, game } = run;
-  const estimator = (run.plugins ?? (await composePlugins())).advantageEstimators.create(config.advantage);
-  const checkpointDir = join(run.out, CHECKPOINT_DIR);
-  const resuming = run.resume === true && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
-  const base = await loadPolicy(resolveModelDir(config.model, config.task), 'junior');
-  const tokenizer = base.tokenizer ?? fail('CHECKPOINT_MISSING_FILE', `${config.model}: RL needs a tokenizer.json in the model directory`);
-  const checkpoint = resuming ? await loadTrainingCheckpoint<TrainerState>(checkpointDir) : undefined;
-  if (checkpoint) checkSameRun(checkpointDir, checkpoint.state.config, config);
-  const state: TrainerState = checkpoint?.state ?? { step: 0, cursor: 0, seed: config.seed, config, nonFinite: { consecutive: 0, skipped: 0 }, best: null, eventSeq: 0 };
-
-  const modelConfig = base.policy.config;
-  const learner = await Learner.create(modelConfig, checkpoint?.weights ?? cloneWeights(base.policy.weights), {
-    objective: 'policy-gradient',
-    optimizer: { lr: config.schedule.lr, weightDecay: config.weightDecay, maxGradNorm: config.maxGradNorm },
-    clipLow: config.clipLow,
-    clipHigh: config.clipHigh,
-    klBeta: game.klToJunior,
-    imitationWeight: game.juniorImitation,
-    temperature: config.temperature,
-    normalization: config.normalization,
-    threads: run.threads ?? 0,
-  });
-  if (checkpoint) learner.loadOptimizerState(checkpoint.optimizer);
-  const senior: Policy = { name: 'senior', config: modelConfig, weights: learner.weights, tokenizerHash: base.policy.tokenizerHash };
-  const authors = authorsOf(game);
-  const trainable = new Set<string>(game.trainable);
-  const seats = Object.fromEntries(game.roles.map((role) => [role, trainable.has(role) ? 'senior' : 'junior']));
-  const decoder = await Decoder.create(
-    authors.map((role) => (trainable.has(role) ? senior : base.policy)),
-    { batch: config.problemsPerStep * config.groupSize, maxLen: modelConfig.maxPositionEmbeddings, threads: run.threads },
-  );
-  const juniorScorer = game.klToJunior > 0 ? await Scorer.create(base.policy, { threads: run.threads }) : undefined;
+  const planned = planPolicies(game, config);
   const task = await taskByName(config.task);
-  const arena: Arena<string> = arenaFor(game, decoder, tokenizer, modelConfig.eosTokenIds, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens });
-  const guard = new NonFiniteGuard(config.maxConsecutiveNonFinite, state.nonFinite.consecutive, state.nonFinite.skipped);
+  const checkpointDir = join(run.out, CHECKPOINT_DIR);
+  const trainable = planned.filter((p) => p.learner).map((p) => p.spec.name);
+  const resuming = await prepareRunDir(run.out, { resume: run.resume ?? false, best: trainable });
+  const checkpoint = resuming ? await loadRunCheckpoint<TrainerState>(checkpointDir) : undefined;
+  if (checkpoint) checkSameRun(checkpointDir, checkpoint.state.config, config);
+  const state: TrainerState = checkpoint?.state ?? { step: 0, cursor: 0, seed: config.seed, config, nonFinite: {}, best: null, eventSeq: 0, estimators: {} };
+
+  const pool = await PolicyPool.load(
+    planned.map((p) => p.spec),
+    { task: config.task, ...(checkpoint ? { weights: new Map(Object.entries(checkpoint.policies).map(([name, saved]) => [name, saved.weights])) } : {}) },
+  );
+  const learners = new Map<string, PolicyLearner>();
+  const settings = new Map<string, LearnerSettings>();
+  for (const { spec, learner } of planned) {
+    if (!learner) continue;
+    const policy = pool.policy(spec.name);
+    const created = await Learner.create(policy.config, policy.weights, {
+      objective: 'policy-gradient',
+      optimizer: { lr: learner.schedule.lr, weightDecay: learner.weightDecay, maxGradNorm: learner.maxGradNorm },
+      clipLow: learner.clipLow,
+      clipHigh: learner.clipHigh,
+      temperature: config.temperature,
+      normalization: learner.normalization,
+      threads: run.threads ?? 0,
+    });
+    const saved = checkpoint?.policies[spec.name];
+    if (checkpoint && !saved) fail('CHECKPOINT_MISSING_FILE', `${checkpointDir}: holds no policy "${spec.name}"`, { policy: spec.name });
+    if (saved) created.loadOptimizerState(saved.optimizer);
+    const counts = state.nonFinite[spec.name] ?? { consecutive: 0, skipped: 0 };
+    learners.set(spec.name, { name: spec.name, learner: created, guard: new NonFiniteGuard(config.maxConsecutiveNonFinite, counts.consecutive, counts.skipped) });
+    settings.set(spec.name, learner);
+  }
+
+  const first = pool.policy(game.policies[0]);
+  const stopTokens = [...new Set(game.policies.flatMap((name) => pool.policy(name).config.eosTokenIds))];
+  const decoders = new DecoderPool(pool, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads });
+  const arena = arenaFor(game, decoders, pool.tokenizer, stopTokens, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens });
   const events = new EventStream(run.events, state.eventSeq);
-  const broadcast = new MatchBroadcast(events, game.id, seats, authors, tokenTexts(tokenizer, arena.stopTokens));
+  const broadcast = new MatchBroadcast(events, game.id, tokenTexts(pool.tokenizer, stopTokens));
+  const scorers = new ReferenceScorers(run.threads);
+  const estimators = new Map<string, AdvantageEstimator>();
+  const estimatorOf = (role: string) => {
+    let estimator = estimators.get(role);
+    if (!estimator) {
+      estimator = game.advantages[role]?.(run.advantage) ?? run.advantage;
+      estimators.set(role, estimator);
+    }
+    return estimator;
+  };
+
   const files = { metrics: join(run.out, METRICS_FILE), transcripts: join(run.out, TRANSCRIPTS_FILE), validation: join(run.out, VALIDATION_FILE) };
   await mkdir(run.out, { recursive: true });
+  if (!resuming) await writeRunRecord(run.out, game, planned.map((p) => p.spec), config, pool.tokenizer.json);
   for (const file of Object.values(files)) await trimJsonlAfter(file, state.step);
 
   const save = () =>
-    saveTrainingCheckpoint<TrainerState>(checkpointDir, {
-      config: modelConfig,
-      weights: learner.weights,
-      optimizer: learner.optimizerState(),
-      state: { ...state, nonFinite: { consecutive: guard.consecutive, skipped: guard.skipped }, eventSeq: events.nextSeq },
-      tokenizerJson: tokenizer.json,
+    saveRunCheckpoint<TrainerState>(checkpointDir, {
+      policies: Object.fromEntries(
+        [...learners.values()].map(({ name, learner }) => [name, { config: pool.policy(name).config, weights: learner.weights, optimizer: learner.optimizerState() }]),
+      ),
+      state: { ...state, nonFinite: Object.fromEntries([...learners.values()].map(({ name, guard }) => [name, { consecutive: guard.consecutive, skipped: guard.skipped }])), eventSeq: events.nextSeq },
+      tokenizerJson: pool.tokenizer.json,
     });
   const last = Math.min(config.steps, run.stopAfter ?? config.steps);
+  let comparison: FinalComparison | undefined;
   try {
     while (state.step < last) {
       await run.gate?.wait();
       const started = performance.now();
-      const problems = stepProblems(task, config, state.cursor);
+      const rotation = game.rotation.at(state.step);
       const seeds = trainingSeeds(config.seed, state.step);
-      const matches = await playMatches(arena, problems, config.groupSize, seeds, `step-${state.step}`, broadcast);
-      const lr = learningRate(config.schedule, state.step, config.steps);
-      const learned = await learnFromMatches(
-        { game, learner, guard, estimator, groupSize: config.groupSize, temperature: config.temperature, padToken: arena.stopTokens[0] ?? 0, juniorScorer },
-        matches,
-        lr,
-      );
-      if (learned.stats) for (const [index, role] of authors.entries()) if (trainable.has(role)) await decoder.updatePolicy(index, senior);
+      const matches = await playMatches(arena, {
+        problems: stepProblems(task, config, state.cursor),
+        copies: config.groupSize,
+        seats: rotation.seats,
+        seeds,
+        label: `step-${state.step}`,
+        sharedTurns: game.sharedTurns(rotation),
+        broadcast,
+      });
+      const learned = new Map<string, PolicyLearning>();
+      const rates = new Map<string, number>();
+      for (const name of rotation.trains) {
+        const policy = learners.get(name) ?? fail('POLICY_INVALID', `the rotation trains "${name}" at step ${state.step}, which is not a trainable policy of this run`, { policy: name });
+        const lr = learningRate(settings.get(name)!.schedule, state.step, config.steps);
+        rates.set(name, lr);
+        const learning = await learnPolicy(
+          {
+            game,
+            seats: rotation.seats,
+            groupSize: config.groupSize,
+            step: state.step,
+            totalSteps: config.steps,
+            padToken: stopTokens[0] ?? 0,
+            reference: (policyName, toward) => (toward === 'initial' ? pool.initial(policyName) : pool.policy(rotation.seats[toward])),
+            score: (policy, trajectories) => scorers.score(policy, pool.version(policy.name), trajectories, config.temperature),
+            estimator: estimatorOf,
+            estimatorStates: state.estimators,
+          },
+          policy,
+          matches,
+          lr,
+        );
+        learned.set(name, learning);
+        if (learning.stats) pool.bump(name);
+      }
       const step = state.step + 1;
       const line: MetricsLine = {
         step,
-        reward_mean: learned.rewardMean,
-        answer_present: matches.filter((m) => m.verdict.answer_present).length / matches.length,
-        senior_share: authors.length > 1 ? learned.seniorShare : null,
-        loss: learned.stats?.loss ?? null,
-        grad_norm: learned.stats?.gradNorm ?? null,
-        clip_frac: learned.stats?.clipFraction ?? null,
-        kl_to_junior: learned.klToJunior,
-        response_len: matches.reduce((sum, m) => sum + m.trajectory.responseIds.length, 0) / matches.length,
-        zero_variance_groups: learned.zeroVarianceGroups,
-        lr,
-        skipped_nonfinite: learned.stats ? 0 : 1,
         seconds: (performance.now() - started) / 1000,
+        seats: rotation.seats,
+        trains: rotation.trains,
+        roles: roleMetrics(game, matches, learned),
+        policies: Object.fromEntries([...learned].map(([name, learning]) => [name, policyMetrics(learning, rates.get(name)!)])),
       };
       await appendJsonl(files.metrics, [line]);
-      await appendJsonl(files.transcripts, matches.map((match) => transcriptLine(step, match, seeds, config)));
-      for (const match of matches) broadcast.finish(match, game.trainable[0]);
-      events.publish({
-        type: 'train-step',
-        step,
-        policy: 'senior',
-        role: game.trainable[0],
-        loss: line.loss ?? Number.NaN,
-        zeroVarianceGroups: learned.zeroVarianceGroups,
-        metrics: numericFields(line),
-      });
+      const advantages = advantagesByMatch(matches, learned, rotation.seats);
+      await appendJsonl(files.transcripts, matches.map((match, i) => transcriptLine(step, match, seeds, config, advantages[i])));
+      if (events.live) advantages.forEach((byRole, i) => Object.entries(byRole).forEach(([role, a]) => events.publish({ type: 'advantage', matchId: matches[i].matchId, role, ...a })));
+      events.publish({ type: 'train-step', step, trains: rotation.trains, metrics: flatMetrics(line) });
       state.step = step;
       state.cursor += config.problemsPerStep;
       if (config.validateEvery > 0 && step % config.validateEvery === 0) await validateAndKeepBest(step);
       if (step % config.checkpointEvery === 0 || step === last) await save();
       run.onStep?.(line, config.steps);
     }
+    if (state.step === config.steps && config.finalComparison > 0) {
+      const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, decoders.options);
+      try {
+        const startArena = arenaFor(game, startDecoders, pool.tokenizer, stopTokens, arena.sampling);
+        comparison = await compareWithStart(arena, startArena, task, config.finalComparison, finalSeeds(config.seed), game.rotation.at(0).seats, game.validateOn);
+      } finally {
+        await startDecoders.release();
+      }
+    }
   } finally {
-    await decoder.release();
-    await juniorScorer?.release();
-    await learner.release();
+    await decoders.release();
+    await scorers.release();
+    for (const { learner } of learners.values()) await learner.release();
   }
-  return { steps: state.step, best: state.best };
+  return { steps: state.step, best: state.best, ...(comparison ? { comparison } : {}) };
 
   async function validateAndKeepBest(step: number): Promise<void> {
-    const result = await validate(arena, task, config.validationProblems, validationSeeds(config.seed, step));
-    await appendJsonl(files.validation, [{ step, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, protocol: arena.game.protocol.name }]);
+    const seats = game.rotation.at(0).seats;
+    const result = await validate(arena, task, config.validationProblems, validationSeeds(config.seed, step), seats, game.validateOn);
+    await appendJsonl(files.validation, [{ step, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, protocol: game.protocol.name }]);
+    events.publish({ type: 'validation', step, role: result.role, accuracy: result.accuracy, answerPresent: result.answerPresent });
     if (state.best !== null && result.accuracy <= state.best.accuracy) return;
     state.best = { step, accuracy: result.accuracy };
-    await saveCheckpoint(join(run.out, BEST_DIR), modelConfig, learner.weights, { extraFiles: { 'tokenizer.json': JSON.stringify(tokenizer.json) } });
+    for (const { name, learner } of learners.values()) {
+      await saveCheckpoint(join(run.out, BEST_DIR, name), pool.policy(name).config, learner.weights, { extraFiles: { [TOKENIZER_FILE]: JSON.stringify(pool.tokenizer.json) } });
+    }
   }
 }
 
-export function authorsOf(game: RlGame<string>): readonly string[] {
-  if (game.protocol.family !== 'co-decoding') return fail('CONFIG_INVALID', `game "${game.id}": the RL loop plays co-decoding protocols only`);
-  const authors = game.protocol.authors;
-  const trainable = authors.filter((role) => (game.trainable as readonly string[]).includes(role));
-  if (trainable.length !== 1) fail('CONFIG_INVALID', `game "${game.id}": the RL loop trains exactly one author, got [${trainable.join(', ')}]`);
-  return authors;
+/** The best policy of a run (by validation), as a model directory: `<run>/best/<policy>`. */
+export function bestPolicyDir(runDir: string, policy: string): string {
+  return join(runDir, BEST_DIR, policy);
+}
+
+/** The last checkpointed policy of a run, as a model directory. */
+export function checkpointPolicyDir(runDir: string, policy: string): string {
+  return policyDir(join(runDir, CHECKPOINT_DIR), policy);
+}
+
+async function writeRunRecord(out: string, game: Game, specs: readonly { name: string; init: string; trainable: boolean }[], config: TrainConfig, tokenizerJson: unknown): Promise<void> {
+  const record: RunRecord = { game: game.id, roles: game.roles, policies: specs.map(({ name, init, trainable }) => ({ name, init, trainable })), config };
+  await writeFile(join(out, RUN_FILE), `${JSON.stringify(record, null, 2)}\n`);
+  await writeFile(join(out, TOKENIZER_FILE), JSON.stringify(tokenizerJson));
+}
+
+/** Teacher-forced scorers of reference policies, one per policy version (a trained reference is scored as it is now). */
+class ReferenceScorers {
+  private readonly byPolicy = new Map<string, { version: number; scorer: Scorer }>();
+
+  constructor(private readonly threads: number | undefined) {}
+
+  async score(policy: Policy, version: number, trajectories: readonly Trajectory[], temperature: number): Promise<number[][]> {
+    let entry = this.byPolicy.get(policy.name);
+    if (!entry || entry.version !== version) {
+      await entry?.scorer.release();
+      entry = { version, scorer: await Scorer.create(policy, { threads: this.threads }) };
+      this.byPolicy.set(policy.name, entry);
+    }
+    return referenceLogprobs(entry.scorer, trajectories, temperature);
+  }
+
+  async release(): Promise<void> {
+    for (const { scorer } of this.byPolicy.values()) await scorer.release();
+  }
+}
+
+function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: ReadonlyMap<string, PolicyLearning>): Record<string, RoleMetrics> {
+  const byRole: Record<string, RoleMetrics> = {};
+  for (const role of game.roles) {
+    const rollouts = roleRollouts(matches, role);
+    const verdicts = matches.map((match) => graderVerdict(match, role));
+    const judged = verdicts.some((verdict) => verdict !== undefined);
+    const learning = [...learned.values()].map((l) => l.roles[role]).find((r) => r !== undefined);
+    byRole[role] = {
+      reward_mean: mean(rollouts.map((r) => r.rewards.outcome)),
+      answer_present: judged ? mean(verdicts.map((v) => (v?.answer_present ? 1 : 0))) : null,
+      correct: judged ? mean(verdicts.map((v) => (v?.correct ? 1 : 0))) : null,
+      response_len: mean(rollouts.map((r) => r.rewards.tokens)),
+      ...(learning
+        ? {
+            ...(learning.share === undefined ? {} : { share: learning.share }),
+            zero_variance_groups: learning.zeroVarianceGroups,
+            dropped: learning.dropped,
+            ...learning.metrics,
+          }
+        : {}),
+    };
+  }
+  return byRole;
+}
+
+function policyMetrics(learning: PolicyLearning, lr: number): PolicyMetrics {
+  return {
+    loss: learning.stats?.loss ?? null,
+    grad_norm: learning.stats?.gradNorm ?? null,
+    clip_frac: learning.stats?.clipFraction ?? null,
+    lr,
+    skipped_nonfinite: learning.skippedNonFinite ? 1 : 0,
+    ...learning.kl,
+  };
+}
+
+/** Per match (in order), per role a policy learned from: what the estimator gave the role's rollout. */
+function advantagesByMatch(matches: readonly PlayedMatch[], learned: ReadonlyMap<string, PolicyLearning>, seats: Readonly<Record<string, string>>): Record<string, MatchAdvantage>[] {
+  const byMatch: Record<string, MatchAdvantage>[] = matches.map(() => ({}));
+  for (const learning of learned.values()) {
+    for (const [role, result] of Object.entries(learning.roles)) {
+      result.advantages.forEach(({ advantage, dropped }, i) => (byMatch[i][role] = { policy: seats[role], advantage, dropped }));
+    }
+  }
+  return byMatch;
 }
 
 /** A resumed run must be the same run; only its length may change. */
@@ -198,10 +338,6 @@ function checkSameRun(dir: string, saved: TrainConfig, requested: TrainConfig): 
   }
 }
 
-export function numericFields(line: MetricsLine): Record<string, number> {
-  return Object.fromEntries(Object.entries(line).filter((entry): entry is [string, number] => typeof entry[1] === 'number'));
-}
-
 /**
  * The problems of the step that starts at data position `cursor`: problemsPerStep train problems, the positions
  * cycling through a finite training set when one is set.
@@ -209,4 +345,8 @@ export function numericFields(line: MetricsLine): Record<string, number> {
 export function stepProblems(task: Task, config: Pick<TrainConfig, 'problemsPerStep' | 'trainProblems'>, cursor: number): Problem[] {
   const index = (position: number) => (config.trainProblems === undefined ? position : position % config.trainProblems);
   return Array.from({ length: config.problemsPerStep }, (_, j) => task.sample('train', index(cursor + j)));
+}
+
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
 }

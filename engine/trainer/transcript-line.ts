@@ -2,30 +2,55 @@ import type { MatchSeeds } from '../match/match-seeds.ts';
 import type { PlayedMatch } from '../match/played-match.ts';
 import type { TrainConfig } from './train-config.ts';
 
+export interface MatchAdvantage {
+  readonly policy: string;
+  readonly advantage: number;
+  readonly dropped: boolean;
+}
+
 /**
- * One match of OUT/transcripts.jsonl: the token ids and their authors, the schedule spec with its hash, the seeds,
- * the row and the sampling settings: with the senior of that step (the checkpoint before it) it replays exactly.
+ * One match of OUT/transcripts.jsonl: the seats, and per turn its prompt and response ids, who wrote each token,
+ * the sampling log-probabilities, how it ended and where it came from (seed, row, schedule with its hash); then what
+ * the reward rule paid and judged. With the policies of that step (the checkpoint before it) it replays exactly.
  */
-export function transcriptLine(step: number, match: PlayedMatch, seeds: MatchSeeds, config: TrainConfig) {
-  const { trajectory } = match;
+export function transcriptLine(
+  step: number,
+  match: PlayedMatch,
+  seeds: MatchSeeds,
+  config: Pick<TrainConfig, 'temperature' | 'topP' | 'maxNewTokens'>,
+  advantages: Readonly<Record<string, MatchAdvantage>> = {},
+) {
   return {
     step,
-    matchId: trajectory.matchId,
+    matchId: match.matchId,
     problemId: match.problem.id,
-    row: match.row,
+    prompt: match.problem.prompt,
+    answer: match.problem.answer,
+    index: match.index,
+    seed: match.seed,
     seeds,
     sampling: { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens },
-    roles: trajectory.roles,
-    promptIds: trajectory.promptIds,
-    responseIds: trajectory.responseIds,
-    authors: trajectory.authors,
-    logprobs: trajectory.logprobs,
-    schedule: trajectory.schedule,
-    scheduleHash: trajectory.scheduleHash,
-    outcome: trajectory.outcome,
-    answer_present: match.verdict.answer_present,
-    correct: match.verdict.correct,
-    finish: match.finish,
-    text: match.text,
+    seats: match.seats,
+    turns: match.turns.map((turn) => ({
+      turn: turn.turn,
+      role: turn.role,
+      roles: turn.authorRoles,
+      promptIds: turn.promptIds,
+      responseIds: turn.tokens,
+      authors: turn.authorIds,
+      logprobs: turn.logprobs,
+      finish: turn.finish,
+      stepEnds: turn.stepEnds,
+      text: turn.text,
+      ...turn.origin,
+    })),
+    outcome: match.rewards.outcome,
+    ...(match.rewards.steps ? { steps: match.rewards.steps } : {}),
+    ...(match.rewards.labels ? { labels: match.rewards.labels } : {}),
+    verdicts: match.rewards.verdicts ?? [],
+    /** Per role a policy learned from: its mean advantage in this match, and whether the rollout was dropped. */
+    advantages,
   };
 }
+
+export type TranscriptLine = ReturnType<typeof transcriptLine>;

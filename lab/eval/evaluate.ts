@@ -31,6 +31,8 @@ export interface EvalBenchmark {
   name: string;
   task: Task;
   split: Split;
+  /** This benchmark's grader, where it differs from the evaluation's (`EvalOptions.grade`). */
+  grade?: Grader;
 }
 
 /** Defaults of `ludus eval`; the tandem paper's values where it names one. */
@@ -158,7 +160,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
           chatTemplate: config.chat_template,
           problems,
           samples: options.samples,
-          grade: options.grade,
+          grade: options.benchmarks[b].grade ?? options.grade,
           seed: deriveSeed(options.seed, stream, b),
           onProgress: (done, total) => options.onProgress?.(`${label} ${names[b]}`, done, total),
         }),
@@ -227,7 +229,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
             chatTemplate: config.chat_template,
             problems,
             samples: options.samples,
-            grade: options.grade,
+            grade: options.benchmarks[b].grade ?? options.grade,
             seed: deriveSeed(options.seed, STREAM.handoff, v, b),
             schedule,
             onProgress: (done, total) => options.onProgress?.(`handoff ${variant} ${names[b]}`, done, total),

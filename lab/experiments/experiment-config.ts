@@ -53,7 +53,7 @@ export const ExperimentConfigSchema = z
     /** Base model directory, or 'default' (the shipped base of the task); the junior of every game and evaluation. */
     model: z.string().default('default'),
     task: z.string().default('arithmetic'),
-    /** Overrides of engine/trainer/train-config.ts shared by all three games. */
+    /** Overrides of engine/trainer/train-config.ts shared by all three games; `knobs` are keyed by game (`{ "tandem": { "p": 0.5 } }`). */
     train: z
       .record(z.string(), z.unknown())
       .default({})

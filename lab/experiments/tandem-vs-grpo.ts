@@ -4,8 +4,6 @@ import { fail } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
 import type { Device } from '../../native/ort.ts';
-import { composePlugins } from '../../cli/composition/compose.ts';
-import type { PluginCatalog } from '../../cli/composition/plugin-catalog.ts';
 import { evaluate, type EvalModel } from '../eval/evaluate.ts';
 import type { EvalReport, SignificanceResult } from '../eval/report-types.ts';
 import { compareReports } from '../eval/significance.ts';
@@ -15,7 +13,9 @@ import { slug } from '../reports/markdown.ts';
 import { writeReport, REPORT_MARKDOWN } from '../reports/write-report.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
-import { BEST_DIR, CHECKPOINT_DIR, train } from '../../engine/trainer/trainer.ts';
+import type { Catalog } from '../../core/catalog.ts';
+import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
+import { bestPolicyDir, checkpointPolicyDir, train } from '../../engine/trainer/trainer.ts';
 import { readCached, writeCached } from './cached-json.ts';
 import { EXPERIMENT_GAMES, GAME_LABELS, type ExperimentConfig, type ExperimentEval, type ExperimentGame } from './experiment-config.ts';
 import { ProgressTracker, type ExperimentProgress } from './experiment-progress.ts';
@@ -25,10 +25,10 @@ export interface ExperimentRun {
   /** Experiment directory: experiment.json, <game>/ training runs, eval/<model>.json, report.md with its figures. */
   out: string;
   config: ExperimentConfig;
+  /** Where the games, graders and estimators the configs name come from. */
+  catalog: Catalog;
   threads?: number;
   device?: Device;
-  /** Where the config's plugin names (grader, advantage estimator) resolve; the built-in catalog when absent. */
-  plugins?: PluginCatalog;
   onProgress?: (progress: ExperimentProgress) => void;
 }
 
@@ -74,6 +74,11 @@ interface TrainedMarker {
  * and one report written. Resumable: a training continues from its checkpoint, a finished training or evaluation
  * (marked by an atomically written JSON keyed by everything it depends on) is not redone.
  */
+/** The experiment's `train.knobs` are keyed by game (`{ "tandem": { "p": 0.5 } }`): each game gets its own. */
+function gameKnobs(knobs: unknown, game: ExperimentGame): unknown {
+  return typeof knobs === 'object' && knobs !== null ? ((knobs as Record<string, unknown>)[game] ?? {}) : {};
+}
+
 export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentResult> {
   const out = resolve(run.out);
   const { config } = run;
@@ -81,14 +86,13 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
   const trainConfigs = Object.fromEntries(
     EXPERIMENT_GAMES.map((game) => [
       game,
-      parseConfig(TrainConfigSchema, { ...config.train, game, steps: config.steps, seed: config.seed, model: config.model, task: config.task }, `experiment training config (${game})`),
+      parseConfig(TrainConfigSchema, { ...config.train, knobs: gameKnobs(config.train.knobs, game), game, steps: config.steps, seed: config.seed, model: config.model, task: config.task }, `experiment training config (${game})`),
     ]),
   ) as Record<ExperimentGame, TrainConfig>;
   const task = await taskByName(config.task);
   // One grader for the games' rewards and every evaluation, the one the training config names (an unknown name
   // fails here, before anything trains, as `ludus train` fails on it).
-  const plugins = run.plugins ?? (await composePlugins());
-  const grade = plugins.graders.create(trainConfigs.grpo.grader);
+  const grade = run.catalog.graders.create(trainConfigs.grpo.grader);
   await mkdir(out, { recursive: true });
   await writeFileAtomically(join(out, EXPERIMENT_FILE), `${JSON.stringify(config, null, 2)}\n`);
 
@@ -115,9 +119,9 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
       const result = await train({
         out: dir,
         config: trainConfig,
-        game: plugins.games.create(game, { ...trainConfig, grade }),
-        plugins,
-        resume: true,
+        game: gameFor(run.catalog, trainConfig),
+        advantage: advantageFor(run.catalog, trainConfig),
+        resume: 'if-checkpoint',
         threads: run.threads,
         onStep: (line, total) => progress.update(phase, line.step / total),
       });
@@ -127,7 +131,7 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
     }
     progress.update(phase, 1);
     const useBest = config.checkpoint === 'best' && marker.best !== null;
-    seniors.push({ game, dir: join(dir, useBest ? BEST_DIR : CHECKPOINT_DIR), step: useBest ? marker.best!.step : marker.steps, selected: useBest ? 'best' : 'final' });
+    seniors.push({ game, dir: useBest ? bestPolicyDir(dir, 'senior') : checkpointPolicyDir(dir, 'senior'), step: useBest ? marker.best!.step : marker.steps, selected: useBest ? 'best' : 'final' });
   }
 
   const base = await loadPolicy(baseDir, 'base');

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { isMissingFileError } from '../../native/io/files.ts';
 import { markdownTable } from '../reports/markdown.ts';
 import { linePlot } from '../reports/plots/line-plot.ts';
@@ -25,17 +25,17 @@ export async function trainingSummary(out: string, seniors: readonly TrainedSeni
       GAME_LABELS[senior.game],
       String(lines.length),
       `${senior.selected} (step ${senior.step})`,
-      meanOf(lines.slice(0, window), (l) => l.reward_mean),
-      meanOf(lines.slice(-window), (l) => l.reward_mean),
-      meanOf(lines.slice(-window), (l) => l.kl_to_junior),
-      meanOf(lines.slice(-window), (l) => l.senior_share),
+      meanOf(lines.slice(0, window), (l) => l.roles.senior.reward_mean),
+      meanOf(lines.slice(-window), (l) => l.roles.senior.reward_mean),
+      meanOf(lines.slice(-window), (l) => l.policies.senior?.kl_to_junior ?? null),
+      meanOf(lines.slice(-window), (l) => l.roles.senior.share ?? null),
       lines.reduce((a, l) => a + l.seconds, 0).toFixed(0),
     ]);
   }
   return markdownTable(
     ['senior', 'steps', 'evaluated checkpoint', `training reward, first ${WINDOW} steps`, `last ${WINDOW} steps`, `KL to junior, last ${WINDOW}`, `senior share, last ${WINDOW}`, 'training wall (s)'],
     rows,
-  ).concat(`\n\n(Training runs are in ${seniors.map((s) => `\`${dirname(dirname(s.dir)) === out ? s.game : s.dir}/\``).join(', ')}: metrics.jsonl, transcripts.jsonl, checkpoints.)`);
+  ).concat(`\n\n(Training runs are in ${seniors.map((s) => `\`${s.game}/\``).join(', ')}: metrics.jsonl, transcripts.jsonl, checkpoints.)`);
 }
 
 /** Training reward per step of each game (Figure 5a of the paper): solo reward for GRPO and KL-Reg, team reward for TRL. */
@@ -43,7 +43,7 @@ export async function trainingRewardFigure(out: string, seniors: readonly Traine
   const series = [];
   for (const senior of seniors) {
     const lines = await metricsOf(join(out, senior.game, METRICS_FILE));
-    if (lines.length > 0) series.push({ label: GAME_LABELS[senior.game], points: lines.map((l) => ({ x: l.step, y: l.reward_mean })) });
+    if (lines.length > 0) series.push({ label: GAME_LABELS[senior.game], points: lines.map((l) => ({ x: l.step, y: l.roles.senior.reward_mean })) });
   }
   if (series.length === 0) return undefined;
   return {

@@ -1,14 +1,15 @@
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
-import { pathExists } from '../../native/io/files.ts';
+import { pathExists, recoverDirectory } from '../../native/io/files.ts';
 import { parseHfConfig, type ModelConfig } from '../../native/model/config.ts';
 import { initWeights, PRESETS } from '../../native/model/presets.ts';
 import type { Weights } from '../../native/model/weights.ts';
 import { Learner } from '../../native/train/learner.ts';
 import type { StepStats } from '../../native/train/learner.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
+import { appendJsonl, trimJsonlAfter } from '../../engine/trainer/jsonl-log.ts';
 import { loadTrainingCheckpoint, saveTrainingCheckpoint, TRAINER_STATE_FILE } from '../../engine/trainer/training-checkpoint.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import type { Task } from '../../core/tasks/task.ts';
@@ -27,6 +28,8 @@ export interface PretrainRun {
   /** Stop after this many steps in total (for a partial run that is resumed later). */
   stopAfter?: number;
   onStep?: (stats: StepStats & { lr: number }, total: number) => void;
+  /** Hears each phase as it starts (the tokenizer, the training, the saving), for progress. */
+  onPhase?: (phase: string) => void;
 }
 
 interface TrainerState extends Record<string, unknown> {
@@ -47,7 +50,8 @@ export const METRICS_FILE = 'metrics.jsonl';
  */
 export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; steps: number }> {
   const checkpointDir = join(run.out, CHECKPOINT_DIR);
-  const resuming = run.resume === true && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
+  const resuming = run.resume === true && (await recoverDirectory(checkpointDir)) && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
+  run.onPhase?.(resuming ? 'loading the checkpoint' : `training the tokenizer on ${run.config.tokenizerProblems} problems`);
   const start = resuming ? await fromCheckpoint(checkpointDir, run.config) : await fromScratch(run.config);
   const { config } = start.state;
   const task = await taskByName(config.task, { seed: config.seed, ...config.taskOptions });
@@ -64,8 +68,9 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
   });
   if (start.optimizer) learner.loadOptimizerState(start.optimizer);
   await mkdir(run.out, { recursive: true });
-  await trimMetrics(join(run.out, METRICS_FILE), start.state.step);
+  await trimJsonlAfter(join(run.out, METRICS_FILE), start.state.step);
 
+  run.onPhase?.('supervised training');
   let { step, cursor } = start.state;
   const last = Math.min(config.steps, run.stopAfter ?? config.steps);
   const save = () =>
@@ -82,12 +87,13 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
     const stats = await learner.step(sftBatch(examples, padId, config.maxTokens), { lr });
     step += 1;
     cursor += config.batch;
-    await appendFile(join(run.out, METRICS_FILE), `${JSON.stringify({ step, loss: stats.loss, grad_norm: stats.gradNorm, lr, tokens: stats.tokens })}\n`);
+    await appendJsonl(join(run.out, METRICS_FILE), [{ step, loss: stats.loss, grad_norm: stats.gradNorm, lr, tokens: stats.tokens }]);
     run.onStep?.({ ...stats, lr }, config.steps);
     if (step % config.checkpointEvery === 0 || step === last) await save();
   }
   const modelDir = join(run.out, MODEL_DIR);
   if (step === config.steps) {
+    run.onPhase?.('saving the model');
     await saveCheckpoint(modelDir, start.modelConfig, learner.weights, {
       dtype: config.saveDtype,
       extraFiles: { 'tokenizer.json': JSON.stringify(start.tokenizerJson), 'pretrain_config.json': `${JSON.stringify(config, null, 2)}\n` },
@@ -137,12 +143,4 @@ async function fromCheckpoint(dir: string, requested: PretrainConfig): Promise<S
     fail('CONFIG_INVALID', `${dir}: the checkpoint was made with a different pretrain config; resume with the same config (or start a new --out)`, { dir });
   }
   return { state: { ...checkpoint.state, config: saved }, modelConfig: checkpoint.config, weights: checkpoint.weights, tokenizerJson: checkpoint.tokenizerJson, optimizer: checkpoint.optimizer };
-}
-
-/** Drops metric lines past the step a resumed run restarts from, so the file reads as one run. */
-async function trimMetrics(path: string, step: number): Promise<void> {
-  if (!(await pathExists(path))) return;
-  const lines = (await readFile(path, 'utf8')).split('\n').filter((line) => line.trim() !== '');
-  const kept = lines.filter((line) => (JSON.parse(line) as { step: number }).step <= step);
-  await writeFile(path, kept.map((l) => `${l}\n`).join(''));
 }

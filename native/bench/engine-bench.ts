@@ -55,7 +55,7 @@ export function benchPolicies(config: ModelConfig, seed: number): { senior: Poli
   };
 }
 
-const prompts = (batch: number, length: number, vocab: number, seed: number): number[][] => {
+export const prompts = (batch: number, length: number, vocab: number, seed: number): number[][] => {
   const rng = new Rng(seed);
   return Array.from({ length: batch }, () => Array.from({ length }, () => 1 + rng.int(vocab - 1)));
 };

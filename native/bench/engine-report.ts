@@ -1,4 +1,5 @@
 import { benchDecode, presetSummary, round, type DecodeBenchResult, type EngineBenchOptions } from './engine-bench.ts';
+import { benchResponsiveness, type ResponsivenessResult } from './responsiveness.ts';
 import { benchTrain } from './train-bench.ts';
 import { benchTorch, type TorchBaseline } from './torch-baseline.ts';
 
@@ -10,7 +11,7 @@ export interface EngineReportOptions extends EngineBenchOptions {
   torch: 'auto' | 'on' | 'off';
 }
 
-export type EngineBenchReport = DecodeBenchResult & {
+export type EngineBenchReport = DecodeBenchResult & ResponsivenessResult & {
   train_tok_s: number;
   train_step_ms: number;
   model_config: Record<string, unknown>;
@@ -31,9 +32,12 @@ export async function benchEngine(options: EngineReportOptions): Promise<EngineB
   const decode = await benchDecode({ ...options, onProgress: progress });
   progress(`training, batch ${options.trainBatch} × ${options.trainLen}`);
   const train = await benchTrain({ preset: options.preset, rows: options.trainBatch, cols: options.trainLen, threads: options.threads, steps: options.trainSteps, seed: options.seed });
+  progress(`this thread's timers during a generation in the worker and in-process, batch ${options.batch}`);
+  const responsiveness = await benchResponsiveness(options);
   const report: EngineBenchReport = {
     ...decode,
     ...train,
+    ...responsiveness,
     ...presetSummary(options.preset),
     batch: options.batch,
     new_tokens: options.newTokens,
@@ -66,6 +70,7 @@ export function formatEngineBench(r: EngineBenchReport): string {
     ['naive tandem prototype', `${r.naive_tandem_tok_s} tok/s  (batched tandem is ${r.tandem_over_naive}x faster)`],
     [`train, B=${r.train_batch} T=${r.train_len}`, `${r.train_tok_s} tok/s  (${r.train_step_ms} ms/step, fwd+bwd+AdamW)`],
     ['decode RSS growth', `${r.decode_rss_growth_mb} MB over repeated rollouts (caches ${r.cache_mb} MB)`],
+    ['main-thread stall, decoding', `longest 5 ms timer gap ${r.worker_max_gap_ms} ms through the worker, ${r.in_process_max_gap_ms} ms in-process`],
   ];
   if (r.long_rollout) rows.push(['2048-token tandem rollout', `${r.long_rollout.tok_s} tok/s at B=${r.long_rollout.batch}, caches ${r.long_rollout.cache_mb} MB, RSS ${r.long_rollout.rss_mb} MB`]);
   if (r.torch) {

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { LudusError } from '../../core/errors.ts';
+import { packageRoot } from '../io/package-root.ts';
 import { PRESETS } from '../model/presets.ts';
 
 export interface TorchBaseline {
@@ -12,7 +12,7 @@ export interface TorchBaseline {
   train_tok_s: number;
 }
 
-const TOOLS = fileURLToPath(new URL('../../tools/python/', import.meta.url));
+const TOOLS = join(packageRoot(), 'tools', 'python');
 
 /** Debian's python3-torch is for the system interpreter; LUDUS_PYTHON overrides it. */
 export const pythonExecutable = (): string => process.env.LUDUS_PYTHON ?? '/usr/bin/python3';

@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { fail, type LudusErrorCode } from '../../core/errors.ts';
 import { parseHfConfig, toHfConfig, type ModelConfig } from '../model/config.ts';
 import { validateWeights, weightShapes, type Weights } from '../model/weights.ts';
-import { isMissingFileError, pathExists, replaceDirectory, writeFileDurably } from './files.ts';
+import { isMissingFileError, pathExists, readableDirectory, replaceDirectory, writeFileDurably } from './files.ts';
 import { readSafetensors, readSafetensorsHeader, storedBytes, writeSafetensors, type EncodableDtype } from './safetensors.ts';
 
 /** A Hugging Face checkpoint directory: config.json + model.safetensors, or shards + model.safetensors.index.json. */
@@ -35,6 +35,7 @@ async function readJson(path: string, invalidCode: LudusErrorCode): Promise<unkn
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (isMissingFileError(error)) return fail('CHECKPOINT_MISSING_FILE', `${path}: file not found`, { file: path });
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') return fail(invalidCode, `${path}: is a directory, expected a JSON file`, { file: path });
     throw error;
   }
   try {
@@ -94,8 +95,22 @@ async function loadSharded(dir: string, indexPath: string, select: (name: string
   return weights;
 }
 
+/**
+ * The directory a checkpoint saved at `dir` is read from: `dir` itself, or the complete new copy a save interrupted
+ * between its two renames left beside it. Refuses a path that holds no model (no config.json).
+ */
+export async function checkpointSource(dir: string): Promise<string> {
+  const source = await readableDirectory(dir);
+  if (source === undefined || !(await pathExists(join(source, CONFIG_FILE)))) {
+    const why = source === undefined ? 'no such directory' : (await stat(source)).isDirectory() ? `no ${CONFIG_FILE}` : `a file, not a directory with a ${CONFIG_FILE}`;
+    return fail('CHECKPOINT_MISSING_FILE', `${dir}: not a model directory (${why})`, { dir, file: join(dir, CONFIG_FILE) });
+  }
+  return source;
+}
+
 /** Loads config.json and the weights beside it, checked against the shapes the config implies. */
-export async function loadCheckpoint(dir: string): Promise<Checkpoint> {
+export async function loadCheckpoint(at: string): Promise<Checkpoint> {
+  const dir = await checkpointSource(at);
   const configPath = join(dir, CONFIG_FILE);
   const config = parseHfConfig(await readJson(configPath, 'CONFIG_INVALID'), configPath);
   const select = tensorSelector(config, configPath);
@@ -166,6 +181,12 @@ function checkWeightsToSave(dir: string, config: ModelConfig, weights: Weights):
   }
 }
 
+function checkSave(dir: string, config: ModelConfig, weights: Weights, options: SaveCheckpointOptions): void {
+  if (!((options.shardBytes ?? DEFAULT_SHARD_BYTES) > 0)) fail('INPUT_INVALID', `shardBytes must be positive, got ${options.shardBytes}`);
+  checkExtraFiles(Object.keys(options.extraFiles ?? {}));
+  checkWeightsToSave(dir, config, weights);
+}
+
 /** Replacing a directory deletes it, so only a checkpoint (or nothing, or an empty directory) may be replaced. */
 async function checkReplaceable(dir: string): Promise<void> {
   let isDirectory: boolean;
@@ -194,38 +215,43 @@ function checkExtraFiles(names: string[]): void {
 /**
  * Writes a checkpoint transformers can load: config.json, generation_config.json and model.safetensors (or shards
  * plus an index when larger than `shardBytes`). The directory is built beside `dir` and swapped in whole, every
- * file fsynced, so a crash leaves either the old checkpoint or the new one.
+ * file fsynced, so a crash leaves either the old checkpoint or the new one (see replaceDirectory).
  */
 export async function saveCheckpoint(dir: string, config: ModelConfig, weights: Weights, options: SaveCheckpointOptions = {}): Promise<void> {
+  checkSave(dir, config, weights, options);
+  await checkReplaceable(dir);
+  await replaceDirectory(dir, (temp) => writeCheckpointFiles(temp, config, weights, options));
+}
+
+/**
+ * The files of a checkpoint, written (each fsynced) into an existing directory that a caller swaps in: one model of
+ * a larger atomic save (a training checkpoint holding several policies).
+ */
+export async function writeCheckpointFiles(dir: string, config: ModelConfig, weights: Weights, options: SaveCheckpointOptions = {}): Promise<void> {
+  checkSave(dir, config, weights, options);
   const dtype = options.dtype ?? 'F32';
   const shardBytes = options.shardBytes ?? DEFAULT_SHARD_BYTES;
-  if (!(shardBytes > 0)) fail('INPUT_INVALID', `shardBytes must be positive, got ${shardBytes}`);
   const extraFiles = options.extraFiles ?? {};
-  checkExtraFiles(Object.keys(extraFiles));
-  checkWeightsToSave(dir, config, weights);
-  await checkReplaceable(dir);
   const shards = planShards(config, dtype, shardBytes);
   const subset = (names: string[]): Weights => new Map(names.map((name) => [name, weights.get(name)!]));
-  await replaceDirectory(dir, async (temp) => {
-    const torchDtype = TORCH_DTYPE[dtype];
-    const hfConfig = { ...toHfConfig(config), torch_dtype: torchDtype, ...('dtype' in config.raw ? { dtype: torchDtype } : {}) };
-    await writeFileDurably(join(temp, CONFIG_FILE), sortedJson(hfConfig));
-    await writeFileDurably(join(temp, GENERATION_CONFIG_FILE), sortedJson(generationConfig(config)));
-    if (shards.length === 1) {
-      await writeSafetensors(join(temp, WEIGHTS_FILE), subset(shards[0]), { dtype });
-    } else {
-      const weightMap: Record<string, string> = {};
-      let totalSize = 0;
-      for (let i = 0; i < shards.length; i++) {
-        const file = shardFileName(i, shards.length);
-        await writeSafetensors(join(temp, file), subset(shards[i]), { dtype });
-        for (const name of shards[i]) {
-          weightMap[name] = file;
-          totalSize += storedBytes(weights.get(name)!.dims, dtype);
-        }
+  const torchDtype = TORCH_DTYPE[dtype];
+  const hfConfig = { ...toHfConfig(config), torch_dtype: torchDtype, ...('dtype' in config.raw ? { dtype: torchDtype } : {}) };
+  await writeFileDurably(join(dir, CONFIG_FILE), sortedJson(hfConfig));
+  await writeFileDurably(join(dir, GENERATION_CONFIG_FILE), sortedJson(generationConfig(config)));
+  if (shards.length === 1) {
+    await writeSafetensors(join(dir, WEIGHTS_FILE), subset(shards[0]), { dtype });
+  } else {
+    const weightMap: Record<string, string> = {};
+    let totalSize = 0;
+    for (let i = 0; i < shards.length; i++) {
+      const file = shardFileName(i, shards.length);
+      await writeSafetensors(join(dir, file), subset(shards[i]), { dtype });
+      for (const name of shards[i]) {
+        weightMap[name] = file;
+        totalSize += storedBytes(weights.get(name)!.dims, dtype);
       }
-      await writeFileDurably(join(temp, WEIGHTS_INDEX_FILE), sortedJson({ metadata: { total_size: totalSize }, weight_map: weightMap }));
     }
-    for (const [name, content] of Object.entries(extraFiles)) await writeFileDurably(join(temp, name), content);
-  });
+    await writeFileDurably(join(dir, WEIGHTS_INDEX_FILE), sortedJson({ metadata: { total_size: totalSize }, weight_map: weightMap }));
+  }
+  for (const [name, content] of Object.entries(extraFiles)) await writeFileDurably(join(dir, name), content);
 }

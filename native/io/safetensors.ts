@@ -1,7 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { fail } from '../../core/errors.ts';
 import type { WeightTensor, Weights } from '../model/weights.ts';
-import { isMissingFileError, readInto, writeAll, writeFileDurably } from './files.ts';
+import { isMissingFileError, readInto, writeFileDurably } from './files.ts';
 import { bf16BitsOf, expandHalfWidthInPlace, f16BitsOf } from './float-bits.ts';
 
 /**
@@ -180,12 +180,18 @@ export function decodeSafetensors(bytes: Uint8Array, where: string, options: Rea
 }
 
 async function openForReading(path: string): Promise<FileHandle> {
+  let file: FileHandle;
   try {
-    return await open(path, 'r');
+    file = await open(path, 'r');
   } catch (error) {
     if (isMissingFileError(error)) return fail('CHECKPOINT_MISSING_FILE', `${path}: file not found`, { file: path });
     throw error;
   }
+  if (!(await file.stat()).isFile()) {
+    await file.close();
+    fail('SAFETENSORS_MALFORMED', `${path}: not a file (a directory?); expected a safetensors file`, { file: path });
+  }
+  return file;
 }
 
 async function readHeaderFrom(file: FileHandle, path: string): Promise<SafetensorsHeader> {
@@ -281,8 +287,8 @@ export function encodeSafetensors(tensors: Weights, options: WriteOptions = {}):
 /** Writes tensors to `path` one at a time (F32 without copying) and fsyncs the file. */
 export async function writeSafetensors(path: string, tensors: Weights, options: WriteOptions = {}): Promise<void> {
   const { header, names } = layout(tensors, options);
-  await writeFileDurably(path, async (file) => {
-    await writeAll(file, header);
-    for (const name of names) await writeAll(file, encodeData(tensors.get(name)!, options.dtype ?? 'F32'));
+  await writeFileDurably(path, async (write) => {
+    await write(header);
+    for (const name of names) await write(encodeData(tensors.get(name)!, options.dtype ?? 'F32'));
   });
 }

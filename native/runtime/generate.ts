@@ -6,8 +6,14 @@ import { Sampler, logOf, type SamplingParams } from './sampler.ts';
 export interface GenerateOptions {
   maxNewTokens: number;
   sampling: SamplingParams;
-  /** Row r samples from an RNG seeded by (seed, r). */
+  /** Row r samples from an RNG seeded by (seed, r), unless `rowSeeds` gives its seed. */
   seed: number;
+  /** Each row's own sampling seed: a row then samples the same tokens whichever batch position it has. */
+  rowSeeds?: readonly number[];
+  /** Each row's own token budget (at most `maxNewTokens`). */
+  rowMaxNewTokens?: readonly number[];
+  /** Ends a row after the token just emitted (a stop string of its turn): its finish is then 'stop-sequence'. */
+  stopWhen?: (row: number, tokens: readonly number[]) => boolean;
   stopTokens?: readonly number[];
   /** Who writes each token; one policy writes everything when absent. */
   schedule?: AuthorSchedule;
@@ -31,7 +37,7 @@ export interface Rollout {
   logprobs: number[];
   /** [policy][t]: each policy's log-probability of token t, when asked. */
   partnerLogprobs?: number[][];
-  finish: 'stop' | 'length' | 'aborted';
+  finish: 'stop' | 'length' | 'stop-sequence' | 'aborted';
 }
 
 /**
@@ -44,7 +50,8 @@ export async function generate(decoder: Decoder, prompts: readonly (readonly num
   const schedule = options.schedule ?? soloSchedule();
   const stop = new Set(options.stopTokens ?? []);
   const sampler = new Sampler(decoder.vocabSize);
-  const rngs = prompts.map((_, row) => new Rng(deriveSeed(options.seed, row)));
+  const rngs = prompts.map((_, row) => new Rng(options.rowSeeds?.[row] ?? deriveSeed(options.seed, row)));
+  const budget = Int32Array.from(prompts, (_, row) => Math.min(options.rowMaxNewTokens?.[row] ?? options.maxNewTokens, options.maxNewTokens));
   const rollouts: Rollout[] = prompts.map((prompt) => ({
     prompt: [...prompt],
     tokens: [],
@@ -54,10 +61,10 @@ export async function generate(decoder: Decoder, prompts: readonly (readonly num
     finish: 'length',
   }));
   const author = Int32Array.from(prompts, (_, row) => schedule.first(row));
-  const done = new Uint8Array(B);
+  const done = Uint8Array.from(budget, (limit) => (limit > 0 ? 0 : 1));
   const emitted = new Int32Array(B);
   const emittedAuthors = new Int32Array(B);
-  let remaining = B;
+  let remaining = done.reduce((count, d) => count + (d ? 0 : 1), 0);
 
   decoder.setTemperature(options.sampling.temperature);
   const route = options.partnerLogprobs ? null : new Int32Array(B);
@@ -89,9 +96,10 @@ export async function generate(decoder: Decoder, prompts: readonly (readonly num
       }
       emitted[row] = token;
       emittedAuthors[row] = a;
-      if (stop.has(token)) {
+      const finish = stop.has(token) ? 'stop' : options.stopWhen?.(row, rollout.tokens) ? 'stop-sequence' : rollout.tokens.length >= budget[row] ? 'length' : undefined;
+      if (finish) {
         done[row] = 1;
-        rollout.finish = 'stop';
+        rollout.finish = finish;
         remaining -= 1;
       } else {
         author[row] = schedule.next(row, token);

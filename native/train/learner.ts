@@ -29,6 +29,10 @@ export interface StepStats {
 export interface StepOptions {
   /** Learning rate for this step only (schedules); defaults to the configured one. */
   lr?: number;
+  /** β of the KL term for this step only (a policy whose role, and so whose loss terms, change from step to step). */
+  klBeta?: number;
+  /** λ of the imitation term for this step only. */
+  imitationWeight?: number;
 }
 
 export interface ScoreBatch {
@@ -100,11 +104,12 @@ export class Learner {
 
   /** Forward+backward over every micro-batch, then one AdamW update (none if anything is non-finite). */
   async step(batch: LearnBatch, options: StepOptions = {}): Promise<StepStats> {
-    const { objective, klBeta } = this.config;
+    const { objective } = this.config;
+    const klBeta = options.klBeta ?? this.config.klBeta;
     // The exact KL reads the reference's weights, not per-token reference logprobs.
     validateLearnBatch(batch, { objective, klBeta: this.reference ? 0 : klBeta, vocabSize: this.modelConfig.vocabSize, maxSeqLen: this.maxSeqLen });
     const { rows, cols } = batch;
-    const inputs = perTokenInputs(batch, batch.normalization ?? this.config.normalization, this.config.constantTokens ?? cols, this.config.imitationWeight);
+    const inputs = perTokenInputs(batch, batch.normalization ?? this.config.normalization, this.config.constantTokens ?? cols, options.imitationWeight ?? this.config.imitationWeight);
     const perRun = this.config.microBatchRows ?? rows;
     const sums: MicroBatchSums = { loss: 0, tokens: 0, kl: 0, entropy: 0, clipped: 0 };
     let microBatches = 0;
@@ -113,7 +118,7 @@ export class Learner {
       if (!hasNonZero(inputs.trained, r0 * cols, r1 * cols)) continue;
       const window: RowWindow = { r0, r1, cols, used: usedColumns(inputs.trained, r0, r1, cols) };
       const first = microBatches === 0;
-      const run = await this.runMicroBatch(batch, inputs, window, first ? this.grads : this.scratch);
+      const run = await this.runMicroBatch(batch, inputs, window, first ? this.grads : this.scratch, klBeta);
       if (!first) for (const [name, g] of this.grads) addInto(g, this.scratch.get(name)!);
       for (const key of Object.keys(sums) as Array<keyof MicroBatchSums>) sums[key] += run[key];
       microBatches++;
@@ -132,7 +137,7 @@ export class Learner {
     };
   }
 
-  private async runMicroBatch(batch: LearnBatch, inputs: PerTokenInputs, w: RowWindow, into: Map<string, Float32Array>): Promise<MicroBatchSums> {
+  private async runMicroBatch(batch: LearnBatch, inputs: PerTokenInputs, w: RowWindow, into: Map<string, Float32Array>, klBeta: number): Promise<MicroBatchSums> {
     const dims = [w.r1 - w.r0, w.used];
     const perToken = (values: Float32Array): HostTensor => f32(floatWindow(values, w), dims);
     const candidates: Feeds = {
@@ -144,7 +149,7 @@ export class Learner {
       temperature: f32Scalar(this.config.temperature),
       clip_low: f32Scalar(this.config.clipLow),
       clip_high: f32Scalar(this.config.clipHigh),
-      kl_beta: f32Scalar(this.config.klBeta),
+      kl_beta: f32Scalar(klBeta),
       entropy_coef: f32Scalar(this.config.entropyCoef),
     };
     if (inputs.advantages) candidates.advantages = perToken(inputs.advantages);

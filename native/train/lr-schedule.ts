@@ -1,14 +1,11 @@
 import { z } from 'zod';
 
 export const LrScheduleSchema = z.object({
-  /** Peak learning rate. */
-  lr: z.number().positive(),
-  /** Linear warm-up from 0 over this many steps. */
-  warmupSteps: z.number().int().min(0).default(0),
-  /** 'cosine' decays to lr·minRatio at `totalSteps`; 'constant' stays at lr after warm-up. */
-  decay: z.enum(['cosine', 'constant']).default('constant'),
-  minRatio: z.number().min(0).max(1).default(0.1),
-});
+  lr: z.number().positive().describe('peak learning rate'),
+  warmupSteps: z.number().int().min(0).default(0).describe('linear warm-up from 0 over this many steps'),
+  decay: z.enum(['cosine', 'constant']).default('constant').describe("'cosine' decays to lr · minRatio by the last step; 'constant' stays at lr after warm-up"),
+  minRatio: z.number().min(0).max(1).default(0.1).describe('where a cosine decay ends, as a fraction of lr'),
+}).strict();
 
 export type LrSchedule = z.output<typeof LrScheduleSchema>;
 

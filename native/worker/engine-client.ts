@@ -1,4 +1,5 @@
 import type { Transferable } from 'node:worker_threads';
+import { siblingModule } from '../io/package-root.ts';
 import type { ModelConfig } from '../model/config.ts';
 import type { Weights } from '../model/weights.ts';
 import type { DecoderOptions } from '../runtime/decoder.ts';
@@ -42,7 +43,7 @@ export class EngineClient {
 
   static async start(options: EngineStartOptions = {}): Promise<EngineClient> {
     const defaults: EngineDefaults = { threads: options.threads };
-    const rpc = await WorkerRpc.spawn<EngineMethods>(new URL('./engine-worker.ts', import.meta.url), { label: 'engine worker', data: defaults });
+    const rpc = await WorkerRpc.spawn<EngineMethods>(siblingModule(import.meta.url, 'engine-worker'), { label: 'engine worker', data: defaults });
     return new EngineClient(rpc);
   }
 

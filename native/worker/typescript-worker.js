@@ -1,7 +1,11 @@
-// A worker thread starts without its parent's module hooks: teach it TypeScript, then start the module it was given.
+// A worker thread starts without its parent's module hooks: when the module it was given is TypeScript (ludus run from
+// its sources), teach the thread TypeScript first; then start the module.
 import { workerData } from 'node:worker_threads';
-import { register } from 'tsx/esm/api';
 
-register();
+if (/\.[cm]?ts$/.test(new URL(workerData.module).pathname)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  globalThis.__ludusTypeScript = true;
+}
 const { start } = await import(workerData.module);
 await start(workerData.data);

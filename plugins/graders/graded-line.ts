@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { LudusErrorCode } from '../../core/errors.ts';
+import { parseJsonExactNumbers } from '../../core/exact-json.ts';
+import { FULL_EXTRACTION, type ExtractionStep } from './math/extract.ts';
 import { gradeMath } from './math/grade-math.ts';
 
 export interface GradedLine {
@@ -12,16 +14,22 @@ export interface LineError {
   error: { code: LudusErrorCode; line: number; message: string };
 }
 
+/** A number too large for a double arrives as the string it was written as (see parseJsonExactNumbers). */
 const GradeRequest = z.object({
   gold: z.union([z.string(), z.number()]),
   pred: z.string(),
 });
 
-/** Grades one JSON line `{"gold": string | number, "pred": string}`; `lineNumber` counts from 1. */
-export function gradeJsonLine(text: string, lineNumber: number): GradedLine | LineError {
+export interface GradeRequestLine {
+  gold: string;
+  pred: string;
+}
+
+/** Reads one JSON line `{"gold": string | number, "pred": string}`; `lineNumber` counts from 1. */
+export function parseGradeLine(text: string, lineNumber: number): GradeRequestLine | LineError {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonExactNumbers(text);
   } catch (error) {
     return lineError(lineNumber, text.trim() === '' ? 'empty line' : `not JSON: ${(error as Error).message}`);
   }
@@ -30,7 +38,17 @@ export function gradeJsonLine(text: string, lineNumber: number): GradedLine | Li
     const issues = request.error.issues.map((issue) => `${issue.path.join('.') || '(line)'}: ${issue.message}`).join('; ');
     return lineError(lineNumber, `expected {"gold": string | number, "pred": string}: ${issues}`);
   }
-  const { answer_present, correct } = gradeMath(String(request.data.gold), request.data.pred);
+  return { gold: String(request.data.gold), pred: request.data.pred };
+}
+
+/**
+ * Grades one JSON line `{"gold": string | number, "pred": string}`; `lineNumber` counts from 1. External data
+ * was not written for this grader, so the prediction's answer is looked for in every place (`extraction`).
+ */
+export function gradeJsonLine(text: string, lineNumber: number, extraction: readonly ExtractionStep[] = FULL_EXTRACTION): GradedLine | LineError {
+  const request = parseGradeLine(text, lineNumber);
+  if ('error' in request) return request;
+  const { answer_present, correct } = gradeMath(request.gold, request.pred, { extraction });
   return { answer_present, correct };
 }
 

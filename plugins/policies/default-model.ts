@@ -1,9 +1,34 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
+import { packageRoot } from '../../native/io/package-root.ts';
+import { checkTaskName } from '../tasks/registry.ts';
 
 /** The base models shipped in the repository (made by `ludus pretrain`), one directory per synthetic task. */
-export const DEFAULT_MODELS_DIR = fileURLToPath(new URL('../../models/', import.meta.url));
+export const DEFAULT_MODELS_DIR = `${join(packageRoot(), 'models')}/`;
+
+/** The task `--model default` stands for when no task is named. */
+export const DEFAULT_TASK = 'arithmetic';
+
+/** The file `ludus pretrain` writes beside a model: its config, the task included. */
+export const PRETRAIN_CONFIG_FILE = 'pretrain_config.json';
+
+/**
+ * The task a model was made for, when its directory says (the `task` of its pretrain_config.json; `default` is the
+ * shipped arithmetic base), so `--task` can default to it. Undefined for a model that does not say.
+ */
+export function trainedTask(model: string): string | undefined {
+  if (model === 'default') return DEFAULT_TASK;
+  const path = join(model, PRETRAIN_CONFIG_FILE);
+  if (!existsSync(path)) return undefined;
+  let task: unknown;
+  try {
+    task = (JSON.parse(readFileSync(path, 'utf8')) as { task?: unknown } | null)?.task;
+  } catch (error) {
+    return fail('CONFIG_INVALID', `${path}: not valid JSON (${(error as Error).message})`, { file: path });
+  }
+  return typeof task === 'string' ? task : undefined;
+}
 
 export function shippedTasks(): string[] {
   if (!existsSync(DEFAULT_MODELS_DIR)) return [];
@@ -14,8 +39,9 @@ export function shippedTasks(): string[] {
 }
 
 /** `--model default` means the shipped base for the task at hand (arithmetic when none is named). */
-export function resolveModelDir(model: string, task = 'arithmetic'): string {
+export function resolveModelDir(model: string, task = DEFAULT_TASK): string {
   if (model !== 'default') return model;
+  checkTaskName(task);
   const shipped = shippedTasks();
   if (!shipped.includes(task)) {
     fail('INPUT_INVALID', `--model default has a shipped base only for ${shipped.join(', ') || 'no task'}; give --model DIR for task "${task}"`, { task, shipped });

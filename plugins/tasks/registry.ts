@@ -1,6 +1,6 @@
 import { fail } from '../../core/errors.ts';
 import { arithmeticTask } from './arithmetic/arithmetic-task.ts';
-import { loadJsonlTask } from './jsonl/load-jsonl-task.ts';
+import { loadJsonlTask, loadTaskFile } from './jsonl/load-jsonl-task.ts';
 import { lastLetterTask } from './last-letter/last-letter-task.ts';
 import type { Task } from '../../core/tasks/task.ts';
 
@@ -9,11 +9,20 @@ const GENERATORS: Record<string, (options: Record<string, unknown>) => Task> = {
   'last-letter': (options) => lastLetterTask(options),
 };
 
-export const KNOWN_TASKS = [...Object.keys(GENERATORS), '<path>.jsonl'];
+export const KNOWN_TASKS = [...Object.keys(GENERATORS), '<path>.jsonl', '<task file>.json'];
+
+/** Refuses a name that is neither a generated task, a JSONL file nor a task file, naming the task (CONFIG_INVALID). */
+export function checkTaskName(name: string): void {
+  if (!Object.hasOwn(GENERATORS, name) && !name.endsWith('.jsonl') && !name.endsWith('.json')) fail('CONFIG_INVALID', `unknown task "${name}" (known: ${KNOWN_TASKS.join(', ')})`, { name, known: KNOWN_TASKS });
+}
 
 /** A task by the name a config or the CLI gives; options are checked by the task itself. */
 export async function taskByName(name: string, options: Record<string, unknown> = {}): Promise<Task> {
+  checkTaskName(name);
   if (Object.hasOwn(GENERATORS, name)) return GENERATORS[name](options);
-  if (name.endsWith('.jsonl')) return loadJsonlTask(name, options);
-  return fail('CONFIG_INVALID', `unknown task "${name}" (known: ${KNOWN_TASKS.join(', ')})`, { name, known: KNOWN_TASKS });
+  if (name.endsWith('.json')) {
+    if (Object.keys(options).length > 0) fail('CONFIG_INVALID', `task file ${name}: its options live in the file, not beside it`, { name });
+    return loadTaskFile(name);
+  }
+  return loadJsonlTask(name, options);
 }

@@ -55,7 +55,9 @@ export function tokenizerFromJson(json: unknown, config: Record<string, unknown>
 }
 
 async function readJson(path: string): Promise<unknown> {
-  const text = await readFile(path, 'utf8');
+  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) =>
+    error.code === 'EISDIR' ? fail('TOKENIZER_INVALID', `${path}: is a directory, expected a JSON file`, { file: path }) : Promise.reject(error),
+  );
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -71,6 +73,10 @@ export async function loadTokenizer(path: string): Promise<TextTokenizer> {
     if (error.code === 'ENOENT') fail('CHECKPOINT_MISSING_FILE', `${file}: no tokenizer file`, { file });
     throw error;
   });
-  const config = await readJson(join(dir, 'tokenizer_config.json')).catch(() => ({}));
+  const configFile = join(dir, 'tokenizer_config.json');
+  const config = await readJson(configFile).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? {} : Promise.reject(error)));
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    fail('TOKENIZER_INVALID', `${configFile}: must hold a JSON object (the chat template and special tokens)`, { file: configFile });
+  }
   return tokenizerFromJson(json, config as Record<string, unknown>, file);
 }

@@ -17,6 +17,8 @@ export interface SpectatorsReport {
   readonly others: readonly SpectatorCounts[];
   /** The fully parsing spectator saw strictly increasing seq across every frame. */
   readonly increasing: boolean;
+  /** CPU time of this process since every spectator was connected. */
+  readonly cpuSeconds: number;
 }
 
 interface Counts {
@@ -32,6 +34,7 @@ const count = Number(countText);
 const counts: Counts[] = [];
 let increasing = true;
 let opened = 0;
+let connectedCpu = process.cpuUsage();
 
 for (let i = 0; i < count; i++) {
   const socket = new WebSocket(url);
@@ -41,7 +44,10 @@ for (let i = 0; i < count; i++) {
   const checker = i === 1;
   socket.on('open', () => {
     opened += 1;
-    if (opened === count) process.send?.({ type: 'ready' });
+    if (opened === count) {
+      connectedCpu = process.cpuUsage();
+      process.send?.({ type: 'ready' });
+    }
   });
   socket.on('message', (data: Buffer) => {
     mine.frames += 1;
@@ -72,6 +78,7 @@ for (let i = 0; i < count; i++) {
 
 process.on('message', (message: { type: string }) => {
   if (message.type !== 'report') return;
-  const report: SpectatorsReport = { stuck: counts[0], others: counts.slice(1), increasing };
+  const cpu = process.cpuUsage(connectedCpu);
+  const report: SpectatorsReport = { stuck: counts[0], others: counts.slice(1), increasing, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
   process.send?.({ type: 'report', report });
 });

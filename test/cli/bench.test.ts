@@ -12,7 +12,7 @@ describe('ludus bench engine', () => {
       const lines = result.stdout.trim().split('\n');
       expect(lines).toHaveLength(1);
       const report = JSON.parse(lines[0]);
-      for (const key of ['solo_decode_tok_s', 'tandem_decode_tok_s', 'naive_tandem_tok_s', 'train_tok_s', 'solo_decode_tok_s_b1', 'tandem_decode_tok_s_b1']) {
+      for (const key of ['solo_decode_tok_s', 'tandem_decode_tok_s', 'naive_tandem_tok_s', 'train_tok_s', 'solo_decode_tok_s_b1', 'tandem_decode_tok_s_b1', 'worker_max_gap_ms', 'in_process_max_gap_ms']) {
         expect(report[key], key).toBeGreaterThan(0);
       }
       expect(report.tandem_over_solo).toBeCloseTo(report.tandem_decode_tok_s / report.solo_decode_tok_s, 1);
@@ -29,6 +29,30 @@ describe('ludus bench engine', () => {
       const result = await runLudus(['bench', 'engine', '--preset', 'qwen3-micro', '--batch', '2', '--new-tokens', '4', '--naive-rows', '1', '--train-batch', '1', '--train-len', '8', '--train-steps', '1', '--rss-rollouts', '1', '--torch', 'off']);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/tandem decode, B=2\s+[\d.]+ tok\/s/);
+    });
+  });
+});
+
+describe('ludus bench grader', () => {
+  describe('having a small run with --json', () => {
+    it('should grade every line in process and through ludus grade, with no crash, and report p99 per line', async () => {
+      const result = await runLudus(['bench', 'grader', '--lines', '60', '--seed', '3', '--json']);
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.stdout.trim());
+      expect(report).toMatchObject({ lines: 60, errors: 0, seed: 3, cli: { exit_code: 0, output_lines: 60 } });
+      expect(report.extraction).toEqual(['boxed', 'final-answer', 'math-mode', 'bare']);
+      expect(report.ms.p99).toBeGreaterThanOrEqual(report.ms.p50);
+      expect(report.ms.max).toBeGreaterThanOrEqual(report.ms.p99);
+      expect(report.steps.max).toBeGreaterThan(0);
+      expect(Object.values(report.families as Record<string, { lines: number }>).reduce((n, f) => n + f.lines, 0)).toBe(60);
+    });
+  });
+
+  describe('having a bad --lines', () => {
+    it('should exit 2 with INPUT_INVALID naming the flag', async () => {
+      const result = await runLudus(['bench', 'grader', '--lines', 'many', '--no-cli']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('[INPUT_INVALID] --lines');
     });
   });
 });

@@ -12,6 +12,7 @@ interface GradedPair {
 }
 
 const FIXTURE = new URL('../fixtures/grader/math-pairs.jsonl', import.meta.url);
+const VERIFIER_FIXTURE = new URL('../fixtures/grader/verifier-pairs.jsonl', import.meta.url);
 const outputLines = (stdout: string): unknown[] => stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
 
 describe('ludus grade', () => {
@@ -20,15 +21,49 @@ describe('ludus grade', () => {
     dir = await mkdtemp(join(tmpdir(), 'ludus-grade-'));
   });
 
-  describe('having the fixture of gold/pred pairs', () => {
+  const pairsFile = async (fixture: URL, name: string): Promise<{ file: string; pairs: GradedPair[] }> => {
+    const pairs = (await readFile(fixture, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as GradedPair);
+    const file = join(dir, name);
+    await writeFile(file, pairs.map(({ gold, pred }) => JSON.stringify({ gold, pred })).join('\n') + '\n');
+    return { file, pairs };
+  };
+
+  describe('having the fixture of boxed gold/pred pairs and --extract strict', () => {
     it('should write one verdict per line, in input order, and exit 0', async () => {
-      const pairs = (await readFile(FIXTURE, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as GradedPair);
-      const file = join(dir, 'pairs.jsonl');
-      await writeFile(file, pairs.map(({ gold, pred }) => JSON.stringify({ gold, pred })).join('\n') + '\n');
+      const { file, pairs } = await pairsFile(FIXTURE, 'pairs.jsonl');
+      const result = await runLudus(['grade', '--jsonl', file, '--extract', 'strict']);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(outputLines(result.stdout)).toEqual(pairs.map(({ answer_present, correct }) => ({ answer_present, correct })));
+    });
+  });
+
+  describe('having the fixture of pairs from the standard verifiers’ behaviour and the default order', () => {
+    it('should find answers in every place and grade each line as pinned', async () => {
+      const { file, pairs } = await pairsFile(VERIFIER_FIXTURE, 'verifier-pairs.jsonl');
       const result = await runLudus(['grade', '--jsonl', file]);
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(outputLines(result.stdout)).toEqual(pairs.map(({ answer_present, correct }) => ({ answer_present, correct })));
+    });
+  });
+
+  describe('having a numeric gold past 2^53', () => {
+    it('should not let the wrong answer that the gold rounds to pass', async () => {
+      const file = join(dir, 'big.jsonl');
+      await writeFile(file, '{"gold": 12345678901234567890, "pred": "12345678901234567000"}\n{"gold": 12345678901234567890, "pred": "12345678901234567890"}\n');
+      const result = await runLudus(['grade', '--jsonl', file]);
+      expect(result.code).toBe(0);
+      expect(outputLines(result.stdout)).toEqual([{ answer_present: true, correct: false }, { answer_present: true, correct: true }]);
+    });
+  });
+
+  describe('having an unknown extraction order', () => {
+    it('should exit 2 with INPUT_INVALID naming --extract, before reading the file', async () => {
+      const result = await runLudus(['grade', '--jsonl', join(dir, 'missing.jsonl'), '--extract', 'boxed,guess']);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('[INPUT_INVALID] --extract: unknown extraction step "guess"');
     });
   });
 

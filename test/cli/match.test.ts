@@ -11,11 +11,21 @@ describe('ludus match', () => {
       expect(a.code).toBe(0);
       expect(a.stdout).toMatch(/⟨senior⟩/);
       expect(a.stdout).toMatch(/⟨junior⟩/);
-      expect(a.stdout).toMatch(/^-- (correct|wrong) \(gold /m);
+      expect(a.stdout).toMatch(/^-- gold \d+: senior (correct|wrong) \(grader\); rewards /m);
       expect(b.stdout).toBe(a.stdout);
       const json = await runLudus([...args, '--json']);
-      const line = JSON.parse(json.stdout) as { plies: { role: string; text: string }[]; text: string };
-      expect(line.plies.map((ply) => ply.text).join('')).toBe(line.text);
+      const line = JSON.parse(json.stdout) as { turns: { plies: { role: string; text: string }[]; text: string }[] };
+      expect(line.turns).toHaveLength(1);
+      expect(line.turns[0].plies.map((ply) => ply.text).join('')).toBe(line.turns[0].text);
+    });
+
+    it('should play any game of a plugin module, a sequential one turn by turn', async () => {
+      const result = await runLudus(['match', 'proposer-critic', '--plugin', 'examples/proposer-critic/proposer-critic.ts', '--no-watch', '--json', '--threads', '1']);
+      expect(result.code).toBe(0);
+      const line = JSON.parse(result.stdout) as { seats: Record<string, string>; turns: { role: string }[]; verdicts: unknown[] };
+      expect(line.seats).toEqual({ proposer: 'alice', critic: 'bob' });
+      expect(line.turns.map((turn) => turn.role)).toEqual(['proposer', 'critic']);
+      expect(line.verdicts).toHaveLength(2);
     });
   });
 

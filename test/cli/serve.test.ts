@@ -1,7 +1,8 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { TranscriptLine } from '../../engine/trainer/transcript-line.ts';
 import type { WireEvent } from '../../server/wire.ts';
 import { Spectator } from '../server/hub-clients.ts';
 import { serveLudus } from '../server/page/browser.ts';
@@ -15,23 +16,43 @@ describe('ludus serve', () => {
       await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 48, validateEvery: 0 }));
       const out = join(dir, 'runs', 'recorded');
       expect((await runLudus(['train', 'tandem', '--config', config, '--steps', '1', '--out', out, '--no-watch', '--threads', '1'])).code).toBe(0);
-      const [line] = (await readFile(join(out, 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((text) => JSON.parse(text) as { matchId: string; responseIds: number[]; text: string; outcome: Record<string, number> });
+      const transcripts = await readFile(join(out, 'transcripts.jsonl'), 'utf8');
+      const [line] = transcripts.trim().split('\n').map((text) => JSON.parse(text) as TranscriptLine);
+      const [turn] = line.turns;
+      // Beside it, a copy whose first line is corrupt (skipped with a warning) and one whose last line is torn.
+      const broken = join(dir, 'runs', 'broken');
+      const torn = join(dir, 'runs', 'torn');
+      await cp(out, broken, { recursive: true });
+      await writeFile(join(broken, 'transcripts.jsonl'), `{"matchId": ${transcripts}`);
+      await cp(out, torn, { recursive: true });
+      await writeFile(join(torn, 'transcripts.jsonl'), transcripts.slice(0, -20));
 
       const served = await serveLudus(['serve', '--runs', join(dir, 'runs'), '--port', '0']);
       try {
+        expect(served.stderr()).toContain(`ludus: warning: skipping ${broken}: [LOG_LINE_INVALID] ${join(broken, 'transcripts.jsonl')}:1: not valid JSON`);
+        expect(served.stderr()).toContain(`ludus: warning: ${join(torn, 'transcripts.jsonl')}:2: dropped a last line cut short`);
         const spectator = new Spectator(served.url.replace('http:', 'ws:') + 'ws');
         await spectator.opened;
         const snapshot = await spectator.next((message) => message.type === 'snapshot');
-        expect(snapshot).toMatchObject({ runs: [{ id: 'recorded', game: 'tandem', status: 'recorded', actions: [] }], metrics: { recorded: [{ step: 1 }] } });
+        expect(snapshot).toMatchObject({
+          runs: [
+            { id: 'recorded', game: 'tandem', status: 'recorded', actions: [] },
+            { id: 'torn', game: 'tandem', status: 'recorded', actions: [] },
+          ],
+          metrics: { recorded: [{ step: 1 }] },
+        });
+        const finishedOf = (run: string) => (snapshot.type === 'snapshot' ? snapshot.finished.filter((match) => match.run === run) : []);
+        expect(finishedOf('torn')).toHaveLength(finishedOf('recorded').length - 1);
         expect(snapshot.type === 'snapshot' && snapshot.finished.map((match) => match.matchId)).toContain(line.matchId);
         spectator.send({ type: 'match', run: 'recorded', matchId: line.matchId });
         const reply = await spectator.next((message) => message.type === 'match');
         const events: readonly WireEvent[] = reply.type === 'match' ? reply.events : [];
         expect(events[0]).toMatchObject({ type: 'match-start', run: 'recorded', matchId: line.matchId });
         const tokens = events.flatMap((event) => (event.type === 'tokens' ? [event] : []));
-        expect(tokens.map((event) => event.tokens[0])).toEqual(line.responseIds);
-        expect(tokens.map((event) => event.text).join('')).toBe(line.text);
-        expect(events.at(-1)).toMatchObject({ type: 'match-end', outcome: line.outcome });
+        expect(tokens.map((event) => event.tokens[0])).toEqual(turn.responseIds);
+        expect(tokens.map((event) => event.text).join('')).toBe(turn.text);
+        expect(events.find((event) => event.type === 'match-end')).toMatchObject({ type: 'match-end', outcome: line.outcome });
+        expect(events.at(-1)).toMatchObject({ type: 'advantage', role: 'senior', policy: 'senior', advantage: line.advantages.senior.advantage });
         spectator.close();
       } finally {
         expect(await served.stop()).toBe(0);

@@ -1,10 +1,14 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Spectator } from '../server/hub-clients.ts';
 import { serveLudus } from '../server/page/browser.ts';
 import { runLudus } from '../support/cli.ts';
+import { loadTaskFile } from '../../plugins/tasks/jsonl/load-jsonl-task.ts';
+import { resolveModelDir } from '../../plugins/policies/default-model.ts';
+
+const DEFAULT_MODEL = resolveModelDir('default');
 
 const tinyConfig = { problemsPerStep: 1, groupSize: 4, maxNewTokens: 96, validateEvery: 0 };
 
@@ -18,16 +22,43 @@ async function configFile(config: object): Promise<{ dir: string; file: string }
 describe('ludus train', () => {
   describe('having the tandem game, the shipped base and a tiny config', () => {
     it('should train, write one metrics line per step and report the run on stdout', async () => {
-      const { dir, file } = await configFile(tinyConfig);
+      const { dir, file } = await configFile({ ...tinyConfig, finalComparison: 6 });
       const out = join(dir, 'run');
       const result = await runLudus(['train', 'tandem', '--config', file, '--steps', '2', '--seed', '3', '--out', out, '--model', 'default', '--no-watch', '--threads', '1']);
       expect(result.stderr).not.toMatch(/\[[A-Z_]+\]/);
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({ out, steps: 2 });
-      const lines = (await readFile(join(out, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number; senior_share: number });
+      const reported = JSON.parse(result.stdout) as { comparison: { problems: number; trained: { value: number; se: number }; start: { value: number }; difference: { value: number } } };
+      expect(reported).toMatchObject({ out, steps: 2, comparison: { role: 'senior', problems: 6 } });
+      expect(reported.comparison.difference.value).toBeCloseTo(reported.comparison.trained.value - reported.comparison.start.value, 10);
+      // The summary a newcomer reads: did training help, where the files are, how to watch the run again.
+      expect(result.stderr).toMatch(/trained tandem for 2 steps in /);
+      expect(result.stderr).toMatch(/senior, 6 held-out problems, one match each on the same seeds:\n {4}trained \d+\.\d% ± \d+\.\d {3}at the start \d+\.\d% ± \d+\.\d {3}difference [+-]\d+\.\d ± \d+\.\d points/);
+      expect(result.stderr).toContain(`the policies in ${out}/checkpoint/policies/{senior}`);
+      expect(result.stderr).toContain(`watch it again: npx ludus serve --runs ${out}`);
+      const lines = (await readFile(join(out, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number });
       expect(lines.map((line) => line.step)).toEqual([1, 2]);
       const state = JSON.parse(await readFile(join(out, 'checkpoint', 'trainer_state.json'), 'utf8')) as { step: number; seed: number };
       expect(state).toMatchObject({ step: 2, seed: 3 });
+    });
+  });
+
+  describe('having a JSONL set divided by a task file', () => {
+    it('should train on its train split and validate on its test split', async () => {
+      const { dir, file } = await configFile({});
+      const rows = Array.from({ length: 40 }, (_, i) => JSON.stringify({ problem: `What is ${i} plus 2?`, answer: String(i + 2) }));
+      await writeFile(join(dir, 'sums.jsonl'), `${rows.join('\n')}\n`);
+      const taskFile = join(dir, 'sums.json');
+      await writeFile(taskFile, JSON.stringify({ file: 'sums.jsonl', testFraction: 0.25 }));
+      await writeFile(file, JSON.stringify({ ...tinyConfig, task: taskFile, validateEvery: 1, validationProblems: 2 }));
+      const out = join(dir, 'run');
+      const result = await runLudus(['train', 'grpo', '--config', file, '--steps', '1', '--out', out, '--model', DEFAULT_MODEL, '--no-watch', '--threads', '1']);
+      expect(result.code, result.stderr).toBe(0);
+      const task = await loadTaskFile(taskFile);
+      const idsOf = (split: 'train' | 'test') => new Set(task.problems(split, 100).map((problem) => problem.id));
+      const played = (await readFile(join(out, 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => (JSON.parse(line) as { problemId: string }).problemId);
+      expect(played.every((id) => idsOf('train').has(id))).toBe(true);
+      const [validation] = (await readFile(join(out, 'validation.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { problems: number });
+      expect(validation.problems).toBe(2);
     });
   });
 
@@ -51,15 +82,72 @@ describe('ludus train', () => {
     });
   });
 
-  describe('having a negative λ_jun or an unknown game', () => {
-    it('should exit with CONFIG_INVALID before training', async () => {
-      const { dir, file } = await configFile({ ...tinyConfig, tandem: { juniorImitation: -0.5 } });
-      const refused = await runLudus(['train', 'tandem', '--config', file, '--steps', '1', '--out', join(dir, 'run'), '--no-watch']);
+  describe('having a two-role sequential game from a plugin module', () => {
+    it('should train both roles\' policies with their own optimizers, swapping roles each step, and resume exactly', async () => {
+      const { dir, file } = await configFile({ problemsPerStep: 1, groupSize: 2, checkpointEvery: 1, validateEvery: 0 });
+      const args = (out: string, steps: number) => ['train', 'proposer-critic', '--plugin', 'examples/proposer-critic/proposer-critic.ts', '--config', file, '--steps', String(steps), '--out', out, '--no-watch', '--threads', '1'];
+      const straight = join(dir, 'straight');
+      expect((await runLudus(args(straight, 2))).code).toBe(0);
+      const metrics = (await readFile(join(straight, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { seats: Record<string, string>; policies: Record<string, unknown> });
+      expect(metrics.map((line) => line.seats)).toEqual([
+        { proposer: 'alice', critic: 'bob' },
+        { proposer: 'bob', critic: 'alice' },
+      ]);
+      expect(metrics.map((line) => Object.keys(line.policies))).toEqual([
+        ['alice', 'bob'],
+        ['alice', 'bob'],
+      ]);
+      const resumed = join(dir, 'resumed');
+      expect((await runLudus(args(resumed, 1))).code).toBe(0);
+      expect((await runLudus([...args(resumed, 2), '--resume'])).code).toBe(0);
+      for (const policy of ['alice', 'bob']) {
+        const weights = (out: string) => readFile(join(out, 'checkpoint', 'policies', policy, 'model.safetensors'));
+        expect((await weights(resumed)).equals(await weights(straight))).toBe(true);
+      }
+    });
+  });
+
+  describe('having bad input', () => {
+    it('should exit 2 with a coded error naming what is wrong, writing nothing to the run directory', async () => {
+      const { dir, file } = await configFile({ ...tinyConfig, knobs: { juniorImitation: -0.5 } });
+      const cases: [string[], RegExp][] = [
+        [['train', 'tandem', '--config', file], /\[CONFIG_INVALID\].*tandem knobs.*juniorImitation/],
+        [['train', 'chess'], /\[CONFIG_INVALID\] no game "chess" \(known: tandem, grpo, kl-reg\)/],
+        [['train', 'tandem', '--plugin', join(dir, 'missing.ts')], /\[PLUGIN_LOAD_FAILED\] plugin .*missing\.ts: no such file/],
+        [['train', 'tandem', '--model', join(dir, 'no-model')], /\[POLICY_INVALID\] policy "senior": .*no-model does not exist/],
+      ];
+      for (const [args, message] of cases) {
+        const out = join(dir, 'run');
+        const refused = await runLudus([...args, '--steps', '1', '--out', out, '--no-watch']);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toMatch(message);
+        await expect(readFile(join(out, 'run.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+      }
+      expect(await readdir(dir)).toEqual(['config.json']);
+    });
+  });
+
+  describe('having an --out that already holds a run, without --resume', () => {
+    it('should exit 2 with RUN_DIR_NOT_EMPTY saying how to go on, and leave the run as it was', async () => {
+      const { dir, file } = await configFile(tinyConfig);
+      const out = join(dir, 'run');
+      await mkdir(out);
+      await writeFile(join(out, 'metrics.jsonl'), '{"step":1}\n');
+      const refused = await runLudus(['train', 'tandem', '--config', file, '--steps', '1', '--out', out, '--no-watch', '--threads', '1']);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toMatch(/\[CONFIG_INVALID\].*juniorImitation/);
-      const unknown = await runLudus(['train', 'chess', '--steps', '1', '--out', join(dir, 'run2'), '--no-watch']);
-      expect(unknown.code).toBe(2);
-      expect(unknown.stderr).toMatch(/\[CONFIG_INVALID\]/);
+      expect(refused.stderr).toContain(`[RUN_DIR_NOT_EMPTY] ${out}: already holds files (metrics.jsonl); continue that run with --resume, or give a new or empty --out`);
+      expect(await readdir(out)).toEqual(['metrics.jsonl']);
+      expect(await readFile(join(out, 'metrics.jsonl'), 'utf8')).toBe('{"step":1}\n');
+    });
+  });
+
+  describe('having --resume where no run was checkpointed', () => {
+    it('should exit 2 with NOTHING_TO_RESUME and create nothing', async () => {
+      const { dir, file } = await configFile(tinyConfig);
+      const refused = await runLudus(['train', 'tandem', '--config', file, '--steps', '1', '--out', join(dir, 'run'), '--resume', '--no-watch', '--threads', '1']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('[NOTHING_TO_RESUME]');
+      expect(await readdir(dir)).toEqual(['config.json']);
     });
   });
 });

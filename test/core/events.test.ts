@@ -10,7 +10,7 @@ describe('sequencer', () => {
         stamp({ type: 'match-start', matchId: 'a', game: 'tandem', seed: 1, seats: { senior: 'p0', junior: 'base' } }),
         stamp({ type: 'match-start', matchId: 'b', game: 'tandem', seed: 2, seats: { senior: 'p0', junior: 'base' } }),
         stamp({ type: 'handoff', matchId: 'a', turn: 0, position: 4, from: 'senior', to: 'junior' }),
-        stamp({ type: 'train-step', step: 0, policy: 'p0', role: 'senior', loss: 0.1, zeroVarianceGroups: 2, metrics: {} }),
+        stamp({ type: 'train-step', step: 0, trains: ['p0'], metrics: { 'policy/p0/loss': 0.1 } }),
       ];
       expect(events.map((event) => event.seq)).toEqual([0, 1, 2, 3]);
       expect(events[2]).toEqual({ type: 'handoff', matchId: 'a', turn: 0, position: 4, from: 'senior', to: 'junior', seq: 2 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LudusEvent, UnsequencedEvent } from '../../core/events.ts';
 import type { View } from '../../core/game/view.ts';
-import { BroadcastHub, type HubOptions } from '../../server/hub.ts';
+import { BroadcastHub, DEFAULT_HUB_OPTIONS, type HubOptions } from '../../server/hub.ts';
 import { spectatorView } from '../../server/spectator-view.ts';
 import { startViewerServer, type ViewerServer } from '../../server/viewer-server.ts';
 import type { ServerMessage, WireEvent } from '../../server/wire.ts';
@@ -33,6 +33,9 @@ async function spectate(server: ViewerServer, options: ConstructorParameters<typ
   await spectator.opened;
   return spectator;
 }
+
+/** A client message as the hub receives it from the socket. */
+const ask = (socket: FakeSocket, message: object) => socket.emit('message', Buffer.from(JSON.stringify(message)), false);
 
 const seqs = (events: readonly WireEvent[]) => events.map((e) => e.seq);
 const strictlyIncreasing = (values: readonly number[]) => values.every((v, i) => i === 0 || v > values[i - 1]);
@@ -127,6 +130,64 @@ describe('BroadcastHub', () => {
     });
   });
 
+  describe('having a client above the low watermark that asks for matches and snapshots', () => {
+    it('should hold the replies until it drains, send them in order, and one fresh snapshot for its resyncs', () => {
+      const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0, lowWatermark: 100, highWatermark: 1000 });
+      hub.addRun({ id: 'run', game: 'tandem', status: 'running' });
+      hub.publish('run', start('m'));
+      hub.publish('run', end('m'));
+      hub.flush();
+      const slow = new FakeSocket();
+      hub.attach(slow.asWebSocket());
+      slow.bufferedAmount = 500;
+      ask(slow, { type: 'match', run: 'run', matchId: 'm' });
+      ask(slow, { type: 'resync' });
+      ask(slow, { type: 'match', run: 'run', matchId: 'missing' });
+      ask(slow, { type: 'resync' });
+      hub.flush();
+      expect(slow.messages.map((m) => m.type)).toEqual(['snapshot']);
+      slow.bufferedAmount = 0;
+      hub.flush();
+      hub.close();
+      expect(slow.messages.map((m) => (m.type === 'error' ? m.code : m.type))).toEqual(['snapshot', 'match', 'MATCH_UNKNOWN', 'snapshot']);
+    });
+
+    it('should drop it when it asks for more than replyCapacity replies before draining', () => {
+      const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0, lowWatermark: 100, highWatermark: 1000, replyCapacity: 3 });
+      hub.addRun({ id: 'run', game: 'tandem', status: 'running' });
+      const greedy = new FakeSocket();
+      hub.attach(greedy.asWebSocket());
+      greedy.bufferedAmount = 500;
+      for (let i = 0; i < 3; i++) ask(greedy, { type: 'match', run: 'run', matchId: 'missing' });
+      expect(hub.stats.dropped).toBe(0);
+      ask(greedy, { type: 'match', run: 'run', matchId: 'missing' });
+      hub.close();
+      expect(hub.stats.dropped).toBe(1);
+      expect(greedy.messages.map((m) => m.type)).toEqual(['snapshot']);
+    });
+  });
+
+  describe('having a client that asks for a large match again and again and never reads, over a real socket', () => {
+    it('should drop it with no more than the watermarks queued for it', async () => {
+      const server = await serve();
+      const filler = 'x'.repeat(500);
+      server.hub.publish('run', start('big'));
+      for (let i = 0; i < 200; i++) server.hub.publish('run', token('big', i, filler));
+      server.hub.publish('run', end('big'));
+      server.hub.flush();
+      const greedy = await spectate(server);
+      await greedy.next((m) => m.type === 'snapshot');
+      greedy.stopReading();
+      // About 120 KB a reply: 1,000 of them would queue some 120 MB if replies went around the watermarks.
+      for (let i = 0; i < 1000 && server.hub.stats.dropped === 0; i++) {
+        greedy.send({ type: 'match', run: 'run', matchId: 'big' });
+        if (i % 10 === 9) await new Promise((resolve) => setImmediate(resolve));
+      }
+      await until(() => server.hub.stats.dropped === 1, 30_000);
+      expect(server.hub.stats.peakQueuedBytes).toBeLessThan(DEFAULT_HUB_OPTIONS.highWatermark);
+    });
+  });
+
   describe('having a client at the high watermark', () => {
     it('should drop it and go on sending to the others', () => {
       const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0, lowWatermark: 100, highWatermark: 1000 });
@@ -148,16 +209,19 @@ describe('BroadcastHub', () => {
   });
 
   describe('having a client that stays above the low watermark', () => {
-    it('should drop it once it has been behind for stallMs', async () => {
-      const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0, lowWatermark: 100, highWatermark: 1000, stallMs: 30 });
+    it('should drop it once it has been behind for stallMs', () => {
+      let now = 0;
+      const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0, lowWatermark: 100, highWatermark: 1000, stallMs: 30, now: () => now });
       hub.addRun({ id: 'run', game: 'tandem', status: 'running' });
       const behind = new FakeSocket();
       hub.attach(behind.asWebSocket());
       behind.bufferedAmount = 500;
       hub.publish('run', start('m'));
       hub.flush();
+      now = 30;
+      hub.flush();
       expect(hub.stats.dropped).toBe(0);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      now = 31;
       hub.flush();
       hub.close();
       expect(hub.stats.dropped).toBe(1);
@@ -174,12 +238,13 @@ describe('BroadcastHub', () => {
       stuck.stopReading();
       const filler = 'x'.repeat(2000);
       let published = 0;
-      for (let round = 0; round < 200 && server.hub.stats.dropped === 0; round++) {
+      for (let round = 0; round < 100_000 && server.hub.stats.dropped === 0; round++) {
         server.hub.publish('run', start(`m${round}`));
         for (let i = 0; i < 20; i++) server.hub.publish('run', token(`m${round}`, i, filler));
         server.hub.publish('run', end(`m${round}`));
         published += 22;
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        server.hub.flush();
+        await new Promise((resolve) => setImmediate(resolve));
       }
       expect(server.hub.stats.dropped).toBe(1);
       server.hub.flush();
@@ -279,7 +344,8 @@ describe('BroadcastHub', () => {
       const live = await spectate(server);
       await dead.closed;
       expect(server.hub.stats.deadSockets).toBe(1);
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      const beats = server.hub.stats.heartbeats;
+      await until(() => server.hub.stats.heartbeats >= beats + 3, 30_000);
       expect(live.socket.readyState).toBe(live.socket.OPEN);
       expect(server.hub.stats.clients).toBe(1);
     });

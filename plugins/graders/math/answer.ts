@@ -1,5 +1,7 @@
 import type { StepBudget } from './budget.ts';
 import type { Expr } from './expression.ts';
+import { inequality } from './inequality.ts';
+import { matrixRows } from './matrix.ts';
 import type { NormalizedAnswer } from './normalize.ts';
 import { parseExpression } from './parse-expression.ts';
 import { rational } from './rational.ts';
@@ -9,16 +11,23 @@ import { Unparseable } from './unparseable.ts';
 /** The shape of a final answer, which decides how two answers are compared. */
 export type Answer =
   | { kind: 'expression'; expr: Expr }
-  | { kind: 'equation'; left: Expr; right: Expr }
+  /** `x^2 + y^2 = 1`, `AB = 4`: both sides parsed; `last` is the right-hand side as an answer of its own. */
+  | { kind: 'equation'; left: Expr; right: Expr; last: Answer }
+  /** `a + 2z = 2z + a = 101` and other relations whose sides are not all expressions: kept as text, and the last side. */
+  | { kind: 'chain'; text: string; last: Answer }
   /** `x = 3`, `f(x) = x^2`, `x \in [0, 1)`: a value given a name; it equals the bare value too. */
   | { kind: 'named'; name: string; value: Answer }
+  /** `x > 3`, `-1 \le x < 2`: the interval of `name` the inequality leaves. */
+  | { kind: 'inequality'; name: string; interval: Answer }
   /** Points, tuples, vectors and intervals: brackets and order matter. */
   | { kind: 'ordered'; open: '(' | '['; close: ')' | ']'; items: Answer[] }
-  /** `\{…\}`: order and repeats do not matter. */
+  /** `\{…\}` or `{…}` with commas: order and repeats do not matter. */
   | { kind: 'set'; items: Answer[] }
-  /** Bare `a, b` ("all solutions, separated by commas"): order does not matter, repeats do. */
+  /** Bare `a, b` or `a; b` ("all solutions, separated by commas"): order does not matter, repeats do. */
   | { kind: 'list'; items: Answer[] }
   | { kind: 'union'; items: Answer[] }
+  /** `pmatrix`, `bmatrix`, `array`...: rows of cells, shape and order matter. */
+  | { kind: 'matrix'; rows: Answer[][] }
   | { kind: 'words'; text: string }
   | { kind: 'unparsed'; text: string };
 
@@ -45,24 +54,49 @@ function structure(text: string, budget: StepBudget, depth: number): Answer {
   budget.enter(depth);
   const inner = (part: string): Answer => structure(part, budget, depth + 1);
   if (EMPTY_SET.test(text)) return { kind: 'set', items: [] };
+  const rows = matrixRows(text);
+  if (rows) return { kind: 'matrix', rows: rows.map((row) => row.map(inner)) };
   const union = splitTopLevel(text, '\\cup');
-  if (union.length > 1) return { kind: 'union', items: union.map(inner) };
+  if (union.length > 1) {
+    const parts = union.map(inner);
+    const finite = parts.every((part) => part.kind === 'set');
+    return finite ? { kind: 'set', items: parts.flatMap((part) => (part.kind === 'set' ? part.items : [])) } : { kind: 'union', items: parts };
+  }
+  const alternatives = splitTopLevel(text, ';').filter((p) => p !== '');
+  if (alternatives.length > 1) return { kind: 'list', items: alternatives.map(inner) };
   if (THOUSANDS.test(text)) return leaf(text.replace(/,/g, ''), budget);
   const enclosed = enclosingBrackets(text);
-  if (enclosed?.open === '\\{') return { kind: 'set', items: splitTopLevel(enclosed.inner, ',').filter((p) => p !== '').map(inner) };
-  if (enclosed && enclosed.close !== '\\}') {
+  if (enclosed?.open === '\\{' || enclosed?.open === '{') {
+    const items = splitTopLevel(enclosed.inner, ',').filter((p) => p !== '');
+    if (enclosed.open === '\\{' || items.length > 1) return { kind: 'set', items: items.map(inner) };
+  } else if (enclosed) {
     const items = splitTopLevel(enclosed.inner, ',');
-    if (items.length > 1) return { kind: 'ordered', open: enclosed.open, close: enclosed.close, items: items.map(inner) };
+    if (items.length > 1) return { kind: 'ordered', open: enclosed.open, close: enclosed.close as ')' | ']', items: items.map(inner) };
   }
   const items = splitTopLevel(text, ',');
   if (items.length > 1) return { kind: 'list', items: items.map(inner) };
   const sides = splitTopLevel(text, '=');
-  if (sides.length > 1) {
-    const value = sides[sides.length - 1];
-    if (sides.slice(0, -1).every((side) => ANSWER_NAME.test(side))) return { kind: 'named', name: compact(sides[sides.length - 2]), value: inner(value) };
-    return sides.length === 2 ? equation(text, sides[0], sides[1], budget) : unparsed(text);
-  }
+  if (sides.length > 1) return relation(text, sides, budget, inner);
+  const bounds = inequality(text);
+  if (bounds) return { kind: 'inequality', name: compact(bounds.name), interval: { kind: 'ordered', open: bounds.open, close: bounds.close, items: [bounds.low, bounds.high].map(inner) } };
+  const ratio = splitTopLevel(text, ':');
+  if (ratio.length === 2 && ratio.every((side) => side !== '')) return leaf(`\\frac{${ratio[0]}}{${ratio[1]}}`, budget);
   return leaf(text, budget);
+}
+
+/** `x = 3` names a value; other relations keep both sides, and their last side for a gold that is a bare value. */
+function relation(text: string, sides: string[], budget: StepBudget, inner: (part: string) => Answer): Answer {
+  const value = sides[sides.length - 1];
+  if (sides.slice(0, -1).every((side) => ANSWER_NAME.test(side))) return { kind: 'named', name: compact(sides[sides.length - 2]), value: inner(value) };
+  const last = inner(value);
+  if (sides.length === 2) {
+    try {
+      return { kind: 'equation', left: parseExpression(sides[0], budget), right: parseExpression(sides[1], budget), last };
+    } catch (error) {
+      if (!(error instanceof Unparseable)) throw error;
+    }
+  }
+  return { kind: 'chain', text: compact(text), last };
 }
 
 /** `a \pm b` is the list of both; `2\frac{1}{2}` (a whole number before a proper fraction) is the mixed number 5/2. */
@@ -88,15 +122,6 @@ function mixedNumber(text: string): Expr | undefined {
   if (denominator === 0n || numerator >= denominator) return undefined;
   const n = BigInt(whole) * denominator + numerator;
   return { kind: 'number', value: rational(sign === '-' ? -n : n, denominator)!, decimal: false };
-}
-
-function equation(text: string, left: string, right: string, budget: StepBudget): Answer {
-  try {
-    return { kind: 'equation', left: parseExpression(left, budget), right: parseExpression(right, budget) };
-  } catch (error) {
-    if (error instanceof Unparseable) return unparsed(text);
-    throw error;
-  }
 }
 
 const unparsed = (text: string): Answer => ({ kind: 'unparsed', text: compact(text) });

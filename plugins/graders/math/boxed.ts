@@ -1,34 +1,104 @@
 import { closingBrace } from './braces.ts';
+import { StepBudget } from './budget.ts';
 
 const BOX_COMMANDS = ['\\boxed', '\\fbox'];
+/** What may stand between boxes that list several answers: `\boxed{1}, \boxed{2}`, `$\boxed{1}$ and $\boxed{2}$`. */
+const LIST_SEPARATOR = /^[\s$]*(?:,|;|\band\b|\bor\b|\\text\{\s*(?:and|or|,)\s*\})[\s$]*$/;
+/** A run of boxes is only looked back over this far between two boxes. */
+const MAX_SEPARATOR_CHARS = 40;
 
-/**
- * The content of the LAST `\boxed{…}` / `\fbox{…}` (nested braces kept) or `\boxed 5` in `text`.
- * Undefined when there is none, when it is empty, or when the last one never closes (a truncated
- * final answer is no answer, even if an earlier box was complete).
- */
-export function lastBoxed(text: string): string | undefined {
-  const start = lastBoxCommand(text);
-  if (start === undefined) return undefined;
-  let i = start.end;
-  while (i < text.length && /\s/.test(text[i])) i++;
-  if (text[i] === '{') {
-    const close = closingBrace(text, i);
-    if (close < 0) return undefined;
-    return nonEmpty(text.slice(i + 1, close));
-  }
-  const word = /^[^\s$]+/.exec(text.slice(i, i + 10_000));
-  return word ? nonEmpty(word[0].replace(/[.,;]+$/, '')) : undefined;
+interface Box {
+  /** Where the `\boxed` command starts. */
+  at: number;
+  /** Just past its argument. */
+  end: number;
+  content: string | undefined;
+  /** False for a `\boxed{` that never closes. */
+  closed: boolean;
 }
 
-function lastBoxCommand(text: string): { end: number } | undefined {
-  let best: { at: number; end: number } | undefined;
-  for (const command of BOX_COMMANDS) {
-    let at = text.lastIndexOf(command);
-    while (at >= 0 && /[a-zA-Z]/.test(text[at + command.length] ?? '')) at = at === 0 ? -1 : text.lastIndexOf(command, at - 1);
-    if (at >= 0 && (best === undefined || at > best.at)) best = { at, end: at + command.length };
+/**
+ * The content of the LAST `\boxed{…}` / `\fbox{…}` (nested braces kept) or `\boxed 5` in `text`. Boxes listed
+ * just before it with only a comma, `;`, "and" or "or" between them are answers of the same list: their contents
+ * come back joined by commas (`\boxed{1}, \boxed{2}` gives `1, 2`). Undefined when there is no box, when the last
+ * one is empty, or when it never closes (a truncated final answer is no answer, even if an earlier box was complete).
+ */
+export function lastBoxed(text: string, budget: StepBudget = new StepBudget()): string | undefined {
+  return lastBox(text, budget)?.answer;
+}
+
+/** What the last box holds (see `lastBoxed`); `truncated` when it never closes. Undefined when there is no box. */
+export function lastBox(text: string, budget: StepBudget): { answer?: string; truncated: boolean } | undefined {
+  const boxes = new BoxesBackwards(text, budget);
+  const last = boxes.before(text.length);
+  if (last === undefined) return undefined;
+  if (last.content === undefined) return { truncated: !last.closed };
+  const contents = [last.content];
+  for (let box = last; ; ) {
+    const previous = boxes.before(box.at);
+    if (previous?.content === undefined || box.at - previous.end > MAX_SEPARATOR_CHARS) break;
+    if (!LIST_SEPARATOR.test(text.slice(previous.end, box.at))) break;
+    contents.push(previous.content);
+    box = previous;
   }
-  return best;
+  return { answer: contents.reverse().join(', '), truncated: false };
+}
+
+/**
+ * Box commands read from the end of `text` backwards. Each command's last match is remembered, so walking a run
+ * of N boxes searches every character once per command, not once per box.
+ */
+class BoxesBackwards {
+  private readonly found = new Map<string, number>();
+
+  constructor(
+    private readonly text: string,
+    private readonly budget: StepBudget,
+  ) {}
+
+  /** The last box command starting before `limit`, read up to the end of its argument. */
+  before(limit: number): Box | undefined {
+    const at = this.lastCommand(limit);
+    if (at === undefined) return undefined;
+    const text = this.text;
+    let i = at.end;
+    while (i < text.length && /\s/.test(text[i])) {
+      this.budget.tick();
+      i++;
+    }
+    if (text[i] === '{') {
+      const close = closingBrace(text, i, this.budget);
+      if (close < 0) return { at: at.at, end: text.length, content: undefined, closed: false };
+      return { at: at.at, end: close + 1, content: nonEmpty(text.slice(i + 1, close)), closed: true };
+    }
+    const word = /^[^\s$]+/.exec(text.slice(i, i + 10_000));
+    this.budget.tick(word?.[0].length ?? 1);
+    const content = word ? nonEmpty(word[0].replace(/[.,;]+$/, '')) : undefined;
+    return { at: at.at, end: i + (word?.[0].length ?? 0), content, closed: word !== null };
+  }
+
+  private lastCommand(limit: number): { at: number; end: number } | undefined {
+    let best: { at: number; end: number } | undefined;
+    for (const command of BOX_COMMANDS) {
+      const at = this.lastOf(command, limit);
+      if (at >= 0 && (best === undefined || at > best.at)) best = { at, end: at + command.length };
+    }
+    return best;
+  }
+
+  /** The last `command` (not the start of a longer name such as `\boxedanswer`) starting before `limit`; -1 if none. */
+  private lastOf(command: string, limit: number): number {
+    let at = this.found.get(command);
+    if (at === undefined || at >= limit) {
+      at = limit <= 0 ? -1 : this.text.lastIndexOf(command, limit - 1);
+      while (at >= 0 && /[a-zA-Z]/.test(this.text[at + command.length] ?? '')) {
+        this.budget.tick();
+        at = at === 0 ? -1 : this.text.lastIndexOf(command, at - 1);
+      }
+      this.found.set(command, at);
+    }
+    return at;
+  }
 }
 
 function nonEmpty(content: string): string | undefined {
@@ -40,10 +110,10 @@ function nonEmpty(content: string): string | undefined {
 export function gsm8kFinal(text: string): string | undefined {
   const at = text.lastIndexOf('####');
   if (at < 0) return undefined;
-  return nonEmpty(text.slice(at + 4).split('\n')[0]);
+  return nonEmpty(text.slice(at + 4).split('\n', 1)[0]);
 }
 
 /** Gold may be a bare answer or a worked solution: its last box, else its `####` line, else the whole text. */
-export function goldAnswerOf(gold: string): string | undefined {
-  return lastBoxed(gold) ?? gsm8kFinal(gold) ?? nonEmpty(gold);
+export function goldAnswerOf(gold: string, budget: StepBudget = new StepBudget()): string | undefined {
+  return lastBoxed(gold, budget) ?? gsm8kFinal(gold) ?? nonEmpty(gold);
 }

@@ -1,14 +1,17 @@
 /** Limits every comparison runs under; a grader that runs out says `correct: false`, it never hangs. */
 export interface GradeLimits {
-  /** Parser and evaluator steps for one gold/pred pair. */
+  /** Parser and evaluator steps for comparing one gold/pred pair. */
   maxSteps: number;
-  /** Wall-clock limit for one gold/pred pair, checked every few hundred steps. */
+  /** Steps for finding the answers in one gold/pred pair: every character scanned by hand is one. */
+  maxExtractionSteps: number;
+  /** Wall-clock limit for one gold/pred pair, extraction and comparison together, checked every few hundred steps. */
   timeMs: number;
   /** Deepest nesting of groups the parser follows. */
   maxDepth: number;
 }
 
-export const DEFAULT_GRADE_LIMITS: GradeLimits = { maxSteps: 500_000, timeMs: 200, maxDepth: 100 };
+/** Ours: 4M extraction steps let a response of a few megabytes be scanned for its answer. */
+export const DEFAULT_GRADE_LIMITS: GradeLimits = { maxSteps: 500_000, maxExtractionSteps: 4_000_000, timeMs: 200, maxDepth: 100 };
 
 /** Thrown when a comparison runs past its limits; caught by the grader, which then answers `correct: false`. */
 export class BudgetExceeded extends Error {
@@ -22,15 +25,21 @@ const STEPS_BETWEEN_CLOCK_READS = 256;
 
 export class StepBudget {
   readonly maxDepth: number;
+  /** `performance.now()` past which the budget is spent; a second budget for the same pair shares it. */
+  readonly deadline: number;
   private steps = 0;
   private untilClockRead = STEPS_BETWEEN_CLOCK_READS;
   private readonly maxSteps: number;
-  private readonly deadline: number;
 
-  constructor(limits: GradeLimits = DEFAULT_GRADE_LIMITS) {
+  constructor(limits: Pick<GradeLimits, 'maxSteps' | 'timeMs' | 'maxDepth'> = DEFAULT_GRADE_LIMITS, deadline?: number) {
     this.maxSteps = limits.maxSteps;
     this.maxDepth = limits.maxDepth;
-    this.deadline = performance.now() + limits.timeMs;
+    this.deadline = deadline ?? performance.now() + limits.timeMs;
+  }
+
+  /** Steps charged so far: what a test counts to show that work grows with the input, not with the clock. */
+  get used(): number {
+    return this.steps;
   }
 
   tick(cost = 1): void {

@@ -8,8 +8,14 @@ import { rational, equal as sameRational } from './rational.ts';
 import { Unparseable } from './unparseable.ts';
 import { exact, isNaNValue, toNumber, type Value } from './value.ts';
 
+/** Values of magnitude under 1 must agree to this fraction of their size... */
 export const RELATIVE_TOLERANCE = 1e-6;
+/** ...and larger ones to six decimal places, as the standard verifiers round (Math-Verify's `float_rounding=6`). */
+export const DECIMAL_PLACES_TOLERANCE = 1e-6;
+/** Zero is matched by anything this close to it. */
 export const ABSOLUTE_TOLERANCE = 1e-9;
+/** Past 10^6 a double's own rounding may pass 1e-6: magnitudes that large agree to 12 significant digits instead. */
+const FLOAT_RELATIVE_FLOOR = 1e-12;
 
 /** Same sample points on every run, so a verdict is reproducible. */
 const SAMPLE_SEED = 0x1ad05;
@@ -17,7 +23,10 @@ const SAMPLE_POINTS = 6;
 const MIN_COMPARABLE_POINTS = 3;
 const MAX_SAMPLE_TRIES = 16;
 
-/** Exact values compare exactly unless one was written as a (possibly rounded) decimal; the rest within tolerance. */
+/**
+ * Exact values compare exactly unless one was written as a (possibly rounded) decimal; the rest agree when they
+ * differ by at most 1e-6 of their size below 1 and by at most 1e-6 above it (six decimal places).
+ */
 export function valuesEqual(a: Value, b: Value): boolean {
   if (a.kind === 'exact' && b.kind === 'exact' && !a.decimal && !b.decimal) return sameRational(a.q, b.q);
   const x = toNumber(a);
@@ -25,7 +34,9 @@ export function valuesEqual(a: Value, b: Value): boolean {
   if (Number.isNaN(x) || Number.isNaN(y)) return false;
   if (!Number.isFinite(x) || !Number.isFinite(y)) return x === y;
   const difference = Math.abs(x - y);
-  return difference <= ABSOLUTE_TOLERANCE || difference <= RELATIVE_TOLERANCE * Math.max(Math.abs(x), Math.abs(y));
+  const size = Math.max(Math.abs(x), Math.abs(y));
+  const tolerance = Math.max(ABSOLUTE_TOLERANCE, size < 1 ? RELATIVE_TOLERANCE * size : DECIMAL_PLACES_TOLERANCE, FLOAT_RELATIVE_FLOOR * size);
+  return difference <= tolerance;
 }
 
 /**
@@ -55,22 +66,51 @@ function randomPoint(rng: Rng): Value {
   return exact(rational(numerator, BigInt(1 + rng.int(13)))!);
 }
 
-export function answersEqual(a: Answer, b: Answer, budget: StepBudget): boolean {
+/** Whether `pred` answers as `gold` does. Not symmetric where the standard verifiers are not (see `relationEqual`). */
+export function answersEqual(gold: Answer, pred: Answer, budget: StepBudget): boolean {
   budget.tick();
+  const a = gold;
+  const b = pred;
   if (a.kind === 'named' || b.kind === 'named') return namedEqual(a, b, budget);
+  if (isRelation(a) || isRelation(b) || a.kind === 'inequality' || b.kind === 'inequality') return relationEqual(a, b, budget);
   if (a.kind === 'words' || a.kind === 'unparsed') return b.kind === a.kind && b.text === a.text;
   if (b.kind === 'words' || b.kind === 'unparsed') return false;
   if (a.kind === 'expression' && b.kind === 'expression') return expressionsEqual(a.expr, b.expr, budget);
-  if (a.kind === 'equation' && b.kind === 'equation') return equationsEqual(a, b, budget);
+  if (a.kind === 'matrix' || b.kind === 'matrix') return a.kind === 'matrix' && b.kind === 'matrix' && matricesEqual(a.rows, b.rows, budget);
   if (a.kind === 'ordered' && b.kind === 'ordered') {
     return a.open === b.open && a.close === b.close && a.items.length === b.items.length && a.items.every((item, i) => answersEqual(item, b.items[i], budget));
   }
   if (a.kind === 'set' && (b.kind === 'set' || b.kind === 'list')) return sameSet(a.items, b.items, budget);
   if (b.kind === 'set' && a.kind === 'list') return sameSet(a.items, b.items, budget);
-  if ((a.kind === 'list' && b.kind === 'list') || (a.kind === 'union' && b.kind === 'union')) return sameMultiset(a.items, b.items, budget);
+  if ((a.kind === 'list' || a.kind === 'union') && (b.kind === 'list' || b.kind === 'union')) return sameMultiset(a.items, b.items, budget);
   if (a.kind === 'set' && a.items.length === 1) return answersEqual(a.items[0], b, budget);
   if (b.kind === 'set' && b.items.length === 1) return answersEqual(a, b.items[0], budget);
   return false;
+}
+
+const isRelation = (answer: Answer): answer is Extract<Answer, { kind: 'equation' | 'chain' }> => answer.kind === 'equation' || answer.kind === 'chain';
+
+/**
+ * Relations as the standard verifiers compare them (Math-Verify's README, "Why is verify function not symmetric?"):
+ * a gold that is a bare value is matched by the last side of a predicted relation (`k = 45`, `AB = 4`, a chain
+ * `a + b = b + a = 101`), but a gold relation is not matched by a bare value; two equations match side by side;
+ * a gold inequality is matched by the interval it leaves, a gold interval not by an inequality (which a model
+ * could copy from the question).
+ */
+function relationEqual(gold: Answer, pred: Answer, budget: StepBudget): boolean {
+  if (gold.kind === 'equation' && pred.kind === 'equation') return equationsEqual(gold, pred, budget);
+  if (gold.kind === 'chain' && pred.kind === 'chain') return gold.text === pred.text;
+  if (gold.kind === 'inequality') {
+    if (pred.kind === 'inequality') return gold.name === pred.name && answersEqual(gold.interval, pred.interval, budget);
+    return pred.kind === 'ordered' && answersEqual(gold.interval, pred, budget);
+  }
+  if (isRelation(pred) && !isRelation(gold)) return answersEqual(gold, pred.last, budget);
+  return false;
+}
+
+function matricesEqual(a: Answer[][], b: Answer[][], budget: StepBudget): boolean {
+  if (a.length !== b.length || a.some((row, i) => row.length !== b[i].length)) return false;
+  return a.every((row, i) => row.every((cell, j) => answersEqual(cell, b[i][j], budget)));
 }
 
 function sameSet(a: Answer[], b: Answer[], budget: StepBudget): boolean {

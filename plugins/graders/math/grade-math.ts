@@ -1,15 +1,25 @@
 import { parseAnswer, compact, type Answer } from './answer.ts';
-import { goldAnswerOf, lastBoxed } from './boxed.ts';
 import { BudgetExceeded, DEFAULT_GRADE_LIMITS, StepBudget, type GradeLimits } from './budget.ts';
 import { answersEqual } from './equivalence.ts';
+import { extractAnswer, extractGold, STRICT_EXTRACTION, type ExtractionStep } from './extract.ts';
 import { normalizeAnswer, type NormalizedAnswer } from './normalize.ts';
 
 export interface MathGrade {
-  /** The prediction has a non-empty, closed last `\boxed{}`. */
+  /** An answer was extracted from the prediction by one of the extraction steps. */
   answer_present: boolean;
   correct: boolean;
   pred_answer?: string;
   gold_answer?: string;
+  /** The step that found the prediction's answer. */
+  extracted_by?: ExtractionStep;
+  /** Steps charged for extraction and comparison: what grows with the input, however fast the machine. */
+  steps: number;
+}
+
+export interface MathGradeOptions {
+  /** Where the prediction's answer is looked for; boxed only unless told otherwise (the RL reward's format). */
+  extraction?: readonly ExtractionStep[];
+  limits?: GradeLimits;
 }
 
 /** Longer answers are only compared as exact text: nothing that long is a short math answer. */
@@ -17,26 +27,37 @@ export const MAX_ANSWER_CHARS = 10_000;
 
 /**
  * Grades a model output against a gold answer. `gold` is a bare answer or a worked solution (its last
- * `\boxed{}`, else its GSM8K `#### ` line); `pred` must box its answer. Model text is parsed, never run.
+ * `\boxed{}`, else its GSM8K `#### ` line); the prediction's answer is found by `options.extraction`
+ * (default: boxed only). Model text is parsed, never run; extraction and comparison stay within `options.limits`.
  */
-export function gradeMath(gold: string, pred: string, limits: GradeLimits = DEFAULT_GRADE_LIMITS): MathGrade {
-  const gold_answer = goldAnswerOf(gold);
-  const pred_answer = lastBoxed(pred);
+export function gradeMath(gold: string, pred: string, options: MathGradeOptions = {}): MathGrade {
+  const limits = options.limits ?? DEFAULT_GRADE_LIMITS;
+  const order = options.extraction ?? STRICT_EXTRACTION;
+  const budget = new StepBudget({ ...limits, maxSteps: limits.maxExtractionSteps });
+  let gold_answer: string | undefined;
+  let extracted: ReturnType<typeof extractAnswer>;
+  try {
+    gold_answer = extractGold(gold, order, budget);
+    extracted = extractAnswer(pred, order, budget);
+  } catch (error) {
+    if (error instanceof BudgetExceeded) return { answer_present: false, correct: false, steps: budget.used };
+    throw error;
+  }
   const withGold = gold_answer === undefined ? {} : { gold_answer };
-  if (pred_answer === undefined) return { answer_present: false, correct: false, ...withGold };
-  const correct = gold_answer !== undefined && mathAnswersEqual(gold_answer, pred_answer, limits);
-  return { answer_present: true, correct, pred_answer, ...withGold };
+  if (extracted === undefined) return { answer_present: false, correct: false, ...withGold, steps: budget.used };
+  const comparison = new StepBudget(limits, budget.deadline);
+  const correct = gold_answer !== undefined && mathAnswersEqual(gold_answer, extracted.answer, comparison);
+  return { answer_present: true, correct, pred_answer: extracted.answer, ...withGold, extracted_by: extracted.step, steps: budget.used + comparison.used };
 }
 
-/** Whether two bare answers are mathematically the same; false when either cannot be judged within `limits`. */
-export function mathAnswersEqual(gold: string, pred: string, limits: GradeLimits = DEFAULT_GRADE_LIMITS): boolean {
+/** Whether two bare answers are mathematically the same; false when either cannot be judged within `budget`. */
+export function mathAnswersEqual(gold: string, pred: string, budget: StepBudget = new StepBudget()): boolean {
   if (gold.length > MAX_ANSWER_CHARS || pred.length > MAX_ANSWER_CHARS) return compact(gold) === compact(pred);
-  const g = normalizeAnswer(gold);
-  const p = normalizeAnswer(pred);
-  if (g.latex === '' || p.latex === '') return false;
-  if (g.worded === p.worded && compact(g.latex) === compact(p.latex)) return true;
-  const budget = new StepBudget(limits);
   try {
+    const g = normalizeAnswer(gold, budget);
+    const p = normalizeAnswer(pred, budget);
+    if (g.latex === '' || p.latex === '') return false;
+    if (g.worded === p.worded && compact(g.latex) === compact(p.latex)) return true;
     const golds = readings(g, parseAnswer(g, budget));
     const preds = readings(p, parseAnswer(p, budget));
     return golds.some((x) => preds.some((y) => answersEqual(x, y, budget)));

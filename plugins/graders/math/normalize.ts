@@ -1,4 +1,5 @@
 import { closingBrace } from './braces.ts';
+import { StepBudget } from './budget.ts';
 import { isUnitPhrase } from './units.ts';
 
 /** An answer's LaTeX with presentation removed; `percent` and `worded` say what was seen on the way. */
@@ -22,7 +23,8 @@ const UNICODE: [RegExp, string][] = [
   [/\u2264/g, '\\le '],
   [/\u2265/g, '\\ge '],
   [/\u222a/g, '\\cup '],
-  [/\u00a0/g, ' '],
+  [/(\d)[\u2009\u202f\u2007](?=\d{3}(?!\d))/g, '$1'],
+  [/[\u00a0\u2009\u202f\u2007]/g, ' '],
   [/\u00b2/g, '^2'],
   [/\u00b3/g, '^3'],
 ];
@@ -36,6 +38,7 @@ const PRESENTATION: [RegExp, string][] = [
   [/\\(?:left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg)(?![a-zA-Z])\s*\.?/g, ''],
   [/\{,\}/g, ','],
   [/(\d)\\[,;: ](?=\d{3}(?!\d))/g, '$1'],
+  [/(\d),\s*\\!\s*(?=\d{3}(?!\d))/g, '$1,'],
   [/\\!/g, ''],
   [/(?<!\\)\\[,;: ]/g, ' '],
   [/\\(?:q?quad|enspace|thinspace)(?![a-zA-Z])/g, ' '],
@@ -52,19 +55,23 @@ const TEXT_COMMAND = /\\(?:text|textbf|textit|textrm|textsf|texttt|textnormal|ma
 const SQUARED_OR_CUBED = /^\s*\^\s*(?:\{\s*[23]\s*\}|[23])/;
 const PLAIN_NUMBER = /^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$/;
 const ENVIRONMENT_NAME = /\\(?:begin|end)\{[a-zA-Z*]*\}/g;
+/** `1 000`, `7 425 000.5`: digits grouped by spaces, the whole answer. */
+const SPACE_GROUPED = /^[-+]?\d{1,3}(?: \d{3})+(?:\.\d+)?$/;
 
 const rewrite = (s: string, rules: [RegExp, string][]): string => rules.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), s);
 
-export function normalizeAnswer(raw: string): NormalizedAnswer {
+/** Text commands nested deeper than the budget's depth, and every character their braces make it scan, are charged to `budget`. */
+export function normalizeAnswer(raw: string, budget: StepBudget = new StepBudget()): NormalizedAnswer {
   let s = rewrite(stripMathDelimiters(rewrite(raw.trim(), UNICODE)), PRESENTATION).replace(DEGREES, '');
   const percent = s.includes('%');
   s = s.replace(PERCENT, '');
-  const text = unwrapTextCommands(s);
+  const text = unwrapTextCommands(s, budget, 1);
   s = text.latex.replace(BARE_FUNCTION_NAMES, '\\$1');
   s = s.replace(/\s+(?:and|or)\s+/g, ', ');
   s = s.replace(/\\in(?![a-zA-Z])/g, '=');
   s = stripTrailingUnits(s.replace(/\s+/g, ' ').trim());
   s = s.replace(/[\s.,;:]+$/, '').replace(/^[\s.,;:]+(?!\d)/, '').trim();
+  if (SPACE_GROUPED.test(s)) s = s.replace(/ /g, '');
   const letters = s.replace(ENVIRONMENT_NAME, ' ').replace(/\\[a-zA-Z]+/g, ' ');
   const worded = text.words.some((w) => letters.includes(w)) || /[a-zA-Z]{4,}/.test(letters);
   return { latex: s, percent, worded };
@@ -83,17 +90,18 @@ function stripMathDelimiters(s: string): string {
  * `\text{…}`-like commands give way to their content: unit phrases vanish (with a following ^2/^3),
  * "and"/"or" become commas, other words stay and are remembered so the answer can be judged as words.
  */
-function unwrapTextCommands(s: string): { latex: string; words: string[] } {
+function unwrapTextCommands(s: string, budget: StepBudget, depth: number): { latex: string; words: string[] } {
+  budget.enter(depth);
   const words: string[] = [];
   let out = '';
   let from = 0;
   TEXT_COMMAND.lastIndex = 0;
   for (let match = TEXT_COMMAND.exec(s); match; match = TEXT_COMMAND.exec(s)) {
     const open = match.index + match[0].length - 1;
-    const close = closingBrace(s, open);
+    const close = closingBrace(s, open, budget);
     if (close < 0) break;
     out += s.slice(from, match.index);
-    const content = unwrapTextCommands(s.slice(open + 1, close));
+    const content = unwrapTextCommands(s.slice(open + 1, close), budget, depth + 1);
     const phrase = content.latex.trim();
     from = close + 1;
     if (phrase === '' || isUnitPhrase(phrase, { inTextCommand: true })) {

@@ -25,31 +25,46 @@ function* scan(text: string): Generator<Scanned> {
   }
 }
 
-/** `text` cut at each `separator` (a character or a `\command`) outside all brackets, parts trimmed. */
-export function splitTopLevel(text: string, separator: string): string[] {
+export interface TopLevelParts {
+  parts: string[];
+  /** The separator found between parts[i] and parts[i + 1]. */
+  separators: string[];
+}
+
+/** `text` cut at every separator of `separators` (characters or `\commands`) outside all brackets, parts trimmed. */
+export function splitTopLevelAny(text: string, separators: ReadonlySet<string>): TopLevelParts {
   const parts: string[] = [];
+  const found: string[] = [];
   let start = 0;
   for (const { at, token, depth } of scan(text)) {
-    if (depth === 0 && token === separator) {
+    if (depth === 0 && separators.has(token)) {
       parts.push(text.slice(start, at).trim());
+      found.push(token);
       start = at + token.length;
     }
   }
   parts.push(text.slice(start).trim());
-  return parts;
+  return { parts, separators: found };
+}
+
+/** `text` cut at each `separator` (a character or a `\command`) outside all brackets, parts trimmed. */
+export function splitTopLevel(text: string, separator: string): string[] {
+  return splitTopLevelAny(text, new Set([separator])).parts;
 }
 
 export interface Enclosed {
-  open: '(' | '[' | '\\{';
-  close: ')' | ']' | '\\}';
+  open: '(' | '[' | '\\{' | '{';
+  close: ')' | ']' | '\\}' | '}';
   inner: string;
 }
 
-/** When one bracket pair wraps all of `text` (`(1, 2)`, `[0, 1)`, `\{1, 2\}`), its brackets and content. */
+/** When one bracket pair wraps all of `text` (`(1, 2)`, `[0, 1)`, `\{1, 2\}`, `{1, 2}`), its brackets and content. */
 export function enclosingBrackets(text: string): Enclosed | undefined {
-  const open = text.startsWith('\\{') ? '\\{' : text[0] === '(' || text[0] === '[' ? text[0] : undefined;
-  const close = text.endsWith('\\}') ? '\\}' : text.endsWith(')') || text.endsWith(']') ? text[text.length - 1] : undefined;
-  if (open === undefined || close === undefined || (open === '\\{') !== (close === '\\}')) return undefined;
+  const open = text.startsWith('\\{') ? '\\{' : text[0] === '(' || text[0] === '[' || text[0] === '{' ? text[0] : undefined;
+  const close = text.endsWith('\\}') ? '\\}' : text.endsWith(')') || text.endsWith(']') || text.endsWith('}') ? text[text.length - 1] : undefined;
+  if (open === undefined || close === undefined) return undefined;
+  const braces = open === '{' || open === '\\{';
+  if (braces ? close !== (open === '{' ? '}' : '\\}') : close === '}' || close === '\\}') return undefined;
   const closeAt = text.length - close.length;
   if (closeAt < open.length) return undefined;
   for (const { at, token, depth } of scan(text)) {

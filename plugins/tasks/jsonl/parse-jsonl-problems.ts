@@ -1,4 +1,5 @@
 import { fail } from '../../../core/errors.ts';
+import { parseJsonExactNumbers } from '../../../core/exact-json.ts';
 import type { Problem } from '../../../core/tasks/task.ts';
 import { rowProblem } from './row-problem.ts';
 
@@ -13,7 +14,7 @@ export function parseJsonlProblems(text: string, file: string, taskName: string)
     if (source.trim().length === 0) return;
     let row: unknown;
     try {
-      row = JSON.parse(source);
+      row = parseJsonExactNumbers(source);
     } catch (error) {
       fail('DATA_INVALID', `${file}:${line}: not valid JSON (${(error as Error).message})`, { file, line });
     }

@@ -1,46 +1,30 @@
 import { ContainerModule } from 'inversify';
 import { describe, expect, it } from 'vitest';
+import { fromGroupAdvantages, type AdvantageEstimator } from '../../../core/advantages/estimator.ts';
 import { advantageEstimators } from '../../../core/advantages/estimators.ts';
-import { defineGame } from '../../../core/game/define-game.ts';
-import { Rotations } from '../../../core/game/rotations.ts';
-import { CoDecoding } from '../../../core/protocols/co-decoding.ts';
-import { gradeMath } from '../../../plugins/graders/math/grade-math.ts';
-import { composePlugins } from '../../../cli/composition/compose.ts';
-import { ADVANTAGE_ESTIMATOR_PLUGIN, GAME_PLUGIN } from '../../../cli/composition/tokens.ts';
+import { definePlugin } from '../../../core/plugin-module.ts';
 import type { Plugin } from '../../../core/plugin.ts';
-import type { AdvantageEstimator } from '../../../core/advantages/estimator.ts';
-import type { RlGamePlugin } from '../../../games/registry.ts';
-import type { Problem } from '../../../core/tasks/task.ts';
-import type { RlGame, RlKnobs } from '../../../core/game/rl-game.ts';
+import { composePlugins } from '../../../cli/composition/compose.ts';
+import { loadPluginFile, loadPluginFiles } from '../../../cli/composition/plugin-files.ts';
+import { PLUGIN_TOKENS } from '../../../cli/composition/tokens.ts';
+import { rejection } from '../../support/errors.ts';
 
-/** A user's game plugin: the same shape as the built-in ones, bound in its own module. */
-const soloGame: RlGamePlugin = {
-  name: 'solo-boxed',
-  create: () =>
-    defineGame<'policy', Problem, RlKnobs>({
-      id: 'solo-boxed',
-      roles: ['policy'],
-      protocol: CoDecoding.solo('policy'),
-      rewards: () => ({ outcome: { policy: 0 } }),
-      rotation: Rotations.fixed(['policy']),
-      trainable: ['policy'],
-      shareBand: [0, 1],
-      klToJunior: 0,
-      juniorImitation: 0,
-      grade: gradeMath,
-    }) as RlGame<string>,
-};
+const fixture = (name: string) => new URL(`../../fixtures/plugins/${name}`, import.meta.url).pathname;
+const math = { grader: (await composePlugins()).graders.create('math'), knobs: {} };
 
 describe('composePlugins (the composition root)', () => {
   describe('having only the built-in modules', () => {
-    it('should build every game ludus train names, with the knobs of the config', async () => {
+    it('should build every built-in game, with the knobs of the config checked by the game itself', async () => {
       const catalog = await composePlugins();
       expect(catalog.games.names).toEqual(['tandem', 'grpo', 'kl-reg']);
-      expect(catalog.games.create('tandem', { tandem: { shareBand: [0.1, 0.9] } })).toMatchObject({ id: 'tandem', shareBand: [0.1, 0.9] });
-      expect(catalog.games.create('kl-reg', { klReg: { beta: 0.5 } }).klToJunior).toBe(0.5);
+      const tandem = catalog.games.create('tandem', { ...math, knobs: { shareBand: [0.1, 0.9] } });
+      expect(tandem.protocol).toMatchObject({ family: 'co-decoding', shareBand: [0.1, 0.9] });
+      expect(catalog.games.create('kl-reg', { ...math, knobs: { beta: 0.5 } }).losses).toEqual({ senior: { kl: { toward: 'junior', beta: 0.5 } } });
+      expect(() => catalog.games.create('tandem', { ...math, knobs: { q: 1 } })).toThrow(/CONFIG_INVALID.*tandem knobs/);
+      expect(() => catalog.games.create('grpo', { ...math, knobs: { p: 0.5 } })).toThrow(/CONFIG_INVALID.*grpo knobs/);
     });
 
-    it('should hold every advantage estimator of the registry under its config name', async () => {
+    it('should hold every advantage estimator under its config name', async () => {
       const catalog = await composePlugins();
       expect(catalog.advantageEstimators.names).toEqual(Object.keys(advantageEstimators));
       expect(catalog.advantageEstimators.create('rloo')).toBe(advantageEstimators.rloo);
@@ -48,20 +32,52 @@ describe('composePlugins (the composition root)', () => {
 
     it('should refuse an unknown game and name the known ones', async () => {
       const catalog = await composePlugins();
-      expect(() => catalog.games.create('chess', {})).toThrow(/no game "chess" \(known: tandem, grpo, kl-reg\)/);
+      expect(() => catalog.games.create('chess', math)).toThrow(/no game "chess" \(known: tandem, grpo, kl-reg\)/);
     });
   });
 
-  describe("having a user's module", () => {
-    it('should resolve its game beside the built-in ones', async () => {
-      const catalog = await composePlugins([new ContainerModule(({ bind }) => void bind(GAME_PLUGIN).toConstantValue(soloGame))]);
+  describe("having a user's plugin module", () => {
+    it('should resolve its game beside the built-in ones, tagged with where it came from', async () => {
+      const catalog = await composePlugins([await loadPluginFile(fixture('solo-boxed.ts'))]);
       expect(catalog.games.names).toContain('solo-boxed');
-      expect(catalog.games.create('solo-boxed', {}).trainable).toEqual(['policy']);
+      expect(catalog.games.create('solo-boxed', math).trainable).toEqual(['policy']);
+      expect(catalog.games.get('solo-boxed').source).toMatch(/solo-boxed-plugin \(.*solo-boxed\.ts\)/);
     });
 
-    it('should refuse a game name that is already taken', async () => {
-      const clash = new ContainerModule(({ bind }) => void bind(GAME_PLUGIN).toConstantValue({ ...soloGame, name: 'tandem' }));
-      await expect(composePlugins([clash])).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringMatching(/two game plugins are named "tandem"/) });
+    it('should take the same module given twice once', async () => {
+      expect(await loadPluginFiles([fixture('solo-boxed.ts'), fixture('solo-boxed.ts')])).toHaveLength(1);
+    });
+
+    it('should refuse a game name that is already taken, naming both sources', async () => {
+      const error = await rejection(composePlugins([await loadPluginFile(fixture('clash.ts'))]));
+      expect(error).toMatchObject({ code: 'PLUGIN_CLASH', message: expect.stringMatching(/two game plugins are named "tandem" \(from ludus-games and clash \(.*clash\.ts\)\)/) });
+    });
+
+    it('should refuse a file that is missing, throws, exports something else, or wants another ludus, naming the file', async () => {
+      for (const [file, code, message] of [
+        ['nowhere.ts', 'PLUGIN_LOAD_FAILED', /nowhere\.ts: no such file/],
+        ['throws.ts', 'PLUGIN_LOAD_FAILED', /throws\.ts: loading it failed: this plugin is broken on purpose/],
+        ['not-a-plugin.ts', 'PLUGIN_INVALID', /not-a-plugin\.ts: "games" must be a list/],
+        ['future-ludus.ts', 'PLUGIN_INVALID', /future-ludus\.ts: works with ludus >=9\.0\.0, this is 0\./],
+      ] as const) {
+        expect(await rejection(loadPluginFile(fixture(file)))).toMatchObject({ code, message: expect.stringMatching(message) });
+      }
+    });
+
+    it('should also take a raw inversify ContainerModule binding to the same tokens', async () => {
+      const halves: Plugin<AdvantageEstimator> = {
+        name: 'halves',
+        create: () => fromGroupAdvantages('halves', (groups) => ({ advantages: groups.map((g) => g.map(() => 0.5)), zeroVarianceGroups: 0 })),
+      };
+      const catalog = await composePlugins([new ContainerModule(({ bind }) => void bind(PLUGIN_TOKENS.advantageEstimators).toConstantValue(halves))]);
+      const rollouts = [{ outcome: 1, tokens: 1, steps: [], labels: {} }, { outcome: 0, tokens: 1, steps: [], labels: {} }];
+      expect(catalog.advantageEstimators.create('halves').estimate([rollouts], { role: 'r', step: 0, totalSteps: 1 }, null).result.advantages).toEqual([[0.5, 0.5]]);
+      expect(() => catalog.advantageEstimators.create('ppo')).toThrow(/CONFIG_INVALID.*no advantage estimator "ppo"/);
+    });
+
+    it('should take a definePlugin object directly (the programmatic form of --plugin)', async () => {
+      const catalog = await composePlugins([definePlugin({ name: 'inline', graders: [{ name: 'always', create: () => () => ({ answer_present: true, correct: true }) }] })]);
+      expect(catalog.graders.create('always')('1', 'x').correct).toBe(true);
     });
   });
 });
@@ -84,33 +100,38 @@ describe('the catalog of pieces games are made of', () => {
     expect(() => protocols.create('word-handoff', { roles: ['senior'] })).toThrow(/CONFIG_INVALID.*"word-handoff" takes 2 role\(s\), got 1/);
   });
 
-  it('should build rotations, reward rules and graders by name', async () => {
-    const catalog = await composePlugins();
-    expect(catalog.rotations.create('fixed', { seats: ['senior', 'junior'], trains: ['senior'] }).at(5)).toEqual({ seats: ['senior', 'junior'], trains: ['senior'] });
-    expect(catalog.rotations.create('alternate-every-step', { seats: ['drafter', 'challenger'] }).at(1).seats).toEqual(['challenger', 'drafter']);
-    expect(catalog.rotations.create('interleave', { seats: ['g', 'v'], phases: [{ role: 'g', steps: 2 }, { role: 'v', steps: 1 }] }).at(2).trains).toEqual(['v']);
-    const math = catalog.graders.create('math');
-    const exact = catalog.graders.create('exact');
-    expect(math('0.5', 'so \\boxed{1/2}').correct).toBe(true);
-    expect(exact('0.5', 'so \\boxed{1/2}').correct).toBe(false);
-    expect(exact('yes', 'so \\boxed{ yes }').correct).toBe(true);
-    const rule = catalog.rewardRules.create('team-boxed-answer', { roles: ['senior', 'junior'], grade: math });
-    const match = { problem: { id: 'p', prompt: '1+1', answer: '2' }, transcript: [{ text: 'it is \\boxed{' }, { text: '2}' }] };
-    expect(await rule(match as never)).toEqual({ outcome: { senior: 1, junior: 1 } });
+  it('should build rotations by name, a warm-up included, and refuse one that seats a role twice', async () => {
+    const { rotations } = await composePlugins();
+    expect(rotations.create('fixed', { roles: ['senior', 'junior'], trains: ['senior'] }).at(5)).toEqual({ seats: { senior: 'senior', junior: 'junior' }, trains: ['senior'] });
+    expect(rotations.create('alternate-every-step', { roles: ['drafter', 'challenger'], policies: ['a', 'b'] }).at(1).seats).toEqual({ drafter: 'b', challenger: 'a' });
+    const tango = rotations.create('interleave', { roles: ['generator', 'verifier'], phases: [{ policy: 'generator', steps: 3 }, { policy: 'verifier', steps: 1 }], warmupSteps: 2, warmupTrains: ['verifier'] });
+    expect([0, 1, 2, 5].map((step) => tango.at(step).trains[0])).toEqual(['verifier', 'verifier', 'generator', 'verifier']);
+    expect(() => rotations.create('fixed', { roles: ['senior', 'senior'], policies: ['a', 'b'] })).toThrow(/CONFIG_INVALID.*seats role "senior" twice/);
   });
 
-  it("should let a user's module add an advantage estimator that a training config then names", async () => {
-    const halves: Plugin<AdvantageEstimator> = { name: 'halves', create: () => (groups) => ({ advantages: groups.map((g) => g.map(() => 0.5)), zeroVarianceGroups: 0 }) };
-    const catalog = await composePlugins([new ContainerModule(({ bind }) => void bind(ADVANTAGE_ESTIMATOR_PLUGIN).toConstantValue(halves))]);
-    expect(catalog.advantageEstimators.create('halves')([[1, 0]]).advantages).toEqual([[0.5, 0.5]]);
-    expect(() => catalog.advantageEstimators.create('ppo')).toThrow(/CONFIG_INVALID.*no advantage estimator "ppo"/);
+  it('should build graders and reward rules by name; the team reward judges the final turn, decoded whole', async () => {
+    const catalog = await composePlugins();
+    const grader = catalog.graders.create('math');
+    const exact = catalog.graders.create('exact');
+    expect(grader('0.5', 'so \\boxed{1/2}').correct).toBe(true);
+    expect(exact('0.5', 'so \\boxed{1/2}').correct).toBe(false);
+    expect(exact('yes', 'so \\boxed{ yes }').correct).toBe(true);
+    const full = catalog.graders.create('math-full');
+    expect(grader('0.5', 'The final answer is $\\frac{1}{2}$.')).toMatchObject({ answer_present: false, correct: false });
+    expect(full('0.5', 'The final answer is $\\frac{1}{2}$.')).toMatchObject({ answer_present: true, correct: true });
+    const rule = catalog.rewardRules.create('team-boxed-answer', { roles: ['senior', 'junior'], grader });
+    const match = { problem: { id: 'p', prompt: '1+1', answer: '2' }, transcript: [{ turn: 0, role: 'senior', tokens: [], text: 'it is \\boxed{2}' }] };
+    expect(await rule(match as never)).toEqual({
+      outcome: { senior: 1, junior: 1 },
+      verdicts: [{ role: 'senior', judge: 'grader', turn: 0, answer_present: true, correct: true }],
+    });
   });
 
   it('should build a game whose reward pays by the grader the config names', async () => {
     const catalog = await composePlugins();
-    const game = catalog.games.create('grpo', { grade: catalog.graders.create('exact') });
-    const match = { problem: { id: 'p', prompt: '?', answer: '0.5' }, transcript: [{ text: '\\boxed{1/2}' }] };
-    expect(await game.rewards(match as never)).toEqual({ outcome: { senior: 0 } });
-    expect(await catalog.games.create('grpo', {}).rewards(match as never)).toEqual({ outcome: { senior: 1 } });
+    const game = catalog.games.create('grpo', { grader: catalog.graders.create('exact'), knobs: {} });
+    const match = { problem: { id: 'p', prompt: '?', answer: '0.5' }, transcript: [{ turn: 0, role: 'senior', tokens: [], text: '\\boxed{1/2}' }] };
+    expect((await game.rewards(match as never)).outcome).toEqual({ senior: 0 });
+    expect((await catalog.games.create('grpo', math).rewards(match as never)).outcome).toEqual({ senior: 1 });
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { drGrpo } from '../../../core/advantages/dr-grpo.ts';
 import type { AdvantageResult } from '../../../core/advantages/estimator.ts';
-import { advantageEstimators } from '../../../core/advantages/estimators.ts';
+import { fromGroupAdvantages } from '../../../core/advantages/estimator.ts';
+import { groupAdvantages } from '../../../core/advantages/estimators.ts';
+import { dropZeroVarianceGroups } from '../../../core/advantages/drop-zero-variance.ts';
 import { grpo } from '../../../core/advantages/grpo.ts';
 import { reinforcePlusPlus } from '../../../core/advantages/reinforce-plus-plus.ts';
 import { rloo } from '../../../core/advantages/rloo.ts';
@@ -91,7 +93,7 @@ describe('reinforcePlusPlus', () => {
 });
 
 describe('every estimator', () => {
-  const estimators = Object.entries(advantageEstimators);
+  const estimators = Object.entries(groupAdvantages);
   const groupBaselined = estimators.filter(([name]) => name !== 'reinforce++');
 
   describe('having zero-variance groups (all solved, all failed, a single rollout)', () => {
@@ -105,7 +107,7 @@ describe('every estimator', () => {
 
     it('should leave the other groups\' advantages as they would be alone (group baselines)', () => {
       for (const name of ['grpo', 'dr-grpo', 'rloo'] as const) {
-        const estimate = advantageEstimators[name];
+        const estimate = groupAdvantages[name];
         const mixed = estimate([[1, 0, 0, 0], [1, 1, 1, 1]]);
         expect(mixed.advantages[0], name).toEqual(estimate([[1, 0, 0, 0]]).advantages[0]);
         expect(mixed.advantages[1], name).toEqual([0, 0, 0, 0]);
@@ -132,9 +134,37 @@ describe('every estimator', () => {
   describe('having a group with variance', () => {
     it('should give advantages that sum to zero within the group (group baselines)', () => {
       for (const name of ['grpo', 'dr-grpo', 'rloo'] as const) {
-        const sum = advantageEstimators[name]([[0.2, 0.9, 0.1, 0.4, 1]]).advantages[0].reduce((a, b) => a + b, 0);
+        const sum = groupAdvantages[name]([[0.2, 0.9, 0.1, 0.4, 1]]).advantages[0].reduce((a, b) => a + b, 0);
         expect(sum, name).toBeCloseTo(0, 12);
       }
+    });
+  });
+});
+
+describe('the trainer\'s advantage contract', () => {
+  const rollouts = (rewards: number[]) => rewards.map((outcome) => ({ outcome, tokens: 3, steps: [], labels: {} }));
+  const context = { role: 'senior', step: 0, totalSteps: 10 };
+
+  describe('having an outcome estimator wrapped by fromGroupAdvantages', () => {
+    it('should give the estimator\'s advantages on the outcome rewards, keep no state and drop nothing', () => {
+      const estimator = fromGroupAdvantages('grpo', groupAdvantages.grpo);
+      const { result, state } = estimator.estimate([rollouts([1, 0, 0, 1]), rollouts([1, 1])], context, estimator.initialState());
+      expect(result.advantages).toEqual(grpo([[1, 0, 0, 1], [1, 1]]).advantages);
+      expect(result.zeroVarianceGroups).toBe(1);
+      expect(result.dropped).toBeUndefined();
+      expect(state).toBeNull();
+    });
+  });
+
+  describe('having zero-variance groups and dropZeroVarianceGroups (Agon)', () => {
+    it('should drop every rollout of those groups and only those, leaving the advantages as the base gave them', () => {
+      const base = fromGroupAdvantages('grpo', groupAdvantages.grpo);
+      const dropping = dropZeroVarianceGroups(base);
+      const groups = [rollouts([1, 0]), rollouts([1, 1]), rollouts([0, 0])];
+      const { result } = dropping.estimate(groups, context, null);
+      expect(result.dropped).toEqual([[false, false], [true, true], [true, true]]);
+      expect(result.advantages).toEqual(base.estimate(groups, context, null).result.advantages);
+      expect(dropping.name).toBe('grpo+drop-zero-variance');
     });
   });
 });

@@ -14,7 +14,7 @@ const tandem = {
   roles: ['senior', 'junior'],
   protocol: CoDecoding.wordHandoff<TandemRole>({ senior: 'senior', junior: 'junior' }),
   rewards: () => ({ outcome: { senior: 1, junior: 1 } }),
-  rotation: Rotations.fixed<TandemRole>(['senior', 'junior'], ['senior']),
+  rotation: Rotations.fixed<TandemRole>({ senior: 'senior', junior: 'junior' }, ['senior']),
   trainable: ['senior'],
 } satisfies GameDefinition<TandemRole, unknown>;
 
@@ -42,13 +42,37 @@ function configErrorOf(define: () => unknown): LudusError {
 describe('defineGame', () => {
   describe('having a valid co-decoding game with knobs', () => {
     it('should return the same plain object, its knobs alongside and the default view filled in', () => {
-      const game = defineGame({ ...tandem, p: 0.5, K: 32, shareBand: [0.2, 0.8] as const });
+      const game = defineGame({ ...tandem, p: 0.5, K: 32 });
       expect(game.id).toBe('tandem');
       expect(game.trainable).toEqual(['senior']);
       expect(game.p).toBe(0.5);
-      expect(game.shareBand).toEqual([0.2, 0.8]);
       expect(game.view).toBe(ownSecretsOnly);
+      expect(game.policies).toEqual(['senior', 'junior']);
+      expect(game.losses).toEqual({});
+      expect(game.sharedTurns(game.rotation.at(0))).toBe(0);
+      expect(game.validateOn).toBe('senior');
       expect(Object.isFrozen(game)).toBe(true);
+    });
+  });
+
+  describe('having no rotation', () => {
+    it('should seat each role with the policy of its name and train the trainable roles\' policies at every step', () => {
+      const { rotation: _rotation, ...rest } = tandem;
+      const game = defineGame(rest);
+      expect(game.rotation.at(7)).toEqual({ seats: { senior: 'senior', junior: 'junior' }, trains: ['senior'] });
+    });
+  });
+
+  describe('having policies of its own and a rotation swapping them', () => {
+    it('should keep its policies and its rotation', () => {
+      const game = defineGame({
+        ...tandem,
+        policies: ['a', 'b'],
+        trainable: ['senior', 'junior'],
+        rotation: Rotations.alternateEveryStep<TandemRole>(['senior', 'junior'], ['a', 'b']),
+      });
+      expect(game.policies).toEqual(['a', 'b']);
+      expect(game.rotation.at(1).seats).toEqual({ senior: 'b', junior: 'a' });
     });
   });
 
@@ -99,14 +123,27 @@ describe('defineGame', () => {
           () => defineGame({ ...tandem, protocol: CoDecoding.solo<TandemRole>('junior') }),
           /trainable names "senior", which never acts in protocol "solo"/,
         ],
-        ['rotation', () => defineGame({ ...tandem, rotation: Rotations.fixed<TandemRole>(['senior', 'junior']) }), /trains "junior" at step 0, which is not trainable/],
-        ['rotation', () => defineGame({ ...tandem, rotation: Rotations.fixed<TandemRole>(['senior', 'junior'], []) }), /never trains "senior"/],
-        ['rotation', () => defineGame({ ...tandem, rotation: Rotations.fixed<TandemRole>(['senior'], ['senior']) }), /every role must be seated exactly once/],
+        ['rotation', () => defineGame({ ...tandem, rotation: Rotations.fixed<TandemRole>({ senior: 'senior', junior: 'junior' }) }), /trains "junior" at step 0, which sits in no trainable role/],
+        ['rotation', () => defineGame({ ...tandem, rotation: Rotations.fixed<TandemRole>({ senior: 'senior', junior: 'junior' }, []) }), /never trains "senior"/],
+        ['rotation', () => defineGame({ ...tandem, rotation: Rotations.fixed({ senior: 'senior' } as Record<TandemRole, string>, ['senior']) }), /seats nobody in "junior" at step 0/],
+        ['rotation', () => defineGame({ ...tandem, rotation: Rotations.fixed<TandemRole>({ senior: 'senior', junior: 'coach' }, ['senior']) }), /seats policy "coach" in "junior" at step 0, which is not one of the game's policies/],
+        ['rotation', () => defineGame({ ...tandem, rotation: Rotations.fixed<TandemRole>({ senior: 'senior', junior: 'junior' }, ['coach']) }), /trains "coach" at step 0, which sits in no trainable role/],
+        ['rotation', () => defineGame({ ...tandem, policies: ['senior', 'junior'], rotation: undefined }), /rotation is needed when the game names its own policies/],
         [
           'rotation',
-          () => defineGame({ ...tandem, rotation: Rotations.fixed<TandemRole>(['senior', 'senior'], ['senior']) }),
-          /every role must be seated exactly once/,
+          () =>
+            defineGame({
+              ...tandem,
+              rotation: Rotations.warmup({ steps: 2, trains: ['senior'] }, Rotations.alternateEveryStep<TandemRole>(['senior', 'junior'])),
+            }),
+          /trains "junior" at step 2, which sits in no trainable role/,
         ],
+        ['policies', () => defineGame({ ...tandem, policies: ['a', 'a'] }), /policies lists "a" twice/],
+        ['losses', () => defineGame({ ...tandem, losses: { junior: { kl: { toward: 'senior', beta: 0.1 } } } }), /losses names "junior", which is not a trainable role/],
+        ['losses.senior.kl.beta', () => defineGame({ ...tandem, losses: { senior: { kl: { toward: 'junior', beta: -1 } } } }), /must be a finite number ≥ 0/],
+        ['losses.senior.kl.toward', () => defineGame({ ...tandem, losses: { senior: { kl: { toward: 'coach' as TandemRole, beta: 0.1 } } } }), /names "coach"/],
+        ['advantages', () => defineGame({ ...tandem, advantages: { junior: (base) => base } }), /advantages names "junior", which is not a trainable role/],
+        ['validateOn', () => defineGame({ ...tandem, validateOn: 'coach' as TandemRole }), /validateOn names "coach"/],
       ];
       for (const [field, define, message] of cases) {
         const error = configErrorOf(define);

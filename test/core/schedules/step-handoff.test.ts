@@ -143,7 +143,7 @@ describe('ScheduleSpec of kind step', () => {
         [{ ...alternate, p: -0.1 }, 'p'],
         [{ ...alternate, first: 2 }, 'first'],
         [{ ...alternate, boundary: [0.5] }, 'boundary.0'],
-        [{ ...alternate, K: 32 }, ''],
+        [{ ...alternate, K: 32 }, 'K'],
       ];
       expectConfigInvalid(parseScheduleSpec, cases);
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { temperedLogprob } from '../../../engine/trainer/junior-logprobs.ts';
+import { temperedLogprob } from '../../../engine/trainer/reference-logprobs.ts';
 import { meanK3 } from '../../../engine/trainer/k3.ts';
 
 describe('meanK3', () => {

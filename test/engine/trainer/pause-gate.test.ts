@@ -11,7 +11,7 @@ describe('PauseGate', () => {
       const waiting = gate.wait().then(() => {
         passed = true;
       });
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
       expect(passed).toBe(false);
       expect(gate.isPaused).toBe(true);
       gate.resume();

@@ -1,46 +1,19 @@
 import { EventEmitter } from 'eventemitter3';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LudusEmitter, LudusEvent } from '../../../core/events.ts';
-import { buildSchedule, scheduleHash, type ScheduleSpec } from '../../../core/schedules/spec.ts';
-import { rlGameByName } from '../../../games/registry.ts';
+import { buildSchedule, scheduleHash } from '../../../core/schedules/spec.ts';
 import { Decoder } from '../../../native/runtime/decoder.ts';
 import { generate } from '../../../native/runtime/generate.ts';
 import { resolveModelDir } from '../../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../../plugins/policies/load-policy.ts';
 import type { MetricsLine } from '../../../engine/trainer/metrics-line.ts';
-import { TrainConfigSchema, type TrainConfigInput } from '../../../engine/trainer/train-config.ts';
-import { train, type TrainRun } from '../../../engine/trainer/trainer.ts';
+import type { TranscriptLine } from '../../../engine/trainer/transcript-line.ts';
+import type { TrainConfigInput } from '../../../engine/trainer/train-config.ts';
+import { jsonl, runTraining, tinyConfig as tiny } from '../../support/training.ts';
 
-/** The shipped base at a tiny scale: one problem × a group of 4 per step, short responses. */
-const tiny = (overrides: Partial<TrainConfigInput> = {}) =>
-  TrainConfigSchema.parse({ game: 'tandem', steps: 4, problemsPerStep: 1, groupSize: 4, maxNewTokens: 96, checkpointEvery: 2, validateEvery: 0, ...overrides });
-
-const runTiny = async (config: ReturnType<typeof tiny>, options: Partial<TrainRun> = {}) => {
-  const out = await mkdtemp(join(tmpdir(), 'ludus-train-'));
-  const result = await train({ out, config, game: rlGameByName(config.game, config), threads: 1, ...options });
-  return { out, result };
-};
-
-const jsonl = async <T>(path: string): Promise<T[]> =>
-  (await readFile(path, 'utf8'))
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as T);
-
-interface TranscriptLine {
-  step: number;
-  row: number;
-  seeds: { generation: number; schedule: number };
-  sampling: { temperature: number; topP: number; maxNewTokens: number };
-  promptIds: number[];
-  responseIds: number[];
-  authors: number[];
-  schedule: ScheduleSpec;
-  scheduleHash: string;
-}
+const runTiny = runTraining;
 
 describe('train (the RL loop)', () => {
   describe('having the same seed twice', () => {
@@ -50,36 +23,37 @@ describe('train (the RL loop)', () => {
       const lines = await jsonl<TranscriptLine>(join(a.out, 'transcripts.jsonl'));
       expect(lines).toHaveLength(4);
       expect(await jsonl(join(b.out, 'transcripts.jsonl'))).toEqual(lines);
-      for (const line of lines) expect(line.scheduleHash).toBe(scheduleHash(line.schedule));
+      const turns = lines.map((line) => line.turns[0]);
+      for (const turn of turns) expect(turn.scheduleHash).toBe(scheduleHash(turn.schedule));
 
       const { policy } = await loadPolicy(resolveModelDir('default'));
       const decoder = await Decoder.create([policy, policy], { batch: 4, maxLen: policy.config.maxPositionEmbeddings, threads: 1 });
       const [first] = lines;
-      const replayed = await generate(decoder, lines.map((line) => line.promptIds), {
+      const replayed = await generate(decoder, turns.map((turn) => turn.promptIds), {
         maxNewTokens: first.sampling.maxNewTokens,
         sampling: { temperature: first.sampling.temperature, topK: 0, topP: first.sampling.topP },
-        seed: first.seeds.generation,
+        seed: turns[0].seed,
         stopTokens: policy.config.eosTokenIds,
-        schedule: buildSchedule(first.schedule),
+        schedule: buildSchedule(turns[0].schedule),
         partnerLogprobs: true,
         padToken: policy.config.eosTokenIds[0],
       });
       await decoder.release();
-      for (const line of lines) expect({ tokens: replayed[line.row].tokens, authors: replayed[line.row].authors }).toEqual({ tokens: line.responseIds, authors: line.authors });
+      for (const turn of turns) expect({ tokens: replayed[turn.row].tokens, authors: replayed[turn.row].authors }).toEqual({ tokens: turn.responseIds, authors: turn.authors });
     });
   });
 
   describe('having another seed', () => {
     it('should play other matches', async () => {
       const [a, b] = [await runTiny(tiny({ steps: 1, seed: 1 })), await runTiny(tiny({ steps: 1, seed: 2 }))];
-      const responses = async (out: string) => (await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'))).map((line) => line.responseIds);
+      const responses = async (out: string) => (await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'))).map((line) => line.turns[0].responseIds);
       expect(await responses(a.out)).not.toEqual(await responses(b.out));
     });
   });
 
   describe('having a senior share band no tandem match can meet', () => {
     it('should fail closed with AUTHOR_SHARE_OUT_OF_BAND before any update', async () => {
-      await expect(runTiny(tiny({ steps: 1, tandem: { shareBand: [0.99, 1] } }))).rejects.toMatchObject({ code: 'AUTHOR_SHARE_OUT_OF_BAND' });
+      await expect(runTiny(tiny({ steps: 1, knobs: { shareBand: [0.99, 1] } }))).rejects.toMatchObject({ code: 'AUTHOR_SHARE_OUT_OF_BAND' });
     });
   });
 
@@ -89,9 +63,10 @@ describe('train (the RL loop)', () => {
       const straight = await runTiny(config);
       const split = await runTiny(config, { stopAfter: 2 });
       expect(split.result.steps).toBe(2);
-      await train({ out: split.out, config, game: rlGameByName('tandem', config), threads: 1, resume: true });
+      await runTiny(config, { out: split.out, resume: true });
       for (const file of ['model.safetensors', 'optimizer.safetensors']) {
-        expect((await readFile(join(split.out, 'checkpoint', file))).equals(await readFile(join(straight.out, 'checkpoint', file)))).toBe(true);
+        const [a, b] = [split.out, straight.out].map((out) => readFile(join(out, 'checkpoint', 'policies', 'senior', file)));
+        expect((await a).equals(await b)).toBe(true);
       }
       const withoutTime = (lines: MetricsLine[]) => lines.map(({ seconds: _seconds, ...rest }) => rest);
       expect(withoutTime(await jsonl(join(split.out, 'metrics.jsonl')))).toEqual(withoutTime(await jsonl(join(straight.out, 'metrics.jsonl'))));
@@ -106,31 +81,35 @@ describe('train (the RL loop)', () => {
       const { out, result } = await runTiny(tiny({ steps: 2, validateEvery: 2, validationProblems: 4 }), { events: emitter });
       const metrics = await jsonl<MetricsLine>(join(out, 'metrics.jsonl'));
       expect(metrics.map((line) => line.step)).toEqual([1, 2]);
-      for (const line of metrics) {
-        expect(line.reward_mean).toBeGreaterThanOrEqual(0);
-        expect(line.reward_mean).toBeLessThanOrEqual(1);
-        expect(line.senior_share).toBeGreaterThan(0.05);
-        expect(line.senior_share).toBeLessThan(0.95);
-        expect(Number.isFinite(line.loss)).toBe(true);
-        expect(Number.isFinite(line.grad_norm)).toBe(true);
-        expect(line.kl_to_junior).toBeGreaterThanOrEqual(0);
-        expect(line.response_len).toBeGreaterThan(0);
-        expect(line).toMatchObject({ skipped_nonfinite: 0, clip_frac: expect.any(Number) });
+      for (const { roles, policies, seats, trains } of metrics) {
+        expect({ seats, trains }).toEqual({ seats: { senior: 'senior', junior: 'junior' }, trains: ['senior'] });
+        expect(roles.senior.reward_mean).toBeGreaterThanOrEqual(0);
+        expect(roles.senior.reward_mean).toBeLessThanOrEqual(1);
+        expect(roles.senior.share).toBeGreaterThan(0.05);
+        expect(roles.senior.share).toBeLessThan(0.95);
+        expect(Number.isFinite(policies.senior.loss)).toBe(true);
+        expect(Number.isFinite(policies.senior.grad_norm)).toBe(true);
+        expect(policies.senior.kl_to_junior).toBeGreaterThanOrEqual(0);
+        expect(roles.senior.response_len).toBeGreaterThan(0);
+        expect(policies.senior).toMatchObject({ skipped_nonfinite: 0, clip_frac: expect.any(Number) });
+        expect(policies.junior).toBeUndefined();
       }
-      expect(metrics[0].kl_to_junior).toBe(0);
+      expect(metrics[0].policies.senior.kl_to_junior).toBe(0);
 
       expect(events.map((event) => event.seq)).toEqual(events.map((_, i) => i));
       expect(events.filter((event) => event.type === 'match-start')).toHaveLength(8);
       expect(events.filter((event) => event.type === 'train-step').map((event) => event.type === 'train-step' && event.step)).toEqual([1, 2]);
       expect(events.some((event) => event.type === 'handoff')).toBe(true);
 
-      const [line] = await jsonl<{ matchId: string; text: string; responseIds: number[] }>(join(out, 'transcripts.jsonl'));
+      const [line] = await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'));
+      const [turn] = line.turns;
       const ofMatch = events.filter((event) => 'matchId' in event && event.matchId === line.matchId);
       const streamed = ofMatch.flatMap((event) => (event.type === 'tokens' ? [event] : []));
       expect(ofMatch[0].type).toBe('match-start');
-      expect(streamed.map((event) => event.tokens.length)).toEqual(line.responseIds.map(() => 1));
-      expect(streamed.map((event) => event.position)).toEqual(line.responseIds.map((_, i) => i));
-      expect(streamed.map((event) => event.text).join('')).toBe(line.text);
+      expect(streamed.map((event) => event.tokens.length)).toEqual(turn.responseIds.map(() => 1));
+      expect(streamed.map((event) => event.position)).toEqual(turn.responseIds.map((_, i) => i));
+      expect(streamed.map((event) => event.text).join('')).toBe(turn.text);
+      expect(ofMatch.map((event) => event.type)).toEqual(expect.arrayContaining(['turn-start', 'turn-end', 'verdict', 'reward', 'advantage', 'match-end']));
 
       const [validation] = await jsonl<{ step: number; accuracy: number; protocol: string }>(join(out, 'validation.jsonl'));
       expect(validation).toMatchObject({ step: 2, protocol: 'word-handoff' });
@@ -143,7 +122,7 @@ describe('train (the RL loop)', () => {
       const prompts = async (overrides: Partial<TrainConfigInput>) => {
         const { out } = await runTiny(tiny({ steps: 2, groupSize: 2, maxNewTokens: 8, ...overrides }));
         const lines = await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'));
-        return [1, 2].map((step) => JSON.stringify(lines.find((line) => line.step === step)!.promptIds));
+        return [1, 2].map((step) => JSON.stringify(lines.find((line) => line.step === step)!.turns[0].promptIds));
       };
       const [first, second] = await prompts({ trainProblems: 1 });
       expect(second).toBe(first);
@@ -156,28 +135,28 @@ describe('train (the RL loop)', () => {
   describe('having tandem with λ_jun > 0', () => {
     it("should add the junior-imitation term to the same matches' loss (the junior's tokens' NLL is positive)", async () => {
       const run = async (juniorImitation: number) => {
-        const { out } = await runTiny(tiny({ steps: 1, groupSize: 2, maxNewTokens: 24, tandem: { juniorImitation, shareBand: [0, 1] } }));
+        const { out } = await runTiny(tiny({ steps: 1, groupSize: 2, maxNewTokens: 24, knobs: { juniorImitation, shareBand: [0, 1] } }));
         const [line] = await jsonl<MetricsLine>(join(out, 'metrics.jsonl'));
-        return { line, matches: await jsonl<TranscriptLine & { logprobs: number[] }>(join(out, 'transcripts.jsonl')) };
+        return { line, turns: (await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'))).map((match) => match.turns[0]) };
       };
       const [plain, imitating] = [await run(0), await run(2)];
-      expect(imitating.line.reward_mean).toBe(plain.line.reward_mean);
+      expect(imitating.line.roles.senior.reward_mean).toBe(plain.line.roles.senior.reward_mean);
       // Before the first update the senior is the junior, so its NLL of the junior's tokens is what the junior sampled them at.
-      const juniorLogprobs = imitating.matches.flatMap((match) => match.logprobs.filter((_, t) => match.authors[t] === 1));
+      const juniorLogprobs = imitating.turns.flatMap((turn) => turn.logprobs.filter((_, t) => turn.authors[t] === 1));
       expect(juniorLogprobs.length).toBeGreaterThan(0);
       const nll = -juniorLogprobs.reduce((a, b) => a + b, 0) / juniorLogprobs.length;
       expect(nll).toBeGreaterThan(0);
-      expect(imitating.line.loss! - plain.line.loss!).toBeCloseTo(2 * nll, 4);
+      expect(imitating.line.policies.senior.loss! - plain.line.policies.senior.loss!).toBeCloseTo(2 * nll, 4);
     });
   });
 
   describe('having the KL-Reg game', () => {
     it('should report a KL to the junior of 0 before the first update, scored by the junior as the reference', async () => {
-      const { out } = await runTiny(tiny({ game: 'kl-reg', steps: 2, klReg: { beta: 0.01 } }));
+      const { out } = await runTiny(tiny({ game: 'kl-reg', steps: 2, knobs: { beta: 0.01 } }));
       const metrics = await jsonl<MetricsLine>(join(out, 'metrics.jsonl'));
-      expect(metrics[0].kl_to_junior).toBeCloseTo(0, 6);
-      expect(metrics[1].kl_to_junior).toBeGreaterThan(0);
-      expect(metrics[0].senior_share).toBeNull();
+      expect(metrics[0].policies.senior.kl_to_junior).toBeCloseTo(0, 6);
+      expect(metrics[1].policies.senior.kl_to_junior).toBeGreaterThan(0);
+      expect(metrics[0].roles.senior.share).toBeUndefined();
     });
   });
 });

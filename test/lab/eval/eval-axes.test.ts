@@ -353,6 +353,15 @@ describe('evaluate', () => {
     expect(compareReports(word, word).tests.map((t) => t.metric)).toContain('handoff word pass@1');
   }, 120_000);
 
+  it('should grade each benchmark by its own grader where it names one', async () => {
+    const always: Grader = () => ({ answer_present: true, correct: true });
+    const report = await evaluate({ ...options(never), benchmarks: [{ ...tasks[0], grade: always }, tasks[1]], axes: ['capability', 'handoff'], handoffVariants: ['alternate'] });
+    expect(report.capability!.per_benchmark['two-digit'].pass_at_k['1'].value).toBe(1);
+    expect(report.capability!.per_benchmark['three-digit'].pass_at_k['1'].value).toBe(0);
+    expect(report.handoff![0].per_benchmark['two-digit'].pass_at_k['1'].value).toBe(1);
+    expect(report.handoff![0].per_benchmark['three-digit'].pass_at_k['1'].value).toBe(0);
+  }, 120_000);
+
   it('should refuse axes needing a junior without one', async () => {
     await expect(evaluate({ ...options(never), junior: undefined, axes: ['handoff'] })).rejects.toThrow(/need a junior/);
   });

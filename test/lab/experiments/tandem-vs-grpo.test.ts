@@ -8,9 +8,8 @@ import { ExperimentConfigSchema, type ExperimentConfigInput } from '../../../lab
 import type { ExperimentProgress } from '../../../lab/experiments/experiment-progress.ts';
 import { runTandemVsGrpo, type ExperimentResult } from '../../../lab/experiments/tandem-vs-grpo.ts';
 import { runLudus } from '../../support/cli.ts';
-import { ContainerModule } from 'inversify';
 import { composePlugins } from '../../../cli/composition/compose.ts';
-import { GRADER_PLUGIN } from '../../../cli/composition/tokens.ts';
+import { definePlugin } from '../../../core/plugin-module.ts';
 import { expectConfigInvalid, rejection } from '../../support/errors.ts';
 
 /** Two problems per step, groups of two, three test problems with two samples each: the whole pipeline in CI time. */
@@ -19,7 +18,8 @@ const tiny: ExperimentConfigInput = {
   eval: { problems: 3, samples: 2, bootstrap: 200, maxNewTokens: 96, batch: 8 },
 };
 const configOf = (input: ExperimentConfigInput) => parseConfig(ExperimentConfigSchema, input, 'test');
-const run = (out: string, input: ExperimentConfigInput, onProgress?: (p: ExperimentProgress) => void) => runTandemVsGrpo({ out, config: configOf(input), threads: 1, onProgress });
+const catalog = await composePlugins();
+const run = (out: string, input: ExperimentConfigInput, onProgress?: (p: ExperimentProgress) => void) => runTandemVsGrpo({ out, config: configOf(input), catalog, threads: 1, onProgress });
 const statuses = (result: ExperimentResult) => Object.fromEntries(result.phases.map((p) => [p.phase, p.status]));
 const mtime = async (path: string) => (await stat(path)).mtimeMs;
 
@@ -49,8 +49,8 @@ describe('runTandemVsGrpo', () => {
         expect(`${lines[0]}\n`).toBe(firstMetrics[i]);
       }
       expect(second.seniors.map((s) => s.step)).toEqual([2, 2, 2]);
-      expect(second.reports.tandem.model).toBe(join(out, 'tandem', 'checkpoint'));
-      expect(second.reports.tandem.reference).toBe(join(out, 'grpo', 'checkpoint'));
+      expect(second.reports.tandem.model).toBe(join(out, 'tandem', 'checkpoint', 'policies', 'senior'));
+      expect(second.reports.tandem.reference).toBe(join(out, 'grpo', 'checkpoint', 'policies', 'senior'));
       const trlComparisons = second.comparisons.map((c) => [c.model, c.significance.other]);
       expect(trlComparisons).toEqual([[second.reports.tandem.model, second.reports.grpo.model], [second.reports.tandem.model, second.reports['kl-reg'].model]]);
       expect(second.comparisons[0].significance.tests.map((t) => t.metric)).toContain('handoff alternate pass@1');
@@ -65,7 +65,7 @@ describe('runTandemVsGrpo', () => {
         expect((await stat(join(out, `${figure}.png`))).size).toBeGreaterThan(0);
       }
 
-      const cacheFiles = [...GAMES.map((g) => join(out, g, 'trained.json')), ...EVALS.map((m) => join(out, 'eval', `${m}.json`)), ...GAMES.map((g) => join(out, g, 'checkpoint', 'model.safetensors'))];
+      const cacheFiles = [...GAMES.map((g) => join(out, g, 'trained.json')), ...EVALS.map((m) => join(out, 'eval', `${m}.json`)), ...GAMES.map((g) => join(out, g, 'checkpoint', 'policies', 'senior', 'model.safetensors'))];
       const before = await Promise.all(cacheFiles.map(mtime));
       const evalsBefore = await Promise.all(EVALS.map((m) => readFile(join(out, 'eval', `${m}.json`), 'utf8')));
 
@@ -101,14 +101,14 @@ describe('runTandemVsGrpo and its grader', () => {
     it('should pay every game\'s reward and grade every evaluation by it, not by the math grader', { timeout: 600_000 }, async () => {
       // A grader that passes everything: with it, and only with it, every reward and every pass@1 is 1.
       const lenient = { name: 'lenient', create: () => () => ({ answer_present: true, correct: true }) };
-      const plugins = await composePlugins([new ContainerModule(({ bind }) => void bind(GRADER_PLUGIN).toConstantValue(lenient))]);
+      const lenientCatalog = await composePlugins([definePlugin({ name: 'lenient-grader', graders: [lenient] })]);
       const out = await mkdtemp(join(tmpdir(), 'ludus-experiment-'));
       const config = configOf({ ...tiny, steps: 1, train: { ...tiny.train, grader: 'lenient' }, eval: { ...tiny.eval, axes: ['capability'] } });
-      const result = await runTandemVsGrpo({ out, config, threads: 1, plugins });
+      const result = await runTandemVsGrpo({ out, config, threads: 1, catalog: lenientCatalog });
       for (const label of EVALS) expect(result.reports[label as keyof typeof result.reports].capability!.per_benchmark.arithmetic.pass_at_k['1'].value, label).toBe(1);
       for (const game of GAMES) {
-        const [line] = (await readFile(join(out, game, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { reward_mean: number });
-        expect(line.reward_mean, game).toBe(1);
+        const [line] = (await readFile(join(out, game, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { roles: Record<string, { reward_mean: number }> });
+        for (const [role, metrics] of Object.entries(line.roles)) expect(metrics.reward_mean, `${game} ${role}`).toBe(1);
       }
     });
   });
@@ -135,7 +135,7 @@ describe('ExperimentConfigSchema', () => {
         [{ checkpoint: 'latest' }, 'checkpoint'],
         [{ eval: { axes: ['speed'] } }, 'eval.axes.0'],
         [{ eval: { samples: 0 } }, 'eval.samples'],
-        [{ colour: 'red' }, ''],
+        [{ colour: 'red' }, 'colour'],
       ]);
     });
   });

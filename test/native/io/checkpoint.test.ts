@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -222,10 +222,36 @@ describe('saveCheckpoint', () => {
 
 describe('loadCheckpoint', () => {
   describe('having no config.json', () => {
-    it('should fail with CHECKPOINT_MISSING_FILE naming config.json', async () => {
+    it('should fail with CHECKPOINT_MISSING_FILE saying it is not a model directory', async () => {
       const dir = freshDir();
       await mkdir(dir);
-      await expectLoadFailure(dir, 'CHECKPOINT_MISSING_FILE', [join(dir, 'config.json')]);
+      await expectLoadFailure(dir, 'CHECKPOINT_MISSING_FILE', [`${dir}: not a model directory (no config.json)`]);
+    });
+  });
+
+  describe('having a directory that does not exist', () => {
+    it('should fail with CHECKPOINT_MISSING_FILE saying it is not a model directory', async () => {
+      const dir = freshDir();
+      await expectLoadFailure(dir, 'CHECKPOINT_MISSING_FILE', [`${dir}: not a model directory (no such directory)`]);
+    });
+  });
+
+  describe('having a directory where model.safetensors should be', () => {
+    it('should fail with SAFETENSORS_MALFORMED naming it', async () => {
+      const dir = await checkpointWithTensors(() => undefined);
+      await unlink(join(dir, 'model.safetensors'));
+      await mkdir(join(dir, 'model.safetensors'));
+      await expectLoadFailure(dir, 'SAFETENSORS_MALFORMED', [`${join(dir, 'model.safetensors')}: not a file`]);
+    });
+  });
+
+  describe('having a save interrupted between its two renames (only the complete new copy beside it)', () => {
+    it('should load the new copy', async () => {
+      const dir = freshDir();
+      const { config, weights } = randomModel();
+      await saveCheckpoint(dir, config, weights);
+      await rename(dir, join(dir, '..', `.${basename(dir)}.next`));
+      expectSameWeights((await loadCheckpoint(dir)).weights, weights);
     });
   });
 

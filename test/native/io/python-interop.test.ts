@@ -8,21 +8,12 @@ import { encodeSafetensors, readSafetensors, readSafetensorsHeader, writeSafeten
 import { toHfConfig } from '../../../native/model/config.ts';
 import { weightShapes, type Weights } from '../../../native/model/weights.ts';
 import { randomModel, VARIANTS } from '../../support/models.ts';
+import { describeNeeding, PYTHON, pythonMissing } from '../../support/optional.ts';
 
 /** Checkpoints cross between ludus and PyTorch: `tools/python/safetensors_io.py` is the Python side. */
 
-const python = process.env.LUDUS_PYTHON ?? '/usr/bin/python3';
+const python = PYTHON;
 const script = join(import.meta.dirname, '../../../tools/python/safetensors_io.py');
-
-function probeTorch(): string | null {
-  const probe = spawnSync(python, ['-c', 'import torch'], { encoding: 'utf8', timeout: 60_000 });
-  if (probe.error) return `${python} could not be run (${probe.error.message})`;
-  if (probe.status !== 0) return `${python} cannot import torch: ${probe.stderr.trim().split('\n').pop()}`;
-  return null;
-}
-
-const torchMissing = probeTorch();
-const mustRun = process.env.CI === 'true';
 
 interface Checksum {
   dtype: string;
@@ -67,10 +58,9 @@ async function storedBits(path: string): Promise<Map<string, Uint16Array>> {
   return new Map(header.entries.map((e) => [e.name, new Uint16Array(bytes.slice(header.dataStart + e.begin, header.dataStart + e.end).buffer)]));
 }
 
-describe.skipIf(torchMissing !== null && !mustRun)('checkpoints shared with PyTorch', () => {
+describeNeeding('PyTorch', pythonMissing(['torch']), 'checkpoints shared with PyTorch', () => {
   let root: string;
   beforeAll(async () => {
-    if (torchMissing !== null) throw new Error(`CI=true requires PyTorch for the interop tests: ${torchMissing} (set LUDUS_PYTHON to a python with torch)`);
     root = await mkdtemp(join(tmpdir(), 'ludus-interop-'));
   });
   afterAll(async () => root && rm(root, { recursive: true, force: true }));

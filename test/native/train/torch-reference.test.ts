@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,16 +8,15 @@ import { saveCheckpoint } from '../../../native/io/checkpoint.ts';
 import type { ModelConfig } from '../../../native/model/config.ts';
 import { initWeights, presetConfig } from '../../../native/model/presets.ts';
 import { buildTrainGraph, gradName } from '../../../native/train/train-graph.ts';
+import { describeNeeding, PYTHON, pythonMissing } from '../../support/optional.ts';
 import { floatTensor, openGraph, randomBatch, tokenFeeds, weightFeeds } from './fixtures.ts';
 
 /**
  * Our float64 train graph against tools/python/qwen3_reference.py (the decoder as transformers computes
- * it, in PyTorch) on the same checkpoint and batch: loss, per-token outputs and every gradient.
- * Skipped where /usr/bin/python3 cannot import torch.
+ * it, in PyTorch) on the same checkpoint and batch: loss, per-token outputs and every gradient. Needs a python that
+ * imports torch (test/support/optional.ts: required under CI=true, a reported skip elsewhere).
  */
-const PYTHON = '/usr/bin/python3';
 const SCRIPT = join(import.meta.dirname, '../../../tools/python/qwen3_reference.py');
-const torchAvailable = spawnSync(PYTHON, ['-c', 'import torch, numpy'], { stdio: 'ignore' }).status === 0;
 
 let dir = '';
 beforeAll(async () => {
@@ -90,7 +89,7 @@ async function compare(label: string, config: ModelConfig): Promise<void> {
   }
 }
 
-describe.skipIf(!torchAvailable)('agreement with the PyTorch reference in float64', () => {
+describeNeeding('PyTorch', pythonMissing(['torch', 'numpy']), 'agreement with the PyTorch reference in float64', () => {
   it('qwen3-micro: tied embeddings, qk-norm, grouped kv heads', () => compare('qwen3', presetConfig('qwen3-micro')));
   it('qwen2-style with q/k/v biases and an untied lm_head', () =>
     compare('qwen2', presetConfig('qwen3-micro', { model_type: 'qwen2', tie_word_embeddings: false })));

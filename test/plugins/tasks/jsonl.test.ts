@@ -1,9 +1,13 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STEP_BY_STEP_INSTRUCTION } from '../../../plugins/tasks/prompt.ts';
 import { describe, expect, it } from 'vitest';
 import { LudusError } from '../../../core/errors.ts';
 import { lastBoxed } from '../../../plugins/tasks/jsonl/last-boxed.ts';
-import { loadJsonlTask } from '../../../plugins/tasks/jsonl/load-jsonl-task.ts';
+import { loadJsonlTask, loadTaskFile } from '../../../plugins/tasks/jsonl/load-jsonl-task.ts';
+import { parseJsonlProblems } from '../../../plugins/tasks/jsonl/parse-jsonl-problems.ts';
+import { taskByName } from '../../../plugins/tasks/registry.ts';
 
 const fixture = (name: string) => join(import.meta.dirname, '../../fixtures/tasks', name);
 
@@ -102,6 +106,14 @@ describe('loadJsonlTask', () => {
     });
   });
 
+  describe('having a numeric answer past 2^53', () => {
+    it('should keep its digits: a rounded gold would accept a wrong answer', () => {
+      const [problem] = parseJsonlProblems('{"problem": "What is 2^64 + 1?", "answer": 18446744073709551617}', 'big.jsonl', 'big');
+      expect(problem.answer).toBe('18446744073709551617');
+      expect(problem.steps).toEqual(['The answer is \\boxed{18446744073709551617}.']);
+    });
+  });
+
   describe('having a file with no rows', () => {
     it('should fail with DATA_INVALID', async () => {
       expect((await rejection(loadJsonlTask(fixture('empty.jsonl')))).code).toBe('DATA_INVALID');
@@ -113,6 +125,83 @@ describe('loadJsonlTask', () => {
       const error = await rejection(loadJsonlTask(fixture('absent.jsonl')));
       expect(error.code).toBe('INPUT_INVALID');
       expect(error.message).toContain('absent.jsonl');
+    });
+  });
+});
+
+const sums = (from: number, count: number) => Array.from({ length: count }, (_, i) => JSON.stringify({ problem: `What is ${from + i} plus 1?`, answer: String(from + i + 1) }));
+
+async function fileOf(name: string, lines: readonly string[]): Promise<string> {
+  const path = join(await mkdtemp(join(tmpdir(), 'ludus-jsonl-task-')), name);
+  await writeFile(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+const prompts = (task: Awaited<ReturnType<typeof loadJsonlTask>>, split: 'train' | 'test') => task.problems(split, 1000).map((p) => p.prompt);
+
+describe('loadJsonlTask with split "both"', () => {
+  describe('having one file of 200 rows', () => {
+    it('should divide it into disjoint train and test splits, about testFraction of it test', async () => {
+      const task = await loadJsonlTask(await fileOf('sums.jsonl', sums(0, 200)), { split: 'both', testFraction: 0.25 });
+      expect(task.size('train') + task.size('test')).toBe(200);
+      expect(task.size('test')).toBeGreaterThan(30);
+      expect(task.size('test')).toBeLessThan(70);
+      const train = new Set(prompts(task, 'train'));
+      expect(prompts(task, 'test').some((prompt) => train.has(prompt))).toBe(false);
+    });
+
+    it('should put each row in the same split whatever the order of the file', async () => {
+      const rows = sums(0, 200);
+      const forward = await loadJsonlTask(await fileOf('sums.jsonl', rows), { split: 'both' });
+      const backward = await loadJsonlTask(await fileOf('sums.jsonl', [...rows].reverse()), { split: 'both' });
+      expect(new Set(prompts(backward, 'test'))).toEqual(new Set(prompts(forward, 'test')));
+    });
+  });
+
+  describe('having too few rows for both splits', () => {
+    it('should fail with DATA_INVALID naming the empty split', async () => {
+      const error = await rejection(loadJsonlTask(await fileOf('one.jsonl', sums(0, 1)), { split: 'both' }));
+      expect(error.code).toBe('DATA_INVALID');
+      expect(error.message).toMatch(/fell into the (train|test) split/);
+    });
+  });
+});
+
+describe('loadTaskFile', () => {
+  describe('having a file per split', () => {
+    it('should read each as its split, paths relative to the task file', async () => {
+      const train = await fileOf('train.jsonl', sums(0, 5));
+      const test = await fileOf('test.jsonl', sums(100, 3));
+      const spec = join(train, '..', 'sums.json');
+      await writeFile(spec, JSON.stringify({ train: 'train.jsonl', test: test }));
+      const task = await taskByName(spec);
+      expect(task.name).toBe('sums');
+      expect([task.size('train'), task.size('test')]).toEqual([5, 3]);
+      expect(task.sample('train', 0).answer).toBe('1');
+      expect(task.sample('test', 0).answer).toBe('101');
+    });
+  });
+
+  describe('having one file to divide', () => {
+    it('should divide it as split "both" does', async () => {
+      const rows = await fileOf('all.jsonl', sums(0, 200));
+      const spec = join(rows, '..', 'all-split.json');
+      await writeFile(spec, JSON.stringify({ name: 'all', file: 'all.jsonl', testFraction: 0.3 }));
+      const fromFile = await loadTaskFile(spec);
+      const fromOptions = await loadJsonlTask(rows, { split: 'both', testFraction: 0.3 });
+      expect(prompts(fromFile, 'test')).toEqual(prompts(fromOptions, 'test'));
+      expect(fromFile.name).toBe('all');
+    });
+  });
+
+  describe('having both a file and per-split files, or an unknown key', () => {
+    it('should fail with CONFIG_INVALID naming the task file', async () => {
+      const spec = await fileOf('bad.json', [JSON.stringify({ file: 'a.jsonl', train: 'b.jsonl' })]);
+      const error = await rejection(loadTaskFile(spec));
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toContain(`task file ${spec}`);
+      const typo = await fileOf('typo.json', [JSON.stringify({ trian: 'b.jsonl' })]);
+      expect((await rejection(loadTaskFile(typo))).code).toBe('CONFIG_INVALID');
     });
   });
 });

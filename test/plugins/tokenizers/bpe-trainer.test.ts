@@ -102,15 +102,14 @@ describe('trainBpe', () => {
     });
   });
 
+  // How fast: `ludus bench tokenizer` (README, Performance).
   describe('having megabytes of text and 4k merges', () => {
-    it('should train in seconds', () => {
+    it('should learn every merge asked for', () => {
       const large = workedSolutions(20_000, 7);
-      const started = performance.now();
       const json = trainBpe(large, { vocabSize: 4096 + 258 });
-      const seconds = (performance.now() - started) / 1000;
       expect(large.join('').length).toBeGreaterThan(3e6);
       expect(json.model.merges).toHaveLength(4096);
-      expect(seconds).toBeLessThan(10);
+      expect(new Set(json.model.merges.map((merge) => JSON.stringify(merge))).size).toBe(4096);
     });
   });
 });

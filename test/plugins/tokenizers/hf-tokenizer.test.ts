@@ -37,6 +37,32 @@ describe('loadTokenizer', () => {
     });
   });
 
+  describe('having a tokenizer_config.json that is not JSON (a broken chat template)', () => {
+    it('should reject with TOKENIZER_INVALID naming tokenizer_config.json', async () => {
+      const path = await fileWith('tokenizer.json', JSON.stringify(letters));
+      const configPath = join(path, '..', 'tokenizer_config.json');
+      await writeFile(configPath, '{ "chat_template": "{% for m in messages %}');
+      await expect(loadTokenizer(path)).rejects.toThrow(`[TOKENIZER_INVALID] ${configPath}: not valid JSON`);
+    });
+  });
+
+  describe('having a tokenizer_config.json that holds an array', () => {
+    it('should reject with TOKENIZER_INVALID naming tokenizer_config.json', async () => {
+      const path = await fileWith('tokenizer.json', JSON.stringify(letters));
+      const configPath = join(path, '..', 'tokenizer_config.json');
+      await writeFile(configPath, '[]');
+      await expect(loadTokenizer(path)).rejects.toThrow(`[TOKENIZER_INVALID] ${configPath}: must hold a JSON object`);
+    });
+  });
+
+  describe('having a valid tokenizer_config.json beside it', () => {
+    it('should read it as the config', async () => {
+      const path = await fileWith('tokenizer.json', JSON.stringify(letters));
+      await writeFile(join(path, '..', 'tokenizer_config.json'), '{"eos_token": "a"}');
+      expect((await loadTokenizer(path)).config).toEqual({ eos_token: 'a' });
+    });
+  });
+
   describe('having a directory without tokenizer.json', () => {
     it('should reject with CHECKPOINT_MISSING_FILE naming the expected file', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'ludus-tokenizer-'));

@@ -77,31 +77,114 @@ describe('the viewer page in Chromium', () => {
     it('should replay a finished match token by token, scrub through it and draw the curves', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'ludus-viewer-'));
       const config = join(dir, 'tiny.json');
-      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 48, validateEvery: 0 }));
+      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 160, validateEvery: 1, validationProblems: 2, finalComparison: 0 }));
       const trained = await runLudus(['train', 'tandem', '--config', config, '--steps', '2', '--out', join(dir, 'runs', 'tiny'), '--no-watch', '--threads', '1']);
       expect(trained.code).toBe(0);
-      const lines = (await readFile(join(dir, 'runs', 'tiny', 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { matchId: string; responseIds: number[]; text: string; authors: number[] });
+      const lines = (await readFile(join(dir, 'runs', 'tiny', 'transcripts.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { matchId: string; turns: { responseIds: number[]; text: string; authors: number[]; finish: string }[] })
+        .map((line) => ({ matchId: line.matchId, ...line.turns[0] }));
 
       const served = await serveLudus(['serve', '--runs', join(dir, 'runs'), '--port', '0']);
       try {
         const { page, requested } = await open(served.url);
         await page.waitForSelector('#runs li[data-run="tiny"][data-status="recorded"]');
         await expect(page.locator('#finished li').count()).resolves.toBe(lines.length);
-        const line = lines[0];
+        // Grouped by step, each step a group; a recorded run is a replay, with no controls.
+        await expect(page.locator('#finished details summary').allTextContents()).resolves.toEqual(['tiny · step-1 (2)', 'tiny · step-0 (2)']);
+        await expect(page.locator('#connection').textContent()).resolves.toBe('replay');
+        await expect(page.locator('#control').isHidden()).resolves.toBe(true);
+        // A match that ended on its end-of-text token and that both authors wrote (the seed is fixed, so one is there).
+        const line = lines.find((candidate) => candidate.finish === 'stop' && new Set(candidate.authors).size > 1)!;
+        expect(line).toBeDefined();
         await page.click(`#finished li[data-match="${line.matchId}"]`);
         await page.waitForSelector('#scrubber', { state: 'visible' });
         await page.waitForFunction((n) => document.querySelectorAll('#transcript .tok').length === n, line.responseIds.length);
-        const shown = await page.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('#transcript .tok'), (span) => ({ author: span.dataset.author, text: span.textContent })));
+        const shown = await page.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('#transcript .tok'), (span) => ({ author: span.dataset.author, text: span.textContent, special: span.dataset.special })));
         expect(shown.map((token) => token.text).join('')).toBe(line.text);
         expect(shown.map((token) => token.author)).toEqual(line.authors.map((author) => ['senior', 'junior'][author]));
+        // The end-of-text token is a marker, not text; a turn both authors wrote says so.
+        expect(shown.at(-1)).toMatchObject({ text: '', special: '<|endoftext|>' });
+        await expect(page.locator('.turn-label').first().textContent()).resolves.toMatch(/co-written by senior \(senior\) and junior \(junior\)|co-written by junior \(junior\) and senior \(senior\)/);
 
         await page.locator('#scrub').fill('10');
         await expect(tokenCount(page)).resolves.toBeLessThan(10);
         await expect(page.locator('#outcome').textContent()).resolves.toBe('');
         await page.locator('#scrub').fill(String(await page.locator('#scrub').getAttribute('max')));
         await expect(tokenCount(page)).resolves.toBe(line.responseIds.length);
-        await page.waitForSelector('#charts figure[data-curve="reward_mean"] canvas');
+        await page.waitForSelector('#charts figure[data-curve="reward_mean"][data-kind="role"] canvas');
+        await page.waitForSelector('#charts figure[data-curve="loss"][data-kind="policy"] canvas');
+        await page.waitForSelector('#charts figure[data-curve="grad_norm"][data-kind="policy"] canvas');
+        await page.waitForSelector('#charts figure[data-curve="accuracy"][data-kind="validation"] canvas');
+        await page.check('#smooth');
+        await page.waitForSelector('#charts figure[data-curve="accuracy"][data-kind="validation"] canvas');
+        await expect(page.locator('#outcome .advantage').count()).resolves.toBe(1);
         expect(requested.every((url) => url.startsWith(served.url))).toBe(true);
+        await page.close();
+      } finally {
+        await served.stop();
+      }
+    });
+
+    it('should reach every match of a long recorded run, page by page', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'ludus-viewer-long-'));
+      const config = join(dir, 'tiny.json');
+      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 16, validateEvery: 0, finalComparison: 0 }));
+      const out = join(dir, 'runs', 'long');
+      expect((await runLudus(['train', 'grpo', '--config', config, '--steps', '1', '--out', out, '--no-watch', '--threads', '1'])).code).toBe(0);
+      // 600 recorded matches: the same two, under 300 steps' names (more than a snapshot lists).
+      const recorded = (await readFile(join(out, 'transcripts.jsonl'), 'utf8')).trim().split('\n');
+      const many = Array.from({ length: 300 }, (_, step) => recorded.map((line) => line.replaceAll('"step-0/', `"step-${step}/`).replace(/"step":1,/, `"step":${step + 1},`))).flat();
+      await writeFile(join(out, 'transcripts.jsonl'), `${many.join('\n')}\n`);
+      const served = await serveLudus(['serve', '--runs', join(dir, 'runs'), '--port', '0']);
+      try {
+        const { page } = await open(served.url);
+        await page.waitForSelector('#runs li[data-run="long"]');
+        await expect(page.locator('#finished li').count()).resolves.toBeLessThan(600);
+        while (await page.locator('#older').isVisible()) {
+          const before = await page.locator('#finished li').count();
+          await page.click('#older');
+          await page.waitForFunction((n) => document.querySelectorAll('#finished li').length > n, before);
+        }
+        await expect(page.locator('#finished li').count()).resolves.toBe(600);
+        await expect(page.locator('#finished li[data-match^="step-0/"]').count()).resolves.toBe(2);
+        await page.close();
+      } finally {
+        await served.stop();
+      }
+    });
+  });
+
+  describe('having a recorded run of a two-role sequential game from a plugin module', () => {
+    it('should show the problem and gold answer, every turn with its role and policy, a step verdict beside its step, and curves per role and per policy', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'ludus-viewer-relay-'));
+      const config = join(dir, 'relay.json');
+      const relay = new URL('../../fixtures/plugins/relay.ts', import.meta.url).pathname;
+      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, validateEvery: 0, plugins: [relay] }));
+      const trained = await runLudus(['train', 'relay', '--config', config, '--steps', '2', '--out', join(dir, 'runs', 'relay'), '--no-watch', '--threads', '1']);
+      expect(trained.code).toBe(0);
+      const lines = (await readFile(join(dir, 'runs', 'relay', 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { matchId: string; seats: Record<string, string>; turns: { role: string; stepEnds: number[] }[]; verdicts: { step?: number; correct: boolean }[] });
+      const line = lines.find((candidate) => candidate.verdicts.some((verdict) => verdict.step === 0))!;
+
+      const served = await serveLudus(['serve', '--runs', join(dir, 'runs'), '--port', '0']);
+      try {
+        const { page } = await open(served.url);
+        await page.click(`#finished li[data-match="${line.matchId}"]`);
+        await page.waitForSelector('#outcome .finished');
+        await expect(page.locator('#transcript .problem .gold').textContent()).resolves.toMatch(/^gold answer: \S+/);
+        const labels = await page.locator('#transcript .turn-label').allTextContents();
+        expect(labels).toEqual([expect.stringMatching(new RegExp(`^turn 0 · opener \\(${line.seats.opener}\\)`)), expect.stringMatching(new RegExp(`^turn 1 · closer \\(${line.seats.closer}\\)`))]);
+        // The step verdict sits right after the last token of the step it judges.
+        const before = await page.evaluate(() => {
+          const badge = document.querySelector<HTMLElement>('.turn[data-turn="0"] .step-verdict[data-step="0"]');
+          const tokens = Array.from(document.querySelectorAll('.turn[data-turn="0"] .tok'));
+          return badge ? tokens.indexOf(badge.previousElementSibling as Element) : -2;
+        });
+        expect(before).toBe(line.turns[0].stepEnds[0]);
+        await page.waitForSelector('#charts figure[data-curve="reward_mean"][data-kind="role"] canvas');
+        const series = await page.evaluate(() => Array.from(document.querySelectorAll('#charts figure[data-curve="loss"] .u-legend .u-series th')).map((th) => th.textContent));
+        expect(series.filter((name) => name !== 'step')).toEqual(['alice', 'bob']);
         await page.close();
       } finally {
         await served.stop();

@@ -7,8 +7,14 @@ import { normalizeAnswer } from '../../../../plugins/graders/math/normalize.ts';
 function shapeOf(answer: Answer): unknown {
   switch (answer.kind) {
     case 'expression':
-    case 'equation':
       return answer.kind;
+    case 'equation':
+    case 'chain':
+      return { [answer.kind]: shapeOf(answer.last) };
+    case 'inequality':
+      return { inequality: [answer.name, shapeOf(answer.interval)] };
+    case 'matrix':
+      return { matrix: answer.rows.map((row) => row.map(shapeOf)) };
     case 'ordered':
       return { [`${answer.open}${answer.close}`]: answer.items.map(shapeOf) };
     case 'set':
@@ -45,11 +51,25 @@ describe('parseAnswer', () => {
     ['f(x) = x^2', { named: ['f(x)', 'expression'] }],
     ['x = (1, 2)', { named: ['x', { '()': ['expression', 'expression'] }] }],
     ['x \\in [0, 1)', { named: ['x', { '[)': ['expression', 'expression'] }] }],
-    ['x^2 + y^2 = 1', 'equation'],
+    ['x^2 + y^2 = 1', { equation: 'expression' }],
+    ['AB = 4', { equation: 'expression' }],
+    ['a + b = b + a = 101', { chain: 'expression' }],
+    ['1; 2', { list: ['expression', 'expression'] }],
+    ['(1,2); (3,4)', { list: [{ '()': ['expression', 'expression'] }, { '()': ['expression', 'expression'] }] }],
+    ['{1, 2}', { set: ['expression', 'expression'] }],
+    ['{5}', 'expression'],
+    ['\\{1,3\\} \\cup \\{2,4\\}', { set: ['expression', 'expression', 'expression', 'expression'] }],
+    ['7:32', 'expression'],
+    ['x > 3', { inequality: ['x', { '()': ['expression', 'expression'] }] }],
+    ['3 \\le x', { inequality: ['x', { '[)': ['expression', 'expression'] }] }],
+    ['-1 < x \\le 2', { inequality: ['x', { '(]': ['expression', 'expression'] }] }],
+    ['1 < x > 2', { unparsed: '1<x>2' }],
+    ['\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}', { matrix: [['expression', 'expression'], ['expression', 'expression']] }],
+    ['\\begin{bmatrix} 1 \\\\ 2 \\end{bmatrix}', { matrix: [['expression'], ['expression']] }],
+    ['(\\begin{array}{cc} 1 & 2 \\end{array})', { matrix: [['expression', 'expression']] }],
     ['1 \\pm \\sqrt{2}', { list: ['expression', 'expression'] }],
     ['2\\frac{1}{2}', 'expression'],
     ['\\text{Monday}', { words: 'monday' }],
-    ['x > 3', { unparsed: 'x>3' }],
   ])('should read %s as %j', (raw, expected) => {
     expect(shape(raw)).toEqual(expected);
   });

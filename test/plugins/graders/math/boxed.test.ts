@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { goldAnswerOf, gsm8kFinal, lastBoxed } from '../../../../plugins/graders/math/boxed.ts';
+import { goldAnswerOf, gsm8kFinal, lastBox, lastBoxed } from '../../../../plugins/graders/math/boxed.ts';
+import { StepBudget } from '../../../../plugins/graders/math/budget.ts';
 
 describe('lastBoxed', () => {
   describe('having one box', () => {
@@ -14,6 +15,21 @@ describe('lastBoxed', () => {
     it('should return the last one', () => {
       expect(lastBoxed('\\boxed{3} no wait \\fbox{4} and finally \\boxed{5}')).toBe('5');
       expect(lastBoxed('\\boxed{3} then \\fbox{4}')).toBe('4');
+    });
+  });
+
+  describe('having boxes listed with only a separator between them', () => {
+    it('should return all of them, joined by commas, as one list of answers', () => {
+      expect(lastBoxed('\\boxed{1}, \\boxed{2}')).toBe('1, 2');
+      expect(lastBoxed('so $\\boxed{-1}$ and $\\boxed{3}$.')).toBe('-1, 3');
+      expect(lastBoxed('\\boxed{(1,2)}; \\boxed{(3,4)} or \\fbox{5}')).toBe('(1,2), (3,4), 5');
+      expect(lastBoxed('\\boxed{1} \\text{ or } \\boxed{2}')).toBe('1, 2');
+    });
+
+    it('should stop at words that are not a separator, and at boxes that only touch', () => {
+      expect(lastBoxed('\\boxed{1}, so then \\boxed{2}')).toBe('2');
+      expect(lastBoxed('\\boxed{1}\\boxed{2}')).toBe('2');
+      expect(lastBoxed('\\boxed{}, \\boxed{2}')).toBe('2');
     });
   });
 
@@ -42,6 +58,23 @@ describe('lastBoxed', () => {
     ])('should return undefined for %s', (_name, text) => {
       expect(lastBoxed(text)).toBeUndefined();
     });
+  });
+});
+
+describe('lastBox', () => {
+  it('should say when the last box never closes, and only then', () => {
+    const budget = () => new StepBudget();
+    expect(lastBox('\\boxed{5} then \\boxed{6', budget())).toEqual({ truncated: true });
+    expect(lastBox('so \\boxed', budget())).toEqual({ truncated: true });
+    expect(lastBox('\\boxed{}', budget())).toEqual({ truncated: false });
+    expect(lastBox('\\boxed{6}', budget())).toEqual({ answer: '6', truncated: false });
+    expect(lastBox('no box', budget())).toBeUndefined();
+  });
+
+  it('should charge every character it scans to the budget', () => {
+    const budget = new StepBudget();
+    lastBox(`\\boxed{${'x'.repeat(10_000)}`, budget);
+    expect(budget.used).toBeGreaterThanOrEqual(10_000);
   });
 });
 

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { KlRegKnobsSchema } from '../games/kl-reg.ts';
+import { TandemKnobsSchema } from '../games/tandem.ts';
+import { PolicyConfigSchema, TrainConfigSchema } from '../engine/trainer/train-config.ts';
+import { LrScheduleSchema } from '../native/train/lr-schedule.ts';
+
+/** A config schema documented in the reference: its heading, what it is, and the zod schema its fields come from. */
+interface Section {
+  readonly title: string;
+  readonly intro: string;
+  readonly schema: z.ZodType;
+}
+
+const SECTIONS: readonly Section[] = [
+  { title: 'Training config', intro: '`ludus train GAME --config FILE` (JSON). Every field is optional but `game`, which the command line gives.', schema: TrainConfigSchema },
+  { title: 'Policy', intro: 'One entry of `policies`: a policy slot of the game, bound for this run.', schema: PolicyConfigSchema },
+  { title: 'Learning-rate schedule', intro: '`schedule`, at the top level or in a policy.', schema: LrScheduleSchema },
+  { title: 'Knobs of `tandem`', intro: '`knobs` when `game` is `tandem` (Tandem RL).', schema: TandemKnobsSchema },
+  { title: 'Knobs of `kl-reg`', intro: '`knobs` when `game` is `kl-reg` (the tandem paper\'s KL-Reg ablation).', schema: KlRegKnobsSchema },
+];
+
+type JsonSchema = {
+  type?: string | string[];
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+  items?: JsonSchema | JsonSchema[];
+  prefixItems?: JsonSchema[];
+  additionalProperties?: JsonSchema | boolean;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  default?: unknown;
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  minItems?: number;
+};
+
+/** The type of a field in words: `integer ≥ 1`, `"cosine" | "constant"`, `[number, number]`, `map of Policy`... */
+function typeOf(schema: JsonSchema): string {
+  if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(' \\| ');
+  if (schema.anyOf) return schema.anyOf.map(typeOf).join(' \\| ');
+  if (schema.prefixItems) return `[${schema.prefixItems.map(typeOf).join(', ')}]`;
+  const type = Array.isArray(schema.type) ? schema.type.join(' \\| ') : schema.type;
+  if (type === 'array') return `list of ${schema.items && !Array.isArray(schema.items) ? typeOf(schema.items) : 'values'}`;
+  if (type === 'object') return schema.properties ? 'object' : 'map';
+  const bounds = [
+    schema.exclusiveMinimum !== undefined ? `> ${schema.exclusiveMinimum}` : schema.minimum !== undefined && schema.minimum > Number.MIN_SAFE_INTEGER ? `≥ ${schema.minimum}` : '',
+    schema.exclusiveMaximum !== undefined ? `< ${schema.exclusiveMaximum}` : schema.maximum !== undefined && schema.maximum < Number.MAX_SAFE_INTEGER ? `≤ ${schema.maximum}` : '',
+  ].filter((bound) => bound !== '');
+  return [type ?? 'any', ...bounds].join(' ');
+}
+
+function cell(text: string): string {
+  return text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+}
+
+function table(schema: z.ZodType): string {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const rows = Object.entries(json.properties ?? {}).map(([name, field]) => {
+    const required = json.required?.includes(name) && field.default === undefined;
+    const preset = field.default === undefined ? (required ? 'required' : '—') : `\`${JSON.stringify(field.default)}\``;
+    return `| \`${name}\` | ${typeOf(field)} | ${cell(preset)} | ${cell(field.description ?? '')} |`;
+  });
+  return ['| field | type | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/**
+ * docs/config-reference.md, generated from the zod schemas themselves (their types, bounds, defaults and
+ * descriptions), so the reference cannot drift from what the parser accepts. `ludus config-reference` prints it.
+ */
+export function configReference(): string {
+  const parts = [
+    '# Config reference',
+    '',
+    'Generated from the config schemas by `npx ludus config-reference` (a test keeps this file equal to its output).',
+    'A default the papers give cites its section; one they do not give is marked as ours. Every level is strict: an',
+    'unknown field is refused with the closest known one suggested.',
+  ];
+  for (const section of SECTIONS) parts.push('', `## ${section.title}`, '', section.intro, '', table(section.schema));
+  return `${parts.join('\n')}\n`;
+}

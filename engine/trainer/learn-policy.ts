@@ -1,0 +1,196 @@
+import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
+import { fail } from '../../core/errors.ts';
+import type { AnyGame } from '../../core/catalog.ts';
+import type { Game } from '../../core/game/define-game.ts';
+import type { RotationStep } from '../../core/game/rotations.ts';
+import { ANY_SHARE } from '../../core/protocols/co-decoding.ts';
+import { batchLossMasks } from '../../core/trajectory/loss-mask.ts';
+import type { Trajectory } from '../../core/trajectory/trajectory.ts';
+import type { Policy } from '../../native/runtime/policy.ts';
+import type { Learner, StepStats } from '../../native/train/learner.ts';
+import type { PlayedMatch } from '../match/played-match.ts';
+import { meanK3 } from './k3.ts';
+import type { NonFiniteGuard } from './non-finite-guard.ts';
+import { policyGradientBatch } from './policy-gradient-batch.ts';
+import { groupsOf, perTurn, roleRollouts, trajectoryOf } from './role-rollouts.ts';
+
+/** A trainable policy's learning machinery. */
+export interface PolicyLearner {
+  readonly name: string;
+  readonly learner: Learner;
+  readonly guard: NonFiniteGuard;
+}
+
+/** What one step of learning needs besides the policy: the game, the step's seats, references and estimators. */
+export interface LearnContext {
+  readonly game: AnyGame;
+  readonly seats: RotationStep['seats'];
+  readonly groupSize: number;
+  readonly step: number;
+  readonly totalSteps: number;
+  readonly padToken: number;
+  /** The policy a KL term or metric compares against: the seated policy of a role, or a policy's own start. */
+  readonly reference: (policy: string, toward: string) => Policy;
+  /** Teacher-forced log-probabilities of every response token under `policy`, at the sampling temperature. */
+  readonly score: (policy: Policy, trajectories: readonly Trajectory[]) => Promise<number[][]>;
+  readonly estimator: (role: string) => AdvantageEstimator;
+  /** Each role's estimator state, read before and written after the step (checkpointed with the run). */
+  readonly estimatorStates: Record<string, unknown>;
+}
+
+/** How a trained role did at a step. */
+export interface RoleLearning {
+  readonly zeroVarianceGroups: number;
+  readonly dropped: number;
+  /** Mean share of its co-decoded turns' tokens the role wrote; absent when it writes its turns alone. */
+  readonly share?: number;
+  /** Per match (in order): the mean advantage over the role's tokens, and whether the rollout was dropped. */
+  readonly advantages: readonly { readonly advantage: number; readonly dropped: boolean }[];
+  readonly metrics: Readonly<Record<string, number>>;
+}
+
+export interface PolicyLearning {
+  /** Undefined when the update was non-finite and skipped, or when no token was left to train on. */
+  readonly stats: StepStats | undefined;
+  readonly skippedNonFinite: boolean;
+  /** KL toward each compared policy, `kl_to_<role>` (or `kl_to_initial`), over the trained tokens. */
+  readonly kl: Readonly<Record<string, number>>;
+  readonly roles: Readonly<Record<string, RoleLearning>>;
+}
+
+interface Rows {
+  trajectories: Trajectory[];
+  masks: number[][];
+  advantages: (number | readonly number[])[];
+  refLogprobs: number[][] | undefined;
+  imitationMasks: number[][] | undefined;
+}
+
+/**
+ * One optimizer step of one policy from a step's matches: for every trainable role it sat in, fail-closed masks on
+ * that role's tokens, group advantages from the role's estimator (the run's, adapted by the game), the reference's
+ * log-probabilities where a KL term needs them, then one clipped policy-gradient update over all its rows.
+ */
+export async function learnPolicy(context: LearnContext, policy: PolicyLearner, matches: readonly PlayedMatch[], lr: number): Promise<PolicyLearning> {
+  const { game, seats } = context;
+  const roles = game.roles.filter((role) => seats[role] === policy.name && game.trainable.includes(role));
+  const terms = roles.map((role) => game.losses[role] ?? {});
+  const klBeta = agreed(policy.name, roles, terms.map((t) => t.kl?.beta ?? 0), 'KL β');
+  const imitationWeight = agreed(policy.name, roles, terms.map((t) => t.imitate?.weight ?? 0), 'imitation weight');
+  const rows: Rows = { trajectories: [], masks: [], advantages: [], refLogprobs: klBeta > 0 ? [] : undefined, imitationMasks: imitationWeight > 0 ? [] : undefined };
+  const kl: Record<string, number> = {};
+  const learned: Record<string, RoleLearning> = {};
+  for (const [r, role] of roles.entries()) {
+    learned[role] = await roleRows(context, policy.name, role, terms[r], matches, rows, kl);
+  }
+  const trained = rows.masks.some((mask) => mask.some((m) => m !== 0));
+  if (!trained) return { stats: undefined, skippedNonFinite: false, kl, roles: learned };
+  const batch = policyGradientBatch(
+    {
+      trajectories: rows.trajectories,
+      masks: rows.masks,
+      advantages: rows.advantages,
+      ...(rows.refLogprobs ? { refLogprobs: rows.refLogprobs } : {}),
+      ...(rows.imitationMasks ? { imitationMasks: rows.imitationMasks } : {}),
+    },
+    context.padToken,
+  );
+  const stats = await policy.guard.run(() => policy.learner.step(batch, { lr, klBeta, imitationWeight }));
+  return { stats, skippedNonFinite: stats === undefined, kl, roles: learned };
+}
+
+/** Appends one role's rows to `rows`; returns how the role did. */
+async function roleRows(
+  context: LearnContext,
+  policyName: string,
+  role: string,
+  terms: NonNullable<Game['losses'][string]>,
+  matches: readonly PlayedMatch[],
+  rows: Rows,
+  kl: Record<string, number>,
+): Promise<RoleLearning> {
+  const { game } = context;
+  const rollouts = roleRollouts(matches, role);
+  const estimator = context.estimator(role);
+  const state = role in context.estimatorStates ? context.estimatorStates[role] : estimator.initialState();
+  const estimate = estimator.estimate(
+    groupsOf(
+      rollouts.map((rollout) => rollout.rewards),
+      context.groupSize,
+    ),
+    { role, step: context.step, totalSteps: context.totalSteps },
+    state,
+  );
+  context.estimatorStates[role] = estimate.state;
+  const { result } = estimate;
+
+  const trajectories: Trajectory[] = [];
+  const advantages: (number | readonly number[])[] = [];
+  const dropped: boolean[] = [];
+  const perMatch = rollouts.map((rollout, i) => {
+    const g = Math.floor(i / context.groupSize);
+    const k = i % context.groupSize;
+    const advantage = result.advantages[g][k];
+    const isDropped = result.dropped?.[g]?.[k] ?? false;
+    const parts = typeof advantage === 'number' ? rollout.turns.map(() => advantage) : perTurn(rollout, advantage);
+    rollout.turns.forEach((turn, t) => {
+      trajectories.push(trajectoryOf(rollout.match, turn));
+      advantages.push(parts[t]);
+      dropped.push(isDropped);
+    });
+    return { advantage: typeof advantage === 'number' ? advantage : mean(advantage), dropped: isDropped };
+  });
+  if (trajectories.length === 0) fail('MASK_EMPTY', `policy "${policyName}" trains role "${role}", which took no turn in any of the step's ${matches.length} matches`, { policy: policyName, role });
+
+  const author = trajectories[0].roles.indexOf(role);
+  const shareBand = game.protocol.family === 'co-decoding' ? game.protocol.shareBand : ANY_SHARE;
+  const masked = batchLossMasks(trajectories, [author], { shareBand });
+  const masks = masked.masks.map((m, i) => (dropped[i] ? m.mask.map(() => 0) : m.mask));
+
+  const references = new Map<string, number[][]>();
+  if (terms.kl) {
+    const reference = context.reference(policyName, terms.kl.toward);
+    const logprobs = await context.score(reference, trajectories);
+    references.set(terms.kl.toward, logprobs);
+    rows.refLogprobs!.push(...logprobs);
+  } else if (trajectories[0].partnerLogprobs) {
+    // Co-decoding computes every author's log-probability of every token: the KL to a partner comes for free.
+    const partner = trajectories[0].roles.findIndex((other) => other !== role);
+    if (partner >= 0) references.set(trajectories[0].roles[partner], trajectories.map((t) => [...t.partnerLogprobs![partner]]));
+  }
+  for (const [toward, logprobs] of references) {
+    kl[`kl_to_${toward}`] = meanK3(
+      trajectories.map((t) => t.logprobs),
+      logprobs,
+      masks,
+    );
+  }
+  if (terms.imitate) {
+    const imitated = trajectories[0].roles.indexOf(terms.imitate.role);
+    rows.imitationMasks!.push(...trajectories.map((t, i) => (dropped[i] ? t.authors.map(() => 0) : t.authors.map((a) => (a === imitated ? 1 : 0)))));
+  }
+  rows.trajectories.push(...trajectories);
+  rows.masks.push(...masks);
+  rows.advantages.push(...advantages);
+
+  const coDecoded = trajectories[0].roles.length > 1;
+  return {
+    zeroVarianceGroups: result.zeroVarianceGroups,
+    dropped: perMatch.filter((m) => m.dropped).length,
+    ...(coDecoded ? { share: mean(masked.masks.map((m) => m.shares[0].share)) } : {}),
+    advantages: perMatch,
+    metrics: result.metrics ?? {},
+  };
+}
+
+/** A policy sitting in several roles at once takes one update: their loss weights must agree. */
+function agreed(policy: string, roles: readonly string[], values: readonly number[], what: string): number {
+  if (new Set(values).size > 1) {
+    fail('CONFIG_INVALID', `policy "${policy}" sits in roles ${roles.join(', ')} at once, whose ${what}s differ (${values.join(', ')}); one update cannot weigh them both`, { policy, roles });
+  }
+  return values[0] ?? 0;
+}
+
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
+}

@@ -1,0 +1,56 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fail } from '../../core/errors.ts';
+import { pathExists, recoverDirectory } from '../../native/io/files.ts';
+import { TRAINER_STATE_FILE } from './training-checkpoint.ts';
+
+/** The run's resumable state (weights, AdamW moments, step, data cursor), replaced at every checkpoint. */
+export const CHECKPOINT_DIR = 'checkpoint';
+/** The policies as they were when validation scored best so far, one model directory per trainable policy. */
+export const BEST_DIR = 'best';
+
+/**
+ * true: continue the run in `out` from its checkpoint, which must exist. false: a new run, into a directory that is
+ * missing or empty. 'if-checkpoint': continue when a checkpoint exists, else start the run over (for callers that own
+ * `out`, such as an experiment rerun after a crash before the first checkpoint).
+ */
+export type ResumeMode = boolean | 'if-checkpoint';
+
+/**
+ * Readies a run directory before anything is written to it, so two runs' files never mix: a new run refuses a
+ * non-empty `out`, a resumed one refuses an `out` without a checkpoint. A save that a crash interrupted is finished
+ * and its temp folders removed (native/io/files.ts recoverDirectory) for checkpoint/ and each best/<policy> of `best`.
+ * Returns whether the run continues from its checkpoint.
+ */
+export async function prepareRunDir(out: string, options: { resume: ResumeMode; best?: readonly string[] }): Promise<boolean> {
+  const entries = await runDirEntries(out);
+  if (options.resume === false) {
+    if (entries.length > 0) {
+      const shown = entries.slice(0, 4).join(', ') + (entries.length > 4 ? ', ...' : '');
+      fail('RUN_DIR_NOT_EMPTY', `${out}: already holds files (${shown}); continue that run with --resume, or give a new or empty --out`, { dir: out });
+    }
+    return false;
+  }
+  const checkpointDir = join(out, CHECKPOINT_DIR);
+  const found = entries.length > 0 && (await recoverDirectory(checkpointDir)) && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
+  if (entries.length > 0) for (const policy of options.best ?? []) await recoverDirectory(join(out, BEST_DIR, policy));
+  if (found) return true;
+  if (options.resume === true) {
+    const next = entries.length === 0 ? 'start the run without --resume' : `the run stopped before its first checkpoint: start it over into a new --out, or delete ${out}`;
+    fail('NOTHING_TO_RESUME', `${out}: no checkpoint to resume from (${join(checkpointDir, TRAINER_STATE_FILE)} not found); ${next}`, { dir: out });
+  }
+  // Starting over: the trainer empties the logs; a best/ kept from the lost attempt would outlive it.
+  await rm(join(out, BEST_DIR), { recursive: true, force: true });
+  return false;
+}
+
+async function runDirEntries(out: string): Promise<string[]> {
+  try {
+    return (await readdir(out)).sort();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return [];
+    if (code === 'ENOTDIR') fail('INPUT_INVALID', `${out}: is a file, not a run directory`, { dir: out });
+    throw error;
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * ludus's public API: what `import { … } from 'ludus'` gives a user project. Games and their pieces (core and
+ * plugins), plugin modules, the match engine and the trainer.
+ */
+export { defineGame, type Game, type GameDefinition, type LossTerms } from './core/game/define-game.ts';
+export { Rotations, type Rotation, type RotationStep } from './core/game/rotations.ts';
+export type { MatchState } from './core/game/match-state.ts';
+export type { MatchRewards, MatchVerdict, RewardRule } from './core/game/rewards.ts';
+export { ownSecretsOnly, revealAll, secretsUntilFinished, type View } from './core/game/view.ts';
+export { CoDecoding, WORD_HANDOFF_DEFAULTS, type CoDecodingProtocol, type ShareBand } from './core/protocols/co-decoding.ts';
+export type { SequentialProtocol, TurnSpec } from './core/protocols/sequential.ts';
+export { TurnOrder } from './core/protocols/turn-order.ts';
+export type { Protocol } from './core/protocols/protocol.ts';
+export type { FinishReason, TurnRecord } from './core/protocols/turn-record.ts';
+export { GRADER_JUDGE, type Grader, type Verdict } from './core/grading/verdict.ts';
+export type { Problem, Split, Task } from './core/tasks/task.ts';
+export {
+  fromGroupAdvantages,
+  type AdvantageContext,
+  type AdvantageEstimator,
+  type Advantages,
+  type GroupAdvantages,
+  type RolloutRewards,
+  type StepReward,
+} from './core/advantages/estimator.ts';
+export { advantageEstimators, groupAdvantages } from './core/advantages/estimators.ts';
+export { dropZeroVarianceGroups } from './core/advantages/drop-zero-variance.ts';
+export { definePlugin, type LudusPlugin } from './core/plugin-module.ts';
+export type { Plugin } from './core/plugin.ts';
+export type { AnyGame, Catalog, GameOptions } from './core/catalog.ts';
+export { LudusError, type LudusErrorCode } from './core/errors.ts';
+export type { LudusEvent, LudusEmitter } from './core/events.ts';
+export { boxedAnswerReward } from './plugins/rewards/boxed-answer-reward.ts';
+export { gradeMath } from './plugins/graders/math/grade-math.ts';
+export { gradeExact } from './plugins/graders/exact/grade-exact.ts';
+export { questionPrompt, STEP_SEPARATOR } from './plugins/tasks/prompt.ts';
+export { taskByName } from './plugins/tasks/registry.ts';
+export { openMatchSession, type MatchSession, type MatchSessionOptions } from './engine/match/match-session.ts';
+export type { PlayedMatch, PlayedTurn } from './engine/match/played-match.ts';
+export { train, type TrainResult, type TrainRun } from './engine/trainer/trainer.ts';
+export { TrainConfigSchema, type TrainConfig, type TrainConfigInput } from './engine/trainer/train-config.ts';
+export type { MetricsLine } from './engine/trainer/metrics-line.ts';
+export { advantageFor, gameFor } from './engine/trainer/run-pieces.ts';
+export { composePlugins } from './cli/composition/compose.ts';

@@ -1,0 +1,40 @@
+import { splitTopLevelAny } from './top-level.ts';
+
+/** Relation signs: `<` and `>` and their TeX names (`≤`, `≥` are turned into `\le`, `\ge` by normalization). */
+const LESS = new Map([['<', false], ['\\lt', false], ['\\le', true], ['\\leq', true], ['\\leqslant', true]]);
+const GREATER = new Map([['>', false], ['\\gt', false], ['\\ge', true], ['\\geq', true], ['\\geqslant', true]]);
+const SIGNS: ReadonlySet<string> = new Set([...LESS.keys(), ...GREATER.keys()]);
+/** `x`, `x_1`, `\theta`: the variable an inequality bounds. */
+const VARIABLE = /^(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_(?:\{[^{}]*\}|[a-zA-Z0-9]))?$/;
+
+/** The interval an inequality leaves its variable: bounds as LaTeX, brackets closed where the sign allows equality. */
+export interface Bounds {
+  name: string;
+  low: string;
+  high: string;
+  open: '(' | '[';
+  close: ')' | ']';
+}
+
+/** `x > 3`, `3 \le x`, `-1 < x \le 2`, `5 > x > 1` as the interval of `x` they leave; undefined for anything else. */
+export function inequality(text: string): Bounds | undefined {
+  const { parts, separators } = splitTopLevelAny(text, SIGNS);
+  if (separators.length === 0 || parts.some((p) => p === '')) return undefined;
+  const sign = (s: string) => ({ less: LESS.has(s), inclusive: (LESS.get(s) ?? GREATER.get(s))! });
+  if (separators.length === 1) {
+    const { less, inclusive } = sign(separators[0]);
+    const [left, right] = parts;
+    if (VARIABLE.test(left)) return less ? below(left, right, inclusive) : above(left, right, inclusive);
+    if (VARIABLE.test(right)) return less ? above(right, left, inclusive) : below(right, left, inclusive);
+    return undefined;
+  }
+  if (separators.length !== 2 || !VARIABLE.test(parts[1])) return undefined;
+  const [first, second] = separators.map(sign);
+  if (first.less !== second.less) return undefined;
+  const [low, high] = first.less ? [parts[0], parts[2]] : [parts[2], parts[0]];
+  const [lowInclusive, highInclusive] = first.less ? [first.inclusive, second.inclusive] : [second.inclusive, first.inclusive];
+  return { name: parts[1], low, high, open: lowInclusive ? '[' : '(', close: highInclusive ? ']' : ')' };
+}
+
+const below = (name: string, high: string, inclusive: boolean): Bounds => ({ name, low: '-\\infty', high, open: '(', close: inclusive ? ']' : ')' });
+const above = (name: string, low: string, inclusive: boolean): Bounds => ({ name, low, high: '\\infty', open: inclusive ? '[' : '(', close: ')' });

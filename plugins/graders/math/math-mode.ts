@@ -1,0 +1,83 @@
+import type { StepBudget } from './budget.ts';
+import { isProse } from './prose.ts';
+
+/** Spans tried from the end before giving up: prose between two currency signs is not math. */
+const MAX_SPANS_TRIED = 8;
+/** Inside math mode two plain words already mean prose: `$5 and then $7` is two prices, not an answer. */
+const PROSE_WORDS_IN_MATH = 2;
+/** Marks that end a proof or pad a line (`$\blacksquare$`), not answers. */
+const DECORATION = /^(?:\\(?:square|blacksquare|Box|qed|checkmark|ldots|cdots|dots|quad|qquad)\s*)+$/;
+
+interface Span {
+  /** Where the opening delimiter starts. */
+  open: number;
+  content: string;
+}
+
+/**
+ * The content of the last `$…$`, `$$…$$`, `\(…\)` or `\[…\]` in `text` that holds math rather than prose.
+ * Read backwards from the end with the engine's own string search, so a megabyte costs a few scans, not a parse.
+ */
+export function lastMathSpan(text: string, budget: StepBudget): string | undefined {
+  let limit = text.length;
+  for (let tried = 0; tried < MAX_SPANS_TRIED && limit > 0; tried++) {
+    budget.tick();
+    const span = spanEndingBefore(text, limit, budget);
+    if (!span) return undefined;
+    budget.tick(span.content.length);
+    const content = span.content.trim();
+    if (DECORATION.test(content)) {
+      limit = span.open;
+      continue;
+    }
+    if (/[0-9a-zA-Z\\]/.test(content) && !isProse(content, PROSE_WORDS_IN_MATH)) return content;
+    // One delimiter back: an opener taken for a closer (`$` pairs are ambiguous) gets its turn as a closer.
+    limit = span.open + 1;
+  }
+  return undefined;
+}
+
+/** First complete math span of `text` (for the words after "the answer is"). */
+export function firstMathSpan(text: string): string | undefined {
+  const open = /\$\$|\$|\\\(|\\\[/.exec(text.replace(/\\\$/g, '  '));
+  if (!open) return undefined;
+  const closer = open[0] === '\\(' ? '\\)' : open[0] === '\\[' ? '\\]' : open[0];
+  const close = indexOfUnescaped(text, closer, open.index + open[0].length);
+  return close < 0 ? undefined : text.slice(open.index + open[0].length, close).trim() || undefined;
+}
+
+function spanEndingBefore(text: string, limit: number, budget: StepBudget): Span | undefined {
+  const display = limit < 2 ? -1 : text.lastIndexOf('\\]', limit - 2);
+  const inline = limit < 2 ? -1 : text.lastIndexOf('\\)', limit - 2);
+  const dollar = lastUnescaped(text, '$', limit - 1, budget);
+  const close = Math.max(display, inline, dollar);
+  if (close < 0) return undefined;
+  if (close === display || close === inline) {
+    const opener = close === display ? '\\[' : '\\(';
+    const open = text.lastIndexOf(opener, close - 1);
+    return open < 0 ? undefined : { open, content: text.slice(open + 2, close) };
+  }
+  const double = close > 0 && text[close - 1] === '$' && text[close - 2] !== '\\';
+  if (double) {
+    const open = text.lastIndexOf('$$', close - 2);
+    return open < 0 ? undefined : { open, content: text.slice(open + 2, close - 1) };
+  }
+  const open = lastUnescaped(text, '$', close - 1, budget);
+  return open < 0 ? undefined : { open, content: text.slice(open + 1, close) };
+}
+
+/** Last `char` at or before `from` that is not written `\char`. */
+function lastUnescaped(text: string, char: string, from: number, budget: StepBudget): number {
+  let at = from < 0 ? -1 : text.lastIndexOf(char, from);
+  while (at > 0 && text[at - 1] === '\\') {
+    budget.tick();
+    at = at < 2 ? -1 : text.lastIndexOf(char, at - 2);
+  }
+  return at;
+}
+
+function indexOfUnescaped(text: string, search: string, from: number): number {
+  let at = text.indexOf(search, from);
+  while (at > 0 && search === '$' && text[at - 1] === '\\') at = text.indexOf(search, at + 1);
+  return at;
+}

@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, posix, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** What each top-level folder may import: arrows point down, and the engine never imports a game. */
+const ALLOWED: Record<string, readonly string[]> = {
+  core: ['core'],
+  native: ['core', 'native'],
+  plugins: ['core', 'native', 'plugins'],
+  games: ['core', 'plugins', 'games'],
+  engine: ['core', 'native', 'plugins', 'engine'],
+  lab: ['core', 'native', 'plugins', 'engine', 'lab'],
+  server: ['core', 'native', 'plugins', 'engine', 'server'],
+  cli: ['core', 'native', 'plugins', 'games', 'engine', 'lab', 'server', 'cli'],
+};
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : name.endsWith('.ts') || name.endsWith('.js') ? [path] : [];
+  });
+}
+
+/** Every relative import of a file, as the top-level folder it lands in. */
+function importedFolders(file: string): { specifier: string; folder: string }[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]);
+  const from = posix.dirname(relative(ROOT, file).split('\\').join('/'));
+  return specifiers.map((specifier) => ({ specifier, folder: posix.normalize(posix.join(from, specifier)).split('/')[0] }));
+}
+
+describe('the layout', () => {
+  for (const [folder, allowed] of Object.entries(ALLOWED)) {
+    describe(`having the files under ${folder}/`, () => {
+      it(`should import only from ${allowed.join(', ')}`, () => {
+        const wrong = sources(join(ROOT, folder)).flatMap((file) =>
+          importedFolders(file)
+            .filter(({ folder: target }) => !allowed.includes(target))
+            .map(({ specifier }) => `${relative(ROOT, file)} imports ${specifier}`),
+        );
+        expect(wrong).toEqual([]);
+      });
+    });
+  }
+
+  describe('having core/', () => {
+    it('should do no I/O: no node: module, no onnxruntime, no ws', () => {
+      const io = sources(join(ROOT, 'core')).filter((file) => /from\s+'(node:|onnxruntime|ws['/]|fs['/])/.test(readFileSync(file, 'utf8')));
+      expect(io.map((file) => relative(ROOT, file))).toEqual([]);
+    });
+  });
+});

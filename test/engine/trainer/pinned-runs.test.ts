@@ -1,0 +1,104 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { composePlugins } from '../../../cli/composition/compose.ts';
+import { advantageFor, gameFor } from '../../../engine/trainer/run-pieces.ts';
+import { TrainConfigSchema } from '../../../engine/trainer/train-config.ts';
+import type { TranscriptLine } from '../../../engine/trainer/transcript-line.ts';
+import type { MetricsLine } from '../../../engine/trainer/metrics-line.ts';
+import { train } from '../../../engine/trainer/trainer.ts';
+
+/**
+ * test/fixtures/pinned-runs/<game>.json were written by the single-policy trainer before the multi-policy redesign
+ * (3 steps of 2 problems × 4 matches, validation at step 2, one thread). The redesign must play the same matches and
+ * take the same updates: tokens exactly, numbers to float precision.
+ */
+interface Pinned {
+  config: Record<string, unknown>;
+  metrics: Record<string, number | null>[];
+  validation: Record<string, unknown>[];
+  transcripts: {
+    step: number;
+    matchId: string;
+    promptIds: number[];
+    responseIds: number[];
+    authors: number[];
+    roles: string[];
+    logprobs: number[];
+    outcome: Record<string, number>;
+    correct: boolean;
+    answer_present: boolean;
+    finish: string;
+    scheduleHash: string;
+  }[];
+}
+
+const jsonl = async <T>(path: string): Promise<T[]> =>
+  (await readFile(path, 'utf8'))
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as T);
+
+const close = (actual: number | null | undefined, expected: number | null) => {
+  if (expected === null) expect(actual ?? null).toBeNull();
+  else expect(actual).toBeCloseTo(expected, 5);
+};
+
+describe('the multi-policy trainer', () => {
+  describe.each(['tandem', 'grpo', 'kl-reg'])('having the pinned %s run', (game) => {
+    it('should reproduce its metrics, validation and transcripts', async () => {
+      const pinned = JSON.parse(await readFile(new URL(`../../fixtures/pinned-runs/${game}.json`, import.meta.url), 'utf8')) as Pinned;
+      const config = TrainConfigSchema.parse(pinned.config);
+      const catalog = await composePlugins();
+      const out = await mkdtemp(join(tmpdir(), 'ludus-pinned-'));
+      await train({ out, config, game: gameFor(catalog, config), advantage: advantageFor(catalog, config), threads: 1 });
+
+      const metrics = await jsonl<MetricsLine>(join(out, 'metrics.jsonl'));
+      expect(metrics).toHaveLength(pinned.metrics.length);
+      metrics.forEach((line, i) => {
+        const old = pinned.metrics[i];
+        const senior = line.roles.senior;
+        const policy = line.policies.senior;
+        expect(line.step).toBe(old.step);
+        close(senior.reward_mean, old.reward_mean);
+        close(senior.answer_present, old.answer_present);
+        close(senior.share ?? null, old.senior_share);
+        close(senior.response_len, old.response_len);
+        expect(senior.zero_variance_groups).toBe(old.zero_variance_groups);
+        close(policy.loss, old.loss);
+        close(policy.grad_norm, old.grad_norm);
+        close(policy.clip_frac, old.clip_frac);
+        close(policy.kl_to_junior ?? null, old.kl_to_junior);
+        close(policy.lr, old.lr);
+        expect(policy.skipped_nonfinite).toBe(old.skipped_nonfinite);
+      });
+
+      const validation = await jsonl<Record<string, unknown>>(join(out, 'validation.jsonl'));
+      expect(validation.map(({ role: _role, ...rest }) => rest)).toEqual(pinned.validation);
+
+      const transcripts = await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'));
+      expect(transcripts).toHaveLength(pinned.transcripts.length);
+      transcripts.forEach((line, i) => {
+        const old = pinned.transcripts[i];
+        const [turn] = line.turns;
+        expect(line.turns).toHaveLength(1);
+        expect({ step: line.step, matchId: line.matchId, outcome: line.outcome, finish: turn.finish, scheduleHash: turn.scheduleHash }).toEqual({
+          step: old.step,
+          matchId: old.matchId,
+          outcome: old.outcome,
+          finish: old.finish,
+          scheduleHash: old.scheduleHash,
+        });
+        expect({ promptIds: turn.promptIds, responseIds: turn.responseIds, authors: turn.authors, roles: turn.roles }).toEqual({
+          promptIds: old.promptIds,
+          responseIds: old.responseIds,
+          authors: old.authors,
+          roles: old.roles,
+        });
+        turn.logprobs.forEach((logprob, t) => expect(logprob).toBeCloseTo(old.logprobs[t], 5));
+        expect({ correct: line.verdicts[0].correct, answer_present: line.verdicts[0].answer_present }).toEqual({ correct: old.correct, answer_present: old.answer_present });
+      });
+    });
+  });
+});

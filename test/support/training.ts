@@ -1,0 +1,26 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { composePlugins } from '../../cli/composition/compose.ts';
+import { loadPluginFiles } from '../../cli/composition/plugin-files.ts';
+import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
+import { TrainConfigSchema, type TrainConfig, type TrainConfigInput } from '../../engine/trainer/train-config.ts';
+import { train, type TrainResult, type TrainRun } from '../../engine/trainer/trainer.ts';
+
+/** A training config on the shipped base at a tiny scale: one problem × a group of 4 per step, short responses. */
+export const tinyConfig = (overrides: Partial<TrainConfigInput> = {}): TrainConfig =>
+  TrainConfigSchema.parse({ game: 'tandem', steps: 4, problemsPerStep: 1, groupSize: 4, maxNewTokens: 96, checkpointEvery: 2, validateEvery: 0, finalComparison: 0, ...overrides });
+
+/** Trains in-process from the catalog (built-in plugins and the config's plugin files), into a fresh directory unless `out` is given. */
+export async function runTraining(config: TrainConfig, options: Partial<Omit<TrainRun, 'config' | 'game' | 'advantage'>> = {}): Promise<{ out: string; result: TrainResult }> {
+  const catalog = await composePlugins(await loadPluginFiles(config.plugins));
+  const out = options.out ?? (await mkdtemp(join(tmpdir(), 'ludus-train-')));
+  const result = await train({ threads: 1, ...options, out, config, game: gameFor(catalog, config), advantage: advantageFor(catalog, config) });
+  return { out, result };
+}
+
+export const jsonl = async <T>(path: string): Promise<T[]> =>
+  (await readFile(path, 'utf8'))
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as T);
