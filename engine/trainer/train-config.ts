@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
 
+/**
+ * Upper bounds (ours) that keep a typo from running into gigabytes or hours before failing: a step decodes
+ * problemsPerStep × groupSize rows at once (the decoder refuses a KV cache that cannot fit, but a batch this wide is
+ * a mistake, not a plan), and a validation or the final comparison plays one match per problem, every problem held
+ * in memory.
+ */
+export const MAX_ROWS = 4096;
+export const MAX_EVAL_PROBLEMS = 100_000;
+
 const Normalization = z.enum(['token-mean', 'sequence-mean', 'constant']).describe("how a step's loss is averaged: over trained tokens, per sequence, or over a constant token budget");
 
 /** How one trainable policy learns; every field defaults to the run's own (the top-level field of the same name). */
@@ -53,8 +62,8 @@ export const TrainConfigSchema = z
       .positive()
       .optional()
       .describe("the training set's size: steps cycle through the first N train problems; absent, every step draws problems no step has seen"),
-    problemsPerStep: z.number().int().positive().default(4).describe('B, prompts per optimizer step (ours: scaled down from the paper to what two CPU cores decode in seconds)'),
-    groupSize: z.number().int().min(2).default(8).describe('G, matches per prompt (tandem paper §4.1: 8)'),
+    problemsPerStep: z.number().int().positive().max(MAX_ROWS).default(4).describe('B, prompts per optimizer step (ours: scaled down from the paper to what two CPU cores decode in seconds)'),
+    groupSize: z.number().int().min(2).max(MAX_ROWS).default(8).describe('G, matches per prompt (tandem paper §4.1: 8); problemsPerStep × groupSize ≤ 4096'),
     temperature: z.number().positive().default(0.6).describe('sampling temperature of rollouts; the learner scores at the same temperature (ours)'),
     topP: z.number().gt(0).max(1).default(1).describe('nucleus sampling threshold (1: off)'),
     maxNewTokens: z.number().int().positive().default(224).describe("L, the response budget of a co-decoded turn (ours: the shipped base's context is 320 positions); a sequential turn has its own in the game"),
@@ -70,16 +79,21 @@ export const TrainConfigSchema = z
     grader: z.string().min(1).default('math').describe('the grader the reward pays by: math (boxed answers as mathematics), math-full (the answer wherever it is), exact (boxed text as text)'),
     checkpointEvery: z.number().int().positive().default(10).describe('steps between checkpoints (every trainable policy, its optimizer, the trainer state)'),
     validateEvery: z.number().int().min(0).default(10).describe("steps between validations (the grader's verdicts on test problems under the game's own protocol) that keep best/; 0 turns it off"),
-    validationProblems: z.number().int().positive().default(32).describe('test problems per validation'),
+    validationProblems: z.number().int().positive().max(MAX_EVAL_PROBLEMS).default(32).describe('test problems per validation'),
     maxConsecutiveNonFinite: z.number().int().positive().default(3).describe('non-finite updates are skipped; this many in a row abort the run'),
     finalComparison: z
       .number()
       .int()
       .min(0)
+      .max(MAX_EVAL_PROBLEMS)
       .default(64)
       .describe('held-out test problems on which, at the end of the run, the trained policies play against their starting point on the same seeds (with bootstrap SEs); 0: none (ours)'),
   })
-  .strict();
+  .strict()
+  .refine((config) => config.problemsPerStep * config.groupSize <= MAX_ROWS, {
+    message: `problemsPerStep × groupSize (the rows a step decodes at once) must be at most ${MAX_ROWS}`,
+    path: ['groupSize'],
+  });
 
 export type TrainConfig = z.output<typeof TrainConfigSchema>;
 export type TrainConfigInput = z.input<typeof TrainConfigSchema>;

@@ -9,7 +9,7 @@ describe('the config reference', () => {
 
   it('should list every training field with its type, default and meaning', () => {
     const reference = configReference();
-    expect(reference).toMatch(/^\| `groupSize` \| integer ≥ 2 \| `8` \| G, matches per prompt \(tandem paper §4\.1: 8\) \|$/m);
+    expect(reference).toMatch(/^\| `groupSize` \| integer ≥ 2 ≤ 4096 \| `8` \| G, matches per prompt \(tandem paper §4\.1: 8\); problemsPerStep × groupSize ≤ 4096 \|$/m);
     expect(reference).toMatch(/^\| `game` \| string \| required \| /m);
     expect(reference).toMatch(/^\| `p` \| number ≥ 0 ≤ 1 \| `0\.5` \| .*§3\.3/m);
   });

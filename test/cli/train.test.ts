@@ -10,7 +10,7 @@ import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 
 const DEFAULT_MODEL = resolveModelDir('default');
 
-const tinyConfig = { problemsPerStep: 1, groupSize: 4, maxNewTokens: 96, validateEvery: 0 };
+const tinyConfig = { problemsPerStep: 1, groupSize: 4, maxNewTokens: 96, validateEvery: 0, finalComparison: 0 };
 
 async function configFile(config: object): Promise<{ dir: string; file: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'ludus-train-cli-'));
@@ -84,7 +84,7 @@ describe('ludus train', () => {
 
   describe('having a two-role sequential game from a plugin module', () => {
     it('should train both roles\' policies with their own optimizers, swapping roles each step, and resume exactly', async () => {
-      const { dir, file } = await configFile({ problemsPerStep: 1, groupSize: 2, checkpointEvery: 1, validateEvery: 0 });
+      const { dir, file } = await configFile({ problemsPerStep: 1, groupSize: 2, checkpointEvery: 1, validateEvery: 0, finalComparison: 0 });
       const args = (out: string, steps: number) => ['train', 'proposer-critic', '--plugin', 'examples/proposer-critic/proposer-critic.ts', '--config', file, '--steps', String(steps), '--out', out, '--no-watch', '--threads', '1'];
       const straight = join(dir, 'straight');
       expect((await runLudus(args(straight, 2))).code).toBe(0);

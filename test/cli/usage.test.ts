@@ -12,13 +12,14 @@ beforeAll(async () => {
 });
 
 /** A refused command: exit status 2, one coded line on stderr, and nothing written into `dir`. */
-async function expectRefused(args: string[], expected: string): Promise<void> {
+async function expectRefused(args: string[], expected: string): Promise<{ stderr: string }> {
   const before = await readdir(dir);
   const result = await runLudus(args);
   expect(result.code, result.stderr).toBe(2);
   expect(result.stderr).toContain(expected);
   expect(result.stderr).not.toMatch(/\n\s+at /);
   expect(await readdir(dir)).toEqual(before);
+  return result;
 }
 
 describe('ludus usage', () => {
@@ -94,6 +95,22 @@ describe('ludus usage', () => {
       const config = join(await mkdtemp(join(tmpdir(), 'ludus-usage-config-')), 'typo.json');
       await writeFile(config, JSON.stringify({ schedule: { lr: 1e-5, warmup: 5 } }));
       await expectRefused(['train', 'tandem', '--config', config, '--out', join(dir, 'run'), '--no-watch'], `[CONFIG_INVALID] ${config}: unknown field "schedule.warmup" (did you mean "schedule.warmupSteps"?)`);
+    });
+  });
+
+  describe('having a training config whose sizes cannot be meant', () => {
+    it('should exit 2 naming the field and its bound, before anything is allocated or written', async () => {
+      const configDir = await mkdtemp(join(tmpdir(), 'ludus-usage-sizes-'));
+      for (const [fields, expected] of [
+        [{ groupSize: 100000 }, 'groupSize'],
+        [{ validationProblems: 1e9 }, 'validationProblems'],
+        [{ problemsPerStep: 512, groupSize: 16 }, 'problemsPerStep × groupSize'],
+      ] as const) {
+        const config = join(configDir, `${expected.replace(/\W/g, '')}.json`);
+        await writeFile(config, JSON.stringify(fields));
+        const { stderr } = await expectRefused(['train', 'grpo', '--config', config, '--out', join(dir, 'run'), '--no-watch'], '[CONFIG_INVALID]');
+        expect(stderr).toContain(expected);
+      }
     });
   });
 
