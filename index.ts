@@ -42,3 +42,9 @@ export { TrainConfigSchema, type TrainConfig, type TrainConfigInput } from './en
 export type { MetricsLine } from './engine/trainer/metrics-line.ts';
 export { advantageFor, gameFor } from './engine/trainer/run-pieces.ts';
 export { composePlugins } from './cli/composition/compose.ts';
+export { runTournament, type TournamentResult, type TournamentRun } from './lab/tournament/run-tournament.ts';
+export { TournamentConfigSchema, type TournamentConfig, type TournamentConfigInput } from './lab/tournament/tournament-config.ts';
+export type { Standing } from './lab/tournament/standings.ts';
+export { fitBradleyTerry, type BradleyTerryFit } from './core/tournament/bradley-terry.ts';
+export { pfspProbabilities, type PfspWeighting } from './core/tournament/pfsp.ts';
+export { rateContest, conservativeRating, type RatedSide, type Skill } from './core/tournament/skill-ratings.ts';

@@ -3,6 +3,16 @@ import { KlRegKnobsSchema } from '../games/kl-reg.ts';
 import { TandemKnobsSchema } from '../games/tandem.ts';
 import { PolicyConfigSchema, TrainConfigSchema } from '../engine/trainer/train-config.ts';
 import { LrScheduleSchema } from '../native/train/lr-schedule.ts';
+import {
+  EntrantSchema,
+  FixturesSchema,
+  GameEntrySchema,
+  LeagueSchema,
+  RatingSettingsSchema,
+  RoundRobinSchema,
+  SwissSchema,
+  TournamentConfigSchema,
+} from '../lab/tournament/tournament-config.ts';
 
 /** A config schema documented in the reference: its heading, what it is, and the zod schema its fields come from. */
 interface Section {
@@ -17,6 +27,18 @@ const SECTIONS: readonly Section[] = [
   { title: 'Learning-rate schedule', intro: '`schedule`, at the top level or in a policy.', schema: LrScheduleSchema },
   { title: 'Knobs of `tandem`', intro: '`knobs` when `game` is `tandem` (Tandem RL).', schema: TandemKnobsSchema },
   { title: 'Knobs of `kl-reg`', intro: '`knobs` when `game` is `kl-reg` (the tandem paper\'s KL-Reg ablation).', schema: KlRegKnobsSchema },
+  {
+    title: 'Tournament config',
+    intro: '`ludus tournament CONFIG` (JSON; README "Tournaments"). Sampling and learner fields mean what they mean in a training config; the learner fields apply to every trainable entrant that does not set its own.',
+    schema: TournamentConfigSchema,
+  },
+  { title: 'Entrant', intro: 'One entry of `entrants`, with the learner fields of a Policy for a trainable entrant.', schema: EntrantSchema },
+  { title: 'Tournament game', intro: 'One entry of a tournament\'s `games`.', schema: GameEntrySchema },
+  { title: 'Format `round-robin`', intro: '`format` with `kind: "round-robin"`: every two entrants meet.', schema: RoundRobinSchema },
+  { title: 'Format `swiss`', intro: '`format` with `kind: "swiss"`: entrants of similar scores meet, never twice (`tournament-pairings`).', schema: SwissSchema },
+  { title: 'Format `league`', intro: '`format` with `kind: "league"`: every trainable entrant meets opponents drawn from the pool by prioritized fictitious self-play (AlphaStar).', schema: LeagueSchema },
+  { title: 'Format `fixtures`', intro: '`format` with `kind: "fixtures"`: the same listed pairings every round (an evaluation).', schema: FixturesSchema },
+  { title: 'Ratings', intro: 'A tournament\'s `ratings`: openskill\'s Weng–Lin constants and the Bradley–Terry ridge.', schema: RatingSettingsSchema },
 ];
 
 type JsonSchema = {

@@ -13,6 +13,7 @@ export type LudusErrorCode =
   | 'GRAPH_INVALID'
   | 'ENGINE_RUN_FAILED'
   | 'SEQUENCE_TOO_LONG'
+  | 'MEMORY_INSUFFICIENT'
   | 'INPUT_INVALID'
   | 'FILE_NOT_FOUND'
   | 'DATA_INVALID'

@@ -14,6 +14,13 @@ export interface SessionOptions {
   threads?: number;
   /** Human-readable label used in error messages. */
   label?: string;
+  /**
+   * The bytes of the graph's external initializers, by location (`Graph.externalInitializer`). onnxruntime copies
+   * them into the session (to the device, for CUDA) once, at creation; the protobuf itself stays small.
+   */
+  externalData?: ReadonlyArray<{ path: string; data: Uint8Array }>;
+  /** onnxruntime's CPU memory arena (default on). */
+  memoryArena?: boolean;
 }
 
 export interface HostTensor {
@@ -57,11 +64,12 @@ export class Session {
         intraOpNumThreads: options.threads ?? 0,
         interOpNumThreads: 1,
         graphOptimizationLevel: 'all',
-        enableCpuMemArena: true,
+        enableCpuMemArena: options.memoryArena ?? true,
         enableMemPattern: true,
         executionMode: 'sequential',
         logSeverityLevel: 3,
-      });
+        ...(options.externalData ? { externalData: options.externalData.map(({ path, data }) => ({ path, data })) } : {}),
+      } as ort.InferenceSession.SessionOptions);
       return new Session(inner, label);
     } catch (error) {
       throw new LudusError('GRAPH_INVALID', `onnxruntime rejected graph ${label}: ${(error as Error).message}`, { label });

@@ -5,6 +5,10 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { packageRoot } from '../../native/io/package-root.ts';
 import { fail } from '../../core/errors.ts';
+import { PRESETS, REAL_SHAPE_PRESETS } from '../../native/model/presets.ts';
+import { benchRealSize, formatRealSize, REAL_SIZE_DEFAULTS } from '../../native/bench/real-size.ts';
+import { writeRandomCheckpoint } from '../../native/bench/random-checkpoint.ts';
+import type { EncodableDtype } from '../../native/io/safetensors.ts';
 import { benchGrader, formatGraderBench } from '../../plugins/graders/bench/bench-grader.ts';
 import { graderBenchLines } from '../../plugins/graders/bench/grader-lines.ts';
 import { parseExtractionOrder } from '../../plugins/graders/math/extract.ts';
@@ -12,6 +16,7 @@ import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../na
 import { benchBpe } from '../../plugins/tokenizers/bpe-bench.ts';
 import { benchViewer, formatViewerBench } from '../bench/bench-viewer.ts';
 import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
+import { benchTournament, formatTournamentBench } from '../../lab/tournament/bench/tournament-bench.ts';
 import { composePlugins } from '../composition/compose.ts';
 import { gameFor } from '../../engine/trainer/run-pieces.ts';
 import { forceThreadsOption, threadsOption } from '../options.ts';
@@ -21,29 +26,77 @@ export function register(program: Command): void {
   const bench = program.command('bench').description('benchmarks, measured side by side in one run');
   bench
     .command('engine')
-    .description('decode (solo vs tandem vs naive), training and memory on a small preset model; PyTorch eager baseline when torch is importable')
-    .option('--preset <name>', 'model preset', 'qwen3-4m')
-    .option('--batch <n>', 'decode batch', (v) => Number(v), 64)
-    .option('--new-tokens <n>', 'tokens generated per row', (v) => Number(v), 256)
+    .description(
+      'small presets: decode (solo vs tandem vs naive), training and memory in one process; the real-shape presets (qwen3-0.6b, qwen3-1.7b, qwen3-4b): ' +
+        'a random checkpoint, then load, scoring against the PyTorch reference, solo and tandem decode at B = 1, 16, 64 and full fine-tuning, each in a process of its own. ' +
+        'PyTorch eager on the same shapes in the same run when torch is importable',
+    )
+    .option('--preset <name>', `model preset (${Object.keys(PRESETS).join(', ')})`, 'qwen3-4m')
+    .option('--batch <n>', 'small presets: decode batch (default 64)', (v) => Number(v))
+    .option('--batches <list>', `real-shape presets: decode batches (default ${REAL_SIZE_DEFAULTS.batches.join(',')})`)
+    .option('--new-tokens <n>', 'tokens generated per row (small presets: 256; real-shape presets: 16 at B=1, 32 above)', (v) => Number(v))
     .option('--prompt-tokens <n>', 'prompt tokens per row', (v) => Number(v), 16)
     .addOption(threadsOption(2))
     .addOption(forceThreadsOption())
-    .option('--naive-rows <n>', 'rows measured for the naive per-row prototype', (v) => Number(v), 4)
-    .option('--train-batch <n>', 'training batch', (v) => Number(v), 16)
+    .option('--naive-rows <n>', 'small presets: rows measured for the naive per-row prototype', (v) => Number(v), 4)
+    .option('--train-batch <n>', `training batch (small presets: 16; real-shape: ${REAL_SIZE_DEFAULTS.trainRows})`, (v) => Number(v))
     .option('--train-len <n>', 'training sequence length', (v) => Number(v), 128)
-    .option('--train-steps <n>', 'timed training steps', (v) => Number(v), 5)
-    .option('--rss-rollouts <n>', 'repeated rollouts watched for memory growth', (v) => Number(v), 5)
-    .option('--repeats <n>', 'timed rollouts per decode configuration, interleaved; the median is reported', (v) => Number(v), 3)
-    .option('--long', 'also run one 2048-token co-decoded rollout at the decode batch')
+    .option('--train-steps <n>', `timed training steps (small presets: 5; real-shape: ${REAL_SIZE_DEFAULTS.trainSteps})`, (v) => Number(v))
+    .option('--rss-rollouts <n>', 'small presets: repeated rollouts watched for memory growth', (v) => Number(v), 5)
+    .option('--repeats <n>', 'timed rollouts per decode configuration, interleaved; the median is reported (small presets: 3; real-shape: 1)', (v) => Number(v))
+    .option('--long', 'small presets: also run one 2048-token co-decoded rollout at the decode batch')
     .option('--torch <mode>', 'PyTorch eager baseline: auto (when importable), on (required), off', 'auto')
+    .option('--real-size', 'the real-size benchmark (a checkpoint on disk, each measurement in a process of its own); the default for the real-shape presets')
     .option('--seed <n>', 'seed', (v) => Number(v), 1)
     .option('--json', 'print one JSON line')
     .action(async (opts) => {
+      const onProgress = (label: string) => process.stderr.write(`bench: ${label}\n`);
+      if (opts.realSize || REAL_SHAPE_PRESETS.includes(opts.preset)) {
+        const batches = opts.batches === undefined ? REAL_SIZE_DEFAULTS.batches : parseBatches(opts.batches);
+        const newTokens = Object.fromEntries(batches.map((b) => [String(b), opts.newTokens ?? (b === 1 ? 16 : 32)]));
+        const report = await benchRealSize({
+          preset: opts.preset,
+          threads: opts.threads,
+          seed: opts.seed,
+          batches,
+          newTokens,
+          promptTokens: opts.promptTokens,
+          repeats: opts.repeats ?? REAL_SIZE_DEFAULTS.repeats,
+          trainRows: opts.trainBatch ?? REAL_SIZE_DEFAULTS.trainRows,
+          trainCols: opts.trainLen,
+          trainSteps: opts.trainSteps ?? REAL_SIZE_DEFAULTS.trainSteps,
+          scoreTokens: REAL_SIZE_DEFAULTS.scoreTokens,
+          torch: opts.torch,
+          onProgress,
+        });
+        process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatRealSize(report));
+        return;
+      }
       const report: EngineBenchReport = await benchEngine({
         ...opts,
-        onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`),
+        batch: opts.batch ?? 64,
+        newTokens: opts.newTokens ?? 256,
+        trainBatch: opts.trainBatch ?? 16,
+        trainSteps: opts.trainSteps ?? 5,
+        repeats: opts.repeats ?? 3,
+        onProgress,
       });
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatEngineBench(report));
+    });
+  bench
+    .command('checkpoint')
+    .description("writes a random-weight checkpoint of a preset's shape (qwen3-0.6b, qwen3-1.7b, qwen3-4b with the real Qwen3 tokenizer), for the real-size benchmarks")
+    .requiredOption('--out <dir>', 'checkpoint directory to write')
+    .option('--preset <name>', `model preset (${Object.keys(PRESETS).join(', ')})`, 'qwen3-0.6b')
+    .option('--dtype <dtype>', 'stored dtype: BF16 (as released), F16 or F32', 'BF16')
+    .option('--shard-mb <n>', 'shard size in MB (default: one file up to 5 GB, as transformers)', (v) => Number(v))
+    .option('--seed <n>', 'seed', (v) => Number(v), 1)
+    .action(async (opts: { out: string; preset: string; dtype: string; shardMb?: number; seed: number }) => {
+      const dtype = opts.dtype.toUpperCase() as EncodableDtype;
+      if (!['BF16', 'F16', 'F32'].includes(dtype)) fail('INPUT_INVALID', `--dtype ${opts.dtype}: expected BF16, F16 or F32`);
+      const start = performance.now();
+      const { tokenizer } = await writeRandomCheckpoint(opts.out, { preset: opts.preset, seed: opts.seed, dtype, shardBytes: opts.shardMb === undefined ? undefined : opts.shardMb * 1e6 });
+      process.stderr.write(`wrote ${opts.out} (${opts.preset}, ${dtype}${tokenizer ? ', Qwen3 tokenizer' : ''}) in ${((performance.now() - start) / 1000).toFixed(1)} s\n`);
     });
   bench
     .command('games')
@@ -92,6 +145,21 @@ export function register(program: Command): void {
         onProgress: (label) => process.stderr.write(`bench: ${label}\n`),
       });
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatViewerBench(report));
+    });
+  bench
+    .command('tournament')
+    .description('a round-robin of N distinct checkpoints on short solo matches (loaded as they play, every entrant one batch) against one policy playing as many matches in batches of the same width; peak RSS of each')
+    .option('--entrants <n>', 'entrants in the round-robin', (v) => Number(v), 16)
+    .option('--problems <n>', 'problems each entrant plays', (v) => Number(v), 4)
+    .option('--copies <n>', 'matches per problem (a batch is problems × copies rows)', (v) => Number(v), 8)
+    .option('--new-tokens <n>', 'response length cap', (v) => Number(v), 64)
+    .option('--max-loaded <n>', 'entrants held in memory at once', (v) => Number(v), 8)
+    .option('--repeats <n>', 'interleaved repeats; medians are reported', (v) => Number(v), 3)
+    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 2)
+    .option('--json', 'print one JSON line')
+    .action(async (opts) => {
+      const report = await benchTournament({ ...opts, catalog: await composePlugins(), onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
+      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatTournamentBench(report));
     });
   bench
     .command('grader')
@@ -146,4 +214,10 @@ async function gradeFileWithCli(lines: string[], extract: string): Promise<{ exi
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+function parseBatches(text: string): number[] {
+  const batches = text.split(',').map((part) => Number(part.trim()));
+  if (batches.length === 0 || !batches.every((b) => Number.isInteger(b) && b > 0)) fail('INPUT_INVALID', `--batches ${text}: expected comma-separated positive integers`);
+  return batches;
 }

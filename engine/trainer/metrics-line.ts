@@ -1,3 +1,5 @@
+import type { PolicyLearning } from './learn-policy.ts';
+
 /** How a role did at one step: what its matches paid it and, when a policy learned from it, how the estimate went. */
 export interface RoleMetrics {
   /** Mean outcome reward. */
@@ -47,6 +49,18 @@ export function flatMetrics(line: Pick<MetricsLine, 'seconds' | 'roles' | 'polic
     }
   }
   return flat;
+}
+
+/** A policy's update as metrics: loss, gradient norm, clip fraction, learning rate, whether it was skipped, KLs. */
+export function policyMetrics(learning: PolicyLearning, lr: number): PolicyMetrics {
+  return {
+    loss: learning.stats?.loss ?? null,
+    grad_norm: learning.stats?.gradNorm ?? null,
+    clip_frac: learning.stats?.clipFraction ?? null,
+    lr,
+    skipped_nonfinite: learning.skippedNonFinite ? 1 : 0,
+    ...learning.kl,
+  };
 }
 
 /** A validation's numbers in the same flat form: `validation/<role>/accuracy`, `validation/<role>/answer_present`. */

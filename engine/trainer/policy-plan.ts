@@ -3,7 +3,7 @@ import type { Game } from '../../core/game/define-game.ts';
 import { distinctSteps } from '../../core/game/rotations.ts';
 import type { LrSchedule } from '../../native/train/lr-schedule.ts';
 import type { PolicySpec } from '../policies/policy-pool.ts';
-import type { TrainConfig } from './train-config.ts';
+import type { LearnerSettingsInput, TrainConfig } from './train-config.ts';
 
 /** How a trainable policy learns, every field resolved (its own setting, else the run's). */
 export interface LearnerSettings {
@@ -42,16 +42,18 @@ export function planPolicies(game: Game, config: TrainConfig): PlannedPolicy[] {
     }
     const spec: PolicySpec = { name, init: own.init ?? config.model, trainable: rotationTrains };
     if (!rotationTrains) return { spec };
-    return {
-      spec,
-      learner: {
-        schedule: own.schedule ?? config.schedule,
-        clipLow: own.clipLow ?? config.clipLow,
-        clipHigh: own.clipHigh ?? config.clipHigh,
-        weightDecay: own.weightDecay ?? config.weightDecay,
-        maxGradNorm: own.maxGradNorm ?? config.maxGradNorm,
-        normalization: own.normalization ?? config.normalization,
-      },
-    };
+    return { spec, learner: learnerSettings(own, config) };
   });
+}
+
+/** A trainable policy's learner settings: each its own where it sets one, else the run's. */
+export function learnerSettings(own: LearnerSettingsInput, run: Pick<TrainConfig, 'schedule' | 'clipLow' | 'clipHigh' | 'weightDecay' | 'maxGradNorm' | 'normalization'>): LearnerSettings {
+  return {
+    schedule: own.schedule ?? run.schedule,
+    clipLow: own.clipLow ?? run.clipLow,
+    clipHigh: own.clipHigh ?? run.clipHigh,
+    weightDecay: own.weightDecay ?? run.weightDecay,
+    maxGradNorm: own.maxGradNorm ?? run.maxGradNorm,
+    normalization: own.normalization ?? run.normalization,
+  };
 }

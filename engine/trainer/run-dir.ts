@@ -16,13 +16,20 @@ export const BEST_DIR = 'best';
  */
 export type ResumeMode = boolean | 'if-checkpoint';
 
+/** Where a run keeps its resumable state: a directory of `out` replaced whole, and the file in it that marks it complete. */
+export interface RunState {
+  readonly dir: string;
+  readonly file: string;
+}
+
 /**
  * Readies a run directory before anything is written to it, so two runs' files never mix: a new run refuses a
- * non-empty `out`, a resumed one refuses an `out` without a checkpoint. A save that a crash interrupted is finished
+ * non-empty `out`, a resumed one refuses an `out` without a checkpoint (`state`: checkpoint/trainer_state.json unless
+ * given; a tournament's is state/league.json). A save that a crash interrupted is finished
  * and its temp folders removed (native/io/files.ts recoverDirectory) for checkpoint/ and each best/<policy> of `best`.
  * Returns whether the run continues from its checkpoint.
  */
-export async function prepareRunDir(out: string, options: { resume: ResumeMode; best?: readonly string[] }): Promise<boolean> {
+export async function prepareRunDir(out: string, options: { resume: ResumeMode; best?: readonly string[]; state?: RunState }): Promise<boolean> {
   const entries = await runDirEntries(out);
   if (options.resume === false) {
     if (entries.length > 0) {
@@ -31,13 +38,14 @@ export async function prepareRunDir(out: string, options: { resume: ResumeMode; 
     }
     return false;
   }
-  const checkpointDir = join(out, CHECKPOINT_DIR);
-  const found = entries.length > 0 && (await recoverDirectory(checkpointDir)) && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
+  const { dir, file } = options.state ?? { dir: CHECKPOINT_DIR, file: TRAINER_STATE_FILE };
+  const checkpointDir = join(out, dir);
+  const found = entries.length > 0 && (await recoverDirectory(checkpointDir)) && (await pathExists(join(checkpointDir, file)));
   if (entries.length > 0) for (const policy of options.best ?? []) await recoverDirectory(join(out, BEST_DIR, policy));
   if (found) return true;
   if (options.resume === true) {
     const next = entries.length === 0 ? 'start the run without --resume' : `the run stopped before its first checkpoint: start it over into a new --out, or delete ${out}`;
-    fail('NOTHING_TO_RESUME', `${out}: no checkpoint to resume from (${join(checkpointDir, TRAINER_STATE_FILE)} not found); ${next}`, { dir: out });
+    fail('NOTHING_TO_RESUME', `${out}: no checkpoint to resume from (${join(checkpointDir, file)} not found); ${next}`, { dir: out });
   }
   // Starting over: the trainer empties the logs; a best/ kept from the lost attempt would outlive it.
   await rm(join(out, BEST_DIR), { recursive: true, force: true });

@@ -24,6 +24,8 @@ export const LearnerSettingsSchema = z
   })
   .strict();
 
+export type LearnerSettingsInput = z.output<typeof LearnerSettingsSchema>;
+
 /** One policy slot of the game, bound for this run. */
 export const PolicyConfigSchema = LearnerSettingsSchema.extend({
   init: z.string().min(1).optional().describe("the model directory this policy starts from, or 'default' (the shipped base of the task); the run's `model` when absent"),

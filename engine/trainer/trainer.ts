@@ -6,11 +6,7 @@ import type { LudusEmitter } from '../../core/events.ts';
 import type { AnyGame } from '../../core/catalog.ts';
 import type { Game } from '../../core/game/define-game.ts';
 import type { Problem, Task } from '../../core/tasks/task.ts';
-import type { Trajectory } from '../../core/trajectory/trajectory.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
-import type { Policy } from '../../native/runtime/policy.ts';
-import { Scorer } from '../../native/runtime/scorer.ts';
-import { Learner } from '../../native/train/learner.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import { arenaFor } from '../match/arena.ts';
@@ -25,9 +21,9 @@ import { PolicyPool } from '../policies/policy-pool.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { compareWithStart, type FinalComparison } from './final-comparison.ts';
 import { learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
-import { referenceLogprobs } from './reference-logprobs.ts';
-import { flatMetrics, type MetricsLine, type PolicyMetrics, type RoleMetrics } from './metrics-line.ts';
-import { NonFiniteGuard } from './non-finite-guard.ts';
+import { createPolicyLearner, roleEstimators } from './policy-learner.ts';
+import { ReferenceScorers } from './reference-scorers.ts';
+import { flatMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
 import { planPolicies, type LearnerSettings } from './policy-plan.ts';
 import { roleRollouts } from './role-rollouts.ts';
 import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
@@ -105,21 +101,18 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   const settings = new Map<string, LearnerSettings>();
   for (const { spec, learner } of planned) {
     if (!learner) continue;
-    const policy = pool.policy(spec.name);
-    const created = await Learner.create(policy.config, policy.weights, {
-      objective: 'policy-gradient',
-      optimizer: { lr: learner.schedule.lr, weightDecay: learner.weightDecay, maxGradNorm: learner.maxGradNorm },
-      clipLow: learner.clipLow,
-      clipHigh: learner.clipHigh,
-      temperature: config.temperature,
-      normalization: learner.normalization,
-      threads: run.threads ?? 0,
-    });
     const saved = checkpoint?.policies[spec.name];
     if (checkpoint && !saved) fail('CHECKPOINT_MISSING_FILE', `${checkpointDir}: holds no policy "${spec.name}"`, { policy: spec.name });
-    if (saved) created.loadOptimizerState(saved.optimizer);
-    const counts = state.nonFinite[spec.name] ?? { consecutive: 0, skipped: 0 };
-    learners.set(spec.name, { name: spec.name, learner: created, guard: new NonFiniteGuard(config.maxConsecutiveNonFinite, counts.consecutive, counts.skipped) });
+    learners.set(
+      spec.name,
+      await createPolicyLearner(pool.policy(spec.name), learner, {
+        temperature: config.temperature,
+        threads: run.threads,
+        maxConsecutiveNonFinite: config.maxConsecutiveNonFinite,
+        ...(saved ? { optimizer: saved.optimizer } : {}),
+        ...(state.nonFinite[spec.name] ? { nonFinite: state.nonFinite[spec.name] } : {}),
+      }),
+    );
     settings.set(spec.name, learner);
   }
 
@@ -130,15 +123,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   const events = new EventStream(run.events, state.eventSeq);
   const broadcast = new MatchBroadcast(events, game.id, tokenTexts(pool.tokenizer, stopTokens));
   const scorers = new ReferenceScorers(run.threads);
-  const estimators = new Map<string, AdvantageEstimator>();
-  const estimatorOf = (role: string) => {
-    let estimator = estimators.get(role);
-    if (!estimator) {
-      estimator = game.advantages[role]?.(run.advantage) ?? run.advantage;
-      estimators.set(role, estimator);
-    }
-    return estimator;
-  };
+  const estimatorOf = roleEstimators(game, run.advantage);
 
   const files = { metrics: join(run.out, METRICS_FILE), transcripts: join(run.out, TRANSCRIPTS_FILE), validation: join(run.out, VALIDATION_FILE) };
   await mkdir(run.out, { recursive: true });
@@ -261,27 +246,6 @@ async function writeRunRecord(out: string, game: Game, specs: readonly { name: s
   await writeFile(join(out, TOKENIZER_FILE), JSON.stringify(tokenizerJson));
 }
 
-/** Teacher-forced scorers of reference policies, one per policy version (a trained reference is scored as it is now). */
-class ReferenceScorers {
-  private readonly byPolicy = new Map<string, { version: number; scorer: Scorer }>();
-
-  constructor(private readonly threads: number | undefined) {}
-
-  async score(policy: Policy, version: number, trajectories: readonly Trajectory[], temperature: number): Promise<number[][]> {
-    let entry = this.byPolicy.get(policy.name);
-    if (!entry || entry.version !== version) {
-      await entry?.scorer.release();
-      entry = { version, scorer: await Scorer.create(policy, { threads: this.threads }) };
-      this.byPolicy.set(policy.name, entry);
-    }
-    return referenceLogprobs(entry.scorer, trajectories, temperature);
-  }
-
-  async release(): Promise<void> {
-    for (const { scorer } of this.byPolicy.values()) await scorer.release();
-  }
-}
-
 function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: ReadonlyMap<string, PolicyLearning>): Record<string, RoleMetrics> {
   const byRole: Record<string, RoleMetrics> = {};
   for (const role of game.roles) {
@@ -305,17 +269,6 @@ function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: Reado
     };
   }
   return byRole;
-}
-
-function policyMetrics(learning: PolicyLearning, lr: number): PolicyMetrics {
-  return {
-    loss: learning.stats?.loss ?? null,
-    grad_norm: learning.stats?.gradNorm ?? null,
-    clip_frac: learning.stats?.clipFraction ?? null,
-    lr,
-    skipped_nonfinite: learning.skippedNonFinite ? 1 : 0,
-    ...learning.kl,
-  };
 }
 
 /** Per match (in order), per role a policy learned from: what the estimator gave the role's rollout. */

@@ -2,7 +2,7 @@ import { Rng } from '../../core/rng.ts';
 import { buildSchedule } from '../../core/schedules/spec.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { initWeights, presetConfig, PRESETS } from '../model/presets.ts';
-import { parameterCount } from '../model/weights.ts';
+import { parameterCount } from '../model/memory.ts';
 import { Decoder } from '../runtime/decoder.ts';
 import { generate } from '../runtime/generate.ts';
 import { Sampler } from '../runtime/sampler.ts';

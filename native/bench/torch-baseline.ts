@@ -17,7 +17,7 @@ const TOOLS = join(packageRoot(), 'tools', 'python');
 /** Debian's python3-torch is for the system interpreter; LUDUS_PYTHON overrides it. */
 export const pythonExecutable = (): string => process.env.LUDUS_PYTHON ?? '/usr/bin/python3';
 
-function python(args: string[]): Promise<string> {
+export function python(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(pythonExecutable(), args, { cwd: TOOLS, timeout: 30 * 60_000, maxBuffer: 16 * 2 ** 20 }, (error, stdout, stderr) =>
       error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
@@ -25,7 +25,7 @@ function python(args: string[]): Promise<string> {
   });
 }
 
-async function torchVersion(): Promise<string | null> {
+export async function torchVersion(): Promise<string | null> {
   try {
     return (await python(['-c', 'import torch; print(torch.__version__)'])).trim();
   } catch {

@@ -1,5 +1,7 @@
 import { Rng } from '../../core/rng.ts';
+import type { ModelConfig } from '../model/config.ts';
 import { initWeights, presetConfig } from '../model/presets.ts';
+import type { Weights } from '../model/weights.ts';
 import { Learner } from '../train/learner.ts';
 import { median } from './engine-bench.ts';
 
@@ -15,11 +17,16 @@ export interface TrainBenchOptions {
 /** Forward + backward + AdamW on random tokens; the median step over `steps` timed steps after two warm-ups. */
 export async function benchTrain(options: TrainBenchOptions): Promise<{ train_tok_s: number; train_step_ms: number }> {
   const config = presetConfig(options.preset);
-  const learner = await Learner.create(config, initWeights(config, options.seed), {
-    objective: 'policy-gradient',
-    optimizer: { lr: 1e-4 },
-    threads: options.threads,
-  });
+  return benchTrainOn(config, initWeights(config, options.seed), { ...options, warmups: 2, lr: 1e-4 });
+}
+
+/** The same on given weights (trained in place): `warmups` untimed steps, then the median of `steps`. */
+export async function benchTrainOn(
+  config: ModelConfig,
+  weights: Weights,
+  options: Omit<TrainBenchOptions, 'preset'> & { warmups: number; lr: number },
+): Promise<{ train_tok_s: number; train_step_ms: number }> {
+  const learner = await Learner.create(config, weights, { objective: 'policy-gradient', optimizer: { lr: options.lr }, threads: options.threads });
   const rng = new Rng(options.seed);
   const { rows, cols } = options;
   const n = rows * cols;
@@ -34,7 +41,7 @@ export async function benchTrain(options: TrainBenchOptions): Promise<{ train_to
     advantages: Float32Array.from({ length: rows }, () => rng.normal()),
     oldLogprobs: await learner.score({ rows, cols, inputIds, targets }),
   };
-  for (let i = 0; i < 2; i++) await learner.step(batch);
+  for (let i = 0; i < options.warmups; i++) await learner.step(batch);
   const times: number[] = [];
   for (let i = 0; i < options.steps; i++) {
     const start = performance.now();

@@ -2,7 +2,8 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fail, type LudusErrorCode } from '../../core/errors.ts';
 import { parseHfConfig, toHfConfig, type ModelConfig } from '../model/config.ts';
-import { validateWeights, weightShapes, type Weights } from '../model/weights.ts';
+import { assertFiniteWeights, validateWeights, weightShapes, type Weights } from '../model/weights.ts';
+import { ensureFits, parameterCount, weightBytes } from '../model/memory.ts';
 import { isMissingFileError, pathExists, readableDirectory, replaceDirectory, writeFileDurably } from './files.ts';
 import { readSafetensors, readSafetensorsHeader, storedBytes, writeSafetensors, type EncodableDtype } from './safetensors.ts';
 
@@ -113,6 +114,7 @@ export async function loadCheckpoint(at: string): Promise<Checkpoint> {
   const dir = await checkpointSource(at);
   const configPath = join(dir, CONFIG_FILE);
   const config = parseHfConfig(await readJson(configPath, 'CONFIG_INVALID'), configPath);
+  ensureFits(`${configPath}: the weights (${parameterCount(config)} parameters, held as float32)`, weightBytes(config), { file: configPath });
   const select = tensorSelector(config, configPath);
   const singlePath = join(dir, WEIGHTS_FILE);
   const indexPath = join(dir, WEIGHTS_INDEX_FILE);
@@ -129,6 +131,7 @@ export async function loadCheckpoint(at: string): Promise<Checkpoint> {
     return fail('CHECKPOINT_MISSING_FILE', `${dir}: neither ${WEIGHTS_FILE} nor ${WEIGHTS_INDEX_FILE} found`, { file: singlePath });
   }
   validateWeights(config, weights, where);
+  assertFiniteWeights(weights, where);
   return { config, weights };
 }
 

@@ -87,6 +87,11 @@ export function parseHfConfig(raw: unknown, where = 'config.json'): ModelConfig 
   const headDim = c.head_dim ?? c.hidden_size / c.num_attention_heads;
   if (!Number.isInteger(headDim)) fail('CONFIG_INVALID', `${where}: hidden_size / num_attention_heads is not an integer and head_dim is absent`, { file: where });
   const eos = c.eos_token_id ?? null;
+  const eosTokenIds = eos === null ? [] : Array.isArray(eos) ? eos : [eos];
+  const special: Array<[string, number]> = [...eosTokenIds.map((id): [string, number] => ['eos_token_id', id]), ...(c.bos_token_id == null ? [] : [['bos_token_id', c.bos_token_id] as [string, number]])];
+  for (const [field, id] of special) {
+    if (id < 0 || id >= c.vocab_size) fail('CONFIG_INVALID', `${where}: ${field} ${id} is outside the vocabulary [0, ${c.vocab_size})`, { file: where, path: [field] });
+  }
   return {
     modelType,
     vocabSize: c.vocab_size,
@@ -105,7 +110,7 @@ export function parseHfConfig(raw: unknown, where = 'config.json'): ModelConfig 
     oBias: modelType !== 'qwen2' && c.attention_bias === true,
     mlpBias: c.mlp_bias === true,
     bosTokenId: c.bos_token_id ?? null,
-    eosTokenIds: eos === null ? [] : Array.isArray(eos) ? eos : [eos],
+    eosTokenIds,
     raw: c as Record<string, unknown>,
   };
 }

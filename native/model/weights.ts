@@ -50,10 +50,17 @@ export function weightShapes(c: ModelConfig): Map<string, number[]> {
   return shapes;
 }
 
-export function parameterCount(c: ModelConfig): number {
-  let n = 0;
-  for (const dims of weightShapes(c).values()) n += dims.reduce((a, b) => a * b, 1);
-  return n;
+/**
+ * Refuses weights holding NaN or ±Inf with NON_FINITE naming the tensor and index: such a model scores and samples
+ * garbage without any error, and one NaN spreads to every logit.
+ */
+export function assertFiniteWeights(weights: Weights, where: string): void {
+  for (const [name, { data }] of weights) {
+    for (let i = 0; i < data.length; i++) {
+      const x = data[i];
+      if (x - x !== 0) fail('NON_FINITE', `${where}: tensor "${name}" holds ${x} at index ${i}`, { file: where, tensor: name, index: i });
+    }
+  }
 }
 
 /** Checks that `weights` holds exactly the tensors the config implies, with the right shapes. */

@@ -33,6 +33,13 @@ export interface ConstTensor {
   data: TypedArray;
 }
 
+/** Where an external initializer's bytes are: a whole file of exactly its size. */
+export interface ExternalTensor {
+  dtype: DType;
+  dims: number[];
+  location: string;
+}
+
 interface ValueInfo {
   name: string;
   dtype: DType;
@@ -49,35 +56,28 @@ export interface OpOptions {
 
 export const MS_DOMAIN = 'com.microsoft';
 
-/**
- * Builds one ONNX graph from TypeScript. Values are plain `{ name, dtype }` handles; `op` appends a node.
- * Encoding goes through onnx-proto so the wire format is the standard one.
- */
-/** Value names are unique across a graph and all its subgraphs (ONNX scoping is by name). */
+/** Value names are unique across a graph. */
 interface Namespace {
   names: Set<string>;
   counter: number;
   usesMs: boolean;
+  /** Values renamed when published as outputs: later uses of the old name read the new one. */
+  aliases: Map<string, string>;
 }
 
+/**
+ * Builds one ONNX graph from TypeScript. Values are plain `{ name, dtype }` handles; `op` appends a node.
+ * Encoding goes through onnx-proto so the wire format is the standard one.
+ */
 export class Graph {
   private readonly nodes: object[] = [];
   private readonly inputs: ValueInfo[] = [];
   private readonly outputs: ValueInfo[] = [];
-  private readonly initializers: Array<{ name: string; tensor: ConstTensor }> = [];
-  private readonly scope: Namespace;
+  private readonly initializers: Array<{ name: string; tensor: ConstTensor | ExternalTensor }> = [];
 
-  constructor(
-    readonly name = 'ludus',
-    parent?: Graph,
-  ) {
-    this.scope = parent ? parent.scope : { names: new Set(), counter: 0, usesMs: false };
-  }
+  private readonly scope: Namespace = { names: new Set(), counter: 0, usesMs: false, aliases: new Map() };
 
-  /** A graph for a control-flow branch (If, Loop): it may read any value of this graph by name. */
-  subgraph(name: string): Graph {
-    return new Graph(name, this);
-  }
+  constructor(readonly name = 'ludus') {}
 
   private fresh(hint: string): string {
     const { names } = this.scope;
@@ -101,6 +101,15 @@ export class Graph {
   initializer(name: string, tensor: ConstTensor): Value {
     this.initializers.push({ name: this.claim(name), tensor });
     return { name, dtype: tensor.dtype };
+  }
+
+  /**
+   * An initializer whose bytes stay outside the protobuf (which cannot exceed 2 GB): ONNX external data in a file
+   * named `location`, which the session is handed from memory (`SessionOptions.externalData`).
+   */
+  externalInitializer(name: string, dtype: DType, dims: number[], location: string): Value {
+    this.initializers.push({ name: this.claim(name), tensor: { dtype, dims, location } });
+    return { name, dtype };
   }
 
   private constant(tensor: ConstTensor, hint: string): Value {
@@ -135,7 +144,7 @@ export class Graph {
       opType,
       domain: options.domain ?? '',
       name: options.name ?? this.fresh(`n_${opType}`),
-      input: inputs.map((v) => (v === null ? '' : v.name)),
+      input: inputs.map((v) => (v === null ? '' : this.resolve(v.name))),
       output: outputs.map((v) => v.name),
       attribute: Object.entries(attrs).map(([key, value]) => encodeAttr(key, value)),
     });
@@ -147,19 +156,37 @@ export class Graph {
     return this.op(opType, inputs, attrs, options)[0];
   }
 
-  /** Marks a value as a graph output, renaming it through Identity when a public name is asked for. */
+  /**
+   * Marks a value as a graph output under a public name. A value a node of this graph produces is renamed in place
+   * (its producer and consumers), so onnxruntime writes it straight into a caller's preallocated output; an input or
+   * an initializer is published through an Identity.
+   */
   output(value: Value, name: string, shape?: Dim[], dtype: DType = value.dtype): Value {
-    const published = value.name === name ? value : this.op1('Identity', [value], {}, { name: `out_${name}` });
-    const finalName = published.name === name ? name : this.rename(published, name);
-    this.outputs.push({ name: finalName, dtype, shape });
-    return { name: finalName, dtype };
+    const current = this.resolve(value.name);
+    if (current !== name) {
+      if (this.producerOf(current) && !this.outputs.some((o) => o.name === current)) {
+        this.claim(name);
+        for (const node of this.nodes as Array<{ input: string[]; output: string[] }>) {
+          node.input = node.input.map((n) => (n === current ? name : n));
+          node.output = node.output.map((n) => (n === current ? name : n));
+        }
+        this.scope.aliases.set(current, name);
+      } else {
+        this.nodes.push({ opType: 'Identity', domain: '', name: this.fresh('n_Identity'), input: [current], output: [this.claim(name)], attribute: [] });
+      }
+    }
+    this.outputs.push({ name, dtype, shape });
+    return { name, dtype };
   }
 
-  private rename(value: Value, name: string): string {
-    const node = this.nodes[this.nodes.length - 1] as { output: string[] };
-    this.claim(name);
-    node.output = node.output.map((o) => (o === value.name ? name : o));
-    return name;
+  private resolve(name: string): string {
+    let current = name;
+    while (this.scope.aliases.has(current)) current = this.scope.aliases.get(current)!;
+    return current;
+  }
+
+  private producerOf(name: string): object | undefined {
+    return (this.nodes as Array<{ output: string[] }>).find((node) => node.output.includes(name));
   }
 
   get nodeCount(): number {
@@ -219,7 +246,23 @@ function encodeAttr(name: string, value: AttrValue): object {
   return { name, type: AttributeType.TENSOR, t: tensorProto('', value.tensor) };
 }
 
-function tensorProto(name: string, tensor: ConstTensor): object {
+const BYTES_PER_ELEMENT: Record<DType, number> = { float32: 4, float16: 2, float64: 8, int64: 8, int32: 4, bool: 1, uint8: 1 };
+
+function tensorProto(name: string, tensor: ConstTensor | ExternalTensor): object {
+  if ('location' in tensor) {
+    const bytes = tensor.dims.reduce((a, b) => a * b, 1) * BYTES_PER_ELEMENT[tensor.dtype];
+    return {
+      name,
+      dims: tensor.dims,
+      dataType: ONNX_TYPE[tensor.dtype],
+      dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
+      externalData: [
+        { key: 'location', value: tensor.location },
+        { key: 'offset', value: '0' },
+        { key: 'length', value: String(bytes) },
+      ],
+    };
+  }
   return {
     name,
     dims: tensor.dims,

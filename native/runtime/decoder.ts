@@ -1,7 +1,9 @@
 import { fail } from '../../core/errors.ts';
-import { Session, type Device, type HostTensor } from '../ort.ts';
-import { buildDecodeGraph, cacheName, inputName, newKvName, probsName, rowsName } from '../model/decode-graph.ts';
+import type { Device, Feeds, HostTensor, Session } from '../ort.ts';
+import { cacheName, newKvName } from '../model/decode-graph.ts';
+import { RotaryTables } from '../model/rotary-tables.ts';
 import { KvCaches } from './kv-cache.ts';
+import { architectureKey, openModelSession, resolveBinding, weightFeeds, type WeightBinding } from './model-session.ts';
 import { assertSharedTokenizer, type Policy } from './policy.ts';
 
 export interface DecoderOptions {
@@ -14,11 +16,13 @@ export interface DecoderOptions {
    * every token as it is written (best when the batch makes a step compute-bound). 'lazy': a policy reads the
    * tokens written since it last wrote in one multi-token pass, when it is next asked for a distribution (best at
    * small batches, where a step costs about one read of the weights whatever its width). Either way one
-   * onnxruntime run per call steps exactly the policies with work. 'auto' (default): lazy up to LAZY_MAX_BATCH rows.
+   * onnxruntime run per policy with work steps it. 'auto' (default): lazy up to LAZY_MAX_BATCH rows.
    */
   sync?: 'lockstep' | 'lazy' | 'auto';
   threads?: number;
   device?: Device;
+  /** How the weights reach onnxruntime (WeightBinding); default inputs on CPU, initializers on CUDA. */
+  weights?: WeightBinding;
 }
 
 export const LAZY_MAX_BATCH = 4;
@@ -47,36 +51,48 @@ export class Distributions {
 /** One co-decoded policy: its caches, how far it has read the shared sequence, and what it has yet to read. */
 interface Member {
   policy: Policy;
-  prefix: string;
+  /** Key of the session it runs in (shared by members that can share one). */
+  sessionKey: string;
+  /** Its weights as graph inputs ('inputs' binding), built once: the arrays are the policy's own, updated in place by a learner. */
+  weightFeeds: Feeds;
+  rope: RotaryTables;
   caches: KvCaches;
   synced: Int32Array;
   pending: number[][];
   rowIndex: Int32Array;
 }
 
-type Resolved = { batch: number; maxLen: number; threads: number; device: Device; lazy: boolean };
+type Resolved = { batch: number; maxLen: number; threads: number; device: Device; lazy: boolean; weights: WeightBinding };
+
+const EMPTY = new Float32Array(0);
 
 /**
  * Steps one or more policies over the same rows, each row appending tokens at its own position. The policies
- * share one token stream; a row's author decides whose distribution is asked for (the route). One onnxruntime run
- * per call covers every policy that has work; caches and buffers are allocated once and reused across rollouts.
+ * share one token stream; a row's author decides whose distribution is asked for (the route). Each policy with
+ * work is one onnxruntime run of its model's graph; policies of one architecture share one session (with weights
+ * as inputs, each run feeds its own), so there is no control flow in the graph and nothing is compiled when a
+ * trained policy's weights change. Caches and buffers are allocated once and reused across rollouts.
  */
 export class Decoder {
   readonly lengths: Int32Array;
   private readonly members: Member[];
   private readonly invTemperature: Float32Array;
+  private readonly sessions = new Map<string, Session>();
+  /** Bumped by updatePolicy so a policy whose weights are baked into a session ('initializers') gets a new one. */
+  private generation = 0;
 
   private constructor(
-    private session: Session,
     policies: readonly Policy[],
     readonly options: Resolved,
   ) {
     const { batch, maxLen } = options;
     this.lengths = new Int32Array(batch);
     this.invTemperature = new Float32Array(batch).fill(1);
-    this.members = policies.map((policy, m) => ({
+    this.members = policies.map((policy) => ({
       policy,
-      prefix: prefixOf(m, policies.length),
+      sessionKey: '',
+      weightFeeds: {},
+      rope: new RotaryTables(policy.config),
       caches: new KvCaches(batch, Array.from({ length: policy.config.numLayers * 2 }, () => ({ kvHeads: policy.config.numKvHeads, headDim: policy.config.headDim })), maxLen),
       synced: new Int32Array(batch),
       pending: Array.from({ length: batch }, () => []),
@@ -95,16 +111,40 @@ export class Decoder {
       threads: options.threads ?? 0,
       device: options.device ?? 'cpu',
       lazy: sync === 'lazy' || (sync === 'auto' && options.batch <= LAZY_MAX_BATCH),
+      weights: resolveBinding(options),
     };
-    return new Decoder(await Decoder.compile(policies, resolved), policies, resolved);
+    const decoder = new Decoder(policies, resolved);
+    try {
+      for (const member of decoder.members) await decoder.bind(member, member.policy);
+    } catch (error) {
+      await decoder.release();
+      throw error;
+    }
+    return decoder;
   }
 
-  private static async compile(policies: readonly Policy[], options: Resolved): Promise<Session> {
-    const graph = buildDecodeGraph(
-      policies.map((p, m) => ({ config: p.config, weights: p.weights, prefix: prefixOf(m, policies.length) })),
-      { maxLen: options.maxLen, output: 'last' },
-    );
-    return Session.create(graph.toBytes(), { threads: options.threads, device: options.device, label: `decode(${policies.map((p) => p.name).join('+')})` });
+  /** Points a member at `policy`: the session its architecture (or, baked in, its weights) needs, opened if new. */
+  private async bind(member: Member, policy: Policy): Promise<void> {
+    const baked = this.options.weights === 'initializers';
+    const key = baked ? `weights:${weightsId(policy)}:${this.generation}` : `architecture:${architectureKey(policy.config)}`;
+    if (!this.sessions.has(key)) {
+      const session = await openModelSession(policy.config, policy.weights, 'last', {
+        threads: this.options.threads,
+        device: this.options.device,
+        weights: this.options.weights,
+        label: `decode(${policy.name})`,
+      });
+      this.sessions.set(key, session);
+    }
+    member.policy = policy;
+    member.sessionKey = key;
+    member.weightFeeds = baked ? {} : weightFeeds(policy.weights);
+    for (const [other, session] of this.sessions) {
+      if (!this.members.some((m) => m.sessionKey === other)) {
+        this.sessions.delete(other);
+        await session.release();
+      }
+    }
   }
 
   get policies(): readonly Policy[] {
@@ -131,14 +171,24 @@ export class Decoder {
     }
   }
 
-  /** Replaces a policy's weights (after an optimizer step); caches and positions are kept. */
+  /**
+   * Replaces a policy's weights (after an optimizer step); caches and positions are kept. With weights as inputs
+   * and an unchanged architecture this compiles nothing: the next run reads the new arrays.
+   */
   async updatePolicy(index: number, policy: Policy): Promise<void> {
     const policies = this.policies.map((p, i) => (i === index ? policy : p));
     assertSharedTokenizer(policies);
-    const next = await Decoder.compile(policies, this.options);
-    await this.session.release();
-    this.session = next;
-    this.members[index].policy = policy;
+    const member = this.members[index];
+    if (member.policy.config.numLayers !== policy.config.numLayers || member.policy.config.numKvHeads !== policy.config.numKvHeads || member.policy.config.headDim !== policy.config.headDim) {
+      fail('INPUT_INVALID', `updatePolicy: policy "${policy.name}" has a different KV cache shape than "${member.policy.name}"`);
+    }
+    this.generation += 1;
+    // With the weights baked into sessions, members sharing the replaced weights object (updated in place by a
+    // learner) get a fresh session too, or they would decode with the old values.
+    const baked = this.options.weights === 'initializers';
+    const rebound = this.members.filter((m) => m === member || (baked && m.policy.weights === member.policy.weights));
+    for (const m of rebound) await this.bind(m, m === member ? policy : m.policy);
+    member.rope = new RotaryTables(policy.config);
   }
 
   /** Empties every row. */
@@ -186,10 +236,7 @@ export class Decoder {
   /** Lets each policy read its pending tokens (all of them in lockstep; only where it owes a distribution when lazy). */
   private async flush(route: Route): Promise<Distributions> {
     const { batch } = this.options;
-    const gated = this.members.length > 1;
-    const feeds: Record<string, HostTensor> = {};
-    const outputs: string[] = [];
-    const work: Array<{ member: Member; chunks: number[][]; S: number } | null> = [];
+    const probs: Float32Array[] = [];
     for (const [m, member] of this.members.entries()) {
       const chunks: number[][] = [];
       const rows: bigint[] = [];
@@ -201,37 +248,34 @@ export class Decoder {
         member.rowIndex[row] = owed ? rows.length : -1;
         if (owed) rows.push(BigInt(row));
       }
+      // onnxruntime's GEMM takes a kernel of its own for a single row (MLAS's M=1 path) whose sums differ in the last
+      // bits; a lone routed row is projected twice so that a row's distribution never depends on how many rows
+      // share its author, and a policy co-decoding with itself samples exactly what it samples alone.
+      if (rows.length === 1 && batch > 1) rows.push(rows[0]);
       const S = Math.max(0, ...chunks.map((c) => c.length));
-      const active = S > 0;
-      work.push(active ? { member, chunks, S } : null);
-      Object.assign(feeds, active ? this.memberFeeds(member, chunks, S) : this.idleFeeds(member));
-      feeds[rowsName(member.prefix)] = { dtype: 'int64', dims: [rows.length], data: BigInt64Array.from(rows) };
-      if (gated) feeds[inputName(member.prefix, 'active')] = { dtype: 'bool', dims: [], data: Uint8Array.of(active ? 1 : 0) };
-      outputs.push(probsName(member.prefix));
-      for (let layer = 0; layer < member.policy.config.numLayers; layer++) outputs.push(newKvName(member.prefix, layer, 'key'), newKvName(member.prefix, layer, 'value'));
+      probs.push(S > 0 ? await this.run(member, chunks, S, BigInt64Array.from(rows)) : EMPTY);
     }
-    const result = await this.session.run(feeds, outputs);
-    for (const item of work) {
-      if (!item) continue;
-      const { member, chunks, S } = item;
-      const counts = Int32Array.from(chunks, (c) => c.length);
-      let slot = 0;
-      for (let layer = 0; layer < member.policy.config.numLayers; layer++) {
-        for (const kind of ['key', 'value'] as const) {
-          member.caches.write(slot++, result[newKvName(member.prefix, layer, kind)].data as Float32Array, S, member.synced, counts);
-        }
-      }
-      for (let row = 0; row < batch; row++) member.synced[row] += counts[row];
-    }
-    return new Distributions(
-      this.members.map((member) => result[probsName(member.prefix)].data as Float32Array),
-      this.members.map((member) => member.rowIndex),
-      this.vocabSize,
-    );
+    return new Distributions(probs, this.members.map((member) => member.rowIndex), this.vocabSize);
   }
 
-  private memberFeeds(member: Member, chunks: number[][], S: number): Record<string, HostTensor> {
-    const { batch, maxLen } = this.options;
+  /** One run of a member's graph over its chunks; writes the new keys and values into its caches. */
+  private async run(member: Member, chunks: number[][], S: number, rows: BigInt64Array): Promise<Float32Array> {
+    const { numLayers } = member.policy.config;
+    const outputs = ['probs'];
+    for (let layer = 0; layer < numLayers; layer++) outputs.push(newKvName(layer, 'key'), newKvName(layer, 'value'));
+    const feeds = { ...member.weightFeeds, ...this.memberFeeds(member, chunks, S), rows: { dtype: 'int64', dims: [rows.length], data: rows } as HostTensor };
+    const result = await this.sessions.get(member.sessionKey)!.run(feeds, outputs);
+    const counts = Int32Array.from(chunks, (c) => c.length);
+    let slot = 0;
+    for (let layer = 0; layer < numLayers; layer++) {
+      for (const kind of ['key', 'value'] as const) member.caches.write(slot++, result[newKvName(layer, kind)].data as Float32Array, S, member.synced, counts);
+    }
+    for (let row = 0; row < this.batch; row++) member.synced[row] += counts[row];
+    return result.probs.data as Float32Array;
+  }
+
+  private memberFeeds(member: Member, chunks: number[][], S: number): Feeds {
+    const { batch } = this.options;
     const ids = new BigInt64Array(batch * S);
     const positions = new BigInt64Array(batch * S);
     const lastIndex = new BigInt64Array(batch);
@@ -241,7 +285,7 @@ export class Decoder {
       needed = Math.max(needed, start + chunk.length);
       for (let s = 0; s < S; s++) {
         ids[row * S + s] = BigInt(s < chunk.length ? chunk[s] : 0);
-        positions[row * S + s] = BigInt(Math.min(start + s, maxLen - 1));
+        positions[row * S + s] = BigInt(start + s);
       }
       lastIndex[row] = BigInt(Math.max(chunk.length - 1, 0));
     }
@@ -251,38 +295,22 @@ export class Decoder {
     for (let row = 0; row < batch; row++) pastMask.fill(-Infinity, row * C + member.synced[row], (row + 1) * C);
     const chunkMask = new Float32Array(S * S);
     for (let i = 0; i < S; i++) chunkMask.fill(-Infinity, i * S + i + 1, (i + 1) * S);
-    return {
-      [inputName(member.prefix, 'input_ids')]: { dtype: 'int64', dims: [batch, S], data: ids },
-      [inputName(member.prefix, 'position_ids')]: { dtype: 'int64', dims: [batch, S], data: positions },
-      [inputName(member.prefix, 'past_mask')]: { dtype: 'float32', dims: [batch, 1, 1, C], data: pastMask },
-      [inputName(member.prefix, 'chunk_mask')]: { dtype: 'float32', dims: [S, S], data: chunkMask },
-      [inputName(member.prefix, 'inv_temperature')]: { dtype: 'float32', dims: [batch, 1], data: this.invTemperature },
-      [inputName(member.prefix, 'last_index')]: { dtype: 'int64', dims: [batch], data: lastIndex },
-      ...this.cacheFeeds(member),
+    const rope = member.rope.feeds(Math.max(...member.synced) + S);
+    const feeds: Feeds = {
+      input_ids: { dtype: 'int64', dims: [batch, S], data: ids },
+      position_ids: { dtype: 'int64', dims: [batch, S], data: positions },
+      past_mask: { dtype: 'float32', dims: [batch, 1, 1, C], data: pastMask },
+      chunk_mask: { dtype: 'float32', dims: [S, S], data: chunkMask },
+      inv_temperature: { dtype: 'float32', dims: [batch, 1], data: this.invTemperature },
+      last_index: { dtype: 'int64', dims: [batch], data: lastIndex },
+      rope_cos: rope.cos,
+      rope_sin: rope.sin,
     };
-  }
-
-  /** Placeholders for a member that does not run this call (its If branch reads none of them). */
-  private idleFeeds(member: Member): Record<string, HostTensor> {
-    const { batch } = this.options;
-    const C = member.caches.capacity;
-    return {
-      [inputName(member.prefix, 'input_ids')]: { dtype: 'int64', dims: [batch, 1], data: new BigInt64Array(batch) },
-      [inputName(member.prefix, 'position_ids')]: { dtype: 'int64', dims: [batch, 1], data: new BigInt64Array(batch) },
-      [inputName(member.prefix, 'past_mask')]: { dtype: 'float32', dims: [batch, 1, 1, C], data: new Float32Array(batch * C) },
-      [inputName(member.prefix, 'chunk_mask')]: { dtype: 'float32', dims: [1, 1], data: new Float32Array(1) },
-      [inputName(member.prefix, 'inv_temperature')]: { dtype: 'float32', dims: [batch, 1], data: this.invTemperature },
-      [inputName(member.prefix, 'last_index')]: { dtype: 'int64', dims: [batch], data: new BigInt64Array(batch) },
-      ...this.cacheFeeds(member),
-    };
-  }
-
-  private cacheFeeds(member: Member): Record<string, HostTensor> {
-    const feeds: Record<string, HostTensor> = {};
+    const slots = member.caches.slots;
     let slot = 0;
     for (let layer = 0; layer < member.policy.config.numLayers; layer++) {
       for (const kind of ['key', 'value'] as const) {
-        feeds[cacheName(member.prefix, layer, kind)] = { dtype: 'float32', dims: member.caches.dims(slot), data: member.caches.slots[slot] };
+        feeds[cacheName(layer, kind)] = { dtype: 'float32', dims: member.caches.dims(slot), data: slots[slot] };
         slot += 1;
       }
     }
@@ -290,9 +318,17 @@ export class Decoder {
   }
 
   async release(): Promise<void> {
-    await this.session.release();
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    for (const session of sessions) await session.release();
   }
 }
 
-/** A lone policy keeps the plain input names (what the scorer and tools expect); partners are prefixed. */
-const prefixOf = (m: number, count: number): string => (count === 1 ? '' : `m${m}.`);
+const ids = new WeakMap<object, number>();
+let nextId = 0;
+/** A stable id per weights object, for keying sessions that hold those weights. */
+function weightsId(policy: Policy): number {
+  let id = ids.get(policy.weights);
+  if (id === undefined) ids.set(policy.weights, (id = nextId++));
+  return id;
+}

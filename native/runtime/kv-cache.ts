@@ -1,17 +1,31 @@
-/**
- * Host-side KV caches for a batch of rows, laid out [B, Hkv, C, hd] so onnxruntime reads them zero-copy.
- * Capacity C grows by doubling (straight to maxLen once past half of it) with the used prefix of each row copied over; every capacity's
- * buffers are kept, so repeated rollouts reuse memory instead of allocating it again.
- */
+import { fail } from '../../core/errors.ts';
+import { ensureFits, FLOAT_BYTES } from '../model/memory.ts';
+
 export interface CacheShape {
   kvHeads: number;
   headDim: number;
 }
 
+/** The longest typed array V8 allows (2^32 - 1 elements). */
+const MAX_ELEMENTS = 2 ** 32 - 1;
+
+/**
+ * Host-side KV caches for a batch of rows, laid out [B, Hkv, C, hd] so onnxruntime reads them zero-copy. Capacity C
+ * grows by doubling (straight to maxLen once past half of it) and goes back to the smallest on reset.
+ *
+ * Each slot is one buffer reserved for the largest capacity; the OS commits its pages only when they are first
+ * written, so memory follows the longest rollout so far, not maxLen (which may be max_position_embeddings). Growing
+ * re-lays the rows out in place, from the last row down, so no second buffer is ever held; repeated rollouts reuse
+ * the committed pages. Growth past what was committed is checked against the available memory first.
+ */
 export class KvCaches {
-  private readonly pool = new Map<number, Float32Array[]>();
-  private current: Float32Array[];
+  private readonly buffers: Float32Array[];
+  private readonly bytesPerPosition: number;
+  /** The largest capacity any slot can take (V8 caps one typed array at 2^32 - 1 elements). */
+  private readonly capacityLimit: number;
   capacity: number;
+  /** Largest capacity laid out so far: positions of every row whose pages are committed. */
+  private committed: number;
 
   constructor(
     readonly batch: number,
@@ -19,12 +33,18 @@ export class KvCaches {
     readonly maxLen: number,
     private readonly minCapacity = 32,
   ) {
+    const widest = Math.max(...shapes.map((s) => s.kvHeads * s.headDim));
+    this.capacityLimit = Math.min(maxLen, Math.floor(MAX_ELEMENTS / (batch * widest)));
+    this.bytesPerPosition = shapes.reduce((a, s) => a + s.kvHeads * s.headDim, 0) * FLOAT_BYTES;
     this.capacity = Math.min(minCapacity, maxLen);
-    this.current = this.buffers(this.capacity);
+    this.committed = 0;
+    this.ensureCommitted(this.capacity);
+    this.buffers = shapes.map(({ kvHeads, headDim }) => new Float32Array(batch * kvHeads * this.capacityLimit * headDim));
   }
 
+  /** Each slot's cache at the current capacity, [B, Hkv, C, hd]. */
   get slots(): readonly Float32Array[] {
-    return this.current;
+    return this.buffers.map((buffer, slot) => buffer.subarray(0, this.slotLength(slot, this.capacity)));
   }
 
   dims(slot: number): number[] {
@@ -39,32 +59,31 @@ export class KvCaches {
     while (next < needed) next *= 2;
     // Past half the maximum, go straight to it: a last step from 2^k to a maxLen just above would hold both.
     if (next * 2 > this.maxLen) next = this.maxLen;
-    const target = this.buffers(next);
+    if (next > this.capacityLimit) next = Math.max(needed, this.capacityLimit);
+    if (next > this.capacityLimit) {
+      fail('MEMORY_INSUFFICIENT', `KV caches for ${this.batch} rows × ${needed} positions exceed the largest array one cache layer can hold (${this.capacityLimit} positions); use fewer rows`, { batch: this.batch, needed });
+    }
+    this.ensureCommitted(next);
     for (const [slot, { kvHeads, headDim }] of this.shapes.entries()) {
-      const from = this.current[slot];
-      const to = target[slot];
-      for (let b = 0; b < this.batch; b++) {
-        const used = lengths[b] * headDim;
-        for (let h = 0; h < kvHeads; h++) {
-          const row = b * kvHeads + h;
-          to.set(from.subarray(row * this.capacity * headDim, row * this.capacity * headDim + used), row * next * headDim);
-        }
+      const buffer = this.buffers[slot];
+      for (let row = this.batch * kvHeads - 1; row >= 0; row--) {
+        const used = lengths[Math.floor(row / kvHeads)] * headDim;
+        const from = row * this.capacity * headDim;
+        buffer.copyWithin(row * next * headDim, from, from + used);
       }
     }
-    this.current = target;
     this.capacity = next;
   }
 
-  /** Back to the smallest capacity for a new rollout (buffers stay allocated). */
+  /** Back to the smallest capacity for a new rollout (committed pages stay). */
   reset(): void {
     this.capacity = Math.min(this.minCapacity, this.maxLen);
-    this.current = this.buffers(this.capacity);
   }
 
   /** Copies `count[b]` new positions of each row, laid out [B,Hkv,S,hd], to positions lengths[b].. of the cache. */
   write(slot: number, fresh: Float32Array, S: number, lengths: Int32Array, counts: Int32Array): void {
     const { kvHeads, headDim } = this.shapes[slot];
-    const cache = this.current[slot];
+    const cache = this.buffers[slot];
     const C = this.capacity;
     for (let b = 0; b < this.batch; b++) {
       const n = counts[b] * headDim;
@@ -77,18 +96,20 @@ export class KvCaches {
     }
   }
 
-  private buffers(capacity: number): Float32Array[] {
-    let buffers = this.pool.get(capacity);
-    if (!buffers) {
-      buffers = this.shapes.map(({ kvHeads, headDim }) => new Float32Array(this.batch * kvHeads * capacity * headDim));
-      this.pool.set(capacity, buffers);
-    }
-    return buffers;
+  /** Bytes of cache memory committed (every row at the largest capacity reached). */
+  get allocatedBytes(): number {
+    return this.batch * this.committed * this.bytesPerPosition;
   }
 
-  get allocatedBytes(): number {
-    let bytes = 0;
-    for (const buffers of this.pool.values()) for (const b of buffers) bytes += b.byteLength;
-    return bytes;
+  private slotLength(slot: number, capacity: number): number {
+    const { kvHeads, headDim } = this.shapes[slot];
+    return this.batch * kvHeads * capacity * headDim;
+  }
+
+  private ensureCommitted(capacity: number): void {
+    if (capacity <= this.committed) return;
+    const grow = (capacity - this.committed) * this.batch * this.bytesPerPosition;
+    ensureFits(`KV caches for ${this.batch} rows growing to ${capacity} positions`, grow, { batch: this.batch, positions: capacity });
+    this.committed = capacity;
   }
 }

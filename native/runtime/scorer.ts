@@ -1,11 +1,12 @@
 import { fail } from '../../core/errors.ts';
-import { Session, type Device, type HostTensor } from '../ort.ts';
-import { buildDecodeGraph, cacheName, logprobsName } from '../model/decode-graph.ts';
+import type { Feeds, Session } from '../ort.ts';
+import { cacheName } from '../model/decode-graph.ts';
+import { ensureFits, FLOAT_BYTES } from '../model/memory.ts';
+import { RotaryTables } from '../model/rotary-tables.ts';
+import { openModelSession, resolveBinding, weightFeeds, type ModelSessionOptions } from './model-session.ts';
 import type { Policy } from './policy.ts';
 
-export interface ScoreOptions {
-  threads?: number;
-  device?: Device;
+export interface ScoreOptions extends ModelSessionOptions {
   /** Also return the full next-token log-distribution at every position, [T × V] per sequence. */
   full?: boolean;
 }
@@ -17,22 +18,30 @@ export interface Scored {
   full?: Float32Array;
 }
 
+/** Copies of [B, S, V] floats a scoring run holds at once: logits, their log-softmax, and the fetched copy. */
+const VOCAB_COPIES = 3;
+
 /**
  * Teacher-forced scoring: one forward pass over whole sequences (right-padded into one batch), through the same
- * graph builder the decoder uses, so scores and sampled log-probabilities agree.
+ * graph builder the decoder uses, so scores and sampled log-probabilities agree. Only the scored tokens'
+ * log-probabilities leave onnxruntime unless the full distributions are asked for.
  */
 export class Scorer {
+  private readonly rope: RotaryTables;
+  private readonly weights: Feeds;
+
   private constructor(
     private readonly session: Session,
     readonly policy: Policy,
-  ) {}
+    baked: boolean,
+  ) {
+    this.rope = new RotaryTables(policy.config);
+    this.weights = baked ? {} : weightFeeds(policy.weights);
+  }
 
   static async create(policy: Policy, options: ScoreOptions = {}): Promise<Scorer> {
-    const graph = buildDecodeGraph([{ config: policy.config, weights: policy.weights, prefix: '' }], {
-      maxLen: policy.config.maxPositionEmbeddings,
-      output: 'all',
-    });
-    return new Scorer(await Session.create(graph.toBytes(), { threads: options.threads, device: options.device, label: `score(${policy.name})` }), policy);
+    const session = await openModelSession(policy.config, policy.weights, 'all', { ...options, label: `score(${policy.name})` });
+    return new Scorer(session, policy, resolveBinding(options) === 'initializers');
   }
 
   async score(sequences: readonly (readonly number[])[], options: { full?: boolean } = {}): Promise<Scored[]> {
@@ -43,36 +52,44 @@ export class Scorer {
     const S = Math.max(...sequences.map((s) => s.length));
     if (S === 0) fail('INPUT_INVALID', 'nothing to score: every sequence is empty');
     if (S > c.maxPositionEmbeddings) fail('SEQUENCE_TOO_LONG', `a sequence of ${S} tokens exceeds max_position_embeddings ${c.maxPositionEmbeddings}`);
+    ensureFits(`scoring ${B} × ${S} tokens over a vocabulary of ${V}`, VOCAB_COPIES * B * S * V * FLOAT_BYTES, { rows: B, tokens: S });
     const ids = new BigInt64Array(B * S);
+    const targets = new BigInt64Array(B * S);
     const positions = new BigInt64Array(B * S);
     for (const [row, seq] of sequences.entries()) {
       for (let t = 0; t < S; t++) {
         const token = t < seq.length ? seq[t] : 0;
         if (!Number.isInteger(token) || token < 0 || token >= V) fail('INPUT_INVALID', `token ${token} at position ${t} of sequence ${row} is outside the vocabulary [0, ${V})`, { row, position: t });
         ids[row * S + t] = BigInt(token);
+        if (t > 0) targets[row * S + t - 1] = BigInt(token);
         positions[row * S + t] = BigInt(t);
       }
     }
     const chunkMask = new Float32Array(S * S);
-    for (let i = 0; i < S; i++) for (let j = i + 1; j < S; j++) chunkMask[i * S + j] = -Infinity;
-    const feeds: Record<string, HostTensor> = {
+    for (let i = 0; i < S; i++) chunkMask.fill(-Infinity, i * S + i + 1, (i + 1) * S);
+    const rope = this.rope.feeds(S);
+    const feeds: Feeds = {
+      ...this.weights,
       input_ids: { dtype: 'int64', dims: [B, S], data: ids },
+      targets: { dtype: 'int64', dims: [B, S], data: targets },
       position_ids: { dtype: 'int64', dims: [B, S], data: positions },
       past_mask: { dtype: 'float32', dims: [B, 1, 1, 1], data: new Float32Array(B).fill(-Infinity) },
       chunk_mask: { dtype: 'float32', dims: [S, S], data: chunkMask },
       inv_temperature: { dtype: 'float32', dims: [B, 1], data: new Float32Array(B).fill(1) },
+      rope_cos: rope.cos,
+      rope_sin: rope.sin,
     };
+    const emptyCache = new Float32Array(B * c.numKvHeads * c.headDim);
     for (let layer = 0; layer < c.numLayers; layer++) {
-      for (const kind of ['key', 'value'] as const) {
-        feeds[cacheName('', layer, kind)] = { dtype: 'float32', dims: [B, c.numKvHeads, 1, c.headDim], data: new Float32Array(B * c.numKvHeads * c.headDim) };
-      }
+      for (const kind of ['key', 'value'] as const) feeds[cacheName(layer, kind)] = { dtype: 'float32', dims: [B, c.numKvHeads, 1, c.headDim], data: emptyCache };
     }
-    const result = await this.session.run(feeds, [logprobsName('')]);
-    const all = result[logprobsName('')].data as Float32Array;
+    const full = options.full === true;
+    const result = await this.session.run(feeds, full ? ['target_logprobs', 'logprobs'] : ['target_logprobs']);
+    const picked = result.target_logprobs.data as Float32Array;
+    const all = full ? (result.logprobs.data as Float32Array) : null;
     return sequences.map((seq, row) => {
-      const base = row * S * V;
-      const logprobs: (number | null)[] = seq.map((token, t) => (t === 0 ? null : all[base + (t - 1) * V + token]));
-      return options.full ? { logprobs, full: all.slice(base, base + seq.length * V) } : { logprobs };
+      const logprobs: (number | null)[] = seq.map((_, t) => (t === 0 ? null : picked[row * S + t - 1]));
+      return all ? { logprobs, full: all.slice(row * S * V, (row * S + seq.length) * V) } : { logprobs };
     });
   }
 

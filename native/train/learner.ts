@@ -1,5 +1,6 @@
 import type { ModelConfig } from '../model/config.ts';
 import { validateWeights, type Weights } from '../model/weights.ts';
+import { ensureFits, parameterCount, weightBytes } from '../model/memory.ts';
 import { Session, type Feeds, type HostTensor } from '../ort.ts';
 import { AdamW, type AdamWState } from './adamw.ts';
 import { floatWindow, hasNonZero, int64Window, nextTokens, usedColumns, type RowWindow } from './batch-rows.ts';
@@ -60,7 +61,8 @@ interface MicroBatchSums {
 export class Learner {
   private scoreSession: Session | null = null;
   private readonly grads = new Map<string, Float32Array>();
-  private readonly scratch = new Map<string, Float32Array>();
+  /** Gradients of the second and later micro-batches before they are added up; allocated on first need. */
+  private scratch: Map<string, Float32Array> | null = null;
 
   private constructor(
     readonly modelConfig: ModelConfig,
@@ -71,10 +73,7 @@ export class Learner {
     private readonly trainGraph: BuiltGraph,
     private readonly reference: Weights | undefined,
   ) {
-    for (const [name, t] of weights) {
-      this.grads.set(name, new Float32Array(t.data.length));
-      this.scratch.set(name, new Float32Array(t.data.length));
-    }
+    for (const [name, t] of weights) this.grads.set(name, new Float32Array(t.data.length));
   }
 
   /**
@@ -83,13 +82,13 @@ export class Learner {
    */
   static async create(modelConfig: ModelConfig, weights: Weights, config: LearnerConfigInput = {}, reference?: Weights): Promise<Learner> {
     const parsed = parseLearnerConfig(config);
+    ensureFits(`training state of ${parameterCount(modelConfig)} parameters (float32 gradients and two AdamW moments)`, 3 * weightBytes(modelConfig));
     validateWeights(modelConfig, weights, 'learner weights');
     const klExact = parsed.objective === 'policy-gradient' && parsed.klEstimator === 'exact';
     if (klExact && !reference) fail('CONFIG_INVALID', 'learner: klEstimator "exact" needs the reference policy\'s weights', { field: 'klEstimator' });
     if (klExact) validateWeights(modelConfig, reference!, 'learner reference weights');
     const graph = buildTrainGraph(modelConfig, {
       objective: parsed.objective,
-      maxSeqLen: parsed.maxSeqLen,
       entropyBonus: parsed.entropyCoef !== 0,
       weightedPositionsOnly: true,
       klExact,
@@ -118,8 +117,8 @@ export class Learner {
       if (!hasNonZero(inputs.trained, r0 * cols, r1 * cols)) continue;
       const window: RowWindow = { r0, r1, cols, used: usedColumns(inputs.trained, r0, r1, cols) };
       const first = microBatches === 0;
-      const run = await this.runMicroBatch(batch, inputs, window, first ? this.grads : this.scratch, klBeta);
-      if (!first) for (const [name, g] of this.grads) addInto(g, this.scratch.get(name)!);
+      const run = await this.runMicroBatch(batch, inputs, window, first ? this.grads : this.scratchGrads(), klBeta);
+      if (!first) for (const [name, g] of this.grads) addInto(g, this.scratch!.get(name)!);
       for (const key of Object.keys(sums) as Array<keyof MicroBatchSums>) sums[key] += run[key];
       microBatches++;
     }
@@ -181,7 +180,7 @@ export class Learner {
     checkLength('inputIds', batch.inputIds, rows * cols);
     if (batch.targets) checkLength('targets', batch.targets, rows * cols);
     if (!this.scoreSession) {
-      const graph = buildScoreGraph(this.modelConfig, { maxSeqLen: this.config.maxSeqLen });
+      const graph = buildScoreGraph(this.modelConfig);
       this.scoreSession = await Session.create(graph.model, { threads: this.config.threads, label: 'learner score' });
     }
     const all: RowWindow = { r0: 0, r1: rows, cols, used: cols };
@@ -197,6 +196,14 @@ export class Learner {
     const logprobs = Float32Array.from(out.logprobs.data as Float32Array);
     if (!batch.targets) for (let r = 0; r < rows; r++) logprobs[r * cols + cols - 1] = 0;
     return logprobs;
+  }
+
+  private scratchGrads(): Map<string, Float32Array> {
+    if (!this.scratch) {
+      ensureFits('gradients of a second micro-batch', weightBytes(this.modelConfig));
+      this.scratch = new Map([...this.weights].map(([name, t]) => [name, new Float32Array(t.data.length)]));
+    }
+    return this.scratch;
   }
 
   optimizerState(): AdamWState {

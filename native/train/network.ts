@@ -2,7 +2,7 @@ import type { ModelConfig } from '../model/config.ts';
 import { layerPrefix, weightShapes } from '../model/weights.ts';
 import type { Value } from '../onnx/graph.ts';
 import type { Tape } from './tape.ts';
-import { ropeTables } from './rope.ts';
+import { ropeGraphTables } from './rope.ts';
 import { gatherRows } from './ops/gather-rows.ts';
 import { linear } from './ops/linear.ts';
 import { rmsnorm } from './ops/rmsnorm.ts';
@@ -31,8 +31,6 @@ export function logits(tape: Tape, net: Network, hidden: Value = net.hidden): Va
 }
 
 export interface NetworkOptions {
-  /** Longest sequence the graph serves: sizes the rotary tables. Defaults to max_position_embeddings. */
-  maxSeqLen?: number;
   /** Scalar the logits are divided by; none means 1. */
   temperature?: Value;
   /** Graph input names are `${inputPrefix}${HF name}` (a second, frozen model in the same graph); `params` keeps HF names. */
@@ -58,7 +56,7 @@ export function buildNetwork(tape: Tape, config: ModelConfig, inputIds: Value, o
   const wOpt = (name: string): Value | undefined => params.get(name);
 
   const batchShape = g.op1('Shape', [inputIds], {}, { dtypes: ['int64'] });
-  const positional = positionalInputs(tape, config, batchShape, options.maxSeqLen ?? config.maxPositionEmbeddings);
+  const positional = positionalInputs(tape, config, batchShape);
   const ids = g.op1('Reshape', [inputIds, g.ints([-1])]);
 
   let x = gatherRows(tape, w('model.embed_tokens.weight'), ids);
@@ -101,19 +99,10 @@ function selfAttention(
   return linear(tape, merged, w(`${p}.self_attn.o_proj.weight`), wOpt(`${p}.self_attn.o_proj.bias`));
 }
 
-function positionalInputs(tape: Tape, c: ModelConfig, batchShape: Value, maxSeqLen: number): Positional {
+function positionalInputs(tape: Tape, c: ModelConfig, batchShape: Value): Positional {
   const g = tape.graph;
   const seqLen = g.op1('Gather', [batchShape, g.const([1], [], 'int64')], { axis: 0 });
-  const tables = ropeTables(c.headDim, c.ropeTheta, maxSeqLen, tape.dtype);
-  const firstT = (table: Float32Array | Float64Array): Value =>
-    g.op1('Slice', [
-      g.const(table, [maxSeqLen, 1, c.headDim], tape.dtype, 'rope'),
-      g.ints([0]),
-      g.op1('Unsqueeze', [seqLen, g.ints([0])]),
-      g.ints([0]),
-    ]);
-  const cos = firstT(tables.cos);
-  const signedSin = firstT(tables.signedSin);
+  const { cos, signedSin } = ropeGraphTables(g, c.headDim, c.ropeTheta, seqLen, tape.dtype);
   const scale = tape.scalar(1 / Math.sqrt(c.headDim));
   return {
     cos,

@@ -1,3 +1,4 @@
+import type { Graph, Value } from '../onnx/graph.ts';
 import type { FloatDType } from './tape.ts';
 
 /** Rotary tables for positions 0..length-1, laid out [length, 1, headDim] to broadcast over heads. */
@@ -30,4 +31,28 @@ export function ropeTables(headDim: number, theta: number, length: number, dtype
     }
   }
   return { length, headDim, cos, signedSin };
+}
+
+/**
+ * The same tables built inside a graph for positions 0..seqLen-1, [seqLen, 1, headDim]: angles and their cos/sin in
+ * float64 (as `ropeTables` computes them), then cast to `dtype`. Nothing in the graph is sized by the longest
+ * sequence a model allows, which a config may set to 1e9.
+ */
+export function ropeGraphTables(g: Graph, headDim: number, theta: number, seqLen: Value, dtype: FloatDType): { cos: Value; signedSin: Value } {
+  const half = headDim / 2;
+  const invFreq = new Float64Array(headDim);
+  const signs = dtype === 'float64' ? new Float64Array(headDim) : new Float32Array(headDim);
+  for (let i = 0; i < half; i++) {
+    invFreq[i] = invFreq[half + i] = Math.pow(theta, (-2 * i) / headDim);
+    signs[i] = -1;
+    signs[half + i] = 1;
+  }
+  const positions = g.op1('Range', [g.const([0], [], 'int64'), seqLen, g.const([1], [], 'int64')], {}, { dtypes: ['int64'] });
+  const column = g.op1('Unsqueeze', [g.op1('Cast', [positions], { to: 11 }, { dtypes: ['float64'] }), g.ints([1, 2])]);
+  const angles = g.op1('Mul', [column, g.const(invFreq, [1, 1, headDim], 'float64', 'inv_freq')]);
+  const narrow = (v: Value): Value => (dtype === 'float64' ? v : g.op1('Cast', [v], { to: 1 }, { dtypes: ['float32'] }));
+  return {
+    cos: narrow(g.op1('Cos', [angles])),
+    signedSin: g.op1('Mul', [narrow(g.op1('Sin', [angles])), g.const(signs, [headDim], dtype, 'rope_signs')]),
+  };
 }

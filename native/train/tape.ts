@@ -5,10 +5,20 @@ import type { AttrValue, Dim, Graph, OpOptions, Value } from '../onnx/graph.ts';
 export type FloatDType = 'float32' | 'float64';
 
 /**
+ * A gradient that is zero except at some rows: `updates` [M, ...] added at row `indices[m]` of a tensor shaped like
+ * `like` (the backward of a row gather). The tape adds it into the other contributions with one in-order
+ * ScatterElements instead of materializing a zero tensor first, so a tied [V, D] embedding's gradient costs one
+ * [V, D] buffer rather than one per use.
+ */
+export interface RowScatter {
+  scatterRows: { indices: Value; updates: Value; like: Value };
+}
+
+/**
  * Emits the gradient ops of one forward step. Receives the gradient of each output (undefined where no
  * gradient reached it) and returns one gradient per input, or null where the input needs none.
  */
-export type BackwardRule = (outputGrads: Array<Value | undefined>) => Array<Value | null>;
+export type BackwardRule = (outputGrads: Array<Value | undefined>) => Array<Value | RowScatter | null>;
 
 interface Step {
   inputs: Value[];
@@ -24,7 +34,8 @@ interface Step {
 export class Tape {
   private readonly steps: Step[] = [];
   private readonly differentiable = new Set<string>();
-  private readonly grads = new Map<string, Value>();
+  private readonly grads = new Map<string, Array<Value | RowScatter>>();
+  private readonly summed = new Map<string, Value>();
   private backwardDone = false;
 
   constructor(
@@ -70,7 +81,7 @@ export class Tape {
     for (const [value, grad] of seeds) this.accumulate(value, grad);
     for (let i = this.steps.length - 1; i >= 0; i--) {
       const step = this.steps[i];
-      const outputGrads = step.outputs.map((v) => this.grads.get(v.name));
+      const outputGrads = step.outputs.map((v) => this.gradOf(v));
       if (outputGrads.every((g) => g === undefined)) continue;
       const inputGrads = step.rule(outputGrads);
       step.inputs.forEach((input, k) => {
@@ -80,14 +91,38 @@ export class Tape {
     }
   }
 
-  /** The summed gradient of a value after `backward`, or undefined when no gradient reached it. */
+  /**
+   * The summed gradient of a value, or undefined when no gradient reached it. Read once every contribution is in
+   * (after `backward`, or when the step that produced the value is reached): dense terms are added in arrival order,
+   * then row scatters are added into that sum (into zeros when there is none).
+   */
   gradOf(value: Value): Value | undefined {
-    return this.grads.get(value.name);
+    const done = this.summed.get(value.name);
+    if (done) return done;
+    const parts = this.grads.get(value.name);
+    if (!parts) return undefined;
+    const dense = parts.filter((p): p is Value => !('scatterRows' in p));
+    let sum = dense.length > 0 ? dense.reduce((a, b) => this.op1('Add', [a, b])) : undefined;
+    for (const part of parts) {
+      if (!('scatterRows' in part)) continue;
+      const { indices, updates, like } = part.scatterRows;
+      const base = sum ?? this.zerosLike(like);
+      const expanded = this.op1('Expand', [this.op1('Unsqueeze', [indices, this.graph.ints([1])]), this.op1('Shape', [updates], {}, { dtypes: ['int64'] })]);
+      sum = this.op1('ScatterElements', [base, expanded, updates], { axis: 0, reduction: 'add' });
+    }
+    this.summed.set(value.name, sum!);
+    return sum;
   }
 
-  private accumulate(value: Value, grad: Value): void {
-    const previous = this.grads.get(value.name);
-    this.grads.set(value.name, previous ? this.op1('Add', [previous, grad]) : grad);
+  private zerosLike(like: Value): Value {
+    const zero = { tensor: { dtype: this.dtype, dims: [1], data: this.dtype === 'float64' ? new Float64Array(1) : new Float32Array(1) } };
+    return this.op1('ConstantOfShape', [this.op1('Shape', [like], {}, { dtypes: ['int64'] })], { value: zero }, { dtypes: [this.dtype] });
+  }
+
+  private accumulate(value: Value, grad: Value | RowScatter): void {
+    const parts = this.grads.get(value.name);
+    if (parts) parts.push(grad);
+    else this.grads.set(value.name, [grad]);
   }
 
   // ---- shape and arithmetic helpers every layer uses ----

@@ -11,8 +11,6 @@ import { exactKl, exactKlLogitsGradient, policyGradientObjective, sftObjective, 
 export interface TrainGraphOptions {
   objective: Objective;
   dtype?: FloatDType;
-  /** Longest sequence served; sizes the rotary tables. Defaults to max_position_embeddings. */
-  maxSeqLen?: number;
   /**
    * Policy-gradient only: include the entropy bonus (the `entropy_coef` input). Without it the graph
    * skips two passes over [tokens, vocab]. Default true.
@@ -74,7 +72,7 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
     ? { clipLow: scalar('clip_low'), clipHigh: scalar('clip_high'), klBeta: scalar('kl_beta'), entropyCoef: entropyBonus ? scalar('entropy_coef') : g.scalar(0, dtype) }
     : null;
 
-  const net = buildNetwork(tape, config, inputIds, { maxSeqLen: options.maxSeqLen, temperature });
+  const net = buildNetwork(tape, config, inputIds, { temperature });
   // Positions with a loss: a policy-gradient weight or an imitation weight (both ≥ 0).
   const positions = options.weightedPositionsOnly ? weightedPositions(g, pgInputs ? g.op1('Add', [weights, pgInputs.imitationWeights]) : weights) : null;
   // Per-token tensors as [rows, 1] columns over the positions the loss is computed at.
@@ -178,7 +176,6 @@ function weightedPositions(g: Graph, weights: Value): { rows: Value; spread: (co
 
 export interface ScoreGraphOptions {
   dtype?: FloatDType;
-  maxSeqLen?: number;
   /** Also return log p over the whole vocabulary, [B, T, V]. */
   fullLogProbs?: boolean;
 }
@@ -191,7 +188,7 @@ export function buildScoreGraph(config: ModelConfig, options: ScoreGraphOptions 
   const inputIds = g.input('input_ids', 'int64', ['batch', 'seq']);
   const targets = g.input('targets', 'int64', ['batch', 'seq']);
   const temperature = g.input('temperature', dtype, []);
-  const net = buildNetwork(tape, config, inputIds, { maxSeqLen: options.maxSeqLen, temperature });
+  const net = buildNetwork(tape, config, inputIds, { temperature });
   const logProbsFull = g.op1('LogSoftmax', [logits(tape, net)], { axis: -1 });
   const logprobs = g.op1('GatherElements', [logProbsFull, g.op1('Reshape', [targets, g.ints([-1, 1])])], { axis: 1 });
   g.output(g.op1('Reshape', [logprobs, net.batchShape]), 'logprobs', ['batch', 'seq']);

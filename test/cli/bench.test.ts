@@ -31,6 +31,26 @@ describe('ludus bench engine', () => {
       expect(result.stdout).toMatch(/tandem decode, B=2\s+[\d.]+ tok\/s/);
     });
   });
+
+  describe('having --real-size on a micro preset', () => {
+    it('should run every phase in a process of its own and summarize them side by side', async () => {
+      const result = await runLudus([
+        'bench', 'engine', '--json', '--real-size', '--preset', 'qwen3-micro', '--batches', '1,2', '--new-tokens', '4',
+        '--train-batch', '1', '--train-len', '8', '--train-steps', '1', '--torch', 'off',
+      ]);
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.stdout.trim());
+      expect(Object.keys(report.phases)).toEqual(['checkpoint', 'matmul-peak', 'dtype', 'load', 'score', 'decode', 'train']);
+      expect(report.phases.load.parameters).toBe(23776);
+      expect(report.phases.score.logprobs).toHaveLength(256);
+      for (const batch of [1, 2]) {
+        expect(report.phases.decode[`b${batch}`].solo_tok_s).toBeGreaterThan(0);
+        expect(report.summary[`b${batch}`].tandem_over_solo).toBeCloseTo(report.phases.decode[`b${batch}`].tandem_tok_s / report.phases.decode[`b${batch}`].solo_tok_s, 1);
+        expect(report.summary[`b${batch}`].efficiency_vs_matmul_peak).toBeGreaterThan(0);
+      }
+      expect(report.phases.train.train_peak_rss_mb).toBeGreaterThan(0);
+    });
+  });
 });
 
 describe('ludus bench grader', () => {

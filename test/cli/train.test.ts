@@ -1,23 +1,15 @@
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Spectator } from '../server/hub-clients.ts';
 import { serveLudus } from '../server/page/browser.ts';
-import { runLudus } from '../support/cli.ts';
+import { configFile, runLudus } from '../support/cli.ts';
 import { loadTaskFile } from '../../plugins/tasks/jsonl/load-jsonl-task.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 
 const DEFAULT_MODEL = resolveModelDir('default');
 
 const tinyConfig = { problemsPerStep: 1, groupSize: 4, maxNewTokens: 96, validateEvery: 0, finalComparison: 0 };
-
-async function configFile(config: object): Promise<{ dir: string; file: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'ludus-train-cli-'));
-  const file = join(dir, 'config.json');
-  await writeFile(file, JSON.stringify(config));
-  return { dir, file };
-}
 
 describe('ludus train', () => {
   describe('having the tandem game, the shipped base and a tiny config', () => {

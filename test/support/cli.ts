@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const LUDUS_BIN = fileURLToPath(new URL('../../bin/ludus.js', import.meta.url));
@@ -17,4 +20,12 @@ export function runLudus(args: string[], options: { timeoutMs?: number } = {}): 
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** Writes `config` as JSON to `name` in a new temporary directory; returns both paths. */
+export async function configFile(config: object, name = 'config.json'): Promise<{ dir: string; file: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'ludus-cli-config-'));
+  const file = join(dir, name);
+  await writeFile(file, JSON.stringify(config));
+  return { dir, file };
 }

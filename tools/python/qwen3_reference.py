@@ -9,6 +9,9 @@ SFT objectives. Needs only torch and numpy; safetensors files are parsed here.
       ref_logprobs?, imitation_weights?, clip_low?, clip_high?, kl_beta?, entropy_coef?, temperature?}), written as a
       safetensors file (or, for a .json path, flat lists at full precision): loss, logprobs, entropy,
       kl, clipped, grad.<hf name>.
+  score     --checkpoint DIR --tokens FILE [--dtype float32|float64 --threads 2]
+      log p(token_i | tokens_<i) of one sequence (FILE: comma-separated ids or a JSON list), printed as one JSON
+      line {tokens, logprobs} with logprobs[0] null: what `ludus score --json` prints, for cross-checking it.
   bench     --config config.json [--rows 16 --cols 128 --threads 2 --steps 5]
       Forward + backward + AdamW on random weights and tokens; prints one JSON line with tokens/s.
 
@@ -35,11 +38,12 @@ _NP_DTYPES = {"F64": np.float64, "F32": np.float32, "F16": np.float16, "I64": np
 
 
 def read_safetensors(path):
+    """Every tensor of a safetensors file, read through a memory map one tensor at a time (a 0.6B model's file is
+    not held twice); BF16 is widened to float32 exactly."""
     with open(path, "rb") as f:
-        raw = f.read()
-    (header_len,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8 : 8 + header_len])
-    body = memoryview(raw)[8 + header_len :]
+        (header_len,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(header_len))
+    body = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + header_len)
     tensors = {}
     for name, entry in header.items():
         if name == "__metadata__":
@@ -47,11 +51,12 @@ def read_safetensors(path):
         start, end = entry["data_offsets"]
         dtype = entry["dtype"]
         if dtype == "BF16":
-            bits = np.frombuffer(body[start:end], dtype=np.uint16).astype(np.uint32) << 16
+            bits = body[start:end].view(np.uint16).astype(np.uint32) << 16
             array = bits.view(np.float32)
         else:
-            array = np.frombuffer(body[start:end], dtype=_NP_DTYPES[dtype])
-        tensors[name] = torch.from_numpy(array.copy().reshape(entry["shape"]))
+            array = np.array(body[start:end]).view(_NP_DTYPES[dtype])
+        tensors[name] = torch.from_numpy(array.reshape(entry["shape"]))
+    del body
     return tensors
 
 
@@ -289,6 +294,22 @@ def evaluate(args):
         write_safetensors(args.out, result)
 
 
+def score(args):
+    """Teacher-forced log p(token_i | tokens_<i) of one sequence, as `ludus score --json` prints them."""
+    torch.set_num_threads(args.threads)
+    dtype = getattr(torch, args.dtype)
+    config, weights = read_checkpoint(args.checkpoint)
+    model = load_model(config, weights, dtype)
+    del weights
+    with open(args.tokens) as f:
+        text = f.read().strip()
+    tokens = json.loads(text) if text.startswith("[") else [int(t) for t in text.split(",")]
+    with torch.no_grad():
+        log_probs = F.log_softmax(model(torch.tensor([tokens], dtype=torch.int64)).to(torch.float64), dim=-1)[0]
+    picked = [None] + [log_probs[t - 1, tokens[t]].item() for t in range(1, len(tokens))]
+    print(json.dumps({"tokens": tokens, "logprobs": picked}))
+
+
 # ---------------------------------------------------------------- benchmark
 
 
@@ -355,6 +376,11 @@ def main():
     e.add_argument("--request", required=True)
     e.add_argument("--out", required=True)
     e.add_argument("--dtype", default="float64", choices=["float64", "float32"])
+    s = sub.add_parser("score")
+    s.add_argument("--checkpoint", required=True)
+    s.add_argument("--tokens", required=True, help="a file holding comma-separated token ids or a JSON list")
+    s.add_argument("--dtype", default="float32", choices=["float64", "float32"])
+    s.add_argument("--threads", type=int, default=2)
     b = sub.add_parser("bench")
     b.add_argument("--config", required=True)
     b.add_argument("--rows", type=int, default=16)
@@ -362,7 +388,7 @@ def main():
     b.add_argument("--threads", type=int, default=2)
     b.add_argument("--steps", type=int, default=5)
     args = parser.parse_args()
-    {"evaluate": evaluate, "bench": bench}[args.command](args)
+    {"evaluate": evaluate, "score": score, "bench": bench}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """PyTorch eager decode baseline for `ludus bench engine`: the reference model of qwen3_reference.py stepped
 token by token with a KV cache grown by torch.cat (transformers' DynamicCache) and eager attention (torch 1.13
-has no scaled_dot_product_attention), sampling every row from the softmax of its logits. Prints one JSON line with tokens/s.
+has no scaled_dot_product_attention), sampling every row from the softmax of its logits. Prints one JSON line with tokens/s over the whole rollout
+and over its decode steps alone (decodeTokensPerSecond, the prefill excluded).
 
   torch_decode_bench.py --config config.json [--batch 64 --new-tokens 256 --prompt-tokens 16 --threads 2]
 """
@@ -39,21 +40,27 @@ def main():
     prompt = torch.randint(1, config["vocab_size"], (args.batch, args.prompt_tokens))
 
     def rollout(new_tokens):
+        """Seconds of the decode steps after the first sampled token (the prefill excluded)."""
         caches = [{} for _ in model.model.layers]
         logits = next_token_logits(model, prompt, caches, 0)
         position = args.prompt_tokens
+        first = time.perf_counter()
         for step in range(new_tokens):
             token = torch.multinomial(F.softmax(logits, dim=-1), 1)
+            if step == 0:
+                first = time.perf_counter()
             if step + 1 < new_tokens:
                 logits = next_token_logits(model, token, caches, position)
                 position += 1
+        return time.perf_counter() - first
 
-    rollout(8)
+    rollout(min(8, args.new_tokens))
     start = time.perf_counter()
-    rollout(args.new_tokens)
+    decode_seconds = rollout(args.new_tokens)
     seconds = time.perf_counter() - start
     print(json.dumps({"engine": "torch-eager", "torch": torch.__version__, "batch": args.batch, "threads": args.threads,
-                      "tokensPerSecond": round(args.batch * args.new_tokens / seconds)}))
+                      "tokensPerSecond": round(args.batch * args.new_tokens / seconds),
+                      "decodeTokensPerSecond": round(args.batch * (args.new_tokens - 1) / decode_seconds, 2)}))
 
 
 if __name__ == "__main__":

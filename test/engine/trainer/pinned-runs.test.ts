@@ -41,9 +41,11 @@ const jsonl = async <T>(path: string): Promise<T[]> =>
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as T);
 
+// Float precision: float32 GEMMs that read the weights as inputs (not prepacked initializers) and gradients summed in
+// another order agree with the pinned run to ~1e-5 relative after three steps; tokens must still match exactly.
 const close = (actual: number | null | undefined, expected: number | null) => {
   if (expected === null) expect(actual ?? null).toBeNull();
-  else expect(actual).toBeCloseTo(expected, 5);
+  else expect(Math.abs(actual! - expected)).toBeLessThanOrEqual(1e-4 * Math.max(1, Math.abs(expected)));
 };
 
 describe('the multi-policy trainer', () => {
@@ -97,7 +99,7 @@ describe('the multi-policy trainer', () => {
           authors: old.authors,
           roles: old.roles,
         });
-        turn.logprobs.forEach((logprob, t) => expect(logprob).toBeCloseTo(old.logprobs[t], 5));
+        turn.logprobs.forEach((logprob, t) => close(logprob, old.logprobs[t]));
         expect({ correct: line.verdicts[0].correct, answer_present: line.verdicts[0].answer_present }).toEqual({ correct: old.correct, answer_present: old.answer_present });
       });
     });

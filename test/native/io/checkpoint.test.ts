@@ -381,6 +381,40 @@ describe('loadCheckpoint', () => {
   });
 });
 
+describe('loadCheckpoint on bad values and sizes', () => {
+  describe('having a NaN or an infinity in a tensor', () => {
+    for (const [label, value] of [['NaN', Number.NaN], ['+Inf', Number.POSITIVE_INFINITY]] as const) {
+      it(`should fail with NON_FINITE naming the tensor and index (${label})`, async () => {
+        const dir = await checkpointWithTensors((w) => {
+          w.get('model.layers.0.mlp.down_proj.weight')!.data[17] = value;
+        });
+        await expectLoadFailure(dir, 'NON_FINITE', ['"model.layers.0.mlp.down_proj.weight"', 'index 17']);
+      });
+    }
+  });
+
+  describe('having an eos_token_id outside the vocabulary', () => {
+    it('should fail with CONFIG_INVALID naming the field', async () => {
+      const dir = await checkpointWithTensors(() => undefined);
+      const { config } = randomModel();
+      await writeFile(join(dir, 'config.json'), JSON.stringify({ ...toHfConfig(config), eos_token_id: [0, config.vocabSize] }));
+      await expectLoadFailure(dir, 'CONFIG_INVALID', ['eos_token_id', String(config.vocabSize)]);
+    });
+  });
+
+  describe('having a config whose weights cannot fit in any memory (terabytes)', () => {
+    for (const overrides of [{ num_hidden_layers: 1_000_000, hidden_size: 1024, intermediate_size: 3072 }, { hidden_size: 1_000_000, intermediate_size: 4_000_000 }]) {
+      it(`should fail with MEMORY_INSUFFICIENT from the config alone, before reading any tensor (${JSON.stringify(overrides)})`, async () => {
+        const dir = await checkpointWithTensors(() => undefined);
+        const { config } = randomModel();
+        await writeFile(join(dir, 'config.json'), JSON.stringify({ ...toHfConfig(config), ...overrides }));
+        await unlink(join(dir, 'model.safetensors'));
+        await expectLoadFailure(dir, 'MEMORY_INSUFFICIENT', [join(dir, 'config.json'), 'GiB']);
+      });
+    }
+  });
+});
+
 describe('replaceDirectory', () => {
   describe('having the new contents fail half-way', () => {
     it('should keep the old directory and remove the temporary one', async () => {

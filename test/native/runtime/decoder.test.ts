@@ -163,6 +163,56 @@ describe('Decoder', () => {
     });
   });
 
+  describe('having weights bound as external initializers (the CUDA path) instead of inputs', () => {
+    it('should give the same distributions bit for bit', async () => {
+      const a = randomModel({}, 1, 'senior');
+      const b = randomModel({}, 2, 'junior');
+      const prompts = [[3, 1, 4], [1, 5], [9, 2, 6, 5]];
+      const results: Float32Array[][] = [];
+      for (const weights of ['inputs', 'initializers'] as const) {
+        const pair = await open([a.policy, b.policy], { batch: 3, maxLen: 16, threads: 1, weights });
+        const first = await pair.prefill(prompts);
+        const next = await pair.step([7, 8, 9]);
+        results.push([first.of(0, 0)!.slice(), first.of(1, 2)!.slice(), next.of(0, 1)!.slice(), next.of(1, 0)!.slice()]);
+      }
+      for (let i = 0; i < results[0].length; i++) expect(Array.from(results[1][i])).toEqual(Array.from(results[0][i]));
+    });
+  });
+
+  describe('having a policy whose weights a learner changed in place', () => {
+    for (const weights of ['inputs', 'initializers'] as const) {
+      it(`should decode with the new weights after updatePolicy (${weights})`, async () => {
+        const { config, weights: w, policy } = randomModel({}, 3, 'senior');
+        const mine = { ...policy, weights: new Map([...w].map(([name, t]) => [name, { dims: t.dims, data: Float32Array.from(t.data) }])) };
+        const decoder = await open([mine], { batch: 1, maxLen: 8, threads: 1, weights });
+        await decoder.prefill([[1, 2, 3]]);
+        const head = mine.weights.get('model.embed_tokens.weight')!.data;
+        for (let i = 0; i < head.length; i++) head[i] *= 1.5;
+        await decoder.updatePolicy(0, mine);
+        const probs = await decoder.prefill([[1, 2, 3]]);
+        expect(logprobGap(probs, 0, 0, referenceLogits(config, mine.weights, [1, 2, 3])[2])).toBeLessThan(2e-4);
+      });
+    }
+  });
+
+  describe('having caches that would outgrow the memory available', () => {
+    it('should fail with MEMORY_INSUFFICIENT before growing them, naming rows and positions', async () => {
+      const { policy } = randomModel();
+      const decoder = await open([policy], { batch: 4, maxLen: 4096, threads: 1 });
+      await decoder.prefill([[1], [2], [3], [4]]);
+      const saved = process.env.LUDUS_MEMORY_BYTES;
+      process.env.LUDUS_MEMORY_BYTES = String(64 * 1024);
+      try {
+        const error = await decoder.append([Array.from({ length: 200 }, () => 5), [6], [7], [8]]).then(() => null, (e: unknown) => e);
+        expect(LudusError.is(error, 'MEMORY_INSUFFICIENT')).toBe(true);
+        expect((error as LudusError).message).toContain('4 rows growing to 256 positions');
+      } finally {
+        if (saved === undefined) delete process.env.LUDUS_MEMORY_BYTES;
+        else process.env.LUDUS_MEMORY_BYTES = saved;
+      }
+    });
+  });
+
   describe('having a row at the cache capacity', () => {
     it('should fail with SEQUENCE_TOO_LONG instead of writing past the cache', async () => {
       const { policy } = randomModel();

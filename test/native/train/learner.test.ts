@@ -188,4 +188,15 @@ describe('Learner', () => {
     const long = batchOf([300], 300, 1);
     await expect(learner.step({ ...long, advantages: [1], oldLogprobs: new Float32Array(300) })).rejects.toThrow(/SEQUENCE_TOO_LONG/);
   });
+
+  it('refuses a training state that cannot fit in memory with MEMORY_INSUFFICIENT before allocating it', async () => {
+    const saved = process.env.LUDUS_MEMORY_BYTES;
+    process.env.LUDUS_MEMORY_BYTES = String(3 * 23776 * 4 - 1);
+    try {
+      await expect(Learner.create(config, initWeights(config, 1), { threads: 1 })).rejects.toThrow(/MEMORY_INSUFFICIENT.*23776 parameters/);
+    } finally {
+      if (saved === undefined) delete process.env.LUDUS_MEMORY_BYTES;
+      else process.env.LUDUS_MEMORY_BYTES = saved;
+    }
+  });
 });

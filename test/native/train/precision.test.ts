@@ -10,7 +10,7 @@ describe('float32 forward against float64', () => {
       const weights = initWeights(config, 8, std);
       const batch = randomBatch(config, [16, 11], 16, 4);
       const run = async (dtype: 'float32' | 'float64'): Promise<Float64Array> => {
-        const graph = await openGraph(buildScoreGraph(config, { dtype, maxSeqLen: 64 }), 2);
+        const graph = await openGraph(buildScoreGraph(config, { dtype }), 2);
         const out = await graph.run({ ...weightFeeds(weights, dtype), ...tokenFeeds(batch), temperature: floatTensor(dtype, [0.8], []) });
         await graph.session.release();
         return out.logprobs;

@@ -1,0 +1,29 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Rng } from '../../../core/rng.ts';
+import { loadCheckpoint, saveCheckpoint } from '../../../native/io/checkpoint.ts';
+import { TOKENIZER_FILE } from '../../../engine/trainer/training-checkpoint.ts';
+
+/**
+ * Distinct entrants from one model: `count` copies of `baseDir`, each weight moved by seeded Gaussian noise of
+ * `scale` times the tensor's own RMS, saved as model directories `<outDir>/<prefix><i>` with the base's tokenizer.
+ * Same architecture and tokenizer, different policies — what a bench or a test of many entrants needs.
+ */
+export async function writePerturbedCopies(baseDir: string, outDir: string, count: number, options: { seed: number; scale: number; prefix?: string }): Promise<string[]> {
+  const { config, weights } = await loadCheckpoint(baseDir);
+  const tokenizer = await readFile(join(baseDir, TOKENIZER_FILE), 'utf8');
+  const dirs: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const rng = new Rng(options.seed + i);
+    const copy = new Map(
+      [...weights].map(([name, tensor]) => {
+        const rms = Math.sqrt(tensor.data.reduce((sum, v) => sum + v * v, 0) / Math.max(tensor.data.length, 1));
+        return [name, { dims: tensor.dims, data: tensor.data.map((v) => v + options.scale * rms * rng.normal()) }];
+      }),
+    );
+    const dir = join(outDir, `${options.prefix ?? 'copy-'}${i}`);
+    await saveCheckpoint(dir, config, copy, { extraFiles: { [TOKENIZER_FILE]: tokenizer } });
+    dirs.push(dir);
+  }
+  return dirs;
+}

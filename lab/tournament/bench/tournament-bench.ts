@@ -1,0 +1,158 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Catalog } from '../../../core/catalog.ts';
+import { fail } from '../../../core/errors.ts';
+import { parseConfig } from '../../../core/parse-config.ts';
+import { arenaFor } from '../../../engine/match/arena.ts';
+import { DecoderPool } from '../../../engine/match/decoder-pool.ts';
+import { trainingSeeds } from '../../../engine/match/match-seeds.ts';
+import { playMatches } from '../../../engine/match/play-matches.ts';
+import { PolicyPool } from '../../../engine/policies/policy-pool.ts';
+import { stepProblems } from '../../../engine/trainer/trainer.ts';
+import { resolveModelDir } from '../../../plugins/policies/default-model.ts';
+import { taskByName } from '../../../plugins/tasks/registry.ts';
+import { runTournament } from '../run-tournament.ts';
+import { TournamentConfigSchema } from '../tournament-config.ts';
+import { writePerturbedCopies } from './perturbed-copies.ts';
+
+export interface TournamentBenchOptions {
+  readonly catalog: Catalog;
+  readonly entrants: number;
+  /** Problems each lineup plays, and matches per problem: a lineup's batch is problems × copies rows. */
+  readonly problems: number;
+  readonly copies: number;
+  readonly newTokens: number;
+  readonly maxLoaded: number;
+  readonly repeats: number;
+  readonly threads: number;
+  readonly onProgress?: (label: string) => void;
+}
+
+export interface TournamentBenchReport {
+  readonly workload: { entrants: number; game: string; rowsPerBatch: number; matchesPerSide: number; newTokens: number; maxLoaded: number; repeats: number; threads: number };
+  /** Response tokens per second over loading, compiling and decoding, per repeat and their median. */
+  readonly singleTokS: readonly number[];
+  readonly roundRobinTokS: readonly number[];
+  readonly singleMedian: number;
+  readonly roundRobinMedian: number;
+  readonly ratio: number;
+  /** Highest RSS sampled during each side (every 100 ms), and the most entrants the round-robin held at once. */
+  readonly peakRssMb: { single: number; roundRobin: number };
+  readonly loadedPeak: number;
+}
+
+/**
+ * A round-robin of `entrants` distinct full checkpoints on the solo game (every entrant plays the same deal of
+ * problems × copies, the whole cycle in one round, rated, nothing trained) against one policy playing as many matches
+ * in batches of the same width, interleaved `repeats` times. Both count loading and compiling: the round-robin
+ * reads each entrant from disk and builds its decoder (its rows share one batch; different entrants do not), the
+ * single policy builds one decoder a repeat.
+ */
+export async function benchTournament(options: TournamentBenchOptions): Promise<TournamentBenchReport> {
+  if (!(Number.isInteger(options.entrants) && options.entrants >= 2)) fail('INPUT_INVALID', `--entrants must be a whole number ≥ 2, got ${options.entrants}`, { flag: 'entrants' });
+  const progress = options.onProgress ?? (() => {});
+  const root = await mkdtemp(join(tmpdir(), 'ludus-bench-tournament-'));
+  try {
+    progress(`writing ${options.entrants} distinct copies of the shipped base`);
+    const dirs = await writePerturbedCopies(resolveModelDir('default'), join(root, 'entrants'), options.entrants, { seed: 1, scale: 0.01, prefix: 'entrant-' });
+    const config = parseConfig(
+      TournamentConfigSchema,
+      {
+        entrants: dirs.map((init, i) => ({ name: `e${i}`, init })),
+        games: [{ game: 'grpo' }],
+        format: { kind: 'round-robin', cycles: 1, schedule: 'all' },
+        problemsPerRound: options.problems,
+        groupSize: options.copies,
+        maxNewTokens: options.newTokens,
+        maxLoaded: options.maxLoaded,
+      },
+      'bench tournament',
+    );
+    const game = options.catalog.games.create('grpo', { grader: options.catalog.graders.create(config.grader), knobs: {} });
+    const task = await taskByName(config.task);
+    const problems = stepProblems(task, { problemsPerStep: options.problems, trainProblems: undefined }, 0);
+    const rows = options.problems * options.copies;
+
+    const sampler = rssSampler();
+    const single = async () => {
+      const started = performance.now();
+      const pool = await PolicyPool.load([{ name: 'senior', init: dirs[0], trainable: false }], { task: config.task });
+      const policy = pool.policy('senior');
+      const decoders = new DecoderPool(pool, { rows, maxLen: policy.config.maxPositionEmbeddings, threads: options.threads });
+      const arena = arenaFor(game, decoders, pool.tokenizer, policy.config.eosTokenIds, { temperature: config.temperature, topP: config.topP, maxNewTokens: options.newTokens });
+      let tokens = 0;
+      try {
+        for (let i = 0; i < options.entrants; i++) {
+          const matches = await playMatches(arena, { problems, copies: options.copies, seats: { senior: 'senior' }, seeds: trainingSeeds(config.seed, i), label: `single-${i}` });
+          tokens += matches.reduce((sum, match) => sum + match.turns.reduce((n, turn) => n + turn.tokens.length, 0), 0);
+        }
+      } finally {
+        await decoders.release();
+      }
+      return tokens / ((performance.now() - started) / 1000);
+    };
+    let loadedPeak = 0;
+    const roundRobin = async (repeat: number) => {
+      const result = await runTournament({ out: join(root, `round-robin-${repeat}`), config, catalog: options.catalog, threads: options.threads });
+      loadedPeak = Math.max(loadedPeak, result.loadedPeak);
+      return result.played.tokens / result.played.seconds;
+    };
+
+    progress('warm-up');
+    await single();
+    const rates = { single: [] as number[], roundRobin: [] as number[] };
+    const peaks = { single: 0, roundRobin: 0 };
+    for (let repeat = 1; repeat <= options.repeats; repeat++) {
+      progress(`repeat ${repeat} of ${options.repeats}: one policy, then the ${options.entrants}-entrant round-robin`);
+      sampler.reset();
+      rates.single.push(await single());
+      peaks.single = Math.max(peaks.single, sampler.peak());
+      sampler.reset();
+      rates.roundRobin.push(await roundRobin(repeat));
+      peaks.roundRobin = Math.max(peaks.roundRobin, sampler.peak());
+    }
+    sampler.stop();
+    const singleMedian = median(rates.single);
+    const roundRobinMedian = median(rates.roundRobin);
+    return {
+      workload: { entrants: options.entrants, game: 'grpo', rowsPerBatch: rows, matchesPerSide: rows * options.entrants, newTokens: options.newTokens, maxLoaded: options.maxLoaded, repeats: options.repeats, threads: options.threads },
+      singleTokS: rates.single,
+      roundRobinTokS: rates.roundRobin,
+      singleMedian,
+      roundRobinMedian,
+      ratio: roundRobinMedian / singleMedian,
+      peakRssMb: { single: Math.round(peaks.single / 2 ** 20), roundRobin: Math.round(peaks.roundRobin / 2 ** 20) },
+      loadedPeak,
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+export function formatTournamentBench(report: TournamentBenchReport): string {
+  const w = report.workload;
+  const rates = (values: readonly number[]) => values.map((v) => v.toFixed(0)).join(', ');
+  return [
+    `tournament bench: ${w.entrants} entrants (distinct checkpoints), ${w.game}, batches of ${w.rowsPerBatch} rows, ${w.matchesPerSide} matches a side, ≤ ${w.newTokens} new tokens, median of ${w.repeats}, ${w.threads} threads`,
+    `  one policy, ${w.entrants} batches               ${report.singleMedian.toFixed(0)} tok/s (${rates(report.singleTokS)})`,
+    `  ${w.entrants}-entrant round-robin                ${report.roundRobinMedian.toFixed(0)} tok/s (${rates(report.roundRobinTokS)})   ratio ${report.ratio.toFixed(2)} (target ≥ 0.8)`,
+    `  peak RSS: one policy ${report.peakRssMb.single} MB, round-robin ${report.peakRssMb.roundRobin} MB (at most ${report.loadedPeak} of ${w.entrants} entrants loaded, maxLoaded ${w.maxLoaded})`,
+    '',
+  ].join('\n');
+}
+
+function rssSampler() {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
+  return {
+    reset: () => void (peak = process.memoryUsage().rss),
+    peak: () => Math.max(peak, process.memoryUsage().rss),
+    stop: () => clearInterval(timer),
+  };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}

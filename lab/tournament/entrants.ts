@@ -1,0 +1,127 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AnyGame } from '../../core/catalog.ts';
+import { fail } from '../../core/errors.ts';
+import type { Task } from '../../core/tasks/task.ts';
+import { CONFIG_FILE } from '../../native/io/checkpoint.ts';
+import { isMissingFileError, pathExists } from '../../native/io/files.ts';
+import { parseHfConfig, type ModelConfig } from '../../native/model/config.ts';
+import { resolveModelDir } from '../../plugins/policies/default-model.ts';
+import { loadTokenizer, type TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+import type { TournamentConfig } from './tournament-config.ts';
+
+/** An entrant of the pool, as the league state records it. */
+export interface EntrantRecord {
+  readonly name: string;
+  /** The model directory it started from (resolved: 'default' is the shipped base's directory). */
+  readonly dir: string;
+  readonly trainable: boolean;
+  /** The games it enters. */
+  readonly games: readonly string[];
+  /** A snapshot: the entrant it copies and the round it was taken after. */
+  readonly snapshotOf?: string;
+  readonly round?: number;
+}
+
+/** A game of the tournament, built from the catalog, with the sides its lineups are rated by. */
+export interface TournamentGame {
+  readonly id: string;
+  readonly game: AnyGame;
+  /** Roles paid together, one or two sides. */
+  readonly sides: readonly (readonly string[])[];
+  readonly swapSeats: boolean;
+}
+
+/** The sides of a game: the config's, else one side of co-writing authors or one side per role of a sequential game. */
+export function sidesOf(game: AnyGame, configured: readonly (readonly string[])[] | undefined): string[][] {
+  const roles: readonly string[] = game.roles;
+  const sides = configured?.map((side) => [...side]) ?? (game.protocol.family === 'co-decoding' ? [[...roles]] : roles.map((role) => [role]));
+  const listed = sides.flat();
+  for (const role of listed) if (!roles.includes(role)) fail('CONFIG_INVALID', `games: game "${game.id}" has no role "${role}" (its roles: ${roles.join(', ')})`, { field: 'games.sides', game: game.id });
+  for (const role of roles) {
+    const count = listed.filter((r) => r === role).length;
+    if (count !== 1) fail('CONFIG_INVALID', `games: game "${game.id}" lists role "${role}" on ${count} sides; every role is on exactly one`, { field: 'games.sides', game: game.id });
+  }
+  if (sides.length > 2) {
+    fail('CONFIG_INVALID', `games: game "${game.id}" has ${sides.length} sides; a tournament pairs two entrants, so give "sides" of one or two groups of roles`, { field: 'games.sides', game: game.id });
+  }
+  return sides;
+}
+
+/**
+ * The configured entrants, checked before any match runs: names unique, games known, a model directory with a
+ * config.json and a tokenizer.json that every entrant shares, a context window that holds the games' turns.
+ */
+export async function checkEntrants(
+  config: TournamentConfig,
+  games: readonly TournamentGame[],
+  task: Task,
+): Promise<{ entrants: EntrantRecord[]; tokenizer: TextTokenizer; stopTokens: number[]; maxLen: number }> {
+  const names = new Set<string>();
+  for (const entrant of config.entrants) {
+    if (names.has(entrant.name)) fail('CONFIG_INVALID', `entrants: "${entrant.name}" is named twice`, { field: 'entrants', entrant: entrant.name });
+    names.add(entrant.name);
+    for (const game of entrant.games ?? []) {
+      if (!games.some((g) => g.id === game)) {
+        fail('CONFIG_INVALID', `entrants.${entrant.name}: enters game "${game}", which this tournament does not play (its games: ${games.map((g) => g.id).join(', ')})`, { field: `entrants.${entrant.name}.games`, entrant: entrant.name });
+      }
+    }
+    if (entrant.snapshotEvery !== undefined && !entrant.trainable) {
+      fail('CONFIG_INVALID', `entrants.${entrant.name}: snapshotEvery is for trainable entrants (a frozen one never changes)`, { field: `entrants.${entrant.name}.snapshotEvery`, entrant: entrant.name });
+    }
+  }
+  for (const { id } of games) {
+    const playing = config.entrants.filter((e) => e.games === undefined || e.games.includes(id));
+    if (playing.length < 2) fail('CONFIG_INVALID', `games: "${id}" is entered by ${playing.length} entrant(s); a pairing needs two`, { field: 'games', game: id });
+  }
+  const prompts = Array.from({ length: config.problemsPerRound }, (_, i) => task.sample('train', i).prompt);
+  let shared: { name: string; tokenizer: TextTokenizer; config: ModelConfig } | undefined;
+  const entrants: EntrantRecord[] = [];
+  const stopTokens = new Set<number>();
+  let maxLen = Number.POSITIVE_INFINITY;
+  for (const entrant of config.entrants) {
+    const dir = resolveModelDir(entrant.init, config.task);
+    const model = await readModelConfig(entrant.name, dir);
+    const tokenizer = await loadTokenizer(dir).catch((error: unknown) => fail('POLICY_INVALID', `entrant "${entrant.name}": ${dir} has no usable tokenizer.json, which matches need (${String(error)})`, { entrant: entrant.name, dir }));
+    shared ??= { name: entrant.name, tokenizer, config: model };
+    if (tokenizer.hash !== shared.tokenizer.hash || model.vocabSize !== shared.config.vocabSize) {
+      fail('TOKENIZER_MISMATCH', `entrant "${entrant.name}" (${dir}) reads tokens differently from "${shared.name}" (tokenizer ${tokenizer.hash}, vocabulary ${model.vocabSize} vs ${shared.tokenizer.hash}, ${shared.config.vocabSize}); every entrant of a tournament shares one tokenizer`, {
+        entrant: entrant.name,
+        dir,
+      });
+    }
+    const entered = entrant.games ?? games.map((g) => g.id);
+    for (const game of games.filter((g) => entered.includes(g.id))) checkContext(entrant.name, model, game.game, prompts.map((prompt) => tokenizer.encode(prompt).length), config.maxNewTokens);
+    entrants.push({ name: entrant.name, dir, trainable: entrant.trainable, games: entered });
+    for (const id of model.eosTokenIds) stopTokens.add(id);
+    maxLen = Math.min(maxLen, model.maxPositionEmbeddings);
+  }
+  return { entrants, tokenizer: shared!.tokenizer, stopTokens: [...stopTokens], maxLen };
+}
+
+async function readModelConfig(entrant: string, dir: string): Promise<ModelConfig> {
+  if (!(await pathExists(dir))) fail('POLICY_INVALID', `entrant "${entrant}": ${dir} does not exist`, { entrant, dir });
+  const file = join(dir, CONFIG_FILE);
+  const text = await readFile(file, 'utf8').catch((error: unknown) =>
+    isMissingFileError(error) ? fail('POLICY_INVALID', `entrant "${entrant}": ${dir} holds no ${CONFIG_FILE} (is it a model directory?)`, { entrant, dir }) : Promise.reject(error),
+  );
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    fail('POLICY_INVALID', `entrant "${entrant}": ${file} is not valid JSON (${(error as Error).message})`, { entrant, file });
+  }
+  return parseHfConfig(raw, file);
+}
+
+/** A game an entrant cannot play: its context window does not hold the game's first turn (prompt and budget). */
+function checkContext(entrant: string, model: ModelConfig, game: AnyGame, promptLengths: readonly number[], maxNewTokens: number): void {
+  const budget = game.protocol.family === 'co-decoding' ? maxNewTokens : game.protocol.turns[0].maxTokens;
+  const longest = Math.max(...promptLengths);
+  if (longest + budget > model.maxPositionEmbeddings) {
+    fail('POLICY_INVALID', `entrant "${entrant}" cannot play game "${game.id}": a prompt of ${longest} tokens and a turn of ${budget} exceed its ${model.maxPositionEmbeddings} positions`, {
+      entrant,
+      game: game.id,
+    });
+  }
+}

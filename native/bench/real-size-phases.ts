@@ -1,0 +1,263 @@
+import { readFile } from 'node:fs/promises';
+import { Rng } from '../../core/rng.ts';
+import { buildSchedule } from '../../core/schedules/spec.ts';
+import { loadCheckpoint } from '../io/checkpoint.ts';
+import type { ModelConfig } from '../model/config.ts';
+import { parameterCount } from '../model/memory.ts';
+import { initWeights } from '../model/presets.ts';
+import { Graph, MS_DOMAIN } from '../onnx/graph.ts';
+import { f16BitsOf } from '../io/float-bits.ts';
+import { Session, type Feeds } from '../ort.ts';
+import { Decoder } from '../runtime/decoder.ts';
+import { generate } from '../runtime/generate.ts';
+import type { Policy } from '../runtime/policy.ts';
+import { Scorer } from '../runtime/scorer.ts';
+import { median, round, SAMPLING, syntheticBoundary } from './engine-bench.ts';
+import { writeRandomCheckpoint } from './random-checkpoint.ts';
+import { benchTrainOn } from './train-bench.ts';
+
+/**
+ * The phases of the real-size benchmark. Each runs in a process of its own (`real-size-phase.js`), so its peak RSS
+ * is its own and one phase's multi-gigabyte weights are gone before the next starts.
+ */
+export interface PhaseContext {
+  /** The random checkpoint written for this run. */
+  dir: string;
+  threads: number;
+  seed: number;
+}
+
+export type PhaseResult = Record<string, unknown>;
+
+const peakRssMb = (): number => round(process.resourceUsage().maxRSS / 1024);
+
+async function loadBench(ctx: PhaseContext): Promise<{ config: ModelConfig; senior: Policy; seconds: number }> {
+  const start = performance.now();
+  const { config, weights } = await loadCheckpoint(ctx.dir);
+  return { config, senior: { name: 'senior', config, weights, tokenizerHash: 'bench' }, seconds: (performance.now() - start) / 1000 };
+}
+
+/** Loading the checkpoint (BF16 on disk, float32 in memory): time and peak RSS. */
+export async function loadPhase(ctx: PhaseContext): Promise<PhaseResult> {
+  const { config, seconds } = await loadBench(ctx);
+  return { load_s: round(seconds, 2), parameters: parameterCount(config), load_peak_rss_mb: peakRssMb() };
+}
+
+/** `ludus score` of one sequence, for comparison with the PyTorch reference on the same checkpoint. */
+export async function scorePhase(ctx: PhaseContext & { tokensFile: string }): Promise<PhaseResult> {
+  const { senior } = await loadBench(ctx);
+  const tokens = JSON.parse(await readFile(ctx.tokensFile, 'utf8')) as number[];
+  const scorer = await Scorer.create(senior, { threads: ctx.threads });
+  const start = performance.now();
+  const [scored] = await scorer.score([tokens]);
+  const seconds = (performance.now() - start) / 1000;
+  await scorer.release();
+  return { logprobs: scored.logprobs, score_s: round(seconds, 2), score_peak_rss_mb: peakRssMb() };
+}
+
+export interface DecodePhaseOptions {
+  batches: number[];
+  newTokens: Record<string, number>;
+  promptTokens: number;
+  repeats: number;
+}
+
+/**
+ * Solo and tandem decode at each batch, interleaved: tandem is the checkpoint's model co-decoding with a second,
+ * different random model of the same shape (word handoff, p = 0.5, K = 32, 35% of ids word-initial). Rates count
+ * decode steps only (prefill excluded), so they compare with PyTorch's decode loop.
+ */
+export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promise<PhaseResult> {
+  const { config, senior } = await loadBench(ctx);
+  const junior: Policy = { name: 'junior', config, weights: initWeights(config, ctx.seed + 1, { fast: true }), tokenizerHash: 'bench' };
+  const boundary = syntheticBoundary(config.vocabSize, ctx.seed);
+  const result: PhaseResult = {};
+  for (const batch of ctx.batches) {
+    const newTokens = ctx.newTokens[String(batch)];
+    const rng = new Rng(ctx.seed + batch);
+    const prompts = Array.from({ length: batch }, () => Array.from({ length: ctx.promptTokens }, () => 1 + rng.int(config.vocabSize - 1)));
+    const maxLen = ctx.promptTokens + newTokens;
+    const solo = await Decoder.create([senior], { batch, maxLen, threads: ctx.threads });
+    const tandem = await Decoder.create([senior, junior], { batch, maxLen, threads: ctx.threads });
+    const rate = async (decoder: Decoder, maxNewTokens: number, partnerLogprobs = false): Promise<{ tokS: number; share: number }> => {
+      let first = 0;
+      const rollouts = await generate(decoder, prompts, {
+        maxNewTokens,
+        sampling: SAMPLING,
+        seed: ctx.seed,
+        partnerLogprobs,
+        schedule: decoder === tandem ? buildSchedule({ kind: 'word', p: 0.5, K: 32, seed: ctx.seed, boundary }) : undefined,
+        onStep: (step) => {
+          if (step === 0) first = performance.now();
+        },
+      });
+      const seconds = (performance.now() - first) / 1000;
+      const authored = rollouts.flatMap((r) => r.authors);
+      return { tokS: (batch * (maxNewTokens - 1)) / seconds, share: authored.filter((a) => a === 0).length / authored.length };
+    };
+    for (const decoder of [solo, tandem]) await rate(decoder, 2);
+    const samples = { solo: [] as number[], tandem: [] as number[], share: [] as number[], full: [] as number[] };
+    const largest = batch === Math.max(...ctx.batches);
+    for (let r = 0; r < ctx.repeats; r++) {
+      samples.solo.push((await rate(solo, newTokens)).tokS);
+      const t = await rate(tandem, newTokens);
+      samples.tandem.push(t.tokS);
+      samples.share.push(t.share);
+      // The same tandem with every member projecting every row (partner log-probabilities asked for): what the
+      // KV-only forward of the member not writing a row saves.
+      if (largest) samples.full.push((await rate(tandem, newTokens, true)).tokS);
+    }
+    let baked: number | null = null;
+    if (largest) {
+      // The same solo decode with the weights copied into the session as prepacked initializers (the CUDA binding):
+      // what feeding them as zero-copy inputs costs in speed, for the memory it saves.
+      await solo.release();
+      const initializers = await Decoder.create([senior], { batch, maxLen, threads: ctx.threads, weights: 'initializers' });
+      await rate(initializers, 2);
+      baked = (await rate(initializers, newTokens)).tokS;
+      await initializers.release();
+    }
+    result[`b${batch}`] = {
+      new_tokens: newTokens,
+      solo_tok_s: round(median(samples.solo), 2),
+      tandem_tok_s: round(median(samples.tandem), 2),
+      tandem_over_solo: round(median(samples.tandem) / median(samples.solo), 3),
+      senior_share: round(median(samples.share), 3),
+      ...(baked !== null ? { solo_initializers_tok_s: round(baked, 2), solo_initializers_over_inputs: round(baked / median(samples.solo), 3) } : {}),
+      ...(largest ? { tandem_full_projection_tok_s: round(median(samples.full), 2), tandem_full_projection_over_solo: round(median(samples.full) / median(samples.solo), 3) } : {}),
+      cache_mb: round(tandem.cacheBytes / 2 ** 20),
+    };
+    await solo.release();
+    await tandem.release();
+  }
+  result.decode_peak_rss_mb = peakRssMb();
+  return result;
+}
+
+export interface TrainPhaseOptions {
+  rows: number;
+  cols: number;
+  steps: number;
+}
+
+/** Full fine-tuning: forward + backward + AdamW on random tokens, every position trained; median step time and peak RSS. */
+export async function trainPhase(ctx: PhaseContext & TrainPhaseOptions): Promise<PhaseResult> {
+  const { config, senior } = await loadBench(ctx);
+  const timed = await benchTrainOn(config, senior.weights, { rows: ctx.rows, cols: ctx.cols, threads: ctx.threads, steps: ctx.steps, seed: ctx.seed, warmups: 1, lr: 1e-6 });
+  return { train_rows: ctx.rows, train_cols: ctx.cols, ...timed, train_peak_rss_mb: peakRssMb() };
+}
+
+/** Fastest of `repeats` runs of `session` on `feeds`, after one warm-up, in ms. */
+async function fastestRun(session: Session, feeds: Feeds, outputs: string[], repeats = 5): Promise<number> {
+  await session.run(feeds, outputs);
+  const times: number[] = [];
+  for (let r = 0; r < repeats; r++) {
+    const start = performance.now();
+    await session.run(feeds, outputs);
+    times.push(performance.now() - start);
+  }
+  return Math.min(...times);
+}
+
+/**
+ * What storing frozen weights and KV caches in float16 would cost on this CPU: onnxruntime's x86 CPU kernels have no
+ * float16 GEMM, so 16-bit tensors must be cast to float32 in the graph on every run. Times a stack of the model's
+ * MLP projections (weights as inputs, as the decoder feeds them) at 1 and 64 rows, and one layer's attention over a
+ * [16, Hkv, 1024, hd] cache, each with float32 tensors and with float16 tensors cast in the graph.
+ */
+export async function dtypePhase(ctx: PhaseContext & { hidden: number; intermediate: number; kvHeads: number; headDim: number; heads: number }): Promise<PhaseResult> {
+  const result: PhaseResult = {};
+  const layers = 4;
+  const { hidden: K, intermediate: N } = ctx;
+  const weight = Float32Array.from({ length: K * N }, (_, i) => Math.sin(i) * 0.02);
+  for (const dtype of ['float32', 'float16'] as const) {
+    const g = new Graph(`weights-${dtype}`);
+    const x = g.input('x', 'float32', ['M', K]);
+    let y = x;
+    for (let i = 0; i < layers; i++) {
+      const raw = g.input(`w${i}`, dtype, [N, K]);
+      const w = dtype === 'float32' ? raw : g.op1('Cast', [raw], { to: 1 }, { dtypes: ['float32'] });
+      y = g.op1('FusedMatMul', [g.op1('FusedMatMul', [y, w], { transB: 1 }, { domain: MS_DOMAIN }), w], {}, { domain: MS_DOMAIN });
+    }
+    g.output(y, 'y');
+    const session = await Session.create(g.toBytes(), { threads: ctx.threads, label: 'weight dtype' });
+    const data = dtype === 'float32' ? weight : f16BitsOf(weight);
+    for (const M of [1, 64]) {
+      const feeds: Feeds = { x: { dtype: 'float32', dims: [M, K], data: new Float32Array(M * K).fill(0.01) } };
+      for (let i = 0; i < layers; i++) feeds[`w${i}`] = { dtype, dims: [N, K], data };
+      result[`weights_${dtype}_m${M}_ms`] = round(await fastestRun(session, feeds, ['y']), 2);
+    }
+    await session.release();
+  }
+  const B = 16;
+  const C = 1024;
+  const { kvHeads: Hkv, headDim: hd } = ctx;
+  const group = ctx.heads / Hkv;
+  const cache = Float32Array.from({ length: B * Hkv * C * hd }, (_, i) => Math.cos(i) * 0.1);
+  for (const dtype of ['float32', 'float16'] as const) {
+    const g = new Graph(`cache-${dtype}`);
+    const q = g.input('q', 'float32', [B, Hkv, group, hd]);
+    const [k, v] = ['k', 'v'].map((name) => {
+      const raw = g.input(name, dtype, [B, Hkv, C, hd]);
+      return dtype === 'float32' ? raw : g.op1('Cast', [raw], { to: 1 }, { dtypes: ['float32'] });
+    });
+    const probs = g.op1('Softmax', [g.op1('FusedMatMul', [q, k], { transB: 1 }, { domain: MS_DOMAIN })], { axis: -1 });
+    g.output(g.op1('MatMul', [probs, v]), 'y');
+    const session = await Session.create(g.toBytes(), { threads: ctx.threads, label: 'cache dtype' });
+    const data = dtype === 'float32' ? cache : f16BitsOf(cache);
+    const feeds: Feeds = { q: { dtype: 'float32', dims: [B, Hkv, group, hd], data: new Float32Array(B * Hkv * group * hd).fill(0.01) }, k: { dtype, dims: [B, Hkv, C, hd], data }, v: { dtype, dims: [B, Hkv, C, hd], data } };
+    result[`cache_${dtype}_b16_c1024_ms`] = round(await fastestRun(session, feeds, ['y']), 2);
+    await session.release();
+  }
+  return result;
+}
+
+/**
+ * The best float32 GEMM rate onnxruntime reaches here: decode-sized projections ([M, K] × [K, N] of the model's own
+ * widths) with prepacked weights, at M = 64 and 512 rows. The ceiling decode efficiency is reported against.
+ */
+export async function matmulPeakPhase(ctx: PhaseContext & { hidden: number; intermediate: number }): Promise<PhaseResult> {
+  const g = new Graph('peak');
+  const K = ctx.hidden;
+  const N = ctx.intermediate;
+  const x = g.input('x', 'float32', ['M', K]);
+  const weight = new Float32Array(K * N).map((_, i) => Math.sin(i) * 0.02);
+  let y = x;
+  const layers = 8;
+  const w = g.initializer('w', { dtype: 'float32', dims: [K, N], data: weight });
+  const back = g.initializer('back', { dtype: 'float32', dims: [N, K], data: weight });
+  for (let i = 0; i < layers; i++) y = g.op1('MatMul', [g.op1('MatMul', [y, w]), back]);
+  g.output(y, 'y');
+  const session = await Session.create(g.toBytes(), { threads: ctx.threads, label: 'matmul peak' });
+  const rates: number[] = [];
+  for (const M of [64, 512]) {
+    const feeds = { x: { dtype: 'float32' as const, dims: [M, K], data: new Float32Array(M * K).fill(0.01) } };
+    await session.run(feeds, ['y']);
+    const times: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      const start = performance.now();
+      await session.run(feeds, ['y']);
+      times.push(performance.now() - start);
+    }
+    rates.push((4 * M * K * N * layers) / (Math.min(...times) / 1000) / 1e9);
+  }
+  await session.release();
+  return { matmul_peak_gflops: round(Math.max(...rates), 1) };
+}
+
+/** Writes the random checkpoint every other phase loads (in a process of its own, like them). */
+export async function checkpointPhase(ctx: PhaseContext & { preset: string }): Promise<PhaseResult> {
+  const start = performance.now();
+  await writeRandomCheckpoint(ctx.dir, { preset: ctx.preset, seed: ctx.seed, dtype: 'BF16' });
+  return { write_s: round((performance.now() - start) / 1000, 1) };
+}
+
+export const PHASES = {
+  checkpoint: checkpointPhase,
+  load: loadPhase,
+  score: scorePhase,
+  decode: decodePhase,
+  train: trainPhase,
+  'matmul-peak': matmulPeakPhase,
+  dtype: dtypePhase,
+} as const;

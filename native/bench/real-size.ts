@@ -1,0 +1,182 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Rng } from '../../core/rng.ts';
+import { siblingModule } from '../io/package-root.ts';
+import { parameterCount } from '../model/memory.ts';
+import { PRESETS, presetConfig } from '../model/presets.ts';
+import { round } from './engine-bench.ts';
+import type { PhaseResult } from './real-size-phases.ts';
+import { python, torchVersion } from './torch-baseline.ts';
+
+export interface RealSizeOptions {
+  preset: string;
+  threads: number;
+  seed: number;
+  batches: number[];
+  /** New tokens per rollout at each batch. */
+  newTokens: Record<string, number>;
+  promptTokens: number;
+  repeats: number;
+  trainRows: number;
+  trainCols: number;
+  trainSteps: number;
+  /** Tokens of the sequence scored by ludus and by the PyTorch reference. */
+  scoreTokens: number;
+  torch: 'auto' | 'on' | 'off';
+  onProgress?: (label: string) => void;
+}
+
+export const REAL_SIZE_DEFAULTS = {
+  batches: [1, 16, 64],
+  newTokens: { 1: 16, 16: 32, 64: 32 },
+  promptTokens: 16,
+  repeats: 1,
+  trainRows: 4,
+  trainCols: 128,
+  trainSteps: 2,
+  scoreTokens: 256,
+};
+
+type Refusal = { error: { code: string; message: string } };
+const refused = (r: PhaseResult): r is Refusal => 'error' in r;
+
+/** The phase entry beside this module; from the sources it runs under tsx's loader, from dist/ as plain JavaScript. */
+function phaseCommand(): string[] {
+  const entry = fileURLToPath(siblingModule(import.meta.url, 'real-size-phase'));
+  return entry.endsWith('.ts') ? ['--import', import.meta.resolve('tsx'), entry] : [entry];
+}
+
+/** Runs one phase in a fresh node process; a coded refusal comes back as `{error}`. */
+function phase(name: string, options: Record<string, unknown>): Promise<PhaseResult> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [...phaseCommand(), name, JSON.stringify(options)], { timeout: 3 * 3600_000, maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`bench phase ${name} failed: ${error.message}\n${stderr}`));
+      else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as PhaseResult);
+    });
+  });
+}
+
+/** Multiply-adds ×2 of one decoded token: every matrix once (the vocabulary projection included) and attention over `context` positions. */
+export function decodeFlopsPerToken(preset: string, context: number): number {
+  const c = presetConfig(preset);
+  const embedding = c.vocabSize * c.hiddenSize;
+  const matrices = parameterCount(c) - embedding * (c.tieWordEmbeddings ? 1 : 2) + embedding;
+  return 2 * matrices + 4 * c.numLayers * c.numHeads * c.headDim * context;
+}
+
+export interface RealSizeReport {
+  preset: string;
+  parameters: number;
+  threads: number;
+  cores: number;
+  phases: Record<string, PhaseResult>;
+  summary: Record<string, unknown>;
+}
+
+/**
+ * The real-size benchmark: a seeded random checkpoint of a released model's shape (BF16, the real vocabulary) is
+ * written to a temporary directory, then each measurement runs in a process of its own, ludus's and PyTorch
+ * eager's side by side: matmul peak, load, scoring against the PyTorch reference, solo and tandem decode at each
+ * batch, full fine-tuning. A phase refused for memory reports its MEMORY_INSUFFICIENT message in place of numbers.
+ */
+export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeReport> {
+  const progress = options.onProgress ?? (() => {});
+  const config = presetConfig(options.preset);
+  const dir = await mkdtemp(join(tmpdir(), `ludus-${options.preset}-`));
+  const ctx = { dir: join(dir, 'model'), threads: options.threads, seed: options.seed };
+  const phases: Record<string, PhaseResult> = {};
+  const torch = options.torch === 'off' ? null : await torchVersion();
+  if (options.torch === 'on' && !torch) throw new Error('--torch on: torch is not importable');
+  const run = async (name: string, label: string, extra: Record<string, unknown> = {}) => {
+    progress(label);
+    phases[name] = await phase(name.split(':')[0], { ...ctx, ...extra });
+    progress(`${name} ${JSON.stringify(shown(phases[name]))}`);
+    return phases[name];
+  };
+  const torchRun = async (name: string, label: string, args: string[]) => {
+    if (!torch) return null;
+    progress(label);
+    try {
+      phases[name] = JSON.parse((await python(args)).trim().split('\n').pop()!) as PhaseResult;
+    } catch (error) {
+      phases[name] = { error: { code: 'TORCH_FAILED', message: (error as Error).message.split('\n').slice(-2).join(' ') } };
+    }
+    progress(`${name} ${JSON.stringify(shown(phases[name]))}`);
+    return phases[name];
+  };
+  try {
+    await run('checkpoint', `writing a random ${options.preset} checkpoint (BF16)`, { preset: options.preset });
+    await run('matmul-peak', "onnxruntime's float32 GEMM peak on this machine", { hidden: config.hiddenSize, intermediate: config.intermediateSize });
+    await run('dtype', 'float32 against float16 cast in the graph: weights and KV caches', { hidden: config.hiddenSize, intermediate: config.intermediateSize, kvHeads: config.numKvHeads, headDim: config.headDim, heads: config.numHeads });
+    await run('load', 'loading the checkpoint');
+    const rng = new Rng(options.seed);
+    const tokens = Array.from({ length: options.scoreTokens }, () => rng.int(config.vocabSize));
+    const tokensFile = join(dir, 'tokens.json');
+    await writeFile(tokensFile, JSON.stringify(tokens));
+    await run('score', `ludus score, ${options.scoreTokens} tokens`, { tokensFile });
+    await torchRun('torch-score', 'the PyTorch reference scores the same tokens', ['qwen3_reference.py', 'score', '--checkpoint', ctx.dir, '--tokens', tokensFile, '--threads', String(options.threads)]);
+    await run('decode', `solo and tandem decode at B = ${options.batches.join(', ')}`, { batches: options.batches, newTokens: options.newTokens, promptTokens: options.promptTokens, repeats: options.repeats });
+    const configFile = join(dir, 'model', 'config.json');
+    for (const batch of options.batches) {
+      await torchRun(`torch-decode:${batch}`, `PyTorch eager decode, B = ${batch}`, ['torch_decode_bench.py', '--config', configFile, '--batch', String(batch), '--new-tokens', String(options.newTokens[String(batch)]), '--prompt-tokens', String(options.promptTokens), '--threads', String(options.threads)]);
+    }
+    await run('train', `full fine-tuning, ${options.trainRows} × ${options.trainCols} tokens`, { rows: options.trainRows, cols: options.trainCols, steps: options.trainSteps });
+    await torchRun('torch-train', 'PyTorch eager training step', ['qwen3_reference.py', 'bench', '--config', configFile, '--rows', String(options.trainRows), '--cols', String(options.trainCols), '--threads', String(options.threads), '--steps', String(options.trainSteps)]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return { preset: options.preset, parameters: parameterCount(config), threads: options.threads, cores: cpus().length, phases, summary: summarize(options, phases) };
+}
+
+function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>): Record<string, unknown> {
+  const summary: Record<string, unknown> = { model_config: PRESETS[options.preset] };
+  const ours = phases.score;
+  const theirs = phases['torch-score'];
+  if (ours && theirs && !refused(ours) && !refused(theirs)) {
+    const a = ours.logprobs as (number | null)[];
+    const b = theirs.logprobs as (number | null)[];
+    summary.logprob_max_abs_diff_vs_torch = Math.max(...a.slice(1).map((x, i) => Math.abs(x! - b[i + 1]!)));
+  }
+  const peak = phases['matmul-peak']?.matmul_peak_gflops as number | undefined;
+  const decode = phases.decode;
+  if (decode && !refused(decode)) {
+    for (const batch of options.batches) {
+      const row = decode[`b${batch}`] as Record<string, number>;
+      const context = options.promptTokens + options.newTokens[String(batch)] / 2;
+      const gflops = (row.solo_tok_s * decodeFlopsPerToken(options.preset, context)) / 1e9;
+      const torchRow = phases[`torch-decode:${batch}`];
+      summary[`b${batch}`] = {
+        solo_tok_s: row.solo_tok_s,
+        tandem_tok_s: row.tandem_tok_s,
+        tandem_over_solo: row.tandem_over_solo,
+        solo_gflops: significant(gflops),
+        ...(peak ? { efficiency_vs_matmul_peak: significant(gflops / peak) } : {}),
+        ...(torchRow && !refused(torchRow) ? { torch_tok_s: torchRow.decodeTokensPerSecond, solo_over_torch: round(row.solo_tok_s / (torchRow.decodeTokensPerSecond as number), 2) } : {}),
+      };
+    }
+  }
+  const train = phases.train;
+  const torchTrain = phases['torch-train'];
+  if (train && !refused(train) && torchTrain && !refused(torchTrain)) summary.train_over_torch = round((train.train_tok_s as number) / (torchTrain.tokensPerSecond as number), 2);
+  return summary;
+}
+
+const significant = (x: number): number => Number(x.toPrecision(3));
+
+/** A phase's numbers without the per-token lists. */
+function shown(result: PhaseResult): PhaseResult {
+  const { logprobs: _l, tokens: _t, ...rest } = result;
+  return rest;
+}
+
+export function formatRealSize(r: RealSizeReport): string {
+  const lines = [`${r.preset}: ${(r.parameters / 1e6).toFixed(0)}M parameters, ${r.threads} threads on ${r.cores} cores`];
+  for (const [name, result] of Object.entries(r.phases)) {
+    lines.push(`${name.padEnd(16)} ${JSON.stringify(shown(result))}`);
+  }
+  lines.push(`${'summary'.padEnd(16)} ${JSON.stringify(r.summary)}`);
+  return `${lines.join('\n')}\n`;
+}

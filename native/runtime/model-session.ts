@@ -1,0 +1,38 @@
+import type { ModelConfig } from '../model/config.ts';
+import { buildDecodeGraph, weightLocation, type DecodeGraphOptions, type WeightBinding } from '../model/decode-graph.ts';
+import type { Weights } from '../model/weights.ts';
+import { Session, type Device, type Feeds } from '../ort.ts';
+
+export type { WeightBinding } from '../model/decode-graph.ts';
+
+export interface ModelSessionOptions {
+  threads?: number;
+  device?: Device;
+  /** Default: 'inputs' on CPU, 'initializers' on CUDA (see WeightBinding). */
+  weights?: WeightBinding;
+}
+
+/** The binding a session on `device` uses when none is asked for: inputs on CPU; on CUDA initializers, copied to the device once. */
+export const resolveBinding = (options: ModelSessionOptions): WeightBinding => options.weights ?? (options.device === 'cuda' ? 'initializers' : 'inputs');
+
+/** Architectures equal under this key build identical graphs, so with weights as inputs they share one session. */
+export function architectureKey(c: ModelConfig): string {
+  const { raw: _raw, bosTokenId: _bos, eosTokenIds: _eos, maxPositionEmbeddings: _max, ...architecture } = c;
+  return JSON.stringify(architecture);
+}
+
+/** Every weight as a zero-copy graph input. */
+export function weightFeeds(weights: Weights): Feeds {
+  const feeds: Feeds = {};
+  for (const [name, t] of weights) feeds[name] = { dtype: 'float32', dims: t.dims, data: t.data };
+  return feeds;
+}
+
+/** Builds and opens one model's inference graph; with 'initializers' the weights are handed to onnxruntime here. */
+export async function openModelSession(config: ModelConfig, weights: Weights, output: DecodeGraphOptions['output'], options: ModelSessionOptions & { label: string }): Promise<Session> {
+  const binding = resolveBinding(options);
+  const graph = buildDecodeGraph(config, { output, weights: binding });
+  const externalData =
+    binding === 'initializers' ? [...weights].map(([name, t]) => ({ path: weightLocation(name), data: new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength) })) : undefined;
+  return Session.create(graph.toBytes(), { threads: options.threads, device: options.device, label: options.label, externalData });
+}
