@@ -91,7 +91,7 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
   const weightColumn = column(weights);
   const dist = tokenDistribution(g, headLogits, targetColumn);
   // The frozen reference, forward only (its own tape is never run backward), at the same positions and temperature.
-  const reference = klExact ? referenceLogProbs(g, dtype, config, inputIds, positions?.rows ?? null, options.maxSeqLen, temperature) : null;
+  const reference = klExact ? referenceLogProbs(g, dtype, config, inputIds, positions?.rows ?? null, temperature) : null;
   const kl = reference ? exactKl(g, dist.logProbsFull, dist.probs, reference) : null;
   // The same target logits again, [rows, 1], as their own path from the hidden rows and the head rows of
   // the targets: the one-hot part of the logits gradient is seeded here instead of scattered into [rows, V].
@@ -151,9 +151,9 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
  * The reference model's log-probabilities over the vocabulary, [rows, V], at the flat positions `rows` (all B·T when
  * null): a second network on the same `input_ids`, its weights fed as `ref.<name>`, run forward only.
  */
-function referenceLogProbs(g: Graph, dtype: FloatDType, config: ModelConfig, inputIds: Value, rows: Value | null, maxSeqLen: number | undefined, temperature: Value): Value {
+function referenceLogProbs(g: Graph, dtype: FloatDType, config: ModelConfig, inputIds: Value, rows: Value | null, temperature: Value): Value {
   const tape = new Tape(g, dtype);
-  const net = buildNetwork(tape, config, inputIds, { maxSeqLen, temperature, inputPrefix: REFERENCE_PREFIX });
+  const net = buildNetwork(tape, config, inputIds, { temperature, inputPrefix: REFERENCE_PREFIX });
   return g.op1('LogSoftmax', [logits(tape, net, rows ? gatherRows(tape, net.hidden, rows) : net.hidden)], { axis: -1 });
 }
 
