@@ -1,6 +1,7 @@
 import { gameFor } from '../engine/trainer/run-pieces.ts';
 import { evaluateVerifier, type Estimate, type VerifierEvalResult } from '../lab/eval/verifier-eval.ts';
 import type { Device } from '../native/ort.ts';
+import type { Split } from '../core/tasks/task.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
 import { graderForTask, taskByName } from '../plugins/tasks/registry.ts';
 import { composePlugins } from './composition/compose.ts';
@@ -16,7 +17,7 @@ export interface VerifierAxisOptions {
   readonly model: string;
   readonly generator: string;
   readonly tasks: readonly string[];
-  readonly split: 'train' | 'test';
+  readonly split: Split;
   readonly problems: number;
   readonly samples: number;
   readonly temperature: number;

@@ -9,15 +9,18 @@ import { EVAL_DEFAULTS, evaluate, type EvalBenchmark, type EvalModel, type EvalO
 import { DRIFT_DEFAULTS } from '../../lab/eval/drift.ts';
 import { EVAL_AXES, HANDOFF_VARIANTS, type EvalAxis, type EvalReport, type HandoffVariant } from '../../lab/eval/report-types.ts';
 import { compareReports } from '../../lab/eval/significance.ts';
+import { DISPLACED_RANKINGS, type DisplacedRanking } from '../../core/metrics/token-drift.ts';
 import { PRETRAIN_CONFIG_FILE, resolveModelDir, shippedTasks, trainedTask } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { graderForTask, taskByName } from '../../plugins/tasks/registry.ts';
 import { gradeExact } from '../../plugins/graders/exact/grade-exact.ts';
 import { LudusError, fail } from '../../core/errors.ts';
+import { SPLITS, type Split } from '../../core/tasks/task.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
 import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
 import { summarizeVerifier, VERIFIER_AXIS, verifierAxis } from '../verifier-axis.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+import { CHAT_TEMPLATE_MODES, type ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
 
 /** The raw EvalReport(s) `--report DIR` writes beside the markdown report; `--compare` reads either file back. */
 export const EVAL_REPORT_FILE = 'eval-report.json';
@@ -30,13 +33,14 @@ export function register(program: Command): void {
     .description('evaluate a model on the tandem paper’s axes: solo capability (pass@k), handoff robustness with a junior, drift from the junior, junior legibility; bootstrap SEs and paired t-tests')
     .requiredOption('--model <dir>', "Hugging Face model directory with tokenizer.json, or 'default' (the shipped base for the task)")
     .option('--task <names>', 'arithmetic | last-letter | FILE.jsonl; several, comma-separated, for a macro average (default: the task the model was pretrained on)')
-    .option('--split <split>', 'train | test', 'test')
+    .option('--split <split>', SPLITS.join(' | '), 'test')
     .option('--samples <n>', 'samples per problem (n of the pass@k estimator)', text, String(EVAL_DEFAULTS.samples))
     .option('--problems <n>', 'problems per benchmark', text, String(EVAL_DEFAULTS.problems))
     .option('--temperature <t>', 'sampling temperature', text, String(EVAL_DEFAULTS.temperature))
     .option('--top-p <p>', 'nucleus sampling', text, String(EVAL_DEFAULTS.topP))
     .option('--max-new-tokens <n>', 'response budget', text, String(EVAL_DEFAULTS.maxNewTokens))
     .option('--batch <n>', 'rows decoded together', text, String(EVAL_DEFAULTS.batch))
+    .option('--chat-template <on|off>', "on: prompt through the model's chat template where its tokenizer has one (instruct models); off: the task's plain prompt", EVAL_DEFAULTS.chatTemplate)
     .option('--seed <n>', 'seed', text, '0')
     .addOption(threadsOption(0))
     .addOption(forceThreadsOption())
@@ -46,11 +50,12 @@ export function register(program: Command): void {
     .option('--junior <dir>', "junior for handoff, drift and legibility: a model directory or 'default' (the shipped base)", 'default')
     .option('--reference <dir>', "drift's reference model for the displaced-token analysis (e.g. the GRPO senior); 'default' is the junior, which leaves that analysis out", 'default')
     .option('--compare <dir|json>', "paired one-sided t-tests against another model (a directory or 'default', evaluated here the same way) or a saved eval-report.json / report.json")
-    .option('--handoff <list>', `handoff schedules at \\n\\n: ${HANDOFF_VARIANTS.join(', ')}`, EVAL_DEFAULTS.handoffVariants.join(','))
+    .option('--handoff <list>', `handoff schedules: ${HANDOFF_VARIANTS.join(', ')} (alternate and bernoulli at step ends, the paper's evaluation; word: Bernoulli at every word, the training schedule, i.e. tandem accuracy)`, EVAL_DEFAULTS.handoffVariants.join(','))
     .option('--handoff-p <p>', 'probability of the senior at each handoff draw (appendix B.3: 0.5)', text, String(EVAL_DEFAULTS.handoffP))
     .option('--bootstrap <n>', 'bootstrap resamples of problems for every SE', text, String(EVAL_DEFAULTS.bootstrap))
     .option('--legibility-samples <n>', 'responses per problem the junior reads for legibility', text, String(EVAL_DEFAULTS.legibilitySamples))
     .option('--displaced-top <n>', 'tokens most displaced by the reference (§4.4: 500)', text, String(DRIFT_DEFAULTS.displacedTop))
+    .option('--displaced-ranking <rank>', `${DISPLACED_RANKINGS.join(' | ')}: highest signed log(p_ref/p_jun) (§4.4, footnote 4) or largest |log-ratio|`, DRIFT_DEFAULTS.displacedRanking)
     .option('--over-emitted-top <n>', 'over-emitted tokens listed (appendix B.1)', text, String(DRIFT_DEFAULTS.overEmittedTop))
     .option('--over-emitted-min-count <n>', "over-emitted tokens occur at least this often in the model's outputs", text, String(DRIFT_DEFAULTS.overEmittedMinCount))
     .option('--drift-smoothing <x>', 'additive smoothing of token counts', text, String(DRIFT_DEFAULTS.smoothing))
@@ -102,6 +107,7 @@ export function register(program: Command): void {
         maxNewTokens: parsed.maxNewTokens,
         stopTokens: model.model.policy.config.eosTokenIds,
         batch: parsed.batch,
+        chatTemplate: parsed.chatTemplate,
         threads: parsed.threads,
         device: parseDevice(opts.device),
         seed: parsed.seed,
@@ -110,6 +116,7 @@ export function register(program: Command): void {
         handoffP: parsed.handoffP,
         legibilitySamples: parsed.legibilitySamples,
         displacedTop: parsed.displacedTop,
+        displacedRanking: parsed.displacedRanking,
         overEmittedTop: parsed.overEmittedTop,
         overEmittedMinCount: parsed.overEmittedMinCount,
         driftSmoothing: parsed.driftSmoothing,
@@ -143,13 +150,14 @@ function graderFor(task: string, extract: string): Grader {
 interface ParsedFlags {
   extract: string;
   taskNames: string[];
-  split: 'train' | 'test';
+  split: Split;
   samples: number;
   problems: number;
   temperature: number;
   topP: number;
   maxNewTokens: number;
   batch: number;
+  chatTemplate: ChatTemplateMode;
   seed: number;
   threads: number;
   axes: EvalAxis[];
@@ -160,6 +168,7 @@ interface ParsedFlags {
   bootstrap: number;
   legibilitySamples: number;
   displacedTop: number;
+  displacedRanking: DisplacedRanking;
   overEmittedTop: number;
   overEmittedMinCount: number;
   driftSmoothing: number;
@@ -184,7 +193,7 @@ export function parseEvalFlags(opts: Record<string, unknown>): ParsedFlags {
     for (const item of items) if (!(allowed as readonly string[]).includes(item)) fail('INPUT_INVALID', `--${flag}: unknown "${item}" (known: ${allowed.join(', ')})`, { flag, item });
     return [...new Set(items)] as T[];
   };
-  if (opts.split !== 'train' && opts.split !== 'test') fail('INPUT_INVALID', `--split must be train or test, got "${String(opts.split)}"`, { flag: 'split' });
+  if (!(SPLITS as readonly unknown[]).includes(opts.split)) fail('INPUT_INVALID', `--split must be one of ${SPLITS.join(', ')}, got "${String(opts.split)}"`, { flag: 'split' });
   const taskNames = String(opts.task).split(',').map((s) => s.trim()).filter((s) => s.length > 0);
   if (taskNames.length === 0) fail('INPUT_INVALID', '--task is empty', { flag: 'task' });
   if (new Set(taskNames).size !== taskNames.length) fail('INPUT_INVALID', `--task names a benchmark twice: ${taskNames.join(', ')}`, { flag: 'task' });
@@ -194,13 +203,14 @@ export function parseEvalFlags(opts: Record<string, unknown>): ParsedFlags {
   return {
     taskNames,
     extract,
-    split: opts.split as 'train' | 'test',
+    split: opts.split as Split,
     samples: int('samples', opts.samples, 1),
     problems: int('problems', opts.problems, 1),
     temperature: real('temperature', opts.temperature, 0, 100, true),
     topP: real('top-p', opts.topP, 0, 1, true),
     maxNewTokens: int('max-new-tokens', opts.maxNewTokens, 1),
     batch: int('batch', opts.batch, 1),
+    chatTemplate: list('chat-template', opts.chatTemplate, CHAT_TEMPLATE_MODES)[0],
     seed: int('seed', opts.seed, 0),
     threads: int('threads', opts.threads, 0),
     axes: axes.filter((axis): axis is EvalAxis => axis !== VERIFIER_AXIS),
@@ -210,6 +220,7 @@ export function parseEvalFlags(opts: Record<string, unknown>): ParsedFlags {
     bootstrap: int('bootstrap', opts.bootstrap, 2),
     legibilitySamples: int('legibility-samples', opts.legibilitySamples, 1),
     displacedTop: int('displaced-top', opts.displacedTop, 1),
+    displacedRanking: list('displaced-ranking', opts.displacedRanking, DISPLACED_RANKINGS)[0],
     overEmittedTop: int('over-emitted-top', opts.overEmittedTop, 1),
     overEmittedMinCount: int('over-emitted-min-count', opts.overEmittedMinCount, 1),
     driftSmoothing: real('drift-smoothing', opts.driftSmoothing, 0, 1e6, true),
@@ -282,7 +293,7 @@ function summarize(report: EvalReport): string {
     lines.push(`drift from ${report.junior}: KL ${fmt(d.kl, 5)} nats over ${d.tokens.model} / ${d.tokens.junior} tokens${d.reference_kl ? `; reference KL ${fmt(d.reference_kl, 5)}` : ''}`);
     const s = d.survival;
     if (s.length > 0) lines.push(`  survival of |log-ratio| (${s.length} thresholds up to ${s[s.length - 1].threshold.toFixed(3)}): share above ${s[Math.floor(s.length / 10)].threshold.toFixed(3)} is ${withSe(s[Math.floor(s.length / 10)].fraction, s[Math.floor(s.length / 10)].se, 3)}`);
-    if (d.displaced) lines.push(`  top-${d.displaced.top} displaced by ${report.reference}: shift-back share ${d.displaced.shift_back_share.toFixed(3)}, Spearman ρ ${d.displaced.spearman.rho.toFixed(3)} (p ${d.displaced.spearman.p.toExponential(2)})`);
+    if (d.displaced) lines.push(`  top-${d.displaced.top} displaced by ${report.reference} (${d.displaced.ranking ?? 'absolute'} log-ratio): shift-back share ${d.displaced.shift_back_share.toFixed(3)}, Spearman ρ ${d.displaced.spearman.rho.toFixed(3)} (p ${d.displaced.spearman.p.toExponential(2)})`);
     lines.push(`  over-emitted: ${d.over_emitted.slice(0, 8).map((t) => `${JSON.stringify(t.text)} ${t.model_count}/${t.junior_count}`).join(', ') || 'none'}`);
   }
   if (report.legibility) {

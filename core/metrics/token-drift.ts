@@ -110,17 +110,34 @@ export interface DisplacedAnalysis {
 }
 
 /**
- * Tandem RL §4.4, Figure 4 right: the `top` tokens most displaced by a reference model from the junior (largest
- * |log(p_ref / p_jun)|, over the tokens in `candidates`), and how the model under evaluation moves on them: the
- * share it shifts back (log(p_model / p_ref) of the opposite sign) and Spearman's ρ between the displacement and
- * that shift (negative: the more the reference drifts, the more the model pulls back).
+ * How the most displaced tokens are picked. `signed`: highest log(p_ref / p_jun), the tokens the reference
+ * over-emits most (tandem RL §4.4, footnote 4: "tokens with highest log(p_GRPO(t) / p_jun(t))"). `absolute`: largest
+ * |log(p_ref / p_jun)|, over- and under-emitted tokens alike.
  */
-export function displacedTokens(pModel: ArrayLike<number>, pReference: ArrayLike<number>, pJunior: ArrayLike<number>, top: number, candidates?: readonly number[]): DisplacedAnalysis {
+export type DisplacedRanking = 'signed' | 'absolute';
+
+export const DISPLACED_RANKINGS: readonly DisplacedRanking[] = ['signed', 'absolute'];
+
+/**
+ * Tandem RL §4.4, Figure 4 right: the `top` tokens most displaced by a reference model from the junior (by
+ * `ranking`, over the tokens in `candidates`), and how the model under evaluation moves on them: the share it shifts
+ * back (log(p_model / p_ref) of the opposite sign) and Spearman's ρ between the displacement and that shift
+ * (negative: the more the reference drifts, the more the model pulls back). Ties go to the smaller id.
+ */
+export function displacedTokens(
+  pModel: ArrayLike<number>,
+  pReference: ArrayLike<number>,
+  pJunior: ArrayLike<number>,
+  top: number,
+  candidates?: readonly number[],
+  ranking: DisplacedRanking = 'signed',
+): DisplacedAnalysis {
   sameLength(pModel, pReference, 'displaced tokens');
   sameLength(pReference, pJunior, 'displaced tokens');
   const pool = candidates ?? Array.from({ length: pJunior.length }, (_, i) => i);
   const displacementOf = (id: number) => Math.log(pReference[id] / pJunior[id]);
-  const ids = [...pool].sort((a, b) => Math.abs(displacementOf(b)) - Math.abs(displacementOf(a)) || a - b).slice(0, top);
+  const rank = ranking === 'signed' ? displacementOf : (id: number) => Math.abs(displacementOf(id));
+  const ids = [...pool].sort((a, b) => rank(b) - rank(a) || a - b).slice(0, top);
   const displacement = ids.map(displacementOf);
   const shift = ids.map((id) => Math.log(pModel[id] / pReference[id]));
   const back = ids.filter((_, i) => displacement[i] * shift[i] < 0).length;

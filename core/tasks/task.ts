@@ -1,8 +1,12 @@
 import type { Rng } from '../rng.ts';
 
-export type Split = 'train' | 'test';
+/**
+ * `train` problems are what training draws from; `validation` problems select checkpoints during training; `test`
+ * problems are what an evaluation reports. The three are disjoint.
+ */
+export type Split = 'train' | 'validation' | 'test';
 
-export const SPLITS: readonly Split[] = ['train', 'test'];
+export const SPLITS: readonly Split[] = ['train', 'validation', 'test'];
 
 /**
  * One problem with its gold solution. `solution` is `steps.join('\n\n')`; its last step
@@ -10,7 +14,14 @@ export const SPLITS: readonly Split[] = ['train', 'test'];
  */
 export interface Problem<Meta extends object = Record<string, unknown>> {
   id: string;
-  /** Plain text a model continues with the solution; see `questionPrompt`. */
+  /** The problem statement alone. */
+  question: string;
+  /** What the model is asked to do with it: reason step by step and give the final answer in `\boxed{}`. */
+  instruction: string;
+  /**
+   * The plain-text layout of question and instruction a base model continues with its solution (`questionPrompt`).
+   * A model with a chat template is prompted with question and instruction as one user turn instead (`promptText`).
+   */
   prompt: string;
   answer: string;
   solution: string;
@@ -42,4 +53,10 @@ export interface Task<Meta extends object = Record<string, unknown>> {
    * the working a verifier writes before judging that step.
    */
   stepCheck?(problem: Problem<Meta>, step: number): string;
+  /**
+   * Where the task's method has a rule a student can skip (a carry or borrow that is due): the problem worked by a
+   * student who skips each application of it with probability `rate`, independently, and carries on consistently
+   * from what was written. Labels mark the steps that differ from the gold solution's.
+   */
+  slipped?(problem: Problem<Meta>, rate: number, rng: Rng): LabelledSolution;
 }

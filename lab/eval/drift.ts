@@ -1,5 +1,5 @@
 import { bootstrap, bootstrapEach } from '../../core/metrics/bootstrap.ts';
-import { displacedTokens, distributionFromCounts, klDivergence, logRatio, overEmitted, survivalCurve, thresholdGrid } from '../../core/metrics/token-drift.ts';
+import { displacedTokens, distributionFromCounts, klDivergence, logRatio, overEmitted, survivalCurve, thresholdGrid, type DisplacedRanking } from '../../core/metrics/token-drift.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import type { DriftResult, Estimate, SurvivalPoint } from './report-types.ts';
 
@@ -7,6 +7,8 @@ import type { DriftResult, Estimate, SurvivalPoint } from './report-types.ts';
 export const DRIFT_DEFAULTS = {
   /** Tokens most displaced by the reference (tandem RL §4.4: "the 500 tokens with the largest GRPO drift"). */
   displacedTop: 500,
+  /** Ranked by signed log(p_ref / p_jun), highest first (§4.4, footnote 4); `absolute` ranks by |log-ratio|. */
+  displacedRanking: 'signed' as DisplacedRanking,
   /** Over-emitted tokens listed (appendix B.1 shows a word cloud; a table needs a cut). */
   overEmittedTop: 20,
   /** Over-emitted tokens must occur this often in the model's own outputs (appendix B.1's tokens occur 50-400 times; singletons are noise). */
@@ -38,6 +40,7 @@ export interface DriftInput {
   smoothing: number;
   minJuniorCount: number;
   displacedTop: number;
+  displacedRanking: DisplacedRanking;
   overEmittedTop: number;
   overEmittedMinCount: number;
   resamples: number;
@@ -125,20 +128,21 @@ export function driftFrom(input: DriftInput): DriftResult {
   // once (a log-ratio of pure smoothing noise) cannot crowd the top list.
   const displaceable = countsReference ? seen.filter((id) => Math.max(countsReference[id], countsJunior[id]) >= input.minJuniorCount) : [];
   if (pReference && input.reference && displaceable.length >= 3) {
-    const displaced = displacedTokens(pModel, pReference, pJunior, input.displacedTop, displaceable);
+    const displaced = displacedTokens(pModel, pReference, pJunior, input.displacedTop, displaceable, input.displacedRanking);
     // The analysis redone on problems resampled within benchmarks, over the same candidate tokens.
     const resampled = (pick: (d: ReturnType<typeof displacedTokens>) => number, seed: number) =>
       bootstrap(
         input.model.map((problems) => problems.length),
         (indices) => {
           const dist = (counts: ProblemCounts[][]) => distributionFromCounts(pooled(counts, indices, V), input.smoothing);
-          return pick(displacedTokens(dist(input.model), dist(input.reference!), dist(input.junior), input.displacedTop, displaceable));
+          return pick(displacedTokens(dist(input.model), dist(input.reference!), dist(input.junior), input.displacedTop, displaceable, input.displacedRanking));
         },
         { resamples: input.resamples, seed },
       ).se;
     const rhoSe = resampled((d) => d.spearman.rho, deriveSeed(input.seed, 4));
     result.displaced = {
       top: displaced.ids.length,
+      ranking: input.displacedRanking,
       shift_back_share: displaced.shiftBackShare,
       spearman: { rho: displaced.spearman.rho, p: displaced.spearman.p },
       shift_back_share_se: resampled((d) => d.shiftBackShare, deriveSeed(input.seed, 3)),

@@ -3,13 +3,17 @@ import { BOOTSTRAP_DEFAULT_RESAMPLES, bootstrapMean } from '../../core/metrics/b
 import { paperKs } from '../../core/metrics/pass-at-k.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import { STEP_HANDOFF_DEFAULT_P } from '../../core/schedules/step-handoff.ts';
+import type { DisplacedRanking } from '../../core/metrics/token-drift.ts';
 import { assertSharedTokenizer, type Policy } from '../../native/runtime/policy.ts';
 import { Scorer } from '../../native/runtime/scorer.ts';
 import type { Problem, Split, Task } from '../../core/tasks/task.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+import type { ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
 import { stepBoundaryIds } from '../../plugins/tokenizers/step-boundary.ts';
 import { DRIFT_DEFAULTS, driftFrom, problemCounts } from './drift.ts';
-import { seniorShare, stepHandoffSchedule, teamStats, type TeamStatistic } from './handoff.ts';
+import { seniorShare, stepHandoffSchedule, teamStats, wordHandoffSchedule, type TeamStatistic } from './handoff.ts';
+import { WORD_HANDOFF_DEFAULTS } from '../../core/protocols/co-decoding.ts';
+import { wordBoundary } from '../../plugins/tokenizers/word-boundary.ts';
 import { scoreLegibility } from './legibility.ts';
 import { passAtKEstimates } from './pass-at-k-estimates.ts';
 import { perProblemMeans, problemMeanEstimates } from './problem-means.ts';
@@ -40,6 +44,8 @@ export const EVAL_DEFAULTS = {
   topP: 1,
   maxNewTokens: 256,
   batch: 64,
+  /** Instruct models are prompted through their chat template (the paper prompts Qwen3-4B-Instruct so). */
+  chatTemplate: 'on' as ChatTemplateMode,
   /** 10,000 resamples of problems (§4.1, Table 1). */
   bootstrap: BOOTSTRAP_DEFAULT_RESAMPLES,
   /** Strict round-robin (§4.3) and Bernoulli(0.5) (appendix B.3). */
@@ -64,12 +70,15 @@ export interface EvalOptions extends SamplingSettings {
   samples: number;
   grade: Grader;
   seed: number;
+  /** `on` (default): through the tokenizer's chat template where it has one; `off`: the task's plain prompt. */
+  chatTemplate?: ChatTemplateMode;
   bootstrap?: number;
   handoffVariants?: HandoffVariant[];
   handoffP?: number;
   legibilitySamples?: number;
   scoreBatch?: number;
   displacedTop?: number;
+  displacedRanking?: DisplacedRanking;
   overEmittedTop?: number;
   overEmittedMinCount?: number;
   driftSmoothing?: number;
@@ -114,11 +123,13 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
     top_p: options.topP,
     max_new_tokens: options.maxNewTokens,
     batch: options.batch,
+    chat_template: options.chatTemplate ?? EVAL_DEFAULTS.chatTemplate,
     ks: paperKs(options.samples),
     bootstrap: options.bootstrap ?? EVAL_DEFAULTS.bootstrap,
     handoff_variants: options.handoffVariants ?? [...EVAL_DEFAULTS.handoffVariants],
     handoff_p: options.handoffP ?? EVAL_DEFAULTS.handoffP,
     displaced_top: options.displacedTop ?? DRIFT_DEFAULTS.displacedTop,
+    displaced_ranking: options.displacedRanking ?? DRIFT_DEFAULTS.displacedRanking,
     over_emitted_top: options.overEmittedTop ?? DRIFT_DEFAULTS.overEmittedTop,
     over_emitted_min_count: options.overEmittedMinCount ?? DRIFT_DEFAULTS.overEmittedMinCount,
     drift_smoothing: options.driftSmoothing ?? DRIFT_DEFAULTS.smoothing,
@@ -146,6 +157,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
           ...sampling,
           policies: [who.policy],
           tokenizer: options.tokenizer,
+          chatTemplate: config.chat_template,
           problems,
           samples: options.samples,
           grade: options.benchmarks[b].grade ?? options.grade,
@@ -200,10 +212,13 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
   }
 
   if (axes.includes('handoff')) {
-    const boundary = stepBoundaryIds(options.tokenizer);
-    if (boundary.length === 0) fail('TOKENIZER_INVALID', 'handoff: no token of the tokenizer contains "\\n\\n", so there is no step end to hand off at');
+    const stepBoundary = stepBoundaryIds(options.tokenizer);
+    const wordBoundaryIds = Array.from(wordBoundary(options.tokenizer).ids);
+    if (stepBoundary.length === 0 && config.handoff_variants.some((v) => v !== 'word')) fail('TOKENIZER_INVALID', 'handoff: no token of the tokenizer contains "\\n\\n", so there is no step end to hand off at');
     report.handoff = [];
     for (const [v, variant] of config.handoff_variants.entries()) {
+      const boundary = variant === 'word' ? wordBoundaryIds : stepBoundary;
+      const schedule = variant === 'word' ? wordHandoffSchedule(config.handoff_p, WORD_HANDOFF_DEFAULTS.K, boundary) : stepHandoffSchedule(variant, config.handoff_p, boundary);
       const team: GradedRollout[][][] = [];
       for (const [b, problems] of problemsOf.entries()) {
         team.push(
@@ -211,11 +226,12 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
             ...sampling,
             policies: [options.model.policy, junior!.policy],
             tokenizer: options.tokenizer,
+            chatTemplate: config.chat_template,
             problems,
             samples: options.samples,
             grade: options.benchmarks[b].grade ?? options.grade,
             seed: deriveSeed(options.seed, STREAM.handoff, v, b),
-            schedule: stepHandoffSchedule(variant, config.handoff_p, boundary),
+            schedule,
             onProgress: (done, total) => options.onProgress?.(`handoff ${variant} ${names[b]}`, done, total),
           }),
         );
@@ -255,6 +271,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
       smoothing: config.drift_smoothing,
       minJuniorCount: config.drift_min_junior_count,
       displacedTop: config.displaced_top,
+      displacedRanking: config.displaced_ranking!,
       overEmittedTop: config.over_emitted_top,
       overEmittedMinCount: config.over_emitted_min_count!,
       resamples,

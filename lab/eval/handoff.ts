@@ -9,8 +9,17 @@ import type { HandoffBenchmark, HandoffResult, HandoffVariant, ShareStats } from
  * model), author 1 the junior; the first author is drawn by Bernoulli(p) in both variants, so with p = 0.5 neither
  * model always opens.
  */
-export function stepHandoffSchedule(variant: HandoffVariant, p: number, boundary: readonly number[]): (seed: number) => ScheduleSpec {
+export function stepHandoffSchedule(variant: Exclude<HandoffVariant, 'word'>, p: number, boundary: readonly number[]): (seed: number) => ScheduleSpec {
   return (seed) => ({ kind: 'step', mode: variant, p, seed, boundary: [...boundary] });
+}
+
+/**
+ * The tandem paper's training schedule as an evaluation (§3.3, appendix A.1.2): the senior (author 0) and the junior
+ * (author 1) redrawn by Bernoulli(p) at every word-initial token and after K tokens without one. The team's pass@1
+ * under it is tandem accuracy.
+ */
+export function wordHandoffSchedule(p: number, K: number, boundary: readonly number[]): (seed: number) => ScheduleSpec {
+  return (seed) => ({ kind: 'word', p, K, seed, boundary: [...boundary], senior: 0, junior: 1 });
 }
 
 /** Fraction of a rollout's tokens written by the senior (author 0); 0 for an empty rollout. */

@@ -1,3 +1,6 @@
+import type { DisplacedRanking } from '../../core/metrics/token-drift.ts';
+import type { Split } from '../../core/tasks/task.ts';
+
 /**
  * The one JSON object `ludus eval --json` prints and `--report DIR` writes as `report.json`: every evaluation axis of
  * the tandem RL paper (§4–5, appendices B–C) for one model, with bootstrap standard errors and the per-problem
@@ -29,14 +32,19 @@ export type EvalAxis = 'capability' | 'handoff' | 'drift' | 'legibility';
 
 export const EVAL_AXES: readonly EvalAxis[] = ['capability', 'handoff', 'drift', 'legibility'];
 
-export type HandoffVariant = 'alternate' | 'bernoulli';
+/**
+ * `alternate` and `bernoulli` hand off at reasoning-step ends (§4.3, appendix B.3), the paper's evaluation; `word` is
+ * its training schedule (§3.3, appendix A.1.2): a Bernoulli(p) redraw at every word-initial token with the K = 32
+ * backstop, which measures tandem accuracy, the team score TRL optimizes.
+ */
+export type HandoffVariant = 'alternate' | 'bernoulli' | 'word';
 
-export const HANDOFF_VARIANTS: readonly HandoffVariant[] = ['alternate', 'bernoulli'];
+export const HANDOFF_VARIANTS: readonly HandoffVariant[] = ['alternate', 'bernoulli', 'word'];
 
 export interface BenchmarkInfo {
   /** As given to `--task`: a task name (`arithmetic`) or a JSONL path. */
   name: string;
-  split: 'train' | 'test';
+  split: Split;
   /** Problems evaluated on this benchmark. */
   problems: number;
 }
@@ -55,12 +63,15 @@ export interface CapabilityResult {
 
 /** Handoff robustness (§4.3, appendices B.2.1 and B.3): model (senior) and junior alternate at every `\n\n` step end. */
 export interface HandoffResult {
-  /** `alternate`: strict round-robin at every step end (§4.3); `bernoulli`: a Bernoulli(p) draw at every step end (B.3). */
+  /**
+   * `alternate`: strict round-robin at every step end (§4.3); `bernoulli`: a Bernoulli(p) draw at every step end (B.3);
+   * `word`: a Bernoulli(p) draw at every word-initial token, K = 32 (the training schedule, §3.3).
+   */
   variant: HandoffVariant;
   /** Probability of drawing the senior at each draw (0.5 in the paper); for `alternate`, the probability the senior writes first. */
   p: number;
   samples: number;
-  /** Number of distinct token ids that end a step (text contains "\n\n") in the shared vocabulary. */
+  /** Number of distinct token ids the variant hands off at: step ends (text contains "\n\n"), or word-initial tokens for `word`. */
   boundary_tokens: number;
   per_benchmark: Record<string, HandoffBenchmark>;
   macro: { pass_at_k: PassAtK; senior_share: ShareStats; handoffs_per_rollout: number; handoffs_per_rollout_se?: number };
@@ -109,7 +120,8 @@ export interface DriftResult {
   /** Same curve for the reference model, on the same thresholds, when a reference is evaluated. */
   reference_survival?: SurvivalPoint[];
   /**
-   * The tokens most displaced by the reference model (largest log(p_ref / p_jun)), and how the model under evaluation
+   * The tokens most displaced by the reference model (highest log(p_ref / p_jun), or largest |log(p_ref / p_jun)|; see
+   * `ranking`), and how the model under evaluation
    * moves on them (§4.4, right panel of Figure 4). Absent without a reference model distinct from the junior.
    */
   displaced?: DisplacedTokens;
@@ -141,6 +153,11 @@ export interface DisplacedTokens {
    * reference or the junior emitted at least `min_junior_count` times.
    */
   top: number;
+  /**
+   * How they were ranked: `signed`, highest log(p_ref / p_jun) first (the paper's footnote 4), or `absolute`, largest
+   * |log(p_ref / p_jun)| first. Reports made before the option existed ranked by `absolute` and lack the field.
+   */
+  ranking?: DisplacedRanking;
   /** Share of those tokens whose model-vs-reference shift opposes the reference's displacement (log(p_model/p_ref) has the opposite sign of log(p_ref/p_jun)). */
   shift_back_share: number;
   /** Spearman ρ between the reference's displacement log(p_ref/p_jun) and the model's shift log(p_model/p_ref) over those tokens, with its two-sided p-value (t approximation). */
@@ -216,11 +233,15 @@ export interface EvalConfig {
   top_p: number;
   max_new_tokens: number;
   batch: number;
+  /** Whether prompts went through the tokenizer's chat template where it had one (absent in reports made before the option: `off`). */
+  chat_template?: 'on' | 'off';
   ks: number[];
   bootstrap: number;
   handoff_variants: HandoffVariant[];
   handoff_p: number;
   displaced_top: number;
+  /** How the displaced tokens were ranked (absent in reports made before the option: `absolute`). */
+  displaced_ranking?: DisplacedRanking;
   over_emitted_top: number;
   /** Over-emitted tokens must occur at least this often in the model's generations (absent in reports made before it existed). */
   over_emitted_min_count?: number;

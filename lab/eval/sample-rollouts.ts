@@ -6,6 +6,7 @@ import { generate } from '../../native/runtime/generate.ts';
 import type { Policy } from '../../native/runtime/policy.ts';
 import type { Problem } from '../../core/tasks/task.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+import { promptText, type ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
 import type { Grader } from '../../core/grading/verdict.ts';
 
 export interface SamplingSettings {
@@ -39,6 +40,8 @@ export interface SampleOptions extends SamplingSettings {
   samples: number;
   grade: Grader;
   seed: number;
+  /** Prompt through the tokenizer's chat template where it has one (`on`, the default) or always plainly (`off`). */
+  chatTemplate?: ChatTemplateMode;
   /** Who writes each token, built afresh for every generate call with the given seed; solo when absent. */
   schedule?: (seed: number) => ScheduleSpec;
   onProgress?: (done: number, total: number) => void;
@@ -53,7 +56,7 @@ export async function sampleRollouts(options: SampleOptions): Promise<GradedRoll
   const jobs = problems.flatMap((problem, p) => Array.from({ length: samples }, (_, s) => ({ problem, p, s })));
   const out: GradedRollout[][] = problems.map(() => []);
   if (jobs.length === 0) return out;
-  const prompts = new Map(problems.map((problem) => [problem.id, tokenizer.encode(problem.prompt)]));
+  const prompts = new Map(problems.map((problem) => [problem.id, tokenizer.encode(promptText(problem, tokenizer, options.chatTemplate))]));
   const longestPrompt = Math.max(...[...prompts.values()].map((p) => p.length));
   const batch = Math.min(options.batch, jobs.length);
   const decoder = await Decoder.create(options.policies, { batch, maxLen: longestPrompt + options.maxNewTokens, threads: options.threads, device: options.device });

@@ -7,7 +7,6 @@ import type { Device } from '../../native/ort.ts';
 import { evaluate, type EvalModel } from '../eval/evaluate.ts';
 import type { EvalReport, SignificanceResult } from '../eval/report-types.ts';
 import { compareReports } from '../eval/significance.ts';
-import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { slug } from '../reports/markdown.ts';
@@ -91,6 +90,9 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
     ]),
   ) as Record<ExperimentGame, TrainConfig>;
   const task = await taskByName(config.task);
+  // One grader for the games' rewards and every evaluation, the one the training config names (an unknown name
+  // fails here, before anything trains, as `ludus train` fails on it).
+  const grade = run.catalog.graders.create(trainConfigs.grpo.grader);
   await mkdir(out, { recursive: true });
   await writeFileAtomically(join(out, EXPERIMENT_FILE), `${JSON.stringify(config, null, 2)}\n`);
 
@@ -153,6 +155,7 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
       junior: baseDir,
       reference: reference ? { dir: reference.dir, step: reference.step } : null,
       task: config.task,
+      grader: trainConfigs.grpo.grader,
       seed: config.seed,
       eval: config.eval,
     };
@@ -180,7 +183,7 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
         benchmarks: [{ name: config.task, task, split: 'test' }],
         ...evalOptions(config.eval),
         stopTokens: base.policy.config.eosTokenIds,
-        grade: gradeMath,
+        grade,
         seed: config.seed,
         threads: run.threads,
         device: run.device,
@@ -216,12 +219,14 @@ function evalOptions(settings: ExperimentEval) {
     topP: settings.topP,
     maxNewTokens: settings.maxNewTokens,
     batch: settings.batch,
+    chatTemplate: settings.chatTemplate,
     bootstrap: settings.bootstrap,
     handoffVariants: settings.handoffVariants,
     handoffP: settings.handoffP,
     legibilitySamples: settings.legibilitySamples,
     scoreBatch: settings.scoreBatch,
     ...(settings.displacedTop !== undefined ? { displacedTop: settings.displacedTop } : {}),
+    ...(settings.displacedRanking !== undefined ? { displacedRanking: settings.displacedRanking } : {}),
     ...(settings.overEmittedTop !== undefined ? { overEmittedTop: settings.overEmittedTop } : {}),
     ...(settings.overEmittedMinCount !== undefined ? { overEmittedMinCount: settings.overEmittedMinCount } : {}),
     ...(settings.driftSmoothing !== undefined ? { driftSmoothing: settings.driftSmoothing } : {}),

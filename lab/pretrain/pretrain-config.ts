@@ -28,6 +28,12 @@ export const PretrainConfigSchema = z
     /** Other tasks whose examples are mixed in, each with its share of all examples (the task above has the rest). */
     alsoTasks: z.array(z.strictObject({ task: TaskName, taskOptions: z.record(z.string(), z.unknown()).default({}), share: z.number().gt(0).lt(1) })).default([]),
     verification: VerificationSchema.optional(),
+    /**
+     * The base's designed flaw (ours): each supervised solution is the task's `slipped` walk, in which every due carry
+     * or borrow is forgotten with this probability, so the base learns to forget that often. 0 trains on gold
+     * solutions only.
+     */
+    slipRate: z.number().min(0).max(1).default(0),
     seed: z.number().int().min(0).default(0),
     /** Byte-level BPE vocabulary (specials + 256 bytes + merges). */
     vocabSize: z.number().int().min(260).default(1024),
@@ -65,7 +71,7 @@ export type PretrainConfig = z.output<typeof PretrainConfigSchema>;
 
 /** Per-task defaults: the shipped base models were made with exactly these. */
 export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof PretrainConfigSchema>> = {
-  arithmetic: { task: 'arithmetic', steps: 500, saveDtype: 'BF16' },
+  arithmetic: { task: 'arithmetic', steps: 1500, slipRate: 0.5, saveDtype: 'BF16' },
   /**
    * Tango's base for both roles (models/last-letter): last-letter solutions with a vocabulary that spells the random
    * words letter by letter, arithmetic as a second task, and weakly labelled verifications of both (appendix B.2: SFT

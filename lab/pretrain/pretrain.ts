@@ -16,8 +16,9 @@ import type { Task } from '../../core/tasks/task.ts';
 import { EOS_TOKEN, PAD_TOKEN, trainBpe } from '../../plugins/tokenizers/bpe-trainer.ts';
 import { tokenizerFromJson, type TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 import { PretrainConfigSchema, type PretrainConfig } from './pretrain-config.ts';
-import { sftBatch, tokenizeExample } from './sft-batch.ts';
+import { sftBatch, tokenizeExample, type SftExample } from './sft-batch.ts';
 import { isMixed, mixedExample, type SftSource } from './sft-examples.ts';
+import { Rng, deriveSeed } from '../../core/rng.ts';
 
 export interface PretrainRun {
   /** Run directory: model/ (the result, Hugging Face layout), checkpoint/ (resumable state), metrics.jsonl. */
@@ -86,7 +87,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
   while (step < last) {
     const examples = isMixed(config)
       ? Array.from({ length: config.batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i), eosId))
-      : batchAt(task, cursor, config.batch).map((p) => tokenizeExample(tokenizer, { prompt: p.prompt, completion: p.solution }, eosId));
+      : batchAt(task, cursor, config).map((example) => tokenizeExample(tokenizer, example, eosId));
     const lr = learningRate(config.schedule, step, config.steps);
     const rows = config.microBatchRows ? [...examples].sort((a, b) => a.prompt.length + a.completion.length - (b.prompt.length + b.completion.length)) : examples;
     const stats = await learner.step(sftBatch(rows, padId, config.maxTokens), { lr });
@@ -108,7 +109,18 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
   return { modelDir, steps: step };
 }
 
-const batchAt = (task: Task, cursor: number, size: number) => Array.from({ length: size }, (_, i) => task.sample('train', cursor + i));
+/** Seeds the slips of the solution at each data position. */
+const SLIP_STREAM = 7;
+
+/** The supervised examples at data positions cursor.. : train problems with their gold (or slipped) solutions. */
+export function batchAt(task: Task, cursor: number, config: Pick<PretrainConfig, 'batch' | 'slipRate' | 'seed' | 'task'>): SftExample[] {
+  if (config.slipRate > 0 && !task.slipped) fail('CONFIG_INVALID', `pretrain: slipRate ${config.slipRate} needs a task with slipped solutions, and "${config.task}" has none`, { field: 'slipRate' });
+  return Array.from({ length: config.batch }, (_, i) => {
+    const problem = task.sample('train', cursor + i);
+    const completion = config.slipRate > 0 ? task.slipped!(problem, config.slipRate, new Rng(deriveSeed(config.seed, SLIP_STREAM, cursor + i))).solution : problem.solution;
+    return { prompt: problem.prompt, completion };
+  });
+}
 
 /** The main task and the tasks mixed in, with their shares of the examples. */
 async function sftSources(config: PretrainConfig): Promise<SftSource[]> {

@@ -45,12 +45,13 @@ export function reportFigures(entries: readonly LabelledReport[]): Figure[] {
       const h = report.handoff?.find((candidate) => handoffVariantName(candidate) === variant);
       return h ? [{ label, h }] : [];
     });
+    const words = runs[0].h.variant === 'word';
     figures.push({
       name: handoffFigureName(variant),
-      caption: `Handoff robustness, ${variant} at step ends: team macro pass@k, shaded ±1 bootstrap SE`,
+      caption: `Handoff robustness, ${variant} ${words ? 'at word starts (tandem accuracy)' : 'at step ends'}: team macro pass@k, shaded ±1 bootstrap SE`,
       svg: passAtKPlot(
         runs.map(({ label, h }) => series(label, h.macro.pass_at_k)),
-        { title: `Handoff robustness, ${variant} at \\n\\n (pass@k, ↑)`, subtitle: `${where}; model and junior co-write each answer; bands ±1 bootstrap SE` },
+        { title: words ? `Tandem accuracy, ${variant} (pass@k, ↑)` : `Handoff robustness, ${variant} at \\n\\n (pass@k, ↑)`, subtitle: `${where}; model and junior co-write each answer; bands ±1 bootstrap SE` },
       ),
     });
   }

@@ -66,7 +66,8 @@ interface CapabilityRow {
 /** A benchmark's handoff statistics or the macro average (which has no answer-present rate). */
 type HandoffRow = HandoffResult['macro'] & Partial<Pick<HandoffBenchmark, 'answer_present_rate' | 'answer_present_rate_se'>>;
 
-export const handoffVariantName = (h: Pick<HandoffResult, 'variant' | 'p'>): string => (h.variant === 'alternate' ? 'strict alternation' : `Bernoulli(${h.p})`);
+export const handoffVariantName = (h: Pick<HandoffResult, 'variant' | 'p'>): string =>
+  h.variant === 'alternate' ? 'strict alternation' : h.variant === 'word' ? `word handoff, Bernoulli(${h.p})` : `Bernoulli(${h.p})`;
 
 /**
  * Tables: handoff robustness per schedule variant, team pass@k ± SE with the senior's share (mean ± std over

@@ -10,8 +10,15 @@ export const LearnerConfigSchema = z
     /** ε_low and ε_high of the clipped ratio: clip(r, 1 − ε_low, 1 + ε_high). */
     clipLow: z.number().min(0).lt(1).default(0.2),
     clipHigh: z.number().min(0).default(0.2),
-    /** β of the k3 KL penalty toward the reference policy. */
+    /** β of the KL penalty toward the reference policy. */
     klBeta: z.number().min(0).default(0),
+    /**
+     * How the KL is computed per position. `k3`: the estimate exp(ref − lp) − (ref − lp) − 1 from the reference's
+     * log p of the sampled token (batches carry `refLogprobs`), verl's low-variance default. `exact`:
+     * Σ_v π(v)(log π(v) − log π_ref(v)) over the vocabulary, as tandem RL appendix C's Eq. 2 writes KL-Reg, with the
+     * reference run in the train graph from its weights (`Learner.create`'s `reference`), reduced there. Ours: k3.
+     */
+    klEstimator: z.enum(['k3', 'exact']).default('k3'),
     entropyCoef: z.number().default(0),
     /** λ of the imitation term on a batch's `imitationMask` positions (tandem's λ_jun; the paper uses 0). */
     imitationWeight: z.number().min(0).default(0),

@@ -1,6 +1,6 @@
 import { fail } from '../../core/errors.ts';
 import type { ModelConfig } from '../model/config.ts';
-import { validateTensors, type Weights } from '../model/weights.ts';
+import { validateTensors, validateWeights, type Weights } from '../model/weights.ts';
 import { ensureFits, FLOAT_BYTES } from '../model/memory.ts';
 import { graphTensorShapes, trainableShapes } from '../model/lora.ts';
 import { Session, type Feeds, type HostTensor } from '../ort.ts';
@@ -8,7 +8,7 @@ import { AdamW, type AdamWState } from './adamw.ts';
 import { floatWindow, hasNonZero, int64Window, nextTokens, usedColumns, type RowWindow } from './batch-rows.ts';
 import { checkLength, checkSeqLen, perTokenInputs, validateLearnBatch, type LearnBatch, type PerTokenInputs, type TokenArray } from './learn-batch.ts';
 import { parseLearnerConfig, type LearnerConfig, type LearnerConfigInput } from './learner-config.ts';
-import { buildScoreGraph, buildTrainGraph, gradName, type BuiltGraph } from './train-graph.ts';
+import { buildScoreGraph, buildTrainGraph, gradName, REFERENCE_PREFIX, type BuiltGraph } from './train-graph.ts';
 
 export type { LearnBatch, TokenArray } from './learn-batch.ts';
 
@@ -21,7 +21,7 @@ export interface StepStats {
   clipped: boolean;
   /** Share of trained tokens whose clipped surrogate was active (policy-gradient only). */
   clipFraction: number;
-  /** Mean k3 KL to the reference over trained tokens. */
+  /** Mean KL to the reference over trained tokens (k3 or exact, as configured). */
   klMean: number;
   entropyMean: number;
   tokens: number;
@@ -77,24 +77,33 @@ export class Learner {
     readonly optimizer: AdamW,
     private readonly trainSession: Session,
     private readonly trainGraph: BuiltGraph,
+    private readonly reference: Weights | undefined,
   ) {
     this.trainable = new Map(trainGraph.trainableNames.map((name) => [name, weights.get(name)!]));
     for (const [name, t] of this.trainable) this.grads.set(name, new Float32Array(t.data.length));
   }
 
-  static async create(modelConfig: ModelConfig, weights: Weights, config: LearnerConfigInput = {}): Promise<Learner> {
+  /**
+   * `reference`: the frozen reference policy's weights (same architecture), needed by `klEstimator: 'exact'`, which
+   * runs the reference inside the train graph; the k3 estimator reads batches' `refLogprobs` instead.
+   */
+  static async create(modelConfig: ModelConfig, weights: Weights, config: LearnerConfigInput = {}, reference?: Weights): Promise<Learner> {
     const parsed = parseLearnerConfig(config);
     const trained = [...trainableShapes(modelConfig).values()].reduce((n, dims) => n + dims.reduce((a, b) => a * b, 1), 0);
     ensureFits(`training state of ${trained} parameters (float32 gradients and two AdamW moments)`, 3 * trained * FLOAT_BYTES);
     validateTensors(graphTensorShapes(modelConfig), weights, 'learner weights');
+    const klExact = parsed.objective === 'policy-gradient' && parsed.klEstimator === 'exact';
+    if (klExact && !reference) fail('CONFIG_INVALID', 'learner: klEstimator "exact" needs the reference policy\'s weights', { field: 'klEstimator' });
+    if (klExact) validateWeights(modelConfig, reference!, 'learner reference weights');
     const graph = buildTrainGraph(modelConfig, {
       objective: parsed.objective,
       entropyBonus: parsed.entropyCoef !== 0,
       weightedPositionsOnly: true,
+      klExact,
     });
     const session = await Session.create(graph.model, { threads: parsed.threads, label: `learner ${parsed.objective}` });
     const trainable = new Map(graph.trainableNames.map((name) => [name, weights.get(name)!]));
-    return new Learner(modelConfig, weights, parsed, new AdamW(trainable, parsed.optimizer), session, graph);
+    return new Learner(modelConfig, weights, parsed, new AdamW(trainable, parsed.optimizer), session, graph, klExact ? reference : undefined);
   }
 
   get maxSeqLen(): number {
@@ -107,7 +116,8 @@ export class Learner {
     const klBeta = options.klBeta ?? this.config.klBeta;
     const entropyCoef = options.entropyCoef ?? this.config.entropyCoef;
     if (entropyCoef !== 0 && this.config.entropyCoef === 0) fail('CONFIG_INVALID', 'learner: an entropy bonus needs a learner created with a nonzero entropyCoef (its graph has no entropy input)');
-    validateLearnBatch(batch, { objective, klBeta, vocabSize: this.modelConfig.vocabSize, maxSeqLen: this.maxSeqLen });
+    // The exact KL reads the reference's weights, not per-token reference logprobs.
+    validateLearnBatch(batch, { objective, klBeta: this.reference ? 0 : klBeta, vocabSize: this.modelConfig.vocabSize, maxSeqLen: this.maxSeqLen });
     const { rows, cols } = batch;
     const inputs = perTokenInputs(batch, batch.normalization ?? this.config.normalization, this.config.constantTokens ?? cols, options.imitationWeight ?? this.config.imitationWeight);
     const perRun = this.config.microBatchRows ?? rows;
@@ -142,6 +152,7 @@ export class Learner {
     const perToken = (values: Float32Array): HostTensor => f32(floatWindow(values, w), dims);
     const candidates: Feeds = {
       ...this.weightFeeds(),
+      ...this.referenceFeeds(),
       input_ids: int64Window(batch.inputIds, w),
       targets: int64Window(batch.targets, w),
       weights: perToken(inputs.weights),
@@ -225,6 +236,13 @@ export class Learner {
       const t = this.weights.get(name)!;
       feeds[name] = { dtype: 'float32', dims: t.dims, data: t.data };
     }
+    return feeds;
+  }
+
+  /** The reference's weights under their `ref.` input names (exact KL only). */
+  private referenceFeeds(): Feeds {
+    const feeds: Feeds = {};
+    if (this.reference) for (const [name, t] of this.reference) feeds[`${REFERENCE_PREFIX}${name}`] = { dtype: 'float32', dims: t.dims, data: t.data };
     return feeds;
   }
 }

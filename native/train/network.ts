@@ -37,6 +37,8 @@ export function logits(tape: Tape, net: Network, hidden: Value = net.hidden): Va
 export interface NetworkOptions {
   /** Scalar the logits are divided by; none means 1. */
   temperature?: Value;
+  /** Graph input names are `${inputPrefix}${HF name}` (a second, frozen model in the same graph); `params` keeps HF names. */
+  inputPrefix?: string;
 }
 
 interface Positional {
@@ -54,8 +56,9 @@ export function buildNetwork(tape: Tape, config: ModelConfig, inputIds: Value, o
   const g = tape.graph;
   const params = new Map<string, Value>();
   const frozen = config.lora !== undefined;
-  for (const [name, dims] of weightShapes(config)) params.set(name, frozen ? g.input(name, tape.dtype, dims) : tape.parameter(name, dims));
-  for (const [name, dims] of adapterShapes(config)) params.set(name, tape.parameter(name, dims));
+  const named = (name: string) => `${options.inputPrefix ?? ''}${name}`;
+  for (const [name, dims] of weightShapes(config)) params.set(name, frozen ? g.input(named(name), tape.dtype, dims) : tape.parameter(named(name), dims));
+  for (const [name, dims] of adapterShapes(config)) params.set(name, tape.parameter(named(name), dims));
   const w = (name: string): Value => params.get(name)!;
   const wOpt = (name: string): Value | undefined => params.get(name);
   const scaling = config.lora ? tape.scalar(loraScale(config.lora)) : null;

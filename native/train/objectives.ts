@@ -9,7 +9,10 @@ export interface PolicyGradientInputs {
   weights: Value;
   advantages: Value;
   oldLogprobs: Value;
+  /** The reference's log p(target), for the k3 estimate; unused when `exactKl` is given. */
   refLogprobs: Value;
+  /** The exact per-position KL(π‖π_ref) over the vocabulary, [N, 1], in place of k3 (its gradient is dense: see `exactKl`). */
+  exactKl?: Value;
   clipLow: Value;
   clipHigh: Value;
   klBeta: Value;
@@ -28,7 +31,7 @@ export interface ObjectiveTerms {
 }
 
 export interface PolicyGradientTerms extends ObjectiveTerms {
-  /** k3 estimate of KL(π‖π_ref) per token: exp(ref − lp) − (ref − lp) − 1. */
+  /** KL(π‖π_ref) per token: the k3 estimate exp(ref − lp) − (ref − lp) − 1, or the exact one when given. */
   kl: Value;
   /** 1 where the clipped surrogate is the active (zero-gradient) branch of the min. */
   clipped: Value;
@@ -39,7 +42,8 @@ export interface PolicyGradientTerms extends ObjectiveTerms {
  *   ℓ = −min(r·A, clip(r, 1 − ε_low, 1 + ε_high)·A) + β·k3 − c_H·H,  r = exp(lp − old),
  * plus an imitation term −Σ imitation_weights · lp over the positions it weighs (their own normalization).
  * Its derivative in lp is written by hand: the min contributes −A·r where the unclipped branch is
- * active (r·A ≤ clip(r)·A) and 0 otherwise; k3 contributes β·(1 − exp(ref − lp)).
+ * active (r·A ≤ clip(r)·A) and 0 otherwise; k3 contributes β·(1 − exp(ref − lp)). With `exactKl` the KL term is
+ * that value instead, and its gradient is left to the caller (`exactKlTerms`).
  */
 export function policyGradientObjective(g: Graph, dtype: FloatDType, logprobs: Value, entropy: Value, x: PolicyGradientInputs): PolicyGradientTerms {
   const one = g.scalar(1, dtype);
@@ -53,7 +57,7 @@ export function policyGradientObjective(g: Graph, dtype: FloatDType, logprobs: V
 
   const refMinusLp = g.op1('Sub', [x.refLogprobs, logprobs]);
   const refRatio = g.op1('Exp', [refMinusLp]);
-  const kl = g.op1('Sub', [g.op1('Sub', [refRatio, refMinusLp]), one]);
+  const kl = x.exactKl ?? g.op1('Sub', [g.op1('Sub', [refRatio, refMinusLp]), one]);
 
   const perToken = g.op1('Sub', [
     g.op1('Add', [g.op1('Neg', [surrogate]), g.op1('Mul', [x.klBeta, kl])]),
@@ -63,8 +67,9 @@ export function policyGradientObjective(g: Graph, dtype: FloatDType, logprobs: V
   const loss = g.op1('Sub', [g.op1('ReduceSum', [g.op1('Mul', [x.weights, perToken])], { keepdims: 0 }), imitation]);
 
   const surrogateSlope = g.op1('Where', [unclippedActive, g.op1('Neg', [unclippedSurrogate]), zero], {}, { dtypes: [dtype] });
-  const klSlope = g.op1('Mul', [x.klBeta, g.op1('Sub', [one, refRatio])]);
-  const dLogprob = g.op1('Sub', [g.op1('Mul', [x.weights, g.op1('Add', [surrogateSlope, klSlope])]), x.imitationWeights]);
+  // The exact KL reaches the logits directly (a dense term added by the caller), not through log p(target).
+  const slope = x.exactKl ? surrogateSlope : g.op1('Add', [surrogateSlope, g.op1('Mul', [x.klBeta, g.op1('Sub', [one, refRatio])])]);
+  const dLogprob = g.op1('Sub', [g.op1('Mul', [x.weights, slope]), x.imitationWeights]);
   const dEntropy = g.op1('Neg', [g.op1('Mul', [x.weights, x.entropyCoef])]);
   const clipped = g.op1('Cast', [g.op1('Not', [unclippedActive], {}, { dtypes: ['bool'] })], { to: dtype === 'float64' ? 11 : 1 }, { dtypes: [dtype] });
   return { loss, dLogprob, dEntropy, kl, clipped };
@@ -74,4 +79,29 @@ export function policyGradientObjective(g: Graph, dtype: FloatDType, logprobs: V
 export function sftObjective(g: Graph, logprobs: Value, weights: Value): ObjectiveTerms {
   const loss = g.op1('Neg', [g.op1('ReduceSum', [g.op1('Mul', [weights, logprobs])], { keepdims: 0 })]);
   return { loss, dLogprob: g.op1('Neg', [weights]), dEntropy: null };
+}
+
+/** The exact per-position KL(π‖π_ref) = Σ_v p(v) (log p(v) − log p_ref(v)) and what its gradient needs. */
+export interface ExactKl {
+  /** [N, 1]. */
+  kl: Value;
+  /** log p − log p_ref, [N, V]. */
+  logRatio: Value;
+}
+
+/**
+ * KL(π‖π_ref) at each position from both models' full log-probabilities [N, V], reduced in the graph so no [N, V]
+ * tensor ever leaves it (tandem RL appendix C, Eq. 2: the per-position KL of KL-Reg, in place of its k3 estimate).
+ */
+export function exactKl(g: Graph, logProbs: Value, probs: Value, refLogProbs: Value): ExactKl {
+  const logRatio = g.op1('Sub', [logProbs, refLogProbs]);
+  return { kl: g.op1('ReduceSum', [g.op1('Mul', [probs, logRatio]), g.ints([-1])], { keepdims: 1 }), logRatio };
+}
+
+/**
+ * dL/dz of L = Σ_t c_t·KL_t with c = weights·β per position, [N, 1]: c·p·(log p − log p_ref − KL), since
+ * dKL/dz_j = p_j (log p_j − log p_ref,j − KL). The reference is frozen: no gradient flows into it.
+ */
+export function exactKlLogitsGradient(g: Graph, probs: Value, kl: ExactKl, coefficient: Value): Value {
+  return g.op1('Mul', [g.op1('Mul', [probs, coefficient]), g.op1('Sub', [kl.logRatio, kl.kl])]);
 }

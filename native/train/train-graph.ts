@@ -6,7 +6,7 @@ import { buildNetwork, logits } from './network.ts';
 import { gatherRows } from './ops/gather-rows.ts';
 import { rowDot } from './ops/row-dot.ts';
 import { denseLogitsGradient, tokenDistribution } from './token-distribution.ts';
-import { policyGradientObjective, sftObjective, type Objective, type ObjectiveTerms } from './objectives.ts';
+import { exactKl, exactKlLogitsGradient, policyGradientObjective, sftObjective, type Objective, type ObjectiveTerms } from './objectives.ts';
 
 export interface TrainGraphOptions {
   objective: Objective;
@@ -21,7 +21,16 @@ export interface TrainGraphOptions {
    * need no logits). Per-token outputs then read 0 at the skipped positions. Default false.
    */
   weightedPositionsOnly?: boolean;
+  /**
+   * Policy-gradient only: the KL term is the exact per-position KL(π‖π_ref) over the whole vocabulary (tandem RL
+   * appendix C, Eq. 2) instead of the k3 estimate from `ref_logprobs`. The reference model runs forward in the same
+   * graph from its own weights, fed as `ref.<name>` (REFERENCE_PREFIX), and the KL is reduced in the graph. Default false.
+   */
+  klExact?: boolean;
 }
+
+/** Graph input names of the reference model's weights when the KL is exact. */
+export const REFERENCE_PREFIX = 'ref.';
 
 /** A built graph and the names to feed and fetch. */
 export interface BuiltGraph {
@@ -40,7 +49,8 @@ export const gradName = (weight: string): string => `grad.${weight}`;
 /**
  * Forward + backward of one objective. Inputs: every weight (by HF name), `input_ids` and `targets`
  * [B, T] int64, per-token `weights` (and for policy-gradient `advantages`, `old_logprobs`,
- * `ref_logprobs`, `imitation_weights`) [B, T], scalars `temperature` (and `clip_low`, `clip_high`, `kl_beta`, `entropy_coef`).
+ * `ref_logprobs` — or with `klExact` the reference's weights `ref.<name>` —, `imitation_weights`) [B, T], scalars
+ * `temperature` (and `clip_low`, `clip_high`, `kl_beta`, `entropy_coef`).
  * Outputs: `loss`, `logprobs`, `entropy` (and `kl`, `clipped`) [B, T], for policy-gradient the scalar
  * `clip_count` (clipped tokens among those with nonzero weight), and `grad.<name>` per weight.
  */
@@ -48,6 +58,7 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
   const dtype = options.dtype ?? 'float32';
   const pg = options.objective === 'policy-gradient';
   const entropyBonus = pg && (options.entropyBonus ?? true);
+  const klExact = pg && (options.klExact ?? false);
   const g = new Graph(`train-${options.objective}`);
   const tape = new Tape(g, dtype);
   const inputIds = g.input('input_ids', 'int64', ['batch', 'seq']);
@@ -57,7 +68,7 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
 
   const weights = perToken('weights');
   const pgInputs = pg
-    ? { advantages: perToken('advantages'), oldLogprobs: perToken('old_logprobs'), refLogprobs: perToken('ref_logprobs'), imitationWeights: perToken('imitation_weights') }
+    ? { advantages: perToken('advantages'), oldLogprobs: perToken('old_logprobs'), refLogprobs: klExact ? null : perToken('ref_logprobs'), imitationWeights: perToken('imitation_weights') }
     : null;
   const temperature = scalar('temperature');
   const knobs = pg
@@ -82,19 +93,25 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
   const targetColumn = column(targets);
   const weightColumn = column(weights);
   const dist = tokenDistribution(g, headLogits, targetColumn);
+  // The frozen reference, forward only (its own tape is never run backward), at the same positions and temperature.
+  const reference = klExact ? referenceLogProbs(g, dtype, config, inputIds, positions?.rows ?? null, temperature) : null;
+  const kl = reference ? exactKl(g, dist.logProbsFull, dist.probs, reference) : null;
   // The same target logits again, [rows, 1], as their own path from the hidden rows and the head rows of
   // the targets: the one-hot part of the logits gradient is seeded here instead of scattered into [rows, V].
   const targetLogits = rowDot(tape, headInput, gatherRows(tape, net.head, g.op1('Reshape', [targetColumn, g.ints([-1])])));
   let terms: ObjectiveTerms;
+  let denseExtra: Value | null = null;
   if (pgInputs && knobs) {
     const pgTerms = policyGradientObjective(g, dtype, dist.logprobs, dist.entropy, {
       weights: weightColumn,
       advantages: column(pgInputs.advantages),
       oldLogprobs: column(pgInputs.oldLogprobs),
-      refLogprobs: column(pgInputs.refLogprobs),
+      refLogprobs: pgInputs.refLogprobs ? column(pgInputs.refLogprobs) : dist.logprobs,
+      ...(kl ? { exactKl: kl.kl } : {}),
       imitationWeights: column(pgInputs.imitationWeights),
       ...knobs,
     });
+    if (kl) denseExtra = exactKlLogitsGradient(g, dist.probs, kl, g.op1('Mul', [weightColumn, knobs.klBeta]));
     perTokenOutput(pgTerms.kl, 'kl');
     perTokenOutput(pgTerms.clipped, 'clipped');
     g.output(clippedAmongWeighted(g, pgTerms.clipped, weightColumn), 'clip_count', []);
@@ -106,8 +123,9 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
   perTokenOutput(dist.logprobs, 'logprobs');
   perTokenOutput(dist.entropy, 'entropy');
 
+  const dense = denseLogitsGradient(g, dist, terms.dLogprob, terms.dEntropy);
   tape.backward([
-    [headLogits, denseLogitsGradient(g, dist, terms.dLogprob, terms.dEntropy)],
+    [headLogits, denseExtra ? g.op1('Add', [dense, denseExtra]) : dense],
     [targetLogits, terms.dLogprob],
   ]);
   const weightNames = [...graphTensorShapes(config).keys()];
@@ -123,13 +141,24 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
     'input_ids',
     'targets',
     'weights',
-    ...(pg ? ['advantages', 'old_logprobs', 'ref_logprobs', 'imitation_weights'] : []),
+    ...(pg ? ['advantages', 'old_logprobs', ...(klExact ? [] : ['ref_logprobs']), 'imitation_weights'] : []),
     'temperature',
     ...(pg ? ['clip_low', 'clip_high', 'kl_beta'] : []),
     ...(entropyBonus ? ['entropy_coef'] : []),
+    ...(klExact ? weightNames.map((name) => `${REFERENCE_PREFIX}${name}`) : []),
   ];
   const outputNames = ['loss', 'logprobs', 'entropy', ...(pg ? ['kl', 'clipped', 'clip_count'] : []), ...trainableNames.map(gradName)];
   return { model: g.toBytes(), dtype, weightNames, trainableNames, inputNames, outputNames };
+}
+
+/**
+ * The reference model's log-probabilities over the vocabulary, [rows, V], at the flat positions `rows` (all B·T when
+ * null): a second network on the same `input_ids`, its weights fed as `ref.<name>`, run forward only.
+ */
+function referenceLogProbs(g: Graph, dtype: FloatDType, config: ModelConfig, inputIds: Value, rows: Value | null, temperature: Value): Value {
+  const tape = new Tape(g, dtype);
+  const net = buildNetwork(tape, config, inputIds, { temperature, inputPrefix: REFERENCE_PREFIX });
+  return g.op1('LogSoftmax', [logits(tape, net, rows ? gatherRows(tape, net.hidden, rows) : net.hidden)], { axis: -1 });
 }
 
 /** Σ clipped over the positions whose loss weight is nonzero: the numerator of clip_frac. */

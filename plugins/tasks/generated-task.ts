@@ -1,6 +1,6 @@
 import { fail } from '../../core/errors.ts';
 import { Rng, deriveSeed } from '../../core/rng.ts';
-import { boxedAnswerStep, joinSteps, questionPrompt } from './prompt.ts';
+import { boxedAnswerStep, joinSteps, questionPrompt, STEP_BY_STEP_INSTRUCTION } from './prompt.ts';
 import { splitOf } from './split-of.ts';
 import type { Problem, Split, Task } from '../../core/tasks/task.ts';
 
@@ -16,12 +16,12 @@ export interface DrawnProblem<Meta extends object> {
 
 export type CanonicalMeta = { canonical: string };
 
-const SPLIT_SALT: Record<Split, number> = { train: 1, test: 2 };
+const SPLIT_SALT: Record<Split, number> = { train: 1, test: 2, validation: 3 };
 const MAX_DRAWS = 10_000;
 
 /**
- * An endless, seeded task. A draw whose canonical form hashes into the other split is
- * discarded and drawn again, so train and test never share a problem.
+ * An endless, seeded task. A draw whose canonical form hashes into another split is
+ * discarded and drawn again, so train, validation and test never share a problem.
  */
 export function generatedTask<Meta extends object>(
   name: string,
@@ -38,7 +38,9 @@ export function generatedTask<Meta extends object>(
       const steps = [...drawn.steps, boxedAnswerStep(drawn.answer)];
       return {
         id: `${name}/${split}/${seed}/${index}`,
-        prompt: questionPrompt(drawn.question),
+        question: drawn.question,
+        instruction: STEP_BY_STEP_INSTRUCTION,
+        prompt: questionPrompt(drawn.question, STEP_BY_STEP_INSTRUCTION),
         answer: drawn.answer,
         solution: joinSteps(steps),
         steps,

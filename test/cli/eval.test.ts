@@ -18,6 +18,8 @@ describe('ludus eval', () => {
         ['--top-p', 'x'],
         ['--split', 'dev'],
         ['--extract', 'boxed,guess'],
+        ['--chat-template', 'maybe'],
+        ['--displaced-ranking', 'loudest'],
       ]) {
         const result = await runLudus(['eval', '--model', '/nonexistent', '--task', 'arithmetic', flag, value]);
         expect(result.code, `${flag} ${value}`).toBe(2);
@@ -31,7 +33,7 @@ describe('ludus eval', () => {
     it('should print one EvalReport and write it with the markdown report and plots', async () => {
       const dir = join(await mkdtemp(join(tmpdir(), 'ludus-eval-')), 'report');
       const result = await runLudus(
-        ['eval', '--model', 'default', '--task', 'arithmetic', '--problems', '4', '--samples', '2', '--axes', 'capability,handoff,drift,legibility', '--bootstrap', '100', '--threads', '1', '--json', '--report', dir],
+        ['eval', '--model', 'default', '--task', 'arithmetic', '--problems', '4', '--samples', '2', '--axes', 'capability,handoff,drift,legibility', '--handoff', 'alternate,bernoulli,word', '--bootstrap', '100', '--threads', '1', '--json', '--report', dir],
         { timeoutMs: 300_000 },
       );
       expect(result.stderr).not.toMatch(/\[[A-Z_]+\]/);
@@ -40,7 +42,11 @@ describe('ludus eval', () => {
       expect(report.model).toBe('default:arithmetic');
       expect(report.junior).toBe('default:arithmetic');
       expect(Object.keys(report.capability!.per_benchmark.arithmetic.pass_at_k)).toEqual(['1', '2']);
-      expect(report.handoff!.map((h) => h.variant)).toEqual(['alternate', 'bernoulli']);
+      expect(report.handoff!.map((h) => h.variant)).toEqual(['alternate', 'bernoulli', 'word']);
+      expect(report.config.chat_template).toBe('on');
+      expect(report.config.displaced_ranking).toBe('signed');
+      // Word handoff redraws at every word start: many more handoffs than at step ends.
+      expect(report.handoff![2].per_benchmark.arithmetic.handoffs_per_rollout).toBeGreaterThan(report.handoff![0].per_benchmark.arithmetic.handoffs_per_rollout);
       // The shipped base writes "\n\n" between steps, so the team really hands off.
       expect(report.handoff![0].per_benchmark.arithmetic.handoffs_per_rollout).toBeGreaterThan(0);
       // Model and junior are the same network: the junior reads the model's text with full overlap.

@@ -23,7 +23,7 @@ const game = proposerCritic(gradeMath);
 const midMatch = (finished: boolean): MatchState<Role, Problem> => ({
   matchId: 'm',
   seed: 0,
-  problem: { id: 'p', prompt: 'Question: What is 12 + 30?\nAnswer:\n', answer: '42', solution: '', steps: [], meta: {} },
+  problem: { id: 'p', question: 'What is 12 + 30?', instruction: '', prompt: 'Question: What is 12 + 30?\nAnswer:\n', answer: '42', solution: '', steps: [], meta: {} },
   transcript: [{ turn: 0, role: 'proposer', tokens: [1, 2, 3], text: DRAFT }],
   finished,
 });

@@ -32,10 +32,13 @@ describe('training agon on the shipped base', () => {
       const context = tokenizer.decode(challenge.promptIds);
       const { summary, answer } = withheldSummary(draft.text, { maskMentions: true });
       expect(context).toContain(summary);
+      // What the challenger reads beyond the problem's own prompt (whose instruction names \boxed{} itself).
+      expect(context.startsWith(line.prompt)).toBe(true);
+      const read = context.slice(line.prompt.length);
       if (answer !== null) {
         withheld++;
-        expect(context).not.toMatch(new RegExp(`(?<![0-9.])${answer}(?![0-9]|\\.[0-9])`));
-        expect(context).not.toContain('\\boxed');
+        expect(read).not.toMatch(new RegExp(`(?<![0-9.])${answer}(?![0-9]|\\.[0-9])`));
+        expect(read).not.toContain('\\boxed');
       }
     }
     expect(withheld).toBeGreaterThan(0);

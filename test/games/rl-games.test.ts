@@ -6,7 +6,7 @@ import { KL_REG_DEFAULT_BETA, klRegGame } from '../../games/kl-reg.ts';
 import { TANDEM_SHARE_BAND, tandemGame } from '../../games/tandem.ts';
 import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
 
-const problem: Problem = { id: 'p', prompt: 'Question: What is 2 plus 3?\nAnswer:\n', answer: '5', solution: '\\boxed{5}', steps: ['\\boxed{5}'], meta: {} };
+const problem: Problem = { id: 'p', question: 'What is 2 plus 3?', instruction: '', prompt: 'Question: What is 2 plus 3?\nAnswer:\n', answer: '5', solution: '\\boxed{5}', steps: ['\\boxed{5}'], meta: {} };
 
 /** A finished co-decoded match: one turn, the whole response decoded once. */
 const finished = (text: string): MatchState<'senior' | 'junior', Problem> => ({

@@ -38,7 +38,7 @@ describe('tangoGame', () => {
 
     it('should prompt the verifier with the problem and the solution\'s steps, never the gold answer', () => {
       const protocol = game.protocol.family === 'sequential' ? game.protocol : undefined;
-      const problem = { id: 'p', prompt: 'Question: Q?\nAnswer:\n', answer: 'SECRET', solution: '', steps: [], meta: {} };
+      const problem = { id: 'p', prompt: 'Question: Q?\nAnswer:\n', question: 'Q?', instruction: '', answer: 'SECRET', solution: '', steps: [], meta: {} };
       const prompt = protocol!.turns[1].template([{ turn: 0, role: 'generator', tokens: [], text: 'a\n\nb' }], problem);
       expect(prompt).toContain('a\n\nb');
       expect(prompt).toContain('The solution has 2 steps.');

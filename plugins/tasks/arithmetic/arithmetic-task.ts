@@ -1,19 +1,23 @@
+import type { Rng } from '../../../core/rng.ts';
 import { generatedTask, type CanonicalMeta } from '../generated-task.ts';
 import { parseOptions } from '../parse-options.ts';
-import type { Task } from '../../../core/tasks/task.ts';
+import { boxedAnswerStep, joinSteps } from '../prompt.ts';
+import type { LabelledSolution, Problem, Task } from '../../../core/tasks/task.ts';
 import { columnSteps } from './column-steps.ts';
 import { corruptArithmetic } from './corrupt.ts';
-import { digitsToNumber, drawOperands } from './operands.ts';
+import { digitsToNumber, drawOperands, type Operands } from './operands.ts';
 import { ArithmeticOptionsSchema, type ArithmeticOptionsInput, type Operation } from './options.ts';
 import { arithmeticStepCheck } from './step-check.ts';
 
 export type ArithmeticMeta = { operation: Operation; a: number; b: number };
 
+export type ArithmeticTask = Task<ArithmeticMeta & CanonicalMeta> & Required<Pick<Task<ArithmeticMeta & CanonicalMeta>, 'slipped'>>;
+
 const WORD: Record<Operation, string> = { add: 'plus', sub: 'minus', mul: 'times' };
 const SYMBOL: Record<Operation, string> = { add: '+', sub: '-', mul: '*' };
 
 /** Multi-digit addition, subtraction and multiplication by a digit, solved column by column in words. */
-export function arithmeticTask(input: ArithmeticOptionsInput = {}): Task<ArithmeticMeta & CanonicalMeta> {
+export function arithmeticTask(input: ArithmeticOptionsInput = {}): ArithmeticTask {
   const options = parseOptions(ArithmeticOptionsSchema, input, 'task "arithmetic"');
   const task = generatedTask<ArithmeticMeta>('arithmetic', options.seed, (_split, rng) => {
     const operation = options.operations[rng.int(options.operations.length)];
@@ -29,5 +33,19 @@ export function arithmeticTask(input: ArithmeticOptionsInput = {}): Task<Arithme
       meta: { operation, a, b },
     };
   });
-  return { ...task, corrupt: corruptArithmetic, stepCheck: arithmeticStepCheck };
+  return { ...task, corrupt: corruptArithmetic, stepCheck: arithmeticStepCheck, slipped: slippedSolution };
+}
+
+/** Ones first, as the column walk reads them. */
+const digitsOf = (n: number): number[] => String(n).split('').reverse().map(Number);
+
+function operandsOf({ operation, a, b }: ArithmeticMeta): Operands {
+  return { operation, top: digitsOf(a), bottom: operation === 'mul' ? [b] : digitsOf(b) };
+}
+
+/** The column walk of a pupil who forgets each due carry or borrow with probability `rate` (see `columnSteps`). */
+function slippedSolution(problem: Problem<ArithmeticMeta & CanonicalMeta>, rate: number, rng: Rng): LabelledSolution {
+  const walk = columnSteps(operandsOf(problem.meta), () => rng.bernoulli(rate));
+  const steps = [...walk.steps, boxedAnswerStep(walk.answer)];
+  return { solution: joinSteps(steps), steps, stepLabels: steps.map((step, i) => step === problem.steps[i]) };
 }

@@ -12,12 +12,15 @@ const digits = z.number().int().min(1).max(MAX_DIGITS);
 export const ArithmeticOptionsSchema = z
   .strictObject({
     seed: z.number().int().min(0).default(0),
-    /** The level: each problem's longer operand has minDigits..maxDigits digits. */
-    minDigits: digits.default(1),
+    /**
+     * The level: each problem's longer operand has minDigits..maxDigits digits. Ours: 2..4, so that most problems
+     * need a carry or borrow, where the shipped base's flaw shows (see lab/pretrain).
+     */
+    minDigits: digits.default(2),
     maxDigits: digits.default(4),
     operations: z.array(z.enum(OPERATIONS)).min(1).default(['add', 'sub']),
-    /** Chance that a column carries (or borrows) wherever its digits can be chosen either way. */
-    carryRate: z.number().min(0).max(1).default(0.5),
+    /** Chance that a column carries (or borrows) wherever its digits can be chosen either way (ours: 0.7, as above). */
+    carryRate: z.number().min(0).max(1).default(0.7),
   })
   .refine((options) => options.minDigits <= options.maxDigits, { message: 'minDigits must not exceed maxDigits', path: ['minDigits'] });
 

@@ -4,7 +4,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { LudusError, fail } from '../../../core/errors.ts';
 import { parseOptions } from '../parse-options.ts';
-import type { Problem, Split, Task } from '../../../core/tasks/task.ts';
+import { SPLITS, type Problem, type Split, type Task } from '../../../core/tasks/task.ts';
 import { finiteTask } from './finite-task.ts';
 import { parseJsonlProblems } from './parse-jsonl-problems.ts';
 
@@ -16,10 +16,11 @@ const testFraction = z.number().gt(0).lt(1).default(DEFAULT_TEST_FRACTION);
 export const JsonlOptionsSchema = z.strictObject({
   name: z.string().min(1).optional(),
   /**
-   * Which split the file's rows are: `test` (how benchmarks ship), `train`, or `both`: each row's split drawn from a
-   * hash of its problem text, `testFraction` of them test, so a row stays in its split whatever the file's order.
+   * Which split the file's rows are: `test` (how benchmarks ship), `train`, `validation`, or `both`: each row's split
+   * drawn from a hash of its problem text, `testFraction` of them test, so a row stays in its split whatever the
+   * file's order.
    */
-  split: z.enum(['train', 'test', 'both']).default('test'),
+  split: z.enum(['train', 'validation', 'test', 'both']).default('test'),
   testFraction,
 });
 
@@ -42,12 +43,13 @@ export const TaskFileSchema = z
   .strictObject({
     name: z.string().min(1).optional(),
     train: z.string().min(1).optional(),
+    validation: z.string().min(1).optional(),
     test: z.string().min(1).optional(),
     file: z.string().min(1).optional(),
     testFraction,
   })
-  .refine((spec) => (spec.file === undefined) !== (spec.train === undefined && spec.test === undefined), {
-    message: 'give either "file" (one JSONL file, split by testFraction) or "train" and/or "test" (a JSONL file per split)',
+  .refine((spec) => (spec.file === undefined) !== (spec.train === undefined && spec.validation === undefined && spec.test === undefined), {
+    message: 'give either "file" (one JSONL file, split by testFraction) or "train", "validation" and/or "test" (a JSONL file per split)',
   });
 
 export async function loadTaskFile(path: string): Promise<Task> {
@@ -65,7 +67,7 @@ export async function loadTaskFile(path: string): Promise<Task> {
   const at = (file: string) => resolve(dirname(path), file);
   if (spec.file !== undefined) return finiteTask(name, splitByHash(await readProblems(at(spec.file), name), spec.testFraction, at(spec.file)));
   const splits: Partial<Record<Split, Problem[]>> = {};
-  for (const split of ['train', 'test'] as const) {
+  for (const split of SPLITS) {
     const file = spec[split];
     if (file !== undefined) splits[split] = await readProblems(at(file), name);
   }
@@ -83,8 +85,8 @@ async function readProblems(path: string, name: string): Promise<Problem[]> {
 const unitHash = (text: string): number => createHash('sha256').update(text).digest().readUInt32BE(0) / 2 ** 32;
 
 /** Rows into train and test by a hash of each problem's prompt: the same question always lands in the same split. */
-function splitByHash(problems: readonly Problem[], testFraction: number, path: string): Record<Split, Problem[]> {
-  const splits: Record<Split, Problem[]> = { train: [], test: [] };
+function splitByHash(problems: readonly Problem[], testFraction: number, path: string): Record<'train' | 'test', Problem[]> {
+  const splits: Record<'train' | 'test', Problem[]> = { train: [], test: [] };
   for (const problem of problems) splits[unitHash(problem.prompt) < testFraction ? 'test' : 'train'].push(problem);
   for (const split of ['train', 'test'] as const) {
     if (splits[split].length === 0) {

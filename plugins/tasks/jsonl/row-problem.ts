@@ -1,5 +1,5 @@
 import { fail } from '../../../core/errors.ts';
-import { boxedAnswerStep, joinSteps, questionPrompt } from '../prompt.ts';
+import { boxedAnswerStep, joinSteps, questionPrompt, STEP_BY_STEP_INSTRUCTION } from '../prompt.ts';
 import type { Problem } from '../../../core/tasks/task.ts';
 import { lastBoxed } from './last-boxed.ts';
 
@@ -76,7 +76,9 @@ export function rowProblem(row: unknown, place: RowPlace, taskName: string): Pro
   const rest = Object.fromEntries(Object.entries(fields).filter(([key]) => !worked.used.includes(key)));
   return {
     id: id === undefined ? `${taskName}/${place.line}` : String(id),
-    prompt: questionPrompt(worked.question),
+    question: worked.question,
+    instruction: STEP_BY_STEP_INSTRUCTION,
+    prompt: questionPrompt(worked.question, STEP_BY_STEP_INSTRUCTION),
     answer: worked.answer,
     solution: joinSteps(worked.steps),
     steps: worked.steps,

@@ -19,7 +19,8 @@ export function lastLetterTask(input: LastLetterOptionsInput = {}): LastLetterTa
     'last-letter',
     options.seed,
     (split, rng) => {
-      const shape = options[split];
+      // Validation selects checkpoints for the test set, so it is drawn like test problems.
+      const shape = options[split === 'train' ? 'train' : 'test'];
       const words = Array.from({ length: between(rng, shape.words) }, () => pronounceableWord(rng, between(rng, shape.letters)));
       return {
         canonical: words.join(' '),

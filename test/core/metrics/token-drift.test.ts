@@ -78,8 +78,16 @@ describe('displacedTokens', () => {
   // Relative to the reference the model goes down on 0 (back), up on 1 (back), down on 3 (further out).
   const pModel = [0.3, 0.2, 0.4, 0.05, 0.05];
 
-  it('should take the tokens of largest |log(p_ref / p_jun)| (ties by id) and count those the model moves the opposite way', () => {
+  it('should by default take the tokens of highest signed log(p_ref / p_jun), as the paper\'s footnote 4 ranks them', () => {
+    // Signed: token 0 (+log 2.5), token 2 (0), then the halved tokens 1, 3, 4 (−log 2) in id order.
     const r = displacedTokens(pModel, pRef, pJun, 3);
+    expect(r.ids).toEqual([0, 2, 1]);
+    expect(r.displacement[1]).toBe(0);
+    expect(r.displacement[2]).toBeCloseTo(-Math.log(2), 14);
+  });
+
+  it('should with the absolute ranking take the tokens of largest |log(p_ref / p_jun)| (ties by id) and count those the model moves the opposite way', () => {
+    const r = displacedTokens(pModel, pRef, pJun, 3, undefined, 'absolute');
     expect(r.ids).toEqual([0, 1, 3]);
     expect(r.displacement[0]).toBeCloseTo(Math.log(2.5), 14);
     expect(r.shift[1]).toBeCloseTo(Math.log(2), 14);
@@ -88,7 +96,7 @@ describe('displacedTokens', () => {
 
   it('should give shift-back share 1 and rho -1 when the model exactly undoes the reference', () => {
     const ref = [0.4, 0.3, 0.15, 0.1, 0.05];
-    const r = displacedTokens(pJun, ref, pJun, 5);
+    const r = displacedTokens(pJun, ref, pJun, 5, undefined, 'absolute');
     expect(r.shiftBackShare).toBe(1);
     expect(r.spearman.rho).toBeCloseTo(-1, 12);
   });

@@ -10,9 +10,10 @@ import type { MetricsLine } from '../../../engine/trainer/metrics-line.ts';
 import { train } from '../../../engine/trainer/trainer.ts';
 
 /**
- * test/fixtures/pinned-runs/<game>.json were written by the single-policy trainer before the multi-policy redesign
- * (3 steps of 2 problems × 4 matches, validation at step 2, one thread). The redesign must play the same matches and
- * take the same updates: tokens exactly, numbers to float precision.
+ * test/fixtures/pinned-runs/<game>.json pin three short runs (3 steps of 2 problems × 4 matches, validation at step
+ * 2, one thread): a change to the trainer must play the same matches and take the same updates, tokens exactly,
+ * numbers to float precision. They were first written by the single-policy trainer, which the multi-policy redesign
+ * reproduced; they were rewritten (`regenerate.ts` beside them) when the shipped base and the task's prompts changed.
  */
 interface Pinned {
   config: Record<string, unknown>;

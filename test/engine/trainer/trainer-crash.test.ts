@@ -19,7 +19,8 @@ let config: TrainConfig;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'ludus-train-crash-'));
   const model = join(root, 'model');
-  const modelConfig = presetConfig('qwen3-micro', { vocab_size: 330, max_position_embeddings: 320, num_hidden_layers: 1 });
+  const shipped = JSON.parse(await readFile(join(DEFAULT_MODELS_DIR, 'arithmetic', 'config.json'), 'utf8')) as { vocab_size: number };
+  const modelConfig = presetConfig('qwen3-micro', { vocab_size: shipped.vocab_size, max_position_embeddings: 320, num_hidden_layers: 1 });
   await saveCheckpoint(model, modelConfig, initWeights(modelConfig, 5), { extraFiles: { 'tokenizer.json': await readFile(join(DEFAULT_MODELS_DIR, 'arithmetic', 'tokenizer.json')) } });
   config = TrainConfigSchema.parse({ game: 'tandem', model, steps: 2, problemsPerStep: 1, groupSize: 2, maxNewTokens: 12, checkpointEvery: 1, validateEvery: 1, validationProblems: 2, finalComparison: 0 });
 });

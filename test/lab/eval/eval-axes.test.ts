@@ -8,6 +8,8 @@ import { evaluate, type EvalOptions } from '../../../lab/eval/evaluate.ts';
 import { handoffCount, meanStd, seniorShare, stepHandoffSchedule, teamStats, type TeamStatistic } from '../../../lab/eval/handoff.ts';
 import { scoreLegibility } from '../../../lab/eval/legibility.ts';
 import { sampleRollouts } from '../../../lab/eval/sample-rollouts.ts';
+import { compareReports } from '../../../lab/eval/significance.ts';
+import { wordBoundary } from '../../../plugins/tokenizers/word-boundary.ts';
 import type { Grader } from '../../../core/grading/verdict.ts';
 import { arithmeticTask } from '../../../plugins/tasks/arithmetic/arithmetic-task.ts';
 import { trainBpe } from '../../../plugins/tokenizers/bpe-trainer.ts';
@@ -119,6 +121,23 @@ describe('teamStats', () => {
   });
 });
 
+describe('sampleRollouts and the chat template', () => {
+  // The same tokenizer with a chat template that marks the user turn: what the prompt tokens hold shows which was used.
+  const templated = { ...tokenizer, config: { chat_template: 'Q: {{ messages[0].content }}\nA:' } };
+  const common = { ...sampling, maxNewTokens: 4, problems: task.problems('test', 2), samples: 1, grade: never, seed: 5, policies: [senior] };
+
+  it("should prompt through the tokenizer's chat template by default, the question and instruction as the user turn", async () => {
+    const [first] = (await sampleRollouts({ ...common, tokenizer: templated })).flat();
+    const p = common.problems[0];
+    expect(first.prompt).toEqual(tokenizer.encode(`Q: ${p.question} ${p.instruction}\nA:`));
+  });
+
+  it("should prompt with the task's plain prompt with chatTemplate off", async () => {
+    const [first] = (await sampleRollouts({ ...common, tokenizer: templated, chatTemplate: 'off' })).flat();
+    expect(first.prompt).toEqual(tokenizer.encode(common.problems[0].prompt));
+  });
+});
+
 describe('handoff with the model as its own junior', () => {
   it('should reproduce solo decoding token for token under the same seed (the schedule only picks whose identical sample is kept)', async () => {
     const common = { ...sampling, tokenizer, problems: task.problems('test', 3), samples: 3, grade: never, seed: 21 };
@@ -162,6 +181,7 @@ describe('driftFrom', () => {
     smoothing: 0.5,
     minJuniorCount: 2,
     displacedTop: 3,
+    displacedRanking: 'signed' as const,
     overEmittedTop: 2,
     overEmittedMinCount: 1,
     resamples: 50,
@@ -264,6 +284,8 @@ describe('evaluate', () => {
   };
   const options = (grade: Grader): EvalOptions => ({
     ...sampling,
+    // Long enough that a random model writes the tokenizer's one step-end token now and then, so both benchmarks see handoffs.
+    maxNewTokens: 64,
     model: { id: 'senior', policy: senior },
     junior: { id: 'junior', policy: junior },
     reference: { id: 'reference', policy: policyOf(7, 'reference') },
@@ -317,6 +339,18 @@ describe('evaluate', () => {
     const again = await evaluate(options(alternating()));
     expect({ ...again, created: '', wall_seconds: 0 }).toEqual({ ...report, created: '', wall_seconds: 0 });
     expect(deriveSeed(report.seed, 1)).toBe(deriveSeed(5, 1));
+  }, 120_000);
+
+  it('should measure tandem accuracy under the training schedule (word handoff, K = 32), per problem, for paired tests', async () => {
+    const word = await evaluate({ ...options(alternating()), axes: ['handoff'], handoffVariants: ['word'], benchmarks: [tasks[0]] });
+    const [h] = word.handoff!;
+    expect(h.variant).toBe('word');
+    expect(h.boundary_tokens).toBe(Array.from(wordBoundary(tokenizer).ids).length);
+    expect(h.macro.handoffs_per_rollout).toBeGreaterThan(1);
+    expect(h.macro.senior_share.mean).toBeGreaterThan(0.2);
+    expect(h.macro.senior_share.mean).toBeLessThan(0.8);
+    expect(word.per_problem.every((p) => p.handoff?.word !== undefined)).toBe(true);
+    expect(compareReports(word, word).tests.map((t) => t.metric)).toContain('handoff word pass@1');
   }, 120_000);
 
   it('should grade each benchmark by its own grader where it names one', async () => {

@@ -9,6 +9,7 @@ import type { ExperimentProgress } from '../../../lab/experiments/experiment-pro
 import { runTandemVsGrpo, type ExperimentResult } from '../../../lab/experiments/tandem-vs-grpo.ts';
 import { runLudus } from '../../support/cli.ts';
 import { composePlugins } from '../../../cli/composition/compose.ts';
+import { definePlugin } from '../../../core/plugin-module.ts';
 import { expectConfigInvalid, rejection } from '../../support/errors.ts';
 
 /** Two problems per step, groups of two, three test problems with two samples each: the whole pipeline in CI time. */
@@ -91,6 +92,34 @@ describe('runTandemVsGrpo', () => {
       // A different training config cannot resume these runs.
       const changed = await rejection(run(out, { ...tiny, steps: 2, train: { ...tiny.train, schedule: { lr: 1e-3 } } }));
       expect(changed.code).toBe('CONFIG_INVALID');
+    });
+  });
+});
+
+describe('runTandemVsGrpo and its grader', () => {
+  describe('having a grader named in the training config', () => {
+    it('should pay every game\'s reward and grade every evaluation by it, not by the math grader', { timeout: 600_000 }, async () => {
+      // A grader that passes everything: with it, and only with it, every reward and every pass@1 is 1.
+      const lenient = { name: 'lenient', create: () => () => ({ answer_present: true, correct: true }) };
+      const lenientCatalog = await composePlugins([definePlugin({ name: 'lenient-grader', graders: [lenient] })]);
+      const out = await mkdtemp(join(tmpdir(), 'ludus-experiment-'));
+      const config = configOf({ ...tiny, steps: 1, train: { ...tiny.train, grader: 'lenient' }, eval: { ...tiny.eval, axes: ['capability'] } });
+      const result = await runTandemVsGrpo({ out, config, threads: 1, catalog: lenientCatalog });
+      for (const label of EVALS) expect(result.reports[label as keyof typeof result.reports].capability!.per_benchmark.arithmetic.pass_at_k['1'].value, label).toBe(1);
+      for (const game of GAMES) {
+        const [line] = (await readFile(join(out, game, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { roles: Record<string, { reward_mean: number }> });
+        for (const [role, metrics] of Object.entries(line.roles)) expect(metrics.reward_mean, `${game} ${role}`).toBe(1);
+      }
+    });
+  });
+
+  describe('having a grader name no plugin has', () => {
+    it('should refuse it with CONFIG_INVALID before training anything, as ludus train does', async () => {
+      const out = await mkdtemp(join(tmpdir(), 'ludus-experiment-'));
+      const error = await rejection(run(out, { ...tiny, steps: 1, train: { ...tiny.train, grader: 'nope' } }));
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toContain('no grader "nope"');
+      await expect(stat(join(out, 'grpo'))).rejects.toThrow();
     });
   });
 });

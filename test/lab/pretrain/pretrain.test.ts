@@ -5,7 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadCheckpoint } from '../../../native/io/checkpoint.ts';
 import { LudusError } from '../../../core/errors.ts';
 import { PretrainConfigSchema } from '../../../lab/pretrain/pretrain-config.ts';
-import { pretrain } from '../../../lab/pretrain/pretrain.ts';
+import { batchAt, pretrain } from '../../../lab/pretrain/pretrain.ts';
+import { arithmeticTask } from '../../../plugins/tasks/arithmetic/arithmetic-task.ts';
+import { taskByName } from '../../../plugins/tasks/registry.ts';
 import { loadTokenizer } from '../../../plugins/tokenizers/hf-tokenizer.ts';
 
 const micro = {
@@ -56,10 +58,31 @@ describe('pretrain', () => {
       const model = await loadCheckpoint(join(out, 'model'));
       const tokenizer = await loadTokenizer(join(out, 'model'));
       expect(model.config.vocabSize).toBe(tokenizer.vocabSize);
-      const text = 'Question: What is 47 plus 85?\nAnswer:\nOnes: 7 plus 5 is 12.\n\nThe answer is \\boxed{132}.';
+      const text = "Question: What is 47 plus 85? Let's think step by step and output the final answer within \\boxed{}.\nAnswer:\nOnes: 7 plus 5 is 12.\n\nThe answer is \\boxed{132}.";
       expect(tokenizer.decode(tokenizer.encode(text))).toBe(text);
       const losses = (await readFile(join(out, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).loss);
       expect(losses[losses.length - 1]).toBeLessThan(losses[0]);
+    });
+  });
+
+  describe('having a slip rate (the base\'s designed flaw)', () => {
+    const slipping = { ...config, slipRate: 0.5 };
+
+    it('should train on slipped solutions, the same ones at the same data position however the batches fall', async () => {
+      const task = arithmeticTask({ seed: 0, maxDigits: 2 });
+      const examples = batchAt(task, 0, { ...slipping, batch: 400 });
+      const gold = task.problems('train', 400);
+      expect(examples.map((e) => e.prompt)).toEqual(gold.map((p) => p.prompt));
+      const slipped = examples.filter((e, i) => e.completion !== gold[i].solution).length;
+      expect(slipped).toBeGreaterThan(40);
+      expect(examples.every((e) => /\\boxed\{\d+\}\.$/.test(e.completion))).toBe(true);
+      expect(batchAt(task, 100, { ...slipping, batch: 7 })).toEqual(examples.slice(100, 107));
+      expect(batchAt(task, 0, { ...config, batch: 5 }).map((e) => e.completion)).toEqual(gold.slice(0, 5).map((p) => p.solution));
+    });
+
+    it('should refuse a task without slipped solutions with CONFIG_INVALID', async () => {
+      const task = await taskByName('last-letter');
+      expect(() => batchAt(task, 0, { ...slipping, task: 'last-letter' })).toThrow(/CONFIG_INVALID.*slipRate.*"last-letter"/);
     });
   });
 

@@ -138,6 +138,24 @@ describe('Learner', () => {
     await expect(plain.step({ ...batch, advantages: [0, 0], oldLogprobs: logprobs }, { entropyCoef: 0.1 })).rejects.toThrow(/CONFIG_INVALID.*entropy/);
   });
 
+  describe('with the exact KL (klEstimator: exact)', () => {
+    it('reads 0 to a reference equal to the policy and a positive KL to another, from batches without refLogprobs', async () => {
+      const weights = initWeights(config, 4);
+      const batch = batchOf([6, 6], 6, 5);
+      const same = await Learner.create(config, cloneWeights(weights), { ...LEARNER_PRESETS['tiny-grpo'], klBeta: 0.05, klEstimator: 'exact', threads: 1 }, cloneWeights(weights));
+      const logprobs = await same.score(batch);
+      expect(Math.abs((await same.step({ ...batch, advantages: [1, -1], oldLogprobs: logprobs })).klMean)).toBeLessThan(1e-6);
+      const other = await Learner.create(config, cloneWeights(weights), { ...LEARNER_PRESETS['tiny-grpo'], klBeta: 0.05, klEstimator: 'exact', threads: 1 }, initWeights(config, 9));
+      expect((await other.step({ ...batch, advantages: [1, -1], oldLogprobs: logprobs })).klMean).toBeGreaterThan(1e-3);
+      await same.release();
+      await other.release();
+    });
+
+    it('refuses to start without the reference weights (CONFIG_INVALID)', async () => {
+      await expect(Learner.create(config, initWeights(config, 1), { klBeta: 0.1, klEstimator: 'exact' })).rejects.toThrow(/CONFIG_INVALID.*reference/);
+    });
+  });
+
   it('a per-step learning rate overrides the configured one (schedules): lr 0 moves nothing', async () => {
     const learner = await Learner.create(config, initWeights(config, 6), { objective: 'sft', optimizer: { lr: 0.1 }, threads: 1 });
     const before = cloneWeights(learner.weights);

@@ -11,8 +11,8 @@ import { floatTensor, openGraph, randomBatch, tokenFeeds, weightFeeds } from './
  * The whole model's policy-gradient loss, differentiated by the hand-written backward graph, against
  * central finite differences on a sample of parameter elements, in float64.
  */
-async function checkModel(config: ModelConfig): Promise<{ maxRelativeError: number; checked: number; clippedTokens: number; gradNames: string[] }> {
-  const built = buildTrainGraph(config, { objective: 'policy-gradient', dtype: 'float64' });
+async function checkModel(config: ModelConfig, options: { klExact?: boolean } = {}): Promise<{ maxRelativeError: number; checked: number; clippedTokens: number; gradNames: string[] }> {
+  const built = buildTrainGraph(config, { objective: 'policy-gradient', dtype: 'float64', klExact: options.klExact });
   const graph = await openGraph(built);
   const batch = randomBatch(config, [6, 4], 6, 7);
   const rng = new Rng(3);
@@ -32,13 +32,18 @@ async function checkModel(config: ModelConfig): Promise<{ maxRelativeError: numb
     clip_high: floatTensor('float64', [0.28], []),
     kl_beta: floatTensor('float64', [0.1], []),
     entropy_coef: floatTensor('float64', [0.01], []),
+    // The exact KL's reference: another model of the same shape, fed under ref.<name> (ignored by the k3 graph).
+    ...Object.fromEntries(Object.entries(weightFeeds(initWeights(config, 12, 0.3), 'float64')).map(([name, t]) => [`ref.${name}`, t])),
   };
+  const keepInputs = () => Object.keys(feeds).forEach((name) => built.inputNames.includes(name) || delete feeds[name]);
+  keepInputs();
   // Old and reference logprobs sit at fixed offsets from the current ones, so ratios land well inside
   // and well outside the clip range, never on its kinks.
   const current = (await graph.run(feeds, ['logprobs'])).logprobs;
   const offsets = [-0.6, -0.1, 0.05, 0.5];
   feeds.old_logprobs = floatTensor('float64', Array.from(current, (lp, i) => lp + offsets[i % 4]), dims);
   feeds.ref_logprobs = floatTensor('float64', Array.from(current, (lp) => lp + 0.3 * rng.normal()), dims);
+  keepInputs();
 
   const analytic = await graph.run(feeds);
   const loss = async (): Promise<number> => (await graph.run(feeds, ['loss'])).loss[0];
@@ -112,5 +117,10 @@ describe('whole-model gradient of the clipped policy-gradient loss vs finite dif
       expect(r.gradNames.length).toBe(2 * 2 * base.numLayers);
       expect(r.maxRelativeError).toBeLessThan(1e-5);
     });
+  });
+
+  it('with the exact KL to a reference run in the graph (klExact): the dense KL gradient, the reference frozen', async () => {
+    const r = await checkModel(presetConfig('qwen3-micro'), { klExact: true });
+    expect(r.maxRelativeError).toBeLessThan(1e-5);
   });
 });

@@ -110,6 +110,54 @@ describe('policy-gradient objective', () => {
   });
 });
 
+describe('policy-gradient objective with the exact KL (klExact)', () => {
+  const referenceWeights = initWeights(config, 9, 0.2);
+  const prefixed = (feeds: Feeds) => Object.fromEntries(Object.entries(feeds).map(([name, t]) => [`ref.${name}`, t]));
+
+  it('adds β·Σ_v p (log p − log p_ref) per position, the reference run in the graph from its weights, reported per token', async () => {
+    const beta = 0.25;
+    const temperature = 0.8;
+    const score = await openGraph(buildScoreGraph(config, { dtype: 'float64', fullLogProbs: true }));
+    const full = async (w: typeof weights) =>
+      (await score.run({ ...weightFeeds(w, 'float64'), ...tokenFeeds(batch), temperature: floatTensor('float64', [temperature], []) })).log_probs_full;
+    const [policy, reference] = [await full(weights), await full(referenceWeights)];
+    const V = config.vocabSize;
+    const exact = Array.from({ length: N }, (_, i) => {
+      let kl = 0;
+      for (let v = 0; v < V; v++) kl += Math.exp(policy[i * V + v]) * (policy[i * V + v] - reference[i * V + v]);
+      return kl;
+    });
+    const graph = await openGraph(buildTrainGraph(config, { objective: 'policy-gradient', dtype: 'float64', klExact: true }));
+    const lossWeights = batch.mask.map((m) => m * 0.125);
+    const out = await graph.run({
+      ...weightFeeds(weights, 'float64'),
+      ...prefixed(weightFeeds(referenceWeights, 'float64')),
+      ...tokenFeeds(batch),
+      weights: floatTensor('float64', lossWeights, dims),
+      // Zero advantages: the loss is the KL term alone.
+      advantages: floatTensor('float64', new Array(N).fill(0), dims),
+      old_logprobs: floatTensor('float64', new Array(N).fill(0), dims),
+      imitation_weights: floatTensor('float64', new Array(N).fill(0), dims),
+      temperature: floatTensor('float64', [temperature], []),
+      clip_low: floatTensor('float64', [CLIP_LOW], []),
+      clip_high: floatTensor('float64', [CLIP_HIGH], []),
+      kl_beta: floatTensor('float64', [beta], []),
+      entropy_coef: floatTensor('float64', [0], []),
+    });
+    expect(Math.min(...exact.filter((_, i) => batch.mask[i] !== 0))).toBeGreaterThan(1e-4);
+    expect(out.loss[0]).toBeCloseTo(beta * lossWeights.reduce((sum, w, i) => sum + w * exact[i], 0), 12);
+    for (let i = 0; i < N; i++) expect(out.kl[i]).toBeCloseTo(exact[i], 12);
+    await score.session.release();
+    await graph.session.release();
+  });
+
+  it('takes the reference weights as ref.<name> inputs instead of per-token ref_logprobs', () => {
+    const built = buildTrainGraph(config, { objective: 'policy-gradient', klExact: true });
+    expect(built.inputNames).not.toContain('ref_logprobs');
+    expect(built.inputNames.filter((name) => name.startsWith('ref.'))).toEqual(built.weightNames.map((name) => `ref.${name}`));
+  });
+});
+
 describe('sft objective', () => {
   it('loss equals −Σ weights · log p(target)', async () => {
     const graph = await openGraph(buildTrainGraph(config, { objective: 'sft', dtype: 'float64' }));

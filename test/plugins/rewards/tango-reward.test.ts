@@ -6,7 +6,7 @@ import { tangoReward, type TangoRole } from '../../../plugins/rewards/tango-rewa
 import { writeVerification } from '../../../plugins/verdicts/step-verdicts.ts';
 
 const steps = ['The word "ab" ends with "b", so the letters so far are "b".', 'The word "cd" ends with "d", so the letters so far are "bd".', 'The answer is \\boxed{bd}.'];
-const problem: Problem = { id: 'p', prompt: 'Question: Take the last letters of the words in "ab cd" and concatenate them.\nAnswer:\n', answer: 'bd', solution: steps.join('\n\n'), steps, stepLabels: [true, true, true], meta: {} };
+const problem: Problem = { id: 'p', prompt: 'Question: Take the last letters of the words in "ab cd" and concatenate them.\nAnswer:\n', question: 'Take the last letters of the words in "ab cd" and concatenate them.', instruction: '', answer: 'bd', solution: steps.join('\n\n'), steps, stepLabels: [true, true, true], meta: {} };
 const reward = tangoReward({ grade: gradeExact, formatWeight: 0.8, formatPenalty: 0.2 });
 
 /** A finished match: the generator's solution with its step ends at the given tokens, then (maybe) the verifier's text. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LudusError } from '../../../core/errors.ts';
+import { Rng } from '../../../core/rng.ts';
 import { arithmeticTask } from '../../../plugins/tasks/arithmetic/arithmetic-task.ts';
 import type { Operation } from '../../../plugins/tasks/arithmetic/options.ts';
 
@@ -34,12 +35,12 @@ describe('arithmeticTask', () => {
   });
 
   describe('having a small problem space', () => {
-    it('should never put one problem in both splits', () => {
-      const small = arithmeticTask({ operations: ['add', 'sub', 'mul'], maxDigits: 2 });
-      const train = new Set(small.problems('train', 3000).map((p) => p.prompt));
-      const test = small.problems('test', 3000).map((p) => p.prompt);
-      expect(train.size).toBeGreaterThan(500);
-      expect(test.filter((prompt) => train.has(prompt))).toEqual([]);
+    it('should never put one problem in two of train, validation and test', () => {
+      const small = arithmeticTask({ operations: ['add', 'sub', 'mul'], minDigits: 1, maxDigits: 2 });
+      const [train, validation, test] = (['train', 'validation', 'test'] as const).map((split) => new Set(small.problems(split, 3000).map((p) => p.prompt)));
+      expect(train.size).toBeGreaterThan(400);
+      expect(validation.size).toBeGreaterThan(100);
+      for (const [a, b] of [[train, test], [train, validation], [validation, test]]) expect([...a].filter((prompt) => b.has(prompt))).toEqual([]);
     });
   });
 
@@ -54,7 +55,7 @@ describe('arithmeticTask', () => {
         const columns = columnsOf(meta.operation, meta.a, meta.b);
         const lastCarry = meta.operation !== 'sub' && columns.at(-1)!.carries ? 1 : 0;
         expect(steps).toHaveLength(columns.length + lastCarry + 1);
-        expect(prompt).toMatch(/^Question: What is \d+ (plus|minus|times) \d+\?\nAnswer:\n$/);
+        expect(prompt).toMatch(/^Question: What is \d+ (plus|minus|times) \d+\? Let's think step by step and output the final answer within \\boxed\{\}\.\nAnswer:\n$/);
       }
     });
 
@@ -105,6 +106,67 @@ describe('arithmeticTask', () => {
     it('should never carry at rate 0', () => {
       const steps = arithmeticTask({ operations: ['add', 'sub', 'mul'], maxDigits: 5, carryRate: 0 }).problems('train', 500).flatMap((p) => p.steps);
       expect(steps.filter((step) => /carry|borrow/.test(step))).toEqual([]);
+    });
+  });
+
+  describe('having the default options', () => {
+    it('should draw 2..4-digit additions and subtractions that carry or borrow at rate 0.7 where the digits allow', () => {
+      const problems = arithmeticTask().problems('test', 2000);
+      expect(new Set(problems.map((p) => p.meta.operation))).toEqual(new Set(['add', 'sub']));
+      expect(new Set(problems.map((p) => String(p.meta.a).length))).toEqual(new Set([2, 3, 4]));
+      const free = problems.flatMap(({ meta }) => columnsOf(meta.operation, meta.a, meta.b).filter((column) => column.digitsFree));
+      expect(free.filter((column) => column.carries).length / free.length).toBeCloseTo(0.7, 1);
+    });
+  });
+
+  describe('when a pupil slips (slipped)', () => {
+    const problems = task.problems('train', 400);
+    const due = (p: (typeof problems)[number]) => p.steps.filter((step) => /, (carry|borrow) \d\.$/.test(step)).length;
+
+    it('should at rate 0 write the gold solution, every step labelled right', () => {
+      for (const p of problems) {
+        const slipped = task.slipped(p, 0, new Rng(1));
+        expect(slipped.solution).toBe(p.solution);
+        expect(slipped.stepLabels.every(Boolean)).toBe(true);
+      }
+    });
+
+    it('should at rate 1 never pass a carry or borrow on, yet do each column\'s own sum right and box what the written digits read', () => {
+      const withCarry = problems.filter((p) => due(p) > 0);
+      expect(withCarry.length).toBeGreaterThan(100);
+      for (const p of withCarry) {
+        const { steps, stepLabels } = task.slipped(p, 1, new Rng(1));
+        expect(steps.some((step) => /(carry|borrow) 1/.test(step))).toBe(false);
+        const digits = steps.slice(0, -1).map((step) => Number(/Write (\d+)\.$/.exec(step)![1]));
+        for (const step of steps.slice(0, -1)) {
+          const [, x, op, y, result] = /: (\d+) (plus|minus|times) (\d+) is (\d+)\./.exec(step)!;
+          expect(Number(result)).toBe(op === 'plus' ? Number(x) + Number(y) : op === 'minus' ? Number(x) - Number(y) : Number(x) * Number(y));
+        }
+        expect(steps.at(-1)).toBe(`The answer is \\boxed{${Number(digits.reverse().join(''))}}.`);
+        expect(steps.at(-1)).not.toBe(p.steps.at(-1));
+        expect(stepLabels.at(-1)).toBe(false);
+        expect(stepLabels[0]).toBe(p.steps[0] === steps[0]);
+      }
+    });
+
+    it('should at rate 0.5 forget about half of the carries and borrows that were due', () => {
+      const rng = new Rng(7);
+      let dueCount = 0;
+      let kept = 0;
+      for (const p of problems) {
+        const slipped = task.slipped(p, 0.5, rng);
+        // A column is due in the slipped walk when its own arithmetic reaches 10 (add) or it lent 10 (sub).
+        for (const step of slipped.steps.slice(0, -1)) {
+          const match = /: (\d+) (plus|minus) (\d+)(?: (?:plus carry|minus borrow) 1)? is (\d+)\. Write \d+(, (?:carry|borrow) 1)?\.$/.exec(step);
+          if (!match) continue;
+          const dueHere = match[2] === 'plus' ? Number(match[4]) >= 10 : Number(match[1]) >= 10;
+          if (!dueHere) continue;
+          dueCount++;
+          kept += match[5] ? 1 : 0;
+        }
+      }
+      expect(dueCount).toBeGreaterThan(200);
+      expect(kept / dueCount).toBeCloseTo(0.5, 1);
     });
   });
 

@@ -1,6 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { STEP_BY_STEP_INSTRUCTION } from '../../../plugins/tasks/prompt.ts';
 import { describe, expect, it } from 'vitest';
 import { LudusError } from '../../../core/errors.ts';
 import { lastBoxed } from '../../../plugins/tasks/jsonl/last-boxed.ts';
@@ -42,7 +43,8 @@ describe('loadJsonlTask', () => {
     });
 
     it('should take {problem, solution} apart into paragraphs, the answer from the last box', () => {
-      expect(withSolution.prompt).toBe('Question: What is $\\frac{1}{2} + \\frac{1}{4}$?\nAnswer:\n');
+      expect(withSolution.question).toBe('What is $\\frac{1}{2} + \\frac{1}{4}$?');
+      expect(withSolution.prompt).toBe(`Question: What is $\\frac{1}{2} + \\frac{1}{4}$? ${STEP_BY_STEP_INSTRUCTION}\nAnswer:\n`);
       expect(withSolution.answer).toBe('\\frac{3}{4}');
       expect(withSolution.steps).toEqual(['Write both over 4: $\\frac{2}{4} + \\frac{1}{4}$.', 'Add the numerators: $\\frac{3}{4}$, so the sum is $\\boxed{\\frac{3}{4}}$.']);
       expect(withSolution.id).toBe('test/prealgebra/1.json');

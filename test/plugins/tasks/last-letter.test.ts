@@ -16,14 +16,20 @@ describe('lastLetterTask', () => {
     });
   });
 
-  describe('having thousands of problems from both splits', () => {
-    it('should never put one word list in both splits', () => {
+  describe('having thousands of problems from every split', () => {
+    it('should never put one word list in two splits', () => {
       const tiny: SplitShape = { words: [2, 2], letters: [1, 1] };
       const small = lastLetterTask({ train: tiny, test: tiny });
-      const train = new Set(small.problems('train', 4000).map((p) => p.prompt));
-      const test = small.problems('test', 4000).map((p) => p.prompt);
-      expect(train.size).toBeGreaterThan(300);
-      expect(test.filter((canonical) => train.has(canonical))).toEqual([]);
+      const [train, validation, test] = (['train', 'validation', 'test'] as const).map((split) => new Set(small.problems(split, 4000).map((p) => p.question)));
+      expect(train.size).toBeGreaterThan(150);
+      expect(validation.size).toBeGreaterThan(40);
+      for (const [a, b] of [[train, test], [train, validation], [validation, test]]) expect([...a].filter((q) => b.has(q))).toEqual([]);
+    });
+
+    it('should draw validation problems in the test split\'s shape, since they select checkpoints for it', () => {
+      const words = task.problems('validation', 2000).flatMap((p) => p.meta.words);
+      expect(Math.max(...task.problems('validation', 2000).map((p) => p.meta.words.length))).toBe(12);
+      expect(Math.max(...words.map((w) => w.length))).toBe(12);
     });
   });
 
@@ -60,7 +66,8 @@ describe('lastLetterTask', () => {
     it('should take one step per word appending its last letter, then box the concatenation', () => {
       const problem = task.sample('train', 0);
       const { words } = problem.meta;
-      expect(problem.prompt).toBe(`Question: Take the last letters of the words in "${words.join(' ')}" and concatenate them.\nAnswer:\n`);
+      expect(problem.question).toBe(`Take the last letters of the words in "${words.join(' ')}" and concatenate them.`);
+      expect(problem.prompt).toBe(`Question: ${problem.question} ${problem.instruction}\nAnswer:\n`);
       expect(problem.answer).toBe(words.map((word) => word.at(-1)).join(''));
       expect(problem.steps).toEqual([
         ...words.map((word, i) => `The word "${word}" ends with "${word.at(-1)}", so the letters so far are "${problem.answer.slice(0, i + 1)}".`),

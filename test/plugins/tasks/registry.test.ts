@@ -5,7 +5,7 @@ import { taskByName } from '../../../plugins/tasks/registry.ts';
 describe('taskByName', () => {
   describe('having a generator name and its options', () => {
     it('should build that task with those options', async () => {
-      const arithmetic = await taskByName('arithmetic', { maxDigits: 1, operations: ['mul'] });
+      const arithmetic = await taskByName('arithmetic', { minDigits: 1, maxDigits: 1, operations: ['mul'] });
       expect(arithmetic.name).toBe('arithmetic');
       expect(arithmetic.sample('train', 0).prompt).toMatch(/^Question: What is \d times \d\?/);
       const lastLetter = await taskByName('last-letter', { seed: 3 });
