@@ -18,7 +18,7 @@ import { playMatches } from '../engine/match/play-matches.ts';
 import { PolicyPool } from '../engine/policies/policy-pool.ts';
 import { TrainConfigSchema } from '../engine/trainer/train-config.ts';
 import { stepProblems } from '../engine/trainer/trainer.ts';
-import { validate } from '../engine/trainer/validate.ts';
+import { selectionSplit, validate } from '../engine/trainer/validate.ts';
 
 const [seniorDir, configFile, mode, ...args] = process.argv.slice(2);
 const config = parseConfig(TrainConfigSchema, { ...(await readConfigFile(configFile)), game: 'tandem' }, configFile);
@@ -47,6 +47,6 @@ if (mode === 'train') {
     print({ step: step + 1, reward_mean: rewards.reduce((a: number, b) => a + b, 0) / rewards.length, rewards });
   }
 } else {
-  for (const step of args.map(Number)) print({ step, ...(await validate(arena, task, config.validationProblems, validationSeeds(config.seed, step), seats, 'senior')) });
+  for (const step of args.map(Number)) print({ step, ...(await validate(arena, task, selectionSplit(task), config.validationProblems, validationSeeds(config.seed, step), seats, 'senior')) });
 }
 await decoders.release();

@@ -33,8 +33,8 @@ export async function compareWithStart(
   seats: RotationStep['seats'],
   role: string,
 ): Promise<FinalComparison> {
-  const after = await validate(trained, task, problems, seeds, seats, role);
-  const before = await validate(start, task, problems, seeds, seats, role);
+  const after = await validate(trained, task, 'test', problems, seeds, seats, role);
+  const before = await validate(start, task, 'test', problems, seeds, seats, role);
   const as01 = (values: readonly boolean[]) => values.map((value) => (value ? 1 : 0));
   const estimate = (values: readonly number[]) => bootstrapMean([values], { resamples: RESAMPLES, seed: seeds.generation });
   return {

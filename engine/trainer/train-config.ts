@@ -95,8 +95,8 @@ export const TrainConfigSchema = z
     advantage: z.string().min(1).default('grpo').describe('the base advantage estimator: grpo, dr-grpo, rloo, reinforce++, reinforce++-baseline, or a plugin\'s; a game may adapt it per role'),
     grader: z.string().min(1).default('math').describe('the grader the reward pays by: math (boxed answers as mathematics), math-full (the answer wherever it is), exact (boxed text as text)'),
     checkpointEvery: z.number().int().positive().default(10).describe('steps between checkpoints (every trainable policy, its optimizer, the trainer state)'),
-    validateEvery: z.number().int().min(0).default(10).describe("steps between validations (the grader's verdicts on test problems under the game's own protocol) that keep best/; 0 turns it off"),
-    validationProblems: z.number().int().positive().max(MAX_EVAL_PROBLEMS).default(32).describe('test problems per validation'),
+    validateEvery: z.number().int().min(0).default(10).describe("steps between validations (the grader's verdicts on the task's validation problems, disjoint from its test problems, under the game's own protocol) that keep best/; 0 turns it off"),
+    validationProblems: z.number().int().positive().max(MAX_EVAL_PROBLEMS).default(32).describe("problems per validation, from the task's validation split (its test split for a task without one)"),
     maxConsecutiveNonFinite: z.number().int().positive().default(3).describe('non-finite updates are skipped; this many in a row abort the run'),
     rolloutServers: RolloutServersSchema.optional().describe('rollouts on vLLM or SGLang servers (or `ludus serve-model`) over HTTP instead of the in-process decoders (see Rollout servers below)'),
     finalComparison: z

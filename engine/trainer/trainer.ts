@@ -34,7 +34,7 @@ import { BEST_DIR, CHECKPOINT_DIR, prepareRunDir, type ResumeMode } from './run-
 import { TOKENIZER_FILE } from './training-checkpoint.ts';
 import type { TrainerState } from './trainer-state.ts';
 import { transcriptLine, type MatchAdvantage } from './transcript-line.ts';
-import { validate } from './validate.ts';
+import { selectionSplit, validate } from './validate.ts';
 
 export interface TrainRun {
   /** Run directory: run.json, metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/ (resumable), best/ (by validation). */
@@ -236,9 +236,9 @@ export async function train(run: TrainRun): Promise<TrainResult> {
 
   async function validateAndKeepBest(step: number): Promise<void> {
     const seats = game.rotation.at(0).seats;
-    const result = await validate(arena, task, config.validationProblems, validationSeeds(config.seed, step), seats, game.validateOn);
+    const result = await validate(arena, task, selectionSplit(task), config.validationProblems, validationSeeds(config.seed, step), seats, game.validateOn);
     await appendJsonl(files.validation, [
-      { step, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, protocol: game.protocol.name, ...(Object.keys(result.judges).length > 0 ? { judges: result.judges } : {}) },
+      { step, split: result.split, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, protocol: game.protocol.name, ...(Object.keys(result.judges).length > 0 ? { judges: result.judges } : {}) },
     ]);
     events.publish({ type: 'validation', step, role: result.role, accuracy: result.accuracy, answerPresent: result.answerPresent });
     if (state.best !== null && result.accuracy <= state.best.accuracy) return;

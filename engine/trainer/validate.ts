@@ -1,4 +1,4 @@
-import type { Problem, Task } from '../../core/tasks/task.ts';
+import type { Problem, Split, Task } from '../../core/tasks/task.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import { judgeMetrics } from '../../core/game/judge-agreement.ts';
 import type { MatchVerdict } from '../../core/game/rewards.ts';
@@ -9,27 +9,39 @@ import { graderVerdict } from '../match/verdicts.ts';
 import { playMatches } from '../match/play-matches.ts';
 
 export interface Validation {
-  /** Share of test problems on which the grader judged `role` correct, under the game's own protocol (tandem accuracy for tandem, solo for GRPO). */
+  /** The split played: `validation` while training selects checkpoints, `test` for held-out comparisons. */
+  readonly split: Split;
+  /** Share of the split's problems on which the grader judged `role` correct, under the game's own protocol (tandem accuracy for tandem, solo for GRPO). */
   readonly accuracy: number;
   readonly answerPresent: number;
   readonly problems: number;
   readonly role: string;
-  /** Per test problem, in order: whether the grader judged `role` correct. */
+  /** Per problem, in order: whether the grader judged `role` correct. */
   readonly correct: readonly boolean[];
   /** Per role that judged another's work (Tango's verifier): its agreement with the grader on these matches. */
   readonly judges: Readonly<Record<string, Readonly<Record<string, number | null>>>>;
 }
 
-/** One match per test problem, under the game's protocol and the given seats, in decoder-wide chunks. */
+/**
+ * The split that selects checkpoints during training (best/): the task's validation split, disjoint from the test
+ * problems that evaluations and the end-of-run comparison report; a task without one (a JSONL set given as train and
+ * test files) validates on its test split, and says so in validation.jsonl.
+ */
+export function selectionSplit(task: Task): Split {
+  return task.size('validation') > 0 ? 'validation' : 'test';
+}
+
+/** One match per problem of `split`, under the game's protocol and the given seats, in decoder-wide chunks. */
 export async function validate<Role extends string>(
   arena: Arena<Role>,
   task: Task,
+  split: Split,
   count: number,
   seeds: MatchSeeds,
   seats: RotationStep<Role>['seats'],
   role: Role,
 ): Promise<Validation> {
-  const problems: Problem[] = task.problems('test', count);
+  const problems: Problem[] = task.problems(split, count);
   const correct: boolean[] = [];
   let present = 0;
   const verdicts: MatchVerdict[][] = [];
@@ -46,5 +58,5 @@ export async function validate<Role extends string>(
     }
   }
   const judges = Object.fromEntries(arena.game.roles.map((judge) => [judge, judgeMetrics(verdicts, judge)]).filter(([, metrics]) => Object.keys(metrics).length > 0));
-  return { accuracy: correct.filter(Boolean).length / problems.length, answerPresent: present / problems.length, problems: problems.length, role, correct, judges };
+  return { split, accuracy: correct.filter(Boolean).length / problems.length, answerPresent: present / problems.length, problems: problems.length, role, correct, judges };
 }

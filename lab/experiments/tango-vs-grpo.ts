@@ -14,7 +14,7 @@ import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
 import { appendJsonl, readJsonl } from '../../engine/trainer/jsonl-log.ts';
 import { checkpointPolicyDir, train, VALIDATION_FILE } from '../../engine/trainer/trainer.ts';
-import { validate } from '../../engine/trainer/validate.ts';
+import { selectionSplit, validate } from '../../engine/trainer/validate.ts';
 import { pathExists, writeFileAtomically } from '../../native/io/files.ts';
 import { gradeExact } from '../../plugins/graders/exact/grade-exact.ts';
 import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
@@ -156,7 +156,7 @@ export async function runTangoVsGrpo(run: TangoExperimentRun): Promise<TangoExpe
     const decoders = new DecoderPool(pool, { rows: configs.tango.problemsPerStep * configs.tango.groupSize, maxLen: pool.policy('generator').config.maxPositionEmbeddings, threads: run.threads });
     try {
       const arena = arenaFor(game, decoders, pool.tokenizer, pool.policy('generator').config.eosTokenIds, { temperature: configs.tango.temperature, topP: configs.tango.topP, maxNewTokens: configs.tango.maxNewTokens });
-      const result = await validate(arena, task, configs.tango.validationProblems, validationSeeds(config.seed, 0), game.rotation.at(0).seats, 'generator');
+      const result = await validate(arena, task, selectionSplit(task), configs.tango.validationProblems, validationSeeds(config.seed, 0), game.rotation.at(0).seats, 'generator');
       const judge = result.judges.verifier ?? {};
       return { step: 0, generatorUpdates: 0, verifierUpdates: 0, accuracy: result.accuracy, outcome_f1: judge.outcome_f1 ?? null, step_f1: judge.step_f1 ?? null };
     } finally {

@@ -35,7 +35,7 @@ describe('ludus train', () => {
   });
 
   describe('having a JSONL set divided by a task file', () => {
-    it('should train on its train split and validate on its test split', async () => {
+    it('should train on its train split and validate on its test split (it has no validation split)', async () => {
       const { dir, file } = await configFile({});
       const rows = Array.from({ length: 40 }, (_, i) => JSON.stringify({ problem: `What is ${i} plus 2?`, answer: String(i + 2) }));
       await writeFile(join(dir, 'sums.jsonl'), `${rows.join('\n')}\n`);
@@ -49,8 +49,8 @@ describe('ludus train', () => {
       const idsOf = (split: 'train' | 'test') => new Set(task.problems(split, 100).map((problem) => problem.id));
       const played = (await readFile(join(out, 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => (JSON.parse(line) as { problemId: string }).problemId);
       expect(played.every((id) => idsOf('train').has(id))).toBe(true);
-      const [validation] = (await readFile(join(out, 'validation.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { problems: number });
-      expect(validation.problems).toBe(2);
+      const [validation] = (await readFile(join(out, 'validation.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { problems: number; split: string });
+      expect(validation).toMatchObject({ problems: 2, split: 'test' });
     });
   });
 

@@ -113,8 +113,9 @@ describe('train (the RL loop)', () => {
       expect(streamed.map((event) => event.text).join('')).toBe(turn.text);
       expect(ofMatch.map((event) => event.type)).toEqual(expect.arrayContaining(['turn-start', 'turn-end', 'verdict', 'reward', 'advantage', 'match-end']));
 
-      const [validation] = await jsonl<{ step: number; accuracy: number; protocol: string }>(join(out, 'validation.jsonl'));
-      expect(validation).toMatchObject({ step: 2, protocol: 'word-handoff' });
+      const [validation] = await jsonl<{ step: number; accuracy: number; protocol: string; split: string }>(join(out, 'validation.jsonl'));
+      // Checkpoints are selected on the validation split, never on the test problems evaluations report.
+      expect(validation).toMatchObject({ step: 2, protocol: 'word-handoff', split: 'validation' });
       expect(result.best).toEqual({ step: 2, accuracy: validation.accuracy });
     });
   });
