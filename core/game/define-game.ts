@@ -8,8 +8,12 @@ import { ownSecretsOnly, type View } from './view.ts';
 
 /** Loss terms a trainable role adds to the clipped policy gradient. */
 export interface LossTerms<Role extends string> {
-  /** β · k3 KL toward the policy seated in `toward` (KL-Reg: the frozen junior), or toward the policy's own start. */
-  readonly kl?: { readonly toward: Role | 'initial'; readonly beta: number };
+  /**
+   * β · KL toward the policy seated in `toward` (KL-Reg: the frozen junior), or toward the policy's own start.
+   * `estimator`: `k3` (default), the per-token estimate from the sampled tokens and the reference's log-probabilities
+   * of them; `exact`, the full KL over the vocabulary at every position, the reference run inside the train graph.
+   */
+  readonly kl?: { readonly toward: Role | 'initial'; readonly beta: number; readonly estimator?: 'k3' | 'exact' };
   /** λ · (−log π(token)) on the tokens `role` wrote into the same response (the original tandem objective's λ_jun). */
   readonly imitate?: { readonly role: Role; readonly weight: number };
   /** An entropy bonus, −coef · H(π(·|context)) per trained token (Tango's runs: 0.001). */
@@ -88,6 +92,7 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
   checkRoleKeys(definition.advantages, 'advantages', trainable, invalid);
   for (const [role, terms] of Object.entries<LossTerms<string> | undefined>(definition.losses ?? {})) {
     if (terms?.kl && !(Number.isFinite(terms.kl.beta) && terms.kl.beta >= 0)) invalid(`losses.${role}.kl.beta`, `must be a finite number ≥ 0, got ${terms.kl.beta}`);
+    if (terms?.kl && terms.kl.estimator !== undefined && terms.kl.estimator !== 'k3' && terms.kl.estimator !== 'exact') invalid(`losses.${role}.kl.estimator`, `must be "k3" or "exact", got ${JSON.stringify(terms.kl.estimator)}`);
     if (terms?.kl && terms.kl.toward !== 'initial' && !roles.has(terms.kl.toward)) invalid(`losses.${role}.kl.toward`, `names "${terms.kl.toward}", which is not one of the roles`);
     if (terms?.imitate && !(Number.isFinite(terms.imitate.weight) && terms.imitate.weight >= 0)) invalid(`losses.${role}.imitate.weight`, `must be a finite number ≥ 0, got ${terms.imitate.weight}`);
     if (terms?.imitate && !roles.has(terms.imitate.role)) invalid(`losses.${role}.imitate.role`, `names "${terms.imitate.role}", which is not one of the roles`);

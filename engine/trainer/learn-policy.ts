@@ -78,7 +78,9 @@ export async function learnPolicy(context: LearnContext, policy: PolicyLearner, 
   const klBeta = agreed(policy.name, roles, terms.map((t) => t.kl?.beta ?? 0), 'KL β');
   const imitationWeight = agreed(policy.name, roles, terms.map((t) => t.imitate?.weight ?? 0), 'imitation weight');
   const entropyCoef = agreed(policy.name, roles, terms.map((t) => t.entropy?.coef ?? 0), 'entropy coefficient');
-  const rows: Rows = { trajectories: [], masks: [], advantages: [], refLogprobs: klBeta > 0 ? [] : undefined, imitationMasks: imitationWeight > 0 ? [] : undefined };
+  const exactKl = terms.some((t) => t.kl?.estimator === 'exact');
+  // The exact KL runs the reference inside the learner's graph: no reference log-probabilities to gather.
+  const rows: Rows = { trajectories: [], masks: [], advantages: [], refLogprobs: klBeta > 0 && !exactKl ? [] : undefined, imitationMasks: imitationWeight > 0 ? [] : undefined };
   const kl: Record<string, number> = {};
   const learned: Record<string, RoleLearning> = {};
   for (const [r, role] of roles.entries()) {
@@ -97,6 +99,8 @@ export async function learnPolicy(context: LearnContext, policy: PolicyLearner, 
     context.padToken,
   );
   const stats = await policy.guard.run(() => policy.learner.step(batch, { lr, klBeta, imitationWeight, entropyCoef }));
+  // The exact KL is the learner's own reduction over the trained tokens (before this step's update, as k3's is).
+  for (const t of terms) if (t.kl?.estimator === 'exact' && stats) kl[`kl_to_${t.kl.toward}`] = stats.klMean;
   return { stats, skippedNonFinite: stats === undefined, kl, roles: learned };
 }
 
@@ -149,7 +153,9 @@ async function roleRows(
   const masks = masked.masks.map((m, i) => (dropped[i] ? m.mask.map(() => 0) : m.mask));
 
   const references = new Map<string, number[][]>();
-  if (terms.kl) {
+  if (terms.kl?.estimator === 'exact') {
+    // Scored inside the learner's graph; the metric comes from its step (see learnPolicy).
+  } else if (terms.kl) {
     const reference = context.reference(policyName, terms.kl.toward);
     const logprobs = await context.score(reference, trajectories);
     references.set(terms.kl.toward, logprobs);
@@ -191,6 +197,26 @@ export function entropyCoefOf(game: Game, policy: string): number {
     return game.roles.filter((role) => seats[role] === policy && game.trainable.includes(role)).map((role) => game.losses[role]?.entropy?.coef ?? 0);
   });
   return Math.max(0, ...coefs);
+}
+
+/**
+ * The policy whose weights an exact KL term of `policy` reads (the seated policy of its `toward` role, or `initial`
+ * for its own start), fixed when its learner is built; undefined when no role it trains has one. Every step of the
+ * rotation must seat the same one, since the learner's graph reads one reference.
+ */
+export function exactKlReference(game: Game, policy: string): string | undefined {
+  const references = new Set(
+    distinctSteps(game.rotation).flatMap((step) => {
+      const { seats } = game.rotation.at(step);
+      return game.roles
+        .filter((role) => seats[role] === policy && game.trainable.includes(role))
+        .map((role) => game.losses[role]?.kl)
+        .filter((kl) => kl?.estimator === 'exact')
+        .map((kl) => (kl!.toward === 'initial' ? 'initial' : seats[kl!.toward]));
+    }),
+  );
+  if (references.size > 1) fail('CONFIG_INVALID', `policy "${policy}" has an exact KL toward different policies over the rotation (${[...references].join(', ')}); its learner's graph reads one reference`, { policy });
+  return [...references][0];
 }
 
 /** A policy sitting in several roles at once takes one update: their loss weights must agree. */

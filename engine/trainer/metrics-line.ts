@@ -27,7 +27,7 @@ export interface PolicyMetrics {
   readonly lr: number;
   /** 1 when this step's update was non-finite and skipped. */
   readonly skipped_nonfinite: number;
-  /** kl_to_<role>: mean k3 KL toward the policy in that role (or kl_to_initial: its own start), over its trained tokens. */
+  /** kl_to_<role>: mean KL (k3, or exact where the game's term asks) toward the policy in that role (or kl_to_initial: its own start), over its trained tokens. */
   readonly [kl: `kl_to_${string}`]: number;
 }
 

@@ -17,6 +17,8 @@ export interface PolicyLearnerOptions {
   readonly maxConsecutiveNonFinite: number;
   /** AdamW moments to continue from (a resumed run's). */
   readonly optimizer?: AdamWState;
+  /** The reference an exact KL term reads (its weights, updated in place if that policy trains too). */
+  readonly klReference?: Policy;
   /** Non-finite counts to continue from. */
   readonly nonFinite?: { readonly consecutive: number; readonly skipped: number };
 }
@@ -32,7 +34,8 @@ export async function createPolicyLearner(policy: Policy, settings: LearnerSetti
     normalization: settings.normalization,
     entropyCoef: options.entropyCoef ?? 0,
     threads: options.threads ?? 0,
-  });
+    ...(options.klReference ? { klEstimator: 'exact' as const } : {}),
+  }, options.klReference?.weights);
   if (options.optimizer) learner.loadOptimizerState(options.optimizer);
   const counts = options.nonFinite ?? { consecutive: 0, skipped: 0 };
   return { name: policy.name, learner, guard: new NonFiniteGuard(options.maxConsecutiveNonFinite, counts.consecutive, counts.skipped) };

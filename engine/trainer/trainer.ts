@@ -22,7 +22,7 @@ import { PolicyPool } from '../policies/policy-pool.ts';
 import { openRuntime } from '../remote/open-runtime.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { compareWithStart, type FinalComparison } from './final-comparison.ts';
-import { entropyCoefOf, learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
+import { entropyCoefOf, exactKlReference, learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { createPolicyLearner, roleEstimators } from './policy-learner.ts';
 import { ReferenceScorers } from './reference-scorers.ts';
 import { flatMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
@@ -117,9 +117,11 @@ export async function train(run: TrainRun): Promise<TrainResult> {
     if (!learner) continue;
     const saved = checkpoint?.policies[spec.name];
     if (checkpoint && !saved) fail('CHECKPOINT_MISSING_FILE', `${checkpointDir}: holds no policy "${spec.name}"`, { policy: spec.name });
+    const klReference = exactKlReference(game, spec.name);
     learners.set(
       spec.name,
       await createPolicyLearner(pool.policy(spec.name), learner, {
+        ...(klReference ? { klReference: klReference === 'initial' ? pool.initial(spec.name) : pool.policy(klReference) } : {}),
         temperature: config.temperature,
         threads: run.threads,
         entropyCoef: entropyCoefOf(game, spec.name),

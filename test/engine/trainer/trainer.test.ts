@@ -161,5 +161,18 @@ describe('train (the RL loop)', () => {
       expect(metrics[1].policies.senior.kl_to_junior).toBeGreaterThan(0);
       expect(metrics[0].roles.senior.share).toBeUndefined();
     });
+
+    it('should train with the exact KL (klEstimator: exact) on the same matches as k3, reporting the full KL instead of its estimate', async () => {
+      const config = (klEstimator: string) => tiny({ game: 'kl-reg', steps: 2, knobs: { beta: 0.01, klEstimator } });
+      const [k3, exact] = [await runTiny(config('k3')), await runTiny(config('exact'))];
+      const [k3Metrics, exactMetrics] = [await jsonl<MetricsLine>(join(k3.out, 'metrics.jsonl')), await jsonl<MetricsLine>(join(exact.out, 'metrics.jsonl'))];
+      // Both gradients vanish while the senior is the junior, so the first update and the second step's matches agree.
+      const responses = async (out: string) => (await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'))).map((line) => line.turns.map((turn) => turn.responseIds));
+      expect(await responses(exact.out)).toEqual(await responses(k3.out));
+      expect(Math.abs(exactMetrics[0].policies.senior.kl_to_junior!)).toBeLessThan(1e-6);
+      const [estimated, full] = [k3Metrics[1].policies.senior.kl_to_junior!, exactMetrics[1].policies.senior.kl_to_junior!];
+      expect(full).toBeGreaterThan(0);
+      expect(full).not.toBeCloseTo(estimated, 9);
+    });
   });
 });
