@@ -1,6 +1,7 @@
 import type { Game } from '../../core/game/define-game.ts';
 import type { Problem } from '../../core/tasks/task.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+import { promptText, type ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
 import { stepBoundaryIds } from '../../plugins/tokenizers/step-boundary.ts';
 import { wordBoundary } from '../../plugins/tokenizers/word-boundary.ts';
 import type { MatchRuntime } from './runtime.ts';
@@ -23,18 +24,29 @@ export interface Arena<Role extends string = string> {
   readonly stepBoundary: readonly number[];
   readonly stopTokens: readonly number[];
   readonly sampling: Sampling;
-  /** A prompt's text as the policies read it. */
+  /** Whether a problem is put to an instruct model through its tokenizer's chat template (see `promptText`). */
+  readonly chatTemplate: ChatTemplateMode;
+  /** A prompt's text as the policies read it (a sequential turn's, which its game renders). */
   readonly encodePrompt: (text: string) => number[];
+  /** A problem as the policies read it when it is the whole prompt (co-decoded turns): through the chat template where the tokenizer has one and `chatTemplate` is on, else the task's plain prompt. */
+  readonly encodeProblem: (problem: Problem) => number[];
 }
 
-/** An arena for a game: the tokenizer's word and step boundaries, the model's stop tokens, prompts encoded as they are. */
+export interface Prompting {
+  /** `on` by default, as the tandem paper prompts its instruct models; a tokenizer without a template is unaffected. */
+  readonly chatTemplate?: ChatTemplateMode;
+}
+
+/** An arena for a game: the tokenizer's word and step boundaries, the model's stop tokens, how prompts are encoded. */
 export function arenaFor<Role extends string>(
   game: Game<Role, Problem>,
   runtime: MatchRuntime,
   tokenizer: TextTokenizer,
   stopTokens: readonly number[],
   sampling: Sampling,
+  prompting: Prompting = {},
 ): Arena<Role> {
+  const chatTemplate = prompting.chatTemplate ?? 'on';
   return {
     game,
     runtime,
@@ -43,6 +55,8 @@ export function arenaFor<Role extends string>(
     stepBoundary: stepBoundaryIds(tokenizer),
     stopTokens,
     sampling,
+    chatTemplate,
     encodePrompt: (text) => tokenizer.encode(text),
+    encodeProblem: (problem) => tokenizer.encode(promptText(problem, tokenizer, chatTemplate)),
   };
 }

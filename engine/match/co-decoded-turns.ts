@@ -37,7 +37,7 @@ async function playChunk<Role extends string>(
   broadcast?: MatchBroadcast,
 ): Promise<PlayedTurn<Role>[]> {
   const { seats } = chunk[0];
-  const prompts = chunk.map((slot) => arena.encodePrompt(slot.problem.prompt));
+  const prompts = chunk.map((slot) => arena.encodeProblem(slot.problem));
   const spec = protocol.schedule({ seed: seeds.schedule, wordBoundary: arena.wordBoundary, stepBoundary: arena.stepBoundary });
   for (const slot of chunk) broadcast?.turnStart(slot.matchId, 0, protocol.authors[0], seats[protocol.authors[0]]);
   const onStep = broadcast?.streamer(chunk.map((slot) => ({ matchId: slot.matchId, turn: 0, roles: protocol.authors })));

@@ -82,6 +82,10 @@ export const TrainConfigSchema = z
     problemsPerStep: z.number().int().positive().max(MAX_ROWS).default(8).describe('B, prompts per optimizer step (ours: scaled down from the paper to what two CPU cores decode in seconds; 8 measured on the shipped base)'),
     groupSize: z.number().int().min(2).max(MAX_ROWS).default(8).describe('G, matches per prompt (tandem paper §4.1: 8); problemsPerStep × groupSize ≤ 4096'),
     temperature: z.number().positive().default(1).describe('sampling temperature of rollouts; the learner scores at the same temperature (ours: 1, the setting measured on the shipped base; see the README\'s training results)'),
+    chatTemplate: z
+      .enum(['on', 'off'])
+      .default('on')
+      .describe("whether a problem is put to an instruct model (a tokenizer with a chat template, Qwen3 Instruct's) as one user turn through its template, as the tandem paper prompts; 'off': the task's plain prompt; a model without a template (the shipped base) gets the plain prompt either way"),
     topP: z.number().gt(0).max(1).default(1).describe('nucleus sampling threshold (1: off)'),
     maxNewTokens: z.number().int().positive().default(224).describe("L, the response budget of a co-decoded turn (ours: the shipped base's context is 320 positions); a sequential turn has its own in the game"),
     clipLow: z.number().min(0).lt(1).default(0.2).describe("GRPO's ε_low of clip(r, 1 − ε_low, 1 + ε_high) (0.2, GRPO's default)"),

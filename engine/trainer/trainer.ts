@@ -133,7 +133,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
     settings.set(spec.name, learner);
   }
 
-  const arena = arenaFor(game, runtime, pool.tokenizer, stopTokens, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens });
+  const arena = arenaFor(game, runtime, pool.tokenizer, stopTokens, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens }, { chatTemplate: config.chatTemplate });
   const events = new EventStream(run.events, state.eventSeq);
   const broadcast = new MatchBroadcast(events, game.id, tokenTexts(pool.tokenizer, stopTokens));
   const scorers = new ReferenceScorers(run.threads);
@@ -221,8 +221,8 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, local);
       const trainedDecoders = runtime instanceof DecoderPool ? null : new DecoderPool(pool, local);
       try {
-        const startArena = arenaFor(game, startDecoders, pool.tokenizer, stopTokens, arena.sampling);
-        const trainedArena = trainedDecoders ? arenaFor(game, trainedDecoders, pool.tokenizer, stopTokens, arena.sampling) : arena;
+        const startArena = arenaFor(game, startDecoders, pool.tokenizer, stopTokens, arena.sampling, arena);
+        const trainedArena = trainedDecoders ? arenaFor(game, trainedDecoders, pool.tokenizer, stopTokens, arena.sampling, arena) : arena;
         comparison = await compareWithStart(trainedArena, startArena, task, config.finalComparison, finalSeeds(config.seed), game.rotation.at(0).seats, game.validateOn);
       } finally {
         await startDecoders.release();
