@@ -1,7 +1,5 @@
 import { gameFor } from '../engine/trainer/run-pieces.ts';
-import { evaluateVerifier, type Estimate, type VerifierEvalResult } from '../lab/eval/verifier-eval.ts';
-import type { Device } from '../native/ort.ts';
-import type { Split } from '../core/tasks/task.ts';
+import { evaluateVerifier, type Estimate, type VerifierEvalOptions, type VerifierEvalResult } from '../lab/eval/verifier-eval.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
 import { graderForTask, taskByName } from '../plugins/tasks/registry.ts';
 import { composePlugins } from './composition/compose.ts';
@@ -12,21 +10,14 @@ export const VERIFIER_AXIS = 'verifier';
 /** The game whose verifier role is scored, and the role names (Tango's). */
 const GAME = 'tango';
 
-export interface VerifierAxisOptions {
+/** The evaluation's own settings, as `evaluateVerifier` takes them, with the command line's models and tasks. */
+export interface VerifierAxisOptions extends Pick<VerifierEvalOptions, 'split' | 'problems' | 'samples' | 'temperature' | 'topP' | 'seed' | 'batch' | 'device'> {
   /** The judging model (`--model`) and the one whose solutions it judges (`--generator`, default the same). */
   readonly model: string;
   readonly generator: string;
   readonly tasks: readonly string[];
-  readonly split: Split;
-  readonly problems: number;
-  readonly samples: number;
-  readonly temperature: number;
-  readonly topP: number;
-  readonly seed: number;
-  readonly batch: number;
   readonly bootstrap: number;
   readonly threads: number;
-  readonly device?: Device;
   readonly onProgress?: (label: string, done: number, total: number) => void;
 }
 
