@@ -19,7 +19,7 @@ describe('composePlugins (the composition root)', () => {
       expect(catalog.games.names).toEqual(['tandem', 'grpo', 'kl-reg', 'tango', 'agon']);
       const tandem = catalog.games.create('tandem', { ...math, knobs: { shareBand: [0.1, 0.9] } });
       expect(tandem.protocol).toMatchObject({ family: 'co-decoding', shareBand: [0.1, 0.9] });
-      expect(catalog.games.create('kl-reg', { ...math, knobs: { beta: 0.5 } }).losses).toEqual({ senior: { kl: { toward: 'junior', beta: 0.5 } } });
+      expect(catalog.games.create('kl-reg', { ...math, knobs: { beta: 0.5 } }).losses).toEqual({ senior: { kl: { toward: 'junior', beta: 0.5, estimator: 'k3' } } });
       expect(() => catalog.games.create('tandem', { ...math, knobs: { q: 1 } })).toThrow(/CONFIG_INVALID.*tandem knobs/);
       expect(() => catalog.games.create('grpo', { ...math, knobs: { p: 0.5 } })).toThrow(/CONFIG_INVALID.*grpo knobs/);
       expect(catalog.games.create('tango', { ...math, knobs: { ablation: 'no-verifier' } }).trainable).toEqual(['generator']);
