@@ -63,7 +63,9 @@ describe('grpoGame', () => {
 
 describe('klRegGame', () => {
   it('should play solo and regularize toward the junior\'s policy with β, default 0.001', () => {
-    expect(klRegGame({}, gradeMath).losses).toEqual({ senior: { kl: { toward: 'junior', beta: KL_REG_DEFAULT_BETA } } });
+    expect(klRegGame({}, gradeMath).losses).toEqual({ senior: { kl: { toward: 'junior', beta: KL_REG_DEFAULT_BETA, estimator: 'k3' } } });
+    expect(klRegGame({ klEstimator: 'exact' }, gradeMath).losses.senior?.kl?.estimator).toBe('exact');
+    expect(() => klRegGame({ klEstimator: 'k2' }, gradeMath)).toThrow(/CONFIG_INVALID/);
     expect(klRegGame({ beta: 0.05 }, gradeMath).losses.senior?.kl?.beta).toBe(0.05);
     expect(klRegGame({}, gradeMath).protocol).toMatchObject({ name: 'solo', authors: ['senior'] });
     expect(klRegGame({}, gradeMath).rotation.at(0)).toEqual({ seats: { senior: 'senior', junior: 'junior' }, trains: ['senior'] });
