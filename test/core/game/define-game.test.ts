@@ -142,6 +142,7 @@ describe('defineGame', () => {
         ['losses', () => defineGame({ ...tandem, losses: { junior: { kl: { toward: 'senior', beta: 0.1 } } } }), /losses names "junior", which is not a trainable role/],
         ['losses.senior.kl.beta', () => defineGame({ ...tandem, losses: { senior: { kl: { toward: 'junior', beta: -1 } } } }), /must be a finite number ≥ 0/],
         ['losses.senior.kl.toward', () => defineGame({ ...tandem, losses: { senior: { kl: { toward: 'coach' as TandemRole, beta: 0.1 } } } }), /names "coach"/],
+        ['losses.senior.kl.estimator', () => defineGame({ ...tandem, losses: { senior: { kl: { toward: 'junior', beta: 0.1, estimator: 'k2' as 'k3' } } } }), /must be "k3" or "exact", got "k2"/],
         ['advantages', () => defineGame({ ...tandem, advantages: { junior: (base) => base } }), /advantages names "junior", which is not a trainable role/],
         ['validateOn', () => defineGame({ ...tandem, validateOn: 'coach' as TandemRole }), /validateOn names "coach"/],
         ['losses.senior.entropy.coef', () => defineGame({ ...tandem, losses: { senior: { entropy: { coef: Number.NaN } } } }), /must be a finite number ≥ 0/],
