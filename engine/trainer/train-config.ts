@@ -95,7 +95,7 @@ export const TrainConfigSchema = z
     ),
     weightDecay: z.number().min(0).default(0.01).describe('AdamW decoupled weight decay (ours)'),
     maxGradNorm: z.number().positive().default(1).describe('global gradient-norm clip (ours)'),
-    normalization: Normalization.default('token-mean'),
+    normalization: Normalization.default('token-mean').describe("how a step's loss is averaged: over trained tokens, per sequence, or over a constant token budget (ours: token-mean, verl's default; the papers do not say)"),
     advantage: z.string().min(1).default('grpo').describe('the base advantage estimator: grpo, dr-grpo, rloo, reinforce++, reinforce++-baseline, or a plugin\'s; a game may adapt it per role'),
     grader: z.string().min(1).default('math').describe('the grader the reward pays by: math (boxed answers as mathematics), math-full (the answer wherever it is), exact (boxed text as text)'),
     checkpointEvery: z.number().int().positive().default(10).describe('steps between checkpoints (every trainable policy, its optimizer, the trainer state)'),
