@@ -75,10 +75,11 @@ export async function learnPolicy(context: LearnContext, policy: PolicyLearner, 
   const { game, seats } = context;
   const roles = game.roles.filter((role) => seats[role] === policy.name && game.trainable.includes(role));
   const terms = roles.map((role) => game.losses[role] ?? {});
-  const klBeta = agreed(policy.name, roles, terms.map((t) => t.kl?.beta ?? 0), 'KL β');
-  const imitationWeight = agreed(policy.name, roles, terms.map((t) => t.imitate?.weight ?? 0), 'imitation weight');
-  const entropyCoef = agreed(policy.name, roles, terms.map((t) => t.entropy?.coef ?? 0), 'entropy coefficient');
-  const exactKl = terms.some((t) => t.kl?.estimator === 'exact');
+  const klBeta = agreed(policy.name, roles, terms.map((t) => t.kl?.beta ?? 0), 'KL β', 0);
+  const imitationWeight = agreed(policy.name, roles, terms.map((t) => t.imitate?.weight ?? 0), 'imitation weight', 0);
+  const entropyCoef = agreed(policy.name, roles, terms.map((t) => t.entropy?.coef ?? 0), 'entropy coefficient', 0);
+  // One learner graph: its roles' KL terms must all be k3 or all exact (a mix would leave k3 rows without references).
+  const exactKl = agreed(policy.name, roles, terms.flatMap((t) => (t.kl ? [t.kl.estimator ?? 'k3'] : [])), 'KL estimator', 'k3') === 'exact';
   // The exact KL runs the reference inside the learner's graph: no reference log-probabilities to gather.
   const rows: Rows = { trajectories: [], masks: [], advantages: [], refLogprobs: klBeta > 0 && !exactKl ? [] : undefined, imitationMasks: imitationWeight > 0 ? [] : undefined };
   const kl: Record<string, number> = {};
@@ -220,11 +221,11 @@ export function exactKlReference(game: Game, policy: string): string | undefined
 }
 
 /** A policy sitting in several roles at once takes one update: their loss weights must agree. */
-function agreed(policy: string, roles: readonly string[], values: readonly number[], what: string): number {
+function agreed<T extends number | string>(policy: string, roles: readonly string[], values: readonly T[], what: string, none: T): T {
   if (new Set(values).size > 1) {
     fail('CONFIG_INVALID', `policy "${policy}" sits in roles ${roles.join(', ')} at once, whose ${what}s differ (${values.join(', ')}); one update cannot weigh them both`, { policy, roles });
   }
-  return values[0] ?? 0;
+  return values[0] ?? none;
 }
 
 function mean(values: readonly number[]): number {
