@@ -29,9 +29,9 @@ export const PretrainConfigSchema = z
     alsoTasks: z.array(z.strictObject({ task: TaskName, taskOptions: z.record(z.string(), z.unknown()).default({}), share: z.number().gt(0).lt(1) })).default([]),
     verification: VerificationSchema.optional(),
     /**
-     * The base's designed flaw (ours): each supervised solution is the task's `slipped` walk, in which every due carry
-     * or borrow is forgotten with this probability, so the base learns to forget that often. 0 trains on gold
-     * solutions only.
+     * The base's designed flaw (ours): each supervised solution of a task that has one is the task's `slipped` walk at
+     * this rate, so the base learns to slip that often: arithmetic forgets each due carry or borrow, last-letter takes
+     * the letter before the last of each word, each with this probability. 0 trains on gold solutions only.
      */
     slipRate: z.number().min(0).max(1).default(0),
     seed: z.number().int().min(0).default(0),
@@ -74,19 +74,26 @@ export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof Pre
   arithmetic: { task: 'arithmetic', steps: 1500, slipRate: 0.5, saveDtype: 'BF16' },
   /**
    * Tango's base for both roles (models/last-letter): last-letter solutions with a vocabulary that spells the random
-   * words letter by letter, arithmetic as a second task, and weakly labelled verifications of both (appendix B.2: SFT
-   * for the format). Sequences reach ~700 tokens, hence the positions and the sorted micro-batches.
+   * words letter by letter, a share of the short problems of the paper's format SFT (appendix B.2: 2-4 words of 3-6
+   * letters) on which copying words from the prompt is learnt fast, arithmetic as a second task, and weakly
+   * labelled verifications of both (appendix B.2: SFT for the format). The designed flaw (ours): each word's letter
+   * is taken one too early with probability 0.05 (see `slipRate`). Sequences reach ~900 tokens, hence the positions
+   * and the sorted micro-batches; see docs/default-base.md.
    */
   'last-letter': {
     task: 'last-letter',
-    alsoTasks: [{ task: 'arithmetic', share: 0.2 }],
-    verification: { share: 0.4 },
+    alsoTasks: [
+      { task: 'last-letter', taskOptions: { train: { words: [2, 4], letters: [3, 6] } }, share: 0.45 },
+      { task: 'arithmetic', share: 0.1 },
+    ],
+    verification: { share: 0.2 },
+    slipRate: 0.05,
     tokenizerMinPieceCount: 50,
     maxTokens: 1024,
-    steps: 800,
+    steps: 400,
     batch: 16,
-    microBatchRows: 4,
-    checkpointEvery: 50,
+    microBatchRows: 8,
+    checkpointEvery: 25,
     saveDtype: 'BF16',
   },
 };

@@ -86,7 +86,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
     });
   while (step < last) {
     const examples = isMixed(config)
-      ? Array.from({ length: config.batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i), eosId))
+      ? Array.from({ length: config.batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i, config.slipRate), eosId))
       : batchAt(task, cursor, config).map((example) => tokenizeExample(tokenizer, example, eosId));
     const lr = learningRate(config.schedule, step, config.steps);
     const rows = config.microBatchRows ? [...examples].sort((a, b) => a.prompt.length + a.completion.length - (b.prompt.length + b.completion.length)) : examples;

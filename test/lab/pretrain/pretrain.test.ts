@@ -81,7 +81,7 @@ describe('pretrain', () => {
     });
 
     it('should refuse a task without slipped solutions with CONFIG_INVALID', async () => {
-      const task = await taskByName('last-letter');
+      const task = { ...(await taskByName('last-letter')), slipped: undefined };
       expect(() => batchAt(task, 0, { ...slipping, task: 'last-letter' })).toThrow(/CONFIG_INVALID.*slipRate.*"last-letter"/);
     });
   });
