@@ -48,6 +48,13 @@ export const PretrainConfigSchema = z
     /** Hugging Face config fields laid over the qwen3-4m preset (vocab size comes from the tokenizer). */
     model: z.record(z.string(), z.unknown()).default({}),
     steps: z.number().int().positive().default(1200),
+    /**
+     * Ends the run and saves the model after this many steps of a schedule planned for `steps` (ours): a base cut
+     * short for the time a machine allows stays reproducible from its preset, its learning rate where the planned
+     * schedule had it. It does not change what the steps before it do, so a run resumes across a change of it.
+     * Absent: `steps`.
+     */
+    saveAt: z.number().int().positive().optional(),
     batch: z.number().int().positive().default(32),
     schedule: LrScheduleSchema.prefault({ lr: 2e-3, warmupSteps: 50, decay: 'cosine', minRatio: 0.05 }),
     weightDecay: z.number().min(0).default(0.01),
@@ -65,7 +72,8 @@ export const PretrainConfigSchema = z
     saveDtype: z.enum(['F32', 'BF16']).default('F32'),
   })
   .strict()
-  .refine((config) => config.alsoTasks.reduce((sum, also) => sum + also.share, 0) < 1, { message: 'the shares of alsoTasks must leave the main task some examples (sum < 1)', path: ['alsoTasks'] });
+  .refine((config) => config.alsoTasks.reduce((sum, also) => sum + also.share, 0) < 1, { message: 'the shares of alsoTasks must leave the main task some examples (sum < 1)', path: ['alsoTasks'] })
+  .refine((config) => config.saveAt === undefined || config.saveAt <= config.steps, { message: 'saveAt must be at most steps', path: ['saveAt'] });
 
 export type PretrainConfig = z.output<typeof PretrainConfigSchema>;
 

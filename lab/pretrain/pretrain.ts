@@ -75,7 +75,8 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
 
   run.onPhase?.('supervised training');
   let { step, cursor } = start.state;
-  const last = Math.min(config.steps, run.stopAfter ?? config.steps);
+  const end = config.saveAt ?? config.steps;
+  const last = Math.min(end, run.stopAfter ?? end);
   const save = () =>
     saveTrainingCheckpoint<TrainerState>(checkpointDir, {
       config: start.modelConfig,
@@ -98,7 +99,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
     if (step % config.checkpointEvery === 0 || step === last) await save();
   }
   const modelDir = join(run.out, MODEL_DIR);
-  if (step === config.steps) {
+  if (step === end) {
     run.onPhase?.('saving the model');
     await saveCheckpoint(modelDir, start.modelConfig, learner.weights, {
       dtype: config.saveDtype,
@@ -155,8 +156,9 @@ async function fromScratch(config: PretrainConfig): Promise<Start> {
 async function fromCheckpoint(dir: string, requested: PretrainConfig): Promise<Start> {
   const checkpoint = await loadTrainingCheckpoint<TrainerState>(dir);
   const saved = PretrainConfigSchema.parse(checkpoint.state.config);
-  if (JSON.stringify(saved) !== JSON.stringify(requested)) {
+  const trajectory = ({ saveAt: _, ...rest }: PretrainConfig) => JSON.stringify(rest);
+  if (trajectory(saved) !== trajectory(requested)) {
     fail('CONFIG_INVALID', `${dir}: the checkpoint was made with a different pretrain config; resume with the same config (or start a new --out)`, { dir });
   }
-  return { state: { ...checkpoint.state, config: saved }, modelConfig: checkpoint.config, weights: checkpoint.weights, tokenizerJson: checkpoint.tokenizerJson, optimizer: checkpoint.optimizer };
+  return { state: { ...checkpoint.state, config: requested }, modelConfig: checkpoint.config, weights: checkpoint.weights, tokenizerJson: checkpoint.tokenizerJson, optimizer: checkpoint.optimizer };
 }

@@ -86,6 +86,25 @@ describe('pretrain', () => {
     });
   });
 
+  describe('having a base cut short by saveAt', () => {
+    it('should save the model at that step with the planned schedule\'s learning rates, resuming a run planned without it', async () => {
+      const cut = PretrainConfigSchema.parse({ ...config, saveAt: 3 });
+      const straight = await fresh();
+      expect((await pretrain({ out: straight, config: cut, threads: 1 })).steps).toBe(3);
+      const split = await fresh();
+      await pretrain({ out: split, config, threads: 1, stopAfter: 3 });
+      expect((await pretrain({ out: split, config: cut, threads: 1, resume: true })).steps).toBe(3);
+      const a = await loadCheckpoint(join(straight, 'model'));
+      const b = await loadCheckpoint(join(split, 'model'));
+      for (const [name, t] of a.weights) expect(Array.from(b.weights.get(name)!.data), name).toEqual(Array.from(t.data));
+      const lrs = (await readFile(join(straight, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).lr);
+      const planned = (await readFile(join(split, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).lr);
+      expect(lrs).toEqual(planned);
+      expect(JSON.parse(await readFile(join(straight, 'model', 'pretrain_config.json'), 'utf8')).saveAt).toBe(3);
+      expect(() => PretrainConfigSchema.parse({ ...config, saveAt: 7 })).toThrow(/saveAt/);
+    });
+  });
+
   describe('having a checkpoint made with another config', () => {
     it('should refuse to resume with CONFIG_INVALID', async () => {
       const out = await fresh();
