@@ -45,6 +45,13 @@ export const PretrainConfigSchema = z
      * last letter of (1: a plain BPE over everything).
      */
     tokenizerMinPieceCount: z.number().int().min(1).default(1),
+    /**
+     * Keep whole only the recurring words and split every other letter off alone, its leading space or quote apart
+     * (ours; see trainBpe's `spellRareWords`): a random word is then the same letter tokens in the prompt and in the
+     * steps that copy it. False: learned merges also apply inside random words (" o", "ow", …), so a word is spelled
+     * one way in the prompt and another in a step.
+     */
+    tokenizerSpellRareWords: z.boolean().default(false),
     /** Hugging Face config fields laid over the qwen3-4m preset (vocab size comes from the tokenizer). */
     model: z.record(z.string(), z.unknown()).default({}),
     steps: z.number().int().positive().default(1200),
@@ -97,8 +104,10 @@ export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof Pre
     verification: { share: 0.2 },
     slipRate: 0.05,
     tokenizerMinPieceCount: 50,
+    tokenizerSpellRareWords: true,
+    model: { hidden_size: 128, intermediate_size: 384, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 32 },
     maxTokens: 1024,
-    steps: 400,
+    steps: 900,
     batch: 16,
     microBatchRows: 8,
     checkpointEvery: 25,

@@ -144,7 +144,7 @@ async function fromScratch(config: PretrainConfig): Promise<Start> {
   const corpus = isMixed(config)
     ? Array.from({ length: config.tokenizerProblems }, (_, i) => mixedExample(sources, config.verification, config.seed, i)).map((e) => `${e.prompt}${e.completion}`)
     : task.problems('train', config.tokenizerProblems).map((p) => `${p.prompt}${p.solution}`);
-  const tokenizerJson = trainBpe(corpus, { vocabSize: config.vocabSize, minPieceCount: config.tokenizerMinPieceCount });
+  const tokenizerJson = trainBpe(corpus, { vocabSize: config.vocabSize, minPieceCount: config.tokenizerMinPieceCount, spellRareWords: config.tokenizerSpellRareWords });
   const tokenizer: TextTokenizer = tokenizerFromJson(tokenizerJson, {}, 'trained tokenizer');
   const modelConfig = parseHfConfig(
     { ...PRESETS['qwen3-4m'], ...config.model, vocab_size: tokenizer.vocabSize, eos_token_id: 0, max_position_embeddings: config.maxTokens },
