@@ -70,19 +70,33 @@ export function adapterShapes(c: ModelConfig): Map<string, number[]> {
 export const isAdapterTensor = (name: string): boolean => name.endsWith('.lora_A.weight') || name.endsWith('.lora_B.weight');
 
 /**
- * Several adapters of one LoRA shape as the stacks a multi-adapter decode graph reads: per adapter tensor, the
- * adapters' copies one after another, [N, ...dims]. Adapter i is row index i of `adapter_index`.
+ * Several adapters of one LoRA shape as the stacks a multi-adapter decode graph reads: A as [N·r, in] (the adapters'
+ * A one after another) and B as [out, N·r] (adapter i's B in columns i·r … i·r + r − 1). Adapter i is row index i of
+ * `adapter_index`.
  */
 export function stackAdapters(c: ModelConfig, adapters: readonly Weights[]): Weights {
   const stacks: Weights = new Map();
-  for (const [name, dims] of adapterShapes(c)) stacks.set(name, { dims: [adapters.length, ...dims], data: new Float32Array(adapters.length * dims[0] * dims[1]) });
+  const N = adapters.length;
+  for (const [name, [rows, cols]] of adapterShapes(c)) {
+    const dims = name.endsWith('.lora_A.weight') ? [N * rows, cols] : [rows, N * cols];
+    stacks.set(name, { dims, data: new Float32Array(N * rows * cols) });
+  }
   adapters.forEach((adapter, i) => writeStackSlice(c, stacks, i, adapter));
   return stacks;
 }
 
 /** Copies one adapter's tensors into slot `index` of stacks made by stackAdapters (after its optimizer step). */
 export function writeStackSlice(c: ModelConfig, stacks: Weights, index: number, adapter: Weights): void {
-  for (const [name, dims] of adapterShapes(c)) stacks.get(name)!.data.set(adapter.get(name)!.data, index * dims[0] * dims[1]);
+  for (const [name, [rows, cols]] of adapterShapes(c)) {
+    const source = adapter.get(name)!.data;
+    const stack = stacks.get(name)!;
+    if (name.endsWith('.lora_A.weight')) {
+      stack.data.set(source, index * rows * cols);
+      continue;
+    }
+    const width = stack.dims[1];
+    for (let o = 0; o < rows; o++) stack.data.set(source.subarray(o * cols, (o + 1) * cols), o * width + index * cols);
+  }
 }
 
 /**
