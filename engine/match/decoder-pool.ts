@@ -16,8 +16,11 @@ interface Entry {
   versions: number[];
 }
 
-/** Where a decoder pool takes its policies from, by name, with how often each changed. */
-export type PolicySource = Pick<PolicyPool, 'policy' | 'version'>;
+/**
+ * Where a decoder pool takes its policies from, by name, with how often each changed; `names`, when the source knows
+ * them all, lets a stacked decoder hold every adapter of its base from the start, in the source's order.
+ */
+export type PolicySource = Pick<PolicyPool, 'policy' | 'version'> & { readonly names?: readonly string[] };
 
 /** Adapters one stacked decoder holds at most (ours): a call's own always, then the most recently used others. */
 export const MAX_STACKED = 8;
@@ -144,15 +147,20 @@ export class DecoderPool implements MatchRuntime {
   }
 
   /**
-   * The stacked decoder of one base holding `names` (added to it if missing, with the most recently used others up
-   * to MAX_STACKED); an adapter updated since it was copied is copied again.
+   * The stacked decoder of one base holding `names`. From a source that lists its policies it holds every adapter of
+   * that base from the start, in the source's order, so a row's arithmetic (which depends on its adapter's place in
+   * the stack) does not depend on which calls came first: a resumed run decodes as an unbroken one. Otherwise missing
+   * adapters are added as they come, with the most recently used others up to MAX_STACKED. An adapter updated since
+   * it was copied is copied again.
    */
   private async stacked(key: string, names: readonly string[]): Promise<Decoder> {
     let entry = this.stacks.get(key);
     const current = (name: string) => this.policies.policy(name);
     if (!entry) {
-      const decoder = await Decoder.create(names.map(current), { batch: this.options.rows, maxLen: this.options.maxLen, threads: this.options.threads, device: this.options.device, stacked: true });
-      entry = { decoder, names: [...names], versions: names.map((name) => this.policies.version(name)) };
+      const all = this.policies.names?.filter((name) => this.stackKey(name) === key) ?? [];
+      const first = names.every((name) => all.includes(name)) ? all : names;
+      const decoder = await Decoder.create(first.map(current), { batch: this.options.rows, maxLen: this.options.maxLen, threads: this.options.threads, device: this.options.device, stacked: true });
+      entry = { decoder, names: [...first], versions: first.map((name) => this.policies.version(name)) };
       this.stacks.set(key, entry);
     } else if (names.some((name) => !entry!.names.includes(name))) {
       const kept = entry.names.filter((name) => !names.includes(name) && loaded(() => current(name)));
