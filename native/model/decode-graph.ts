@@ -86,7 +86,8 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
     const a = weights.get(loraName(name, 'A'));
     if (a && scaling) {
       const b = w(loraName(name, 'B'));
-      const update = rowMask ? matmulT(g.op1('Mul', [matmulT(x, a), rowMask]), b) : g.op1('Mul', [matmulT(matmulT(x, a), b), scaling]);
+      // The scale (with stacked adapters, the row's mask) on the rank-r activations, as the training graph has it.
+      const update = matmulT(g.op1('Mul', [matmulT(x, a), rowMask ?? scaling]), b);
       y = g.op1('Add', [y, update]);
     }
     return bias ? g.op1('Add', [y, w(`${name}.bias`)]) : y;
