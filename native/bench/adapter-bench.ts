@@ -37,7 +37,7 @@ export interface AdapterBenchResult {
   stacked_step_ms: number;
   /** Re-copying one adapter into the stacks after its optimizer step (what a new version costs the stacked decoder). */
   adapter_copy_ms: number;
-  /** Full fine-tuning and LoRA r=16 steps on the same model and batch, interleaved step by step; medians. */
+  /** Full fine-tuning and LoRA r=16 steps on the same model and batch, interleaved step by step (order alternating); medians. */
   full_train_step_ms: number;
   lora_train_step_ms: number;
   lora_over_full: number;
@@ -101,7 +101,14 @@ export async function benchAdapters(options: AdapterBenchOptions): Promise<Adapt
   await decode(solo, rows, seeds, undefined, 4);
   await decode(stacked, rows, seeds, authors, 4);
   const samples: Record<keyof typeof runs, number[]> = { base: [], stacked: [], apart: [] };
-  for (let repeat = 0; repeat < options.repeats; repeat++) for (const key of Object.keys(runs) as (keyof typeof runs)[]) samples[key].push(await timed(runs[key]));
+  // The order turns every repeat: under a fluctuating load a fixed order biases whichever runs first.
+  const keys = Object.keys(runs) as (keyof typeof runs)[];
+  for (let repeat = 0; repeat < options.repeats; repeat++) {
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[(k + repeat) % keys.length];
+      samples[key].push(await timed(runs[key]));
+    }
+  }
   const stepMs = (1000 * B) / median(samples.stacked);
 
   progress('re-copying one adapter after an optimizer step');
@@ -127,7 +134,7 @@ export async function benchAdapters(options: AdapterBenchOptions): Promise<Adapt
   };
 }
 
-/** Full fine-tuning of `base` (a copy) and LoRA on `adapter` over it, one step of each in turn on the same batch. */
+/** Full fine-tuning of `base` (a copy) and LoRA on `adapter` over it, one step of each in turn on the same batch, which goes first alternating. */
 async function benchTrainPair(base: Policy, adapter: Policy, options: AdapterBenchOptions) {
   const full = await Learner.create(base.config, cloneWeights(base.weights), { objective: 'policy-gradient', optimizer: { lr: 1e-5 }, threads: options.threads });
   const lora = await Learner.create(adapter.config, adapter.weights, { objective: 'policy-gradient', optimizer: { lr: 1e-5 }, threads: options.threads });
@@ -140,7 +147,8 @@ async function benchTrainPair(base: Policy, adapter: Policy, options: AdapterBen
   const oldLogprobs = await full.score({ rows, cols, inputIds, targets });
   const times = { full: [] as number[], lora: [] as number[], forward: [] as number[] };
   for (let i = 0; i < options.trainSteps + 1; i++) {
-    for (const [key, learner] of [['full', full], ['lora', lora]] as const) {
+    const pair = [['full', full], ['lora', lora]] as const;
+    for (const [key, learner] of i % 2 ? [...pair].reverse() : pair) {
       const start = performance.now();
       await learner.step({ ...batch, oldLogprobs });
       if (i > 0) times[key].push(performance.now() - start);
