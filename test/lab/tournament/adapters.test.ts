@@ -2,10 +2,11 @@ import { cp, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, readAdapterFiles, saveAdapter } from '../../../native/io/adapter.ts';
+import { writeNoiseAdapter } from '../../../lab/tournament/bench/perturbed-copies.ts';
+import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, readAdapterFiles } from '../../../native/io/adapter.ts';
 import { loadCheckpoint } from '../../../native/io/checkpoint.ts';
 import { pathExists } from '../../../native/io/files.ts';
-import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
+import { initAdapter, withAdapter } from '../../../native/model/lora.ts';
 import type { Standing } from '../../../lab/tournament/standings.ts';
 import type { TournamentConfigInput } from '../../../lab/tournament/tournament-config.ts';
 import type { UpdateRecord } from '../../../lab/tournament/train-round.ts';
@@ -16,14 +17,15 @@ import { baseCopies, playTournament, tinyTournament } from '../../support/tourna
 
 const BASE = resolveModelDir('default');
 
-/** A frozen adapter in PEFT's layout over `base` (recorded as its base_model_name_or_path), its B drawn so it differs from the base. */
-async function peftAdapter(seed: number, base = BASE, recorded: string | null = base): Promise<string> {
-  const { config, weights } = await loadCheckpoint(base);
-  const adapted = withAdapter(config, parseLoraConfig({ r: 4, initStdB: 0.05 }));
-  const dir = join(await mkdtemp(join(tmpdir(), 'ludus-adapter-')), 'adapter');
-  await saveAdapter(dir, adapted, adaptedWeights(weights, initAdapter(adapted, seed)), { baseModel: recorded });
+/** A frozen adapter in PEFT's layout over the base, its B drawn so it differs from the base; `recorded` rewrites the base it records. */
+async function peftAdapter(seed: number, recorded?: string | null): Promise<string> {
+  const dir = await writeNoiseAdapter(BASE, join(await mkdtemp(join(tmpdir(), 'ludus-adapter-')), 'adapter'), { seed, initStdB: 0.05, r: 4 });
+  if (recorded !== undefined) await editAdapterConfig(dir, { base_model_name_or_path: recorded });
   return dir;
 }
+
+const editAdapterConfig = async (dir: string, fields: Record<string, unknown>) =>
+  writeFile(join(dir, ADAPTER_CONFIG_FILE), JSON.stringify({ ...JSON.parse(await readFile(join(dir, ADAPTER_CONFIG_FILE), 'utf8')), ...fields }));
 
 const adapterEntrants = (peft: string): TournamentConfigInput['entrants'] => [
   { name: 'base', init: 'default' },
@@ -62,7 +64,7 @@ describe('adapter entrants on one base', () => {
       expect(partial.result).toMatchObject({ finished: false, rounds: 1 });
       split = partial.out;
       await playTournament(config(), { out: split, resume: true });
-    });
+    }, 600_000);
 
     it("should read the base's weights once, shared by every adapter and the base entrant, however often adapters are evicted", () => {
       expect(reads).toBe(1);
@@ -127,17 +129,15 @@ describe('adapter entrants on one base', () => {
 
     it('should refuse an adapter whose recorded base is not its configured base, or that records none and is given none (ADAPTER_BASE_MISMATCH)', async () => {
       const [other] = await baseCopies(1);
-      const elsewhere = await peftAdapter(6, BASE, other);
+      const elsewhere = await peftAdapter(6, other);
       expect((await refusal([{ name: 'base' }, { name: 'moved', init: elsewhere, base: 'default' }])).code).toBe('ADAPTER_BASE_MISMATCH');
-      const orphan = await peftAdapter(7, BASE, null);
+      const orphan = await peftAdapter(7, null);
       expect((await refusal([{ name: 'base' }, { name: 'orphan', init: orphan }])).message).toMatch(/"orphan".*give the base directory as "base"/);
     });
 
     it("should refuse an adapter whose shapes do not fit its base (ADAPTER_RANK_MISMATCH), or an adapter over an adapter (CONFIG_INVALID)", async () => {
-      const broken = join(await mkdtemp(join(tmpdir(), 'ludus-adapter-')), 'adapter');
-      await cp(peft, broken, { recursive: true });
-      const config = JSON.parse(await readFile(join(broken, ADAPTER_CONFIG_FILE), 'utf8'));
-      await writeFile(join(broken, ADAPTER_CONFIG_FILE), JSON.stringify({ ...config, r: 8 }));
+      const broken = await peftAdapter(8);
+      await editAdapterConfig(broken, { r: 8 });
       expect((await refusal([{ name: 'base' }, { name: 'broken', init: broken }])).code).toBe('ADAPTER_RANK_MISMATCH');
       expect((await refusal([{ name: 'base' }, { name: 'twice', init: peft, adapter: { r: 4 } }])).code).toBe('CONFIG_INVALID');
     });
@@ -152,8 +152,7 @@ describe('adapter entrants on one base', () => {
       const onStranger = await refusal([{ name: 'base' }, { name: 'foreign', init: stranger, adapter: { r: 4 } }]);
       expect(onStranger.code).toBe('TOKENIZER_MISMATCH');
       expect(onStranger.message).toContain('"foreign"');
-      const relabelled = join(await mkdtemp(join(tmpdir(), 'ludus-adapter-')), 'adapter');
-      await cp(peft, relabelled, { recursive: true });
+      const relabelled = await peftAdapter(9);
       await cp(join(stranger, 'tokenizer.json'), join(relabelled, 'tokenizer.json'));
       expect((await refusal([{ name: 'base' }, { name: 'relabelled', init: relabelled }])).code).toBe('TOKENIZER_MISMATCH');
     });
