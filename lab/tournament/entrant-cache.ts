@@ -2,6 +2,7 @@ import { fail } from '../../core/errors.ts';
 import type { PolicySource } from '../../engine/match/decoder-pool.ts';
 import { loadAdapter } from '../../native/io/adapter.ts';
 import { adaptedWeights, initAdapter, withAdapter } from '../../native/model/lora.ts';
+import type { Weights } from '../../native/model/weights.ts';
 import { assertSharedTokenizer, type Policy } from '../../native/runtime/policy.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import type { AdapterRecord } from './entrants.ts';
@@ -18,7 +19,12 @@ interface Held {
   /** The full weight copy it reads: `dir:<base>` (shared by frozen entrants of a directory and adapters on it) or `own:<entrant>`. */
   readonly copy: string;
   readonly adapter: boolean;
+  /** Bytes of the full copy it reads, and of its own adapter tensors. */
+  readonly copyBytes: number;
+  readonly adapterBytes: number;
 }
+
+const bytesOf = (weights: Weights): number => [...weights.values()].reduce((sum, t) => sum + t.data.byteLength, 0);
 
 /**
  * Entrants' weights, loaded as they play and forgotten least recently used first: at most `copies` full weight copies
@@ -36,6 +42,8 @@ export class EntrantCache implements PolicySource {
   peak = 0;
   /** Most adapters loaded at once. */
   peakAdapters = 0;
+  /** Most bytes of weights held at once: each full copy once, plus every adapter's tensors. */
+  peakBytes = 0;
   /** Full weight copies read from disk, over the cache's life: a base shared by adapters is read once while held. */
   weightReads = 0;
 
@@ -62,6 +70,7 @@ export class EntrantCache implements PolicySource {
     }
     this.peak = Math.max(this.peak, this.copies());
     this.peakAdapters = Math.max(this.peakAdapters, this.adapters());
+    this.peakBytes = Math.max(this.peakBytes, this.bytes());
   }
 
   policy(name: string): Policy {
@@ -87,6 +96,12 @@ export class EntrantCache implements PolicySource {
     return new Set([...this.held.values()].map((h) => h.copy)).size;
   }
 
+  /** Bytes of weights in memory: each full copy once, plus every adapter's tensors. */
+  bytes(): number {
+    const copies = new Map([...this.held.values()].map((h) => [h.copy, h.copyBytes]));
+    return [...copies.values()].reduce((a, b) => a + b, 0) + [...this.held.values()].reduce((sum, h) => sum + h.adapterBytes, 0);
+  }
+
   /** Adapters in memory. */
   adapters(): number {
     return [...this.held.values()].filter((h) => h.adapter).length;
@@ -98,13 +113,15 @@ export class EntrantCache implements PolicySource {
       const { lora, seed } = at.adapter;
       const adapter = seed === undefined ? await loadAdapter(at.dir, base.config) : { lora, weights: initAdapter(withAdapter(base.config, lora), seed) };
       const policy = { ...base, name, config: withAdapter(base.config, adapter.lora), weights: adaptedWeights(base.weights, adapter.weights) };
-      return { policy, copy: `dir:${at.adapter.base}`, adapter: true };
+      return { policy, copy: `dir:${at.adapter.base}`, adapter: true, copyBytes: bytesOf(base.weights), adapterBytes: bytesOf(adapter.weights) };
     }
     if (at.trainable) {
       this.weightReads += 1;
-      return { policy: { ...(await loadPolicy(at.dir, name)).policy, name }, copy: `own:${name}`, adapter: false };
+      const { policy } = await loadPolicy(at.dir, name);
+      return { policy: { ...policy, name }, copy: `own:${name}`, adapter: false, copyBytes: bytesOf(policy.weights), adapterBytes: 0 };
     }
-    return { policy: { ...(await this.base(at.dir)), name }, copy: `dir:${at.dir}`, adapter: false };
+    const base = await this.base(at.dir);
+    return { policy: { ...base, name }, copy: `dir:${at.dir}`, adapter: false, copyBytes: bytesOf(base.weights), adapterBytes: 0 };
   }
 
   /** A directory's full weights, read once while any held entrant reads them. */

@@ -55,6 +55,8 @@ export interface TournamentResult {
   /** The most full weight copies held in memory at once (a base shared by adapters counts once), and the most adapters. */
   readonly loadedPeak: number;
   readonly adaptersPeak: number;
+  /** The most bytes of weights held at once (each full copy once, plus every adapter's tensors). */
+  readonly weightBytesPeak: number;
   /** Full weight copies this call read from disk (a base its adapters share is read once while any of them is held). */
   readonly weightReads: number;
   /** What this call played: matches, response tokens, and the seconds spent loading entrants and decoding them. */
@@ -232,7 +234,7 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
   return { rounds: state.round, finished: true, standings: last, ...memory(cache), played: playing };
 }
 
-const memory = (cache: EntrantCache) => ({ loadedPeak: cache.peak, adaptersPeak: cache.peakAdapters, weightReads: cache.weightReads });
+const memory = (cache: EntrantCache) => ({ loadedPeak: cache.peak, adaptersPeak: cache.peakAdapters, weightReads: cache.weightReads, weightBytesPeak: cache.peakBytes });
 
 /** The config's games from the catalog, each with its sides; a game named twice is refused. */
 export function tournamentGames(config: TournamentConfig, catalog: Catalog): TournamentGame[] {

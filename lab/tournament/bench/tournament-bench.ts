@@ -46,6 +46,8 @@ export interface TournamentBenchReport {
   readonly loadedPeak: number;
   /** The adapter round-robin: most full weight copies and adapters held at once, and full weight copies read from disk. */
   readonly adapterMemory: { loadedPeak: number; adaptersPeak: number; weightReads: number };
+  /** The most MB of weights each round-robin held at once (each full copy once, plus every adapter's tensors). */
+  readonly weightsPeakMb: { roundRobin: number; adapters: number };
 }
 
 /**
@@ -106,15 +108,18 @@ export async function benchTournament(options: TournamentBenchOptions): Promise<
       return tokens / ((performance.now() - started) / 1000);
     };
     let loadedPeak = 0;
+    const weightsPeak = { roundRobin: 0, adapters: 0 };
     const adapterMemory = { loadedPeak: 0, adaptersPeak: 0, weightReads: 0 };
     const roundRobin = async (repeat: number) => {
       const result = await runTournament({ out: join(root, `round-robin-${repeat}`), config, catalog: options.catalog, threads: options.threads });
       loadedPeak = Math.max(loadedPeak, result.loadedPeak);
+      weightsPeak.roundRobin = Math.max(weightsPeak.roundRobin, result.weightBytesPeak);
       return result.played.tokens / result.played.seconds;
     };
     const adapterRoundRobin = async (repeat: number) => {
       const result = await runTournament({ out: join(root, `adapters-${repeat}`), config: adapterConfig, catalog: options.catalog, threads: options.threads });
       for (const key of ['loadedPeak', 'adaptersPeak', 'weightReads'] as const) adapterMemory[key] = Math.max(adapterMemory[key], result[key]);
+      weightsPeak.adapters = Math.max(weightsPeak.adapters, result.weightBytesPeak);
       return result.played.tokens / result.played.seconds;
     };
 
@@ -136,6 +141,7 @@ export async function benchTournament(options: TournamentBenchOptions): Promise<
     const roundRobinMedian = median(rates.roundRobin);
     const adapterMedian = median(rates.adapters);
     const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+    const mb10 = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
     return {
       workload: { entrants: options.entrants, game: 'grpo', rowsPerBatch: rows, matchesPerSide: rows * options.entrants, newTokens: options.newTokens, maxLoaded: options.maxLoaded, repeats: options.repeats, threads: options.threads },
       singleTokS: rates.single,
@@ -149,6 +155,7 @@ export async function benchTournament(options: TournamentBenchOptions): Promise<
       peakRssMb: { single: mb(peaks.single), roundRobin: mb(peaks.roundRobin), adapters: mb(peaks.adapters) },
       loadedPeak,
       adapterMemory,
+      weightsPeakMb: { roundRobin: mb10(weightsPeak.roundRobin), adapters: mb10(weightsPeak.adapters) },
     };
   } finally {
     await rm(root, { recursive: true, force: true });
@@ -163,6 +170,7 @@ export function formatTournamentBench(report: TournamentBenchReport): string {
     `  one policy, ${w.entrants} batches               ${report.singleMedian.toFixed(0)} tok/s (${rates(report.singleTokS)})`,
     `  ${w.entrants}-entrant round-robin                ${report.roundRobinMedian.toFixed(0)} tok/s (${rates(report.roundRobinTokS)})   ratio ${report.ratio.toFixed(2)} (target ≥ 0.8)`,
     `  ${w.entrants}-adapter round-robin (one base)     ${report.adapterMedian.toFixed(0)} tok/s (${rates(report.adapterTokS)})   ratio ${report.adapterRatio.toFixed(2)}`,
+    `  weights held at most: round-robin ${report.weightsPeakMb.roundRobin} MB, adapters ${report.weightsPeakMb.adapters} MB`,
     `  peak RSS: one policy ${report.peakRssMb.single} MB, round-robin ${report.peakRssMb.roundRobin} MB (at most ${report.loadedPeak} of ${w.entrants} entrants loaded, maxLoaded ${w.maxLoaded}), adapters ${report.peakRssMb.adapters} MB (base read ${report.adapterMemory.weightReads}×, at most ${report.adapterMemory.adaptersPeak} adapters loaded)`,
     '',
   ].join('\n');

@@ -55,10 +55,11 @@ describe('adapter entrants on one base', () => {
     let reads: number;
     let loadedPeak: number;
     let adaptersPeak: number;
+    let weightBytesPeak: number;
     beforeAll(async () => {
       const run = await playTournament(config());
       straight = run.out;
-      ({ weightReads: reads, loadedPeak, adaptersPeak } = run.result);
+      ({ weightReads: reads, loadedPeak, adaptersPeak, weightBytesPeak } = run.result);
       // Round 1 plays 2 lineups for each learner: stop after the first lineup of round 2, then resume.
       const partial = await playTournament(config(), { stopAfterLineups: 5 });
       expect(partial.result).toMatchObject({ finished: false, rounds: 1 });
@@ -66,10 +67,14 @@ describe('adapter entrants on one base', () => {
       await playTournament(config(), { out: split, resume: true });
     }, 600_000);
 
-    it("should read the base's weights once, shared by every adapter and the base entrant, however often adapters are evicted", () => {
+    it("should read the base's weights once, shared by every adapter and the base entrant, however often adapters are evicted", async () => {
       expect(reads).toBe(1);
       expect(loadedPeak).toBe(1);
       expect(adaptersPeak).toBe(2);
+      // One copy of the base and two rank-4 adapters: well under two copies of the base.
+      const baseBytes = [...(await loadCheckpoint(BASE)).weights.values()].reduce((sum, t) => sum + t.data.byteLength, 0);
+      expect(weightBytesPeak).toBeGreaterThan(baseBytes);
+      expect(weightBytesPeak).toBeLessThan(1.2 * baseBytes);
     });
 
     it('should train each adapter entrant between rounds, saving only its adapter (PEFT layout, base recorded) and its moments', async () => {
