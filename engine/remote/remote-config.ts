@@ -37,3 +37,18 @@ export const RolloutServersSchema = z.strictObject({
 
 export type RolloutServers = z.output<typeof RolloutServersSchema>;
 export type RolloutServersInput = z.input<typeof RolloutServersSchema>;
+
+/**
+ * Learning through a trainer API (Tinker-style: create_model, forward_backward, optim_step, save_weights_for_sampler,
+ * futures) served by `ludus serve-trainer`, instead of the in-process learner. Advantages, masks and loss weights are
+ * still built here; the server only takes gradients and updates, and the trained weights come back after each step.
+ */
+export const TrainerServerSchema = z.strictObject({
+  url: ServerUrl.describe('base URL of the trainer server (`ludus serve-trainer`)'),
+  timeoutMs: z.number().int().positive().default(120_000).describe('per request attempt; a result is long-polled for at most half of it (ours)'),
+  retries: z.number().int().min(0).default(3).describe('further attempts after a transport failure, a 5xx or malformed JSON (a resubmitted call runs once: calls carry request ids); never after a 4xx (ours)'),
+  backoffMs: z.number().int().min(0).default(250).describe('wait before the first retry, doubled for each next one (ours)'),
+});
+
+export type TrainerServerConfig = z.output<typeof TrainerServerSchema>;
+export type TrainerServerConfigInput = z.input<typeof TrainerServerSchema>;
