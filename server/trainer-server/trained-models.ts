@@ -16,6 +16,7 @@ import {
   type SaveWeightsSchema,
   type WireTensors,
 } from '../../engine/remote/trainer-wire.ts';
+import { saveAdapter } from '../../native/io/adapter.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
 import { pathExists } from '../../native/io/files.ts';
 import type { ModelConfig } from '../../native/model/config.ts';
@@ -32,6 +33,8 @@ interface TrainedModel {
   readonly config: ModelConfig;
   readonly learner: Learner;
   readonly tokenizerJson: unknown;
+  /** The base model's directory (an adapter's base_model_name_or_path). */
+  readonly baseDir: string;
   /** The last directory saved for samplers (removed when the next is written). */
   samplerPath?: string;
 }
@@ -70,7 +73,7 @@ export class TrainedModels {
     const weights: Weights = plan.lora ? adaptedWeights(policy.weights, initAdapter(config, plan.lora.seed)) : policy.weights;
     const learner = await Learner.create(config, weights, plan.learner);
     const id = `model-${randomUUID()}`;
-    this.models.set(id, { id, config, learner, tokenizerJson: tokenizer?.json });
+    this.models.set(id, { id, config, learner, tokenizerJson: tokenizer?.json, baseDir: plan.dir });
     const trainable = [...learner.trainable.values()].reduce((n, t) => n + t.data.length, 0);
     return { model_id: id, trainable_parameters: trainable, fingerprint: fingerprint(learner.trainable) };
   }
@@ -109,7 +112,9 @@ export class TrainedModels {
   async saveForSampler(model: TrainedModel, body: z.output<typeof SaveWeightsSchema>) {
     const path = join(this.options.samplerDir, model.id, body.name);
     const extraFiles: Record<string, string> = model.tokenizerJson === undefined ? {} : { [TOKENIZER_FILE]: JSON.stringify(model.tokenizerJson) };
-    await saveCheckpoint(path, model.config, model.learner.weights, { extraFiles });
+    // An adapter in PEFT's layout over the base directory (what vLLM's and SGLang's load-adapter endpoints read), else a full model directory.
+    if (model.config.lora) await saveAdapter(path, model.config, model.learner.weights, { baseModel: model.baseDir });
+    else await saveCheckpoint(path, model.config, model.learner.weights, { extraFiles });
     if (model.samplerPath !== undefined && model.samplerPath !== path) await rm(model.samplerPath, { recursive: true, force: true });
     model.samplerPath = path;
     return {
