@@ -66,6 +66,7 @@ export class RemoteLearner implements TrainingBackend {
   }
 
   async forwardBackward(batch: LearnBatch, options: ForwardBackwardOptions = {}): Promise<ForwardBackwardStats> {
+    checkFinite(batch);
     return forwardBackwardStats(await this.client.forwardBackward(this.modelId, datumsOf(batch), lossFnConfig(batch, options)));
   }
 
@@ -102,5 +103,19 @@ export class RemoteLearner implements TrainingBackend {
   /** Unloads the model (best effort: a server already gone is no reason to fail the run's end). */
   async release(): Promise<void> {
     await this.client.unloadModel(this.modelId).catch(() => undefined);
+  }
+}
+
+/**
+ * JSON carries no NaN or infinity: a batch holding one is refused here as the in-process learner refuses its update
+ * (NON_FINITE, skipped by the trainer's guard), before anything reaches the server.
+ */
+function checkFinite(batch: LearnBatch): void {
+  for (const field of ['advantages', 'oldLogprobs', 'refLogprobs', 'lossMask', 'imitationMask'] as const) {
+    const values = batch[field];
+    if (values === undefined) continue;
+    for (let i = 0; i < values.length; i++) {
+      if (!Number.isFinite(values[i])) fail('NON_FINITE', `${field}[${i}] is ${values[i]}, which the trainer API cannot carry; update skipped`, { tensor: field, index: i });
+    }
   }
 }

@@ -120,16 +120,22 @@ export const FutureAnswerSchema = z.discriminatedUnion('status', [
 ]);
 export type FutureAnswer = z.output<typeof FutureAnswerSchema>;
 
+/** A number JSON may not carry (NaN, ±infinity: a loss gone non-finite) travels as its name. */
+const WireNumber = z.union([z.number(), z.enum(['NaN', 'Infinity', '-Infinity']).transform(Number)]);
+
+/** A number as WireNumber sends it. */
+export const wireNumber = (x: number): number | string => (Number.isFinite(x) ? x : String(x));
+
 export const CreateModelResultSchema = z.strictObject({ model_id: ModelId, trainable_parameters: z.number().int(), fingerprint: z.string() });
 export const ForwardBackwardResultSchema = z.strictObject({
-  loss: z.number(),
+  loss: WireNumber,
   tokens: z.number(),
-  kl: z.number(),
-  entropy: z.number(),
-  clipped: z.number(),
+  kl: WireNumber,
+  entropy: WireNumber,
+  clipped: WireNumber,
   micro_batches: z.number().int(),
 });
-export const OptimStepResultSchema = z.strictObject({ step: z.number().int(), grad_norm: z.number(), clipped: z.boolean() });
+export const OptimStepResultSchema = z.strictObject({ step: z.number().int(), grad_norm: WireNumber, clipped: z.boolean() });
 export const SaveWeightsResultSchema = z.strictObject({ path: z.string(), step: z.number().int(), fingerprint: z.string(), weights: TensorMapSchema.optional() });
 export const OptimizerStateResultSchema = z.strictObject({ step: z.number().int(), m: TensorMapSchema, v: TensorMapSchema });
 export const LoadStateResultSchema = z.strictObject({ step: z.number().int(), fingerprint: z.string() });

@@ -15,6 +15,7 @@ import {
   type OptimStepSchema,
   type SaveWeightsSchema,
   type WireTensors,
+  wireNumber,
 } from '../../engine/remote/trainer-wire.ts';
 import { saveAdapter } from '../../native/io/adapter.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
@@ -100,12 +101,12 @@ export class TrainedModels {
       ...(c.imitation_weight !== undefined ? { imitationWeight: c.imitation_weight } : {}),
       ...(c.entropy_coef !== undefined ? { entropyCoef: c.entropy_coef } : {}),
     });
-    return { loss: sums.loss, tokens: sums.tokens, kl: sums.kl, entropy: sums.entropy, clipped: sums.clipped, micro_batches: sums.microBatches };
+    return { loss: wireNumber(sums.loss), tokens: sums.tokens, kl: wireNumber(sums.kl), entropy: wireNumber(sums.entropy), clipped: wireNumber(sums.clipped), micro_batches: sums.microBatches };
   }
 
   async optimStep(model: TrainedModel, body: z.output<typeof OptimStepSchema>) {
     const update = await model.learner.optimStep(body.adam_params ? { lr: body.adam_params.learning_rate } : {});
-    return { step: update.step, grad_norm: update.gradNorm, clipped: update.clipped };
+    return { step: update.step, grad_norm: wireNumber(update.gradNorm), clipped: update.clipped };
   }
 
   /** Writes the model as a directory a sampler loads (`ludus serve-model`'s load-adapter endpoints read it); the previous one is removed. */
