@@ -29,7 +29,7 @@ import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 
-interface TrainedModel {
+export interface TrainedModel {
   readonly id: string;
   readonly config: ModelConfig;
   readonly learner: Learner;

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { z } from 'zod';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -14,7 +15,7 @@ import {
 } from '../../engine/remote/trainer-wire.ts';
 import { closeServer, jsonServer, listen, parseRequest, type Answer, type Route } from '../model-server/json-routes.ts';
 import { Futures } from './futures.ts';
-import { TrainedModels } from './trained-models.ts';
+import { TrainedModels, type TrainedModel } from './trained-models.ts';
 
 export interface TrainerServerOptions {
   readonly host: string;
@@ -44,6 +45,20 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
   const models = new TrainedModels({ threads: options.threads, samplerDir, ...(options.task ? { task: options.task } : {}) });
   const futures = new Futures();
   const submitted = (requestId: string): Answer => ({ json: { request_id: requestId } });
+  /**
+   * A call on one model: its body checked, its model found and `prepare` run (the checks that need the model) when
+   * first submitted, the work queued behind the model's earlier calls; a resubmitted request id only answers again.
+   */
+  const onModel =
+    <S extends z.ZodType<{ request_id: string; model_id: string }>>(op: string, schema: S, prepare: (model: TrainedModel, body: z.output<S>) => () => Promise<unknown>): Route =>
+    async (raw) => {
+      const body = parseRequest(schema, raw, op);
+      if (!futures.has(body.request_id)) {
+        const model = models.model(body.model_id);
+        futures.submit(body.request_id, model.id, prepare(model, body));
+      }
+      return submitted(body.request_id);
+    };
 
   const routes = new Map<string, Route>([
     ['GET /health', async () => ({ text: '' })],
@@ -60,54 +75,20 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
     ],
     [
       `POST ${TRAINER_API}/forward_backward`,
-      async (raw) => {
-        const body = parseRequest(ForwardBackwardSchema, raw, 'forward_backward');
-        if (!futures.has(body.request_id)) {
-          const model = models.model(body.model_id);
-          const batch = models.batch(model, body);
-          futures.submit(body.request_id, model.id, () => models.forwardBackward(model, batch, body));
-        }
-        return submitted(body.request_id);
-      },
+      onModel('forward_backward', ForwardBackwardSchema, (model, body) => {
+        const batch = models.batch(model, body);
+        return () => models.forwardBackward(model, batch, body);
+      }),
     ],
-    [
-      `POST ${TRAINER_API}/optim_step`,
-      async (raw) => {
-        const body = parseRequest(OptimStepSchema, raw, 'optim_step');
-        const model = models.model(body.model_id);
-        futures.submit(body.request_id, model.id, () => models.optimStep(model, body));
-        return submitted(body.request_id);
-      },
-    ],
-    [
-      `POST ${TRAINER_API}/save_weights_for_sampler`,
-      async (raw) => {
-        const body = parseRequest(SaveWeightsSchema, raw, 'save_weights_for_sampler');
-        const model = models.model(body.model_id);
-        futures.submit(body.request_id, model.id, () => models.saveForSampler(model, body));
-        return submitted(body.request_id);
-      },
-    ],
-    [
-      `POST ${TRAINER_API}/get_optimizer_state`,
-      async (raw) => {
-        const body = parseRequest(ModelRequestSchema, raw, 'get_optimizer_state');
-        const model = models.model(body.model_id);
-        futures.submit(body.request_id, model.id, async () => models.optimizerState(model));
-        return submitted(body.request_id);
-      },
-    ],
+    [`POST ${TRAINER_API}/optim_step`, onModel('optim_step', OptimStepSchema, (model, body) => () => models.optimStep(model, body))],
+    [`POST ${TRAINER_API}/save_weights_for_sampler`, onModel('save_weights_for_sampler', SaveWeightsSchema, (model, body) => () => models.saveForSampler(model, body))],
+    [`POST ${TRAINER_API}/get_optimizer_state`, onModel('get_optimizer_state', ModelRequestSchema, (model) => async () => models.optimizerState(model))],
     [
       `POST ${TRAINER_API}/load_state`,
-      async (raw) => {
-        const body = parseRequest(LoadStateSchema, raw, 'load_state');
-        if (!futures.has(body.request_id)) {
-          const model = models.model(body.model_id);
-          models.checkState(model, body);
-          futures.submit(body.request_id, model.id, async () => models.loadState(model, body));
-        }
-        return submitted(body.request_id);
-      },
+      onModel('load_state', LoadStateSchema, (model, body) => {
+        models.checkState(model, body);
+        return async () => models.loadState(model, body);
+      }),
     ],
     [
       `POST ${TRAINER_API}/retrieve_future`,
