@@ -10,8 +10,9 @@ import { LUDUS_BIN } from '../../support/cli.ts';
 import { jsonl, runTraining, tinyConfig } from '../../support/training.ts';
 
 /** `ludus serve-trainer` in a child process on loopback (a free port, or the one given); resolves with its URL. */
-function serveTrainer(port = 0): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [LUDUS_BIN, 'serve-trainer', '--task', 'arithmetic', '--port', String(port), '--threads', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+function serveTrainer(port = 0, samplerDir?: string): Promise<{ url: string; child: ChildProcess }> {
+  const args = [LUDUS_BIN, 'serve-trainer', '--task', 'arithmetic', '--port', String(port), '--threads', '1', ...(samplerDir ? ['--sampler-dir', samplerDir] : [])];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {
@@ -35,9 +36,16 @@ async function recorded(out: string) {
   return { metrics, transcripts, checkpoint };
 }
 
+/** A fresh directory removed after the test, whatever happens in it. */
+async function scratch(prefix = 'ludus-train-'): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  outs.push(dir);
+  return dir;
+}
+
 async function trained(overrides: Partial<TrainConfigInput>, options: Parameters<typeof runTraining>[1] = {}) {
-  const { out } = await runTraining(tinyConfig({ steps: 2, maxNewTokens: 32, checkpointEvery: 1, ...overrides }), options);
-  outs.push(out);
+  const out = await scratch();
+  await runTraining(tinyConfig({ steps: 2, maxNewTokens: 32, checkpointEvery: 1, ...overrides }), { ...options, out });
   return { out, ...(await recorded(out)) };
 }
 
@@ -73,8 +81,8 @@ describe('training through the trainer API of `ludus serve-trainer` (a child pro
   it('should resume a run stopped after one step (weights and moments sent back through load_state) into the unbroken run', async () => {
     const config = { game: 'grpo' as const, trainerServer: { url: server.url } };
     const unbroken = await trained(config);
-    const { out } = await runTraining(tinyConfig({ steps: 2, maxNewTokens: 32, checkpointEvery: 1, ...config }), { stopAfter: 1 });
-    outs.push(out);
+    const out = await scratch();
+    await runTraining(tinyConfig({ steps: 2, maxNewTokens: 32, checkpointEvery: 1, ...config }), { out, stopAfter: 1 });
     await runTraining(tinyConfig({ steps: 2, maxNewTokens: 32, checkpointEvery: 1, ...config }), { out, resume: true });
     const resumed = await recorded(out);
     expect(resumed.metrics).toEqual(unbroken.metrics);
@@ -85,10 +93,11 @@ describe('training through the trainer API of `ludus serve-trainer` (a child pro
 describe('a trainer server that goes away mid-run', () => {
   it('should fail the step with REMOTE_UNAVAILABLE, record nothing of it, and resume from the last checkpoint on a server restarted at the same address', async () => {
     const base = { game: 'grpo' as const, steps: 3, maxNewTokens: 32, checkpointEvery: 1 };
-    const first = await serveTrainer();
+    // A killed server removes nothing: its saves for samplers go where the test cleans up.
+    const samplerDir = await scratch('ludus-trainer-');
+    const first = await serveTrainer(0, samplerDir);
     const config = tinyConfig({ ...base, trainerServer: { url: first.url, timeoutMs: 5_000, retries: 1, backoffMs: 10 } });
-    const out = await mkdtemp(join(tmpdir(), 'ludus-train-'));
-    outs.push(out);
+    const out = await scratch();
     const failure = await runTraining(config, {
       out,
       onStep: (line) => {
@@ -101,7 +110,7 @@ describe('a trainer server that goes away mid-run', () => {
     expect(broken.metrics.map((line) => line.step)).toEqual([1]);
     expect(new Set(broken.transcripts.map((t) => (t as { step: number }).step))).toEqual(new Set([1]));
 
-    const second = await serveTrainer(Number(new URL(first.url).port));
+    const second = await serveTrainer(Number(new URL(first.url).port), samplerDir);
     try {
       await runTraining(config, { out, resume: true });
     } finally {
