@@ -20,7 +20,7 @@ export const RolloutServersSchema = z.strictObject({
     .enum(['adapter', 'full'])
     .default('adapter')
     .describe(
-      "how a trained policy reaches the servers after each optimizer step: 'adapter' loads it under a new name per version (vLLM /v1/load_lora_adapter, SGLang /load_lora_adapter; ludus trains full weights, not LoRA, so only `ludus serve-model` accepts what it pushes there); 'full' replaces the served weights (SGLang /update_weights_from_disk; the policy then needs servers of its own)",
+      "how a trained policy reaches the servers after each optimizer step: 'adapter' loads it under a new name per version (vLLM /v1/load_lora_adapter, SGLang /load_lora_adapter): a policy with an `adapter` as a PEFT adapter over its base, one trained in full as a model directory, which only `ludus serve-model` loads there; 'full' replaces the served weights (SGLang /update_weights_from_disk; the policy then needs servers of its own)",
     ),
   syncDir: z.string().min(1).optional().describe('where pushed weights are written, a directory the servers can read; <out>/served-weights when absent'),
   spanTokens: z
