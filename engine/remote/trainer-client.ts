@@ -43,7 +43,7 @@ export class TrainerClient {
   private submitted: Promise<unknown> = Promise.resolve();
 
   constructor(readonly config: TrainerServerConfig) {
-    this.server = new ServerPool([config.url], { maxConcurrency: 4, timeoutMs: config.timeoutMs, retries: config.retries, backoffMs: config.backoffMs });
+    this.server = new ServerPool([config.url], { maxConcurrency: 4, timeoutMs: config.timeoutMs, retries: config.retries, backoffMs: config.backoffMs, what: 'trainer server' });
   }
 
   checkHealth(): Promise<void> {
