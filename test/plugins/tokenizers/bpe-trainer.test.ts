@@ -123,7 +123,7 @@ describe('trainBpe', () => {
       expect(spell(t, ' farm')).toEqual([' ', 'f', 'a', 'r', 'm']);
       const sentence = 'The word "rover" ends with "r", so the letters so far are "or".';
       expect(t.decode(t.encode(sentence))).toBe(sentence);
-      expect(json.pre_tokenizer.pretokenizers[0].pattern.Regex).toContain(' letters');
+      expect(JSON.stringify(json.pre_tokenizer)).toContain(' letters');
     });
 
     it('should refuse a count below 1 with INPUT_INVALID', () => {
