@@ -13,10 +13,12 @@ export interface DecoderOptions {
   maxLen: number;
   /**
    * How co-decoded policies keep their caches in sync with the shared sequence. 'lockstep': every policy reads
-   * every token as it is written (best when the batch makes a step compute-bound). 'lazy': a policy reads the
-   * tokens written since it last wrote in one multi-token pass, when it is next asked for a distribution (best at
-   * small batches, where a step costs about one read of the weights whatever its width). Either way one
-   * onnxruntime run per policy with work steps it. 'auto' (default): lazy up to LAZY_MAX_BATCH rows.
+   * every token as it is written (best when the batch makes a step compute-bound). 'lazy': a policy defers the
+   * tokens written since it last wrote and reads them in one multi-token pass when it is next asked for a
+   * distribution (best at small batches, where a step costs about one read of the weights whatever its width); a
+   * span it is never asked about (the end of a turn its partner wrote) is never read. Either way every policy reads
+   * the prompt at prefill, and one onnxruntime run per policy with work steps it. 'auto' (default): lazy up to
+   * LAZY_MAX_BATCH rows.
    */
   sync?: 'lockstep' | 'lazy' | 'auto';
   threads?: number;
@@ -205,17 +207,24 @@ export class Decoder {
   async prefill(prompts: readonly (readonly number[])[], route: Route = null): Promise<Distributions> {
     this.reset();
     for (const [row, prompt] of prompts.entries()) if (prompt.length === 0) fail('INPUT_INVALID', `prompt ${row} is empty`, { row });
-    return this.append(prompts, route);
+    // Every member reads the prompt now, lazy or not: the deferred spans are then only generated tokens, and a
+    // rollout's prefill is all of its prompt work (at B=1 a member's later catch-up would otherwise carry it).
+    this.enqueue(prompts);
+    return this.flush(route, true);
   }
 
   /** Appends each row's chunk (ragged, possibly empty) to the shared sequence. */
   async append(chunks: readonly (readonly number[])[], route: Route = null): Promise<Distributions> {
+    this.enqueue(chunks);
+    return this.flush(route);
+  }
+
+  private enqueue(chunks: readonly (readonly number[])[]): void {
     if (chunks.length !== this.batch) fail('INPUT_INVALID', `append needs ${this.batch} rows, got ${chunks.length}`);
     for (const [row, chunk] of chunks.entries()) {
       this.extend(row, chunk.length);
       for (const member of this.members) for (const token of chunk) member.pending[row].push(token);
     }
-    return this.flush(route);
   }
 
   /** Appends one token to every row. */
@@ -233,8 +242,8 @@ export class Decoder {
     this.lengths[row] = end;
   }
 
-  /** Lets each policy read its pending tokens (all of them in lockstep; only where it owes a distribution when lazy). */
-  private async flush(route: Route): Promise<Distributions> {
+  /** Lets each policy read its pending tokens (all of them in lockstep or when `everyMember`; only where it owes a distribution when lazy). */
+  private async flush(route: Route, everyMember = false): Promise<Distributions> {
     const { batch } = this.options;
     const probs: Float32Array[] = [];
     for (const [m, member] of this.members.entries()) {
@@ -244,7 +253,7 @@ export class Decoder {
         const owed = route === null || route[row] === m;
         const queue = member.pending[row];
         if (owed && queue.length === 0) fail('INPUT_INVALID', `policy ${m} was asked again about row ${row} with no new token`, { row });
-        chunks.push(owed || !this.options.lazy ? queue.splice(0) : []);
+        chunks.push(owed || everyMember || !this.options.lazy ? queue.splice(0) : []);
         member.rowIndex[row] = owed ? rows.length : -1;
         if (owed) rows.push(BigInt(row));
       }

@@ -1,7 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Decoder } from '../../../native/runtime/decoder.ts';
 import { generate } from '../../../native/runtime/generate.ts';
 import { wordHandoff } from '../../../core/schedules/word-handoff.ts';
+import { soloSchedule, type AuthorSchedule } from '../../../core/schedules/author-schedule.ts';
+import { Session } from '../../../native/ort.ts';
 import { Scorer } from '../../../native/runtime/scorer.ts';
 import { randomModel } from '../../support/models.ts';
 
@@ -58,17 +60,46 @@ describe('generate', () => {
   });
 
   describe('having lazy and lockstep decoders with one seed', () => {
-    it('should write the same rollouts either way', async () => {
-      const policies = [randomModel({}, 1, 'senior').policy, randomModel({}, 2, 'junior').policy];
-      const run = async (sync: 'lazy' | 'lockstep') => {
-        const decoder = await Decoder.create(policies, { batch: 4, maxLen: 48, threads: 1, sync });
-        opened.push(decoder);
-        return generate(decoder, prompts, { maxNewTokens: 30, sampling, seed: 5, schedule: wordHandoff(boundary, { p: 0.5, K: 4, seed: 8 }) });
+    const policies = [randomModel({}, 1, 'senior').policy, randomModel({}, 2, 'junior').policy];
+    /** Each row's author changes after every token (row parity picks the first). */
+    const everyToken = (): AuthorSchedule => {
+      const last = new Map<number, number>();
+      return {
+        first: (row) => (last.set(row, row % 2), row % 2),
+        next: (row) => (last.set(row, 1 - last.get(row)!), last.get(row)!),
       };
-      const [lazy, lockstep] = [await run('lazy'), await run('lockstep')];
-      expect(lazy.map((r) => [r.tokens, r.authors])).toEqual(lockstep.map((r) => [r.tokens, r.authors]));
-      lazy.forEach((r, row) => r.logprobs.forEach((lp, t) => expect(lp).toBeCloseTo(lockstep[row].logprobs[t], 4)));
-    });
+    };
+    const schedules: Record<string, () => AuthorSchedule> = {
+      'word handoff': () => wordHandoff(boundary, { p: 0.5, K: 4, seed: 8 }),
+      'a handoff at every token': everyToken,
+      'a member that never writes': () => soloSchedule(0),
+    };
+    for (const batch of [1, 4]) {
+      for (const [name, schedule] of Object.entries(schedules)) {
+        it(`should write the same rollouts either way, at B=${batch} with ${name}`, async () => {
+          const rows = prompts.slice(0, batch);
+          const run = async (sync: 'lazy' | 'lockstep') => {
+            const decoder = await Decoder.create(policies, { batch, maxLen: 48, threads: 1, sync });
+            opened.push(decoder);
+            const runs = vi.spyOn(Session.prototype, 'run');
+            try {
+              const rollouts = await generate(decoder, rows, { maxNewTokens: 30, sampling, seed: 5, schedule: schedule() });
+              return { rollouts, runs: runs.mock.calls.length };
+            } finally {
+              runs.mockRestore();
+            }
+          };
+          const [lazy, lockstep] = [await run('lazy'), await run('lockstep')];
+          expect(lazy.rollouts.map((r) => [r.tokens, r.authors])).toEqual(lockstep.rollouts.map((r) => [r.tokens, r.authors]));
+          lazy.rollouts.forEach((r, row) => r.logprobs.forEach((lp, t) => expect(lp).toBeCloseTo(lockstep.rollouts[row].logprobs[t], 4)));
+          // Lockstep runs both members at prefill and at each of the 29 steps after it.
+          expect(lockstep.runs).toBe(2 * 30);
+          // Deferred: at B=1 one run a step (its author's), at B=4 a member with no row to write skips the step.
+          if (batch === 1) expect(lazy.runs).toBe(2 + 29);
+          if (name === 'a member that never writes') expect(lazy.runs).toBe(2 + 29);
+        });
+      }
+    }
   });
 
   describe('having stop tokens', () => {
