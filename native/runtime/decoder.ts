@@ -242,18 +242,24 @@ export class Decoder {
     this.lengths[row] = end;
   }
 
-  /** Lets each policy read its pending tokens (all of them in lockstep or when `everyMember`; only where it owes a distribution when lazy). */
+  /**
+   * Lets each policy read its pending tokens: all of them when `everyMember`; when lazy, only in the rows where it
+   * owes a distribution; in lockstep, every row, unless it owes none at all, when it defers the whole step (every
+   * row's queue then grows alike, so its catch-up later pads nothing, and a member whose rows have all finished or
+   * whose partner writes everything never runs).
+   */
   private async flush(route: Route, everyMember = false): Promise<Distributions> {
     const { batch } = this.options;
     const probs: Float32Array[] = [];
     for (const [m, member] of this.members.entries()) {
       const chunks: number[][] = [];
       const rows: bigint[] = [];
+      const wholeStep = everyMember || (!this.options.lazy && (route === null || route.includes(m)));
       for (let row = 0; row < batch; row++) {
         const owed = route === null || route[row] === m;
         const queue = member.pending[row];
         if (owed && queue.length === 0) fail('INPUT_INVALID', `policy ${m} was asked again about row ${row} with no new token`, { row });
-        chunks.push(owed || everyMember || !this.options.lazy ? queue.splice(0) : []);
+        chunks.push(owed || wholeStep ? queue.splice(0) : []);
         member.rowIndex[row] = owed ? rows.length : -1;
         if (owed) rows.push(BigInt(row));
       }

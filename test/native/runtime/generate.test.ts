@@ -59,7 +59,7 @@ describe('generate', () => {
     });
   });
 
-  describe('having lazy and lockstep decoders with one seed', () => {
+  describe('having a member whose cache update is deferred while it does not write', () => {
     const policies = [randomModel({}, 1, 'senior').policy, randomModel({}, 2, 'junior').policy];
     /** Each row's author changes after every token (row parity picks the first). */
     const everyToken = (): AuthorSchedule => {
@@ -76,27 +76,30 @@ describe('generate', () => {
     };
     for (const batch of [1, 4]) {
       for (const [name, schedule] of Object.entries(schedules)) {
-        it(`should write the same rollouts either way, at B=${batch} with ${name}`, async () => {
+        it(`should write the rollouts of every member reading every token, at B=${batch} with ${name}`, async () => {
           const rows = prompts.slice(0, batch);
-          const run = async (sync: 'lazy' | 'lockstep') => {
+          // partnerLogprobs asks every member for every row at every step: nothing is deferred.
+          const run = async (sync: 'lazy' | 'lockstep', partnerLogprobs = false) => {
             const decoder = await Decoder.create(policies, { batch, maxLen: 48, threads: 1, sync });
             opened.push(decoder);
             const runs = vi.spyOn(Session.prototype, 'run');
             try {
-              const rollouts = await generate(decoder, rows, { maxNewTokens: 30, sampling, seed: 5, schedule: schedule() });
+              const rollouts = await generate(decoder, rows, { maxNewTokens: 30, sampling, seed: 5, schedule: schedule(), partnerLogprobs });
               return { rollouts, runs: runs.mock.calls.length };
             } finally {
               runs.mockRestore();
             }
           };
-          const [lazy, lockstep] = [await run('lazy'), await run('lockstep')];
-          expect(lazy.rollouts.map((r) => [r.tokens, r.authors])).toEqual(lockstep.rollouts.map((r) => [r.tokens, r.authors]));
-          lazy.rollouts.forEach((r, row) => r.logprobs.forEach((lp, t) => expect(lp).toBeCloseTo(lockstep.rollouts[row].logprobs[t], 4)));
-          // Lockstep runs both members at prefill and at each of the 29 steps after it.
-          expect(lockstep.runs).toBe(2 * 30);
-          // Deferred: at B=1 one run a step (its author's), at B=4 a member with no row to write skips the step.
-          if (batch === 1) expect(lazy.runs).toBe(2 + 29);
-          if (name === 'a member that never writes') expect(lazy.runs).toBe(2 + 29);
+          const reference = await run('lockstep', true);
+          expect(reference.runs).toBe(2 * 30);
+          for (const sync of ['lazy', 'lockstep'] as const) {
+            const deferred = await run(sync);
+            expect(deferred.rollouts.map((r) => [r.tokens, r.authors])).toEqual(reference.rollouts.map((r) => [r.tokens, r.authors]));
+            deferred.rollouts.forEach((r, row) => r.logprobs.forEach((lp, t) => expect(lp).toBeCloseTo(reference.rollouts[row].logprobs[t], 4)));
+            // Both members read the prompt; then at B=1 (lazy) only the author runs, and a member that never
+            // writes never runs again, lazy or lockstep.
+            if ((batch === 1 && sync === 'lazy') || name === 'a member that never writes') expect(deferred.runs).toBe(2 + 29);
+          }
         });
       }
     }
