@@ -66,8 +66,9 @@ export interface DecodePhaseOptions {
  * Solo and tandem decode at each batch, interleaved: tandem is the checkpoint's model co-decoding with a second,
  * different random model of the same shape (word handoff, p = 0.5, K = 32, 35% of ids word-initial). Rates count
  * decode steps only (prefill excluded), so they compare with PyTorch's decode loop; the `_with_prefill` rates count
- * whole rollouts (prompt work included). Where the decoder defers the member not writing (lazy, up to
- * LAZY_MAX_BATCH rows), the same tandem with every member reading every token (lockstep) runs beside it.
+ * whole rollouts (prompt work included: a lazy member reads the prompt in its first catch-up, inside the timed
+ * decode steps). Where the decoder defers row by row (lazy) above one row, the same tandem in lockstep (every member
+ * reads every row of a step it owes a row in) runs beside it, for choosing LAZY_MAX_BATCH; at B=1 the two are one.
  */
 export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promise<PhaseResult> {
   const { config, senior } = await loadBench(ctx);
@@ -81,7 +82,7 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
     const maxLen = ctx.promptTokens + newTokens;
     const solo = await Decoder.create([senior], { batch, maxLen, threads: ctx.threads });
     const tandem = await Decoder.create([senior, junior], { batch, maxLen, threads: ctx.threads });
-    const lockstep = batch <= LAZY_MAX_BATCH ? await Decoder.create([senior, junior], { batch, maxLen, threads: ctx.threads, sync: 'lockstep' }) : null;
+    const lockstep = batch > 1 && batch <= LAZY_MAX_BATCH ? await Decoder.create([senior, junior], { batch, maxLen, threads: ctx.threads, sync: 'lockstep' }) : null;
     const rate = async (decoder: Decoder, maxNewTokens: number, partnerLogprobs = false): Promise<{ tokS: number; withPrefill: number; share: number }> => {
       const start = performance.now();
       let first = 0;

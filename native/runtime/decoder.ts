@@ -15,10 +15,10 @@ export interface DecoderOptions {
    * How co-decoded policies keep their caches in sync with the shared sequence. 'lockstep': every policy reads
    * every token as it is written (best when the batch makes a step compute-bound). 'lazy': a policy defers the
    * tokens written since it last wrote and reads them in one multi-token pass when it is next asked for a
-   * distribution (best at small batches, where a step costs about one read of the weights whatever its width); a
-   * span it is never asked about (the end of a turn its partner wrote) is never read. Either way every policy reads
-   * the prompt at prefill, and one onnxruntime run per policy with work steps it. 'auto' (default): lazy up to
-   * LAZY_MAX_BATCH rows.
+   * distribution (best at small batches, where a step costs about one read of the weights whatever its width); the
+   * prompt too, and a span it is never asked about (the end of a turn its partner wrote) is never read. In lockstep a
+   * policy that owes no row in a step defers that whole step. Either way one onnxruntime run per policy with work
+   * steps it. 'auto' (default): lazy up to LAZY_MAX_BATCH rows.
    */
   sync?: 'lockstep' | 'lazy' | 'auto';
   threads?: number;
@@ -207,24 +207,17 @@ export class Decoder {
   async prefill(prompts: readonly (readonly number[])[], route: Route = null): Promise<Distributions> {
     this.reset();
     for (const [row, prompt] of prompts.entries()) if (prompt.length === 0) fail('INPUT_INVALID', `prompt ${row} is empty`, { row });
-    // Every member reads the prompt now, lazy or not: the deferred spans are then only generated tokens, and a
-    // rollout's prefill is all of its prompt work (at B=1 a member's later catch-up would otherwise carry it).
-    this.enqueue(prompts);
-    return this.flush(route, true);
+    return this.append(prompts, route);
   }
 
   /** Appends each row's chunk (ragged, possibly empty) to the shared sequence. */
   async append(chunks: readonly (readonly number[])[], route: Route = null): Promise<Distributions> {
-    this.enqueue(chunks);
-    return this.flush(route);
-  }
-
-  private enqueue(chunks: readonly (readonly number[])[]): void {
     if (chunks.length !== this.batch) fail('INPUT_INVALID', `append needs ${this.batch} rows, got ${chunks.length}`);
     for (const [row, chunk] of chunks.entries()) {
       this.extend(row, chunk.length);
       for (const member of this.members) for (const token of chunk) member.pending[row].push(token);
     }
+    return this.flush(route);
   }
 
   /** Appends one token to every row. */
@@ -243,18 +236,18 @@ export class Decoder {
   }
 
   /**
-   * Lets each policy read its pending tokens: all of them when `everyMember`; when lazy, only in the rows where it
-   * owes a distribution; in lockstep, every row, unless it owes none at all, when it defers the whole step (every
-   * row's queue then grows alike, so its catch-up later pads nothing, and a member whose rows have all finished or
-   * whose partner writes everything never runs).
+   * Lets each policy read its pending tokens: when lazy, only in the rows where it owes a distribution; in lockstep,
+   * every row, unless it owes none at all, when it defers the whole step (every row's queue then grows alike, so its
+   * catch-up later pads nothing, and a member whose rows have all finished or whose partner writes everything never
+   * runs).
    */
-  private async flush(route: Route, everyMember = false): Promise<Distributions> {
+  private async flush(route: Route): Promise<Distributions> {
     const { batch } = this.options;
     const probs: Float32Array[] = [];
     for (const [m, member] of this.members.entries()) {
       const chunks: number[][] = [];
       const rows: bigint[] = [];
-      const wholeStep = everyMember || (!this.options.lazy && (route === null || route.includes(m)));
+      const wholeStep = !this.options.lazy && (route === null || route.includes(m));
       for (let row = 0; row < batch; row++) {
         const owed = route === null || route[row] === m;
         const queue = member.pending[row];
