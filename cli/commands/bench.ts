@@ -169,7 +169,7 @@ export function register(program: Command): void {
     });
   bench
     .command('tournament')
-    .description('a round-robin of N distinct checkpoints on short solo matches (loaded as they play, every entrant one batch) against one policy playing as many matches in batches of the same width; peak RSS of each')
+    .description('a round-robin of N distinct checkpoints, and one of N distinct rank-16 adapters on one base, on short solo matches (loaded as they play, every entrant one batch) against one policy playing as many matches in batches of the same width; peak RSS of each')
     .option('--entrants <n>', 'entrants in the round-robin', (v) => Number(v), 16)
     .option('--problems <n>', 'problems each entrant plays', (v) => Number(v), 4)
     .option('--copies <n>', 'matches per problem (a batch is problems × copies rows)', (v) => Number(v), 8)

@@ -10,3 +10,6 @@ export interface AuthorSchedule {
 
 /** One policy writes every token. */
 export const soloSchedule = (author = 0): AuthorSchedule => ({ first: () => author, next: () => author });
+
+/** Each row written throughout by its own author (rows of several policies in one solo batch). */
+export const rowAuthorSchedule = (authors: readonly number[]): AuthorSchedule => ({ first: (row) => authors[row], next: (row) => authors[row] });

@@ -10,6 +10,11 @@ import type { StepStreamer } from './match-events.ts';
 export interface RolloutCall {
   readonly policies: readonly string[];
   readonly prompts: readonly (readonly number[])[];
+  /**
+   * Without a schedule: which of `policies` writes each row (an index), so rows of several policies go in one call;
+   * all rows are the first policy's when absent. Only policies the runtime gives one `stackKey` are put in one call.
+   */
+  readonly rowPolicies?: readonly number[];
   readonly maxNewTokens: number;
   /** Each row's own budget (at most `maxNewTokens`). */
   readonly rowMaxNewTokens?: readonly number[];
@@ -45,5 +50,10 @@ export interface MatchRuntime {
   /** Positions (prompt + response) a row may hold. */
   readonly maxLen: number;
   generate(call: RolloutCall): Promise<RolloutResult>;
+  /**
+   * Policies with one key decode together: their rows may share one call (`rowPolicies`), run as one batch (LoRA
+   * adapters over one base in the in-process runtime). Undefined: the policy decodes alone. Optional.
+   */
+  stackKey?(policy: string): string | undefined;
   release(): Promise<void>;
 }

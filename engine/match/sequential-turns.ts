@@ -69,8 +69,13 @@ async function playRounds<Role extends string>(
   for (;;) {
     const waiting = matches.flatMap((match) => (mayPlay(match) ? waitingTurn(arena, protocol, match) : []));
     if (waiting.length === 0) return;
-    for (const policy of new Set(waiting.map((w) => w.policy))) {
-      const mine = waiting.filter((w) => w.policy === policy);
+    // Turns of one policy go together, and so do those of policies the runtime decodes as one batch (adapters over one base).
+    const groupOf = (policy: string) => {
+      const key = arena.runtime.stackKey?.(policy);
+      return key === undefined ? `policy:${policy}` : `stack:${key}`;
+    };
+    for (const group of new Set(waiting.map((w) => groupOf(w.policy)))) {
+      const mine = waiting.filter((w) => groupOf(w.policy) === group);
       for (let start = 0; start < mine.length; start += arena.runtime.rows) await playChunk(arena, protocol, mine.slice(start, start + arena.runtime.rows), broadcast);
     }
   }
@@ -102,8 +107,10 @@ async function playChunk<Role extends string>(arena: Arena<Role>, protocol: Sequ
   for (const { match, pending } of chunk) broadcast?.turnStart(match.slot.matchId, match.turns.played.length, pending.spec.role, match.slot.seats[pending.spec.role]);
   const onStep = broadcast?.streamer(chunk.map(({ match, pending }) => ({ matchId: match.slot.matchId, turn: match.turns.played.length, roles: [pending.spec.role] })));
   const stopStrings = chunk.map((w) => w.pending.spec.stop ?? []);
+  const policies = [...new Set(chunk.map((w) => w.policy))];
   const { rollouts, versions } = await arena.runtime.generate({
-    policies: [chunk[0].policy],
+    policies,
+    ...(policies.length > 1 ? { rowPolicies: chunk.map((w) => policies.indexOf(w.policy)) } : {}),
     prompts: chunk.map((w) => w.promptIds),
     maxNewTokens: Math.max(...budgets),
     rowMaxNewTokens: budgets,
@@ -129,7 +136,7 @@ async function playChunk<Role extends string>(arena: Arena<Role>, protocol: Sequ
       authorRoles: [pending.spec.role],
       authorIds: rollout.tokens.map(() => 0),
       stepEnds: stepEnds(rollout.tokens, stepBoundary),
-      origin: { seed: 0, row, rowSeed: seeds[row], schedule: SOLO, scheduleHash: SOLO_HASH, versions },
+      origin: { seed: 0, row, rowSeed: seeds[row], schedule: SOLO, scheduleHash: SOLO_HASH, versions: [versions[policies.indexOf(match.slot.seats[pending.spec.role])]] },
     };
     match.turns = recordTurn(protocol, match.turns, turn);
     broadcast?.turnEnd(match.slot.matchId, turn, onStep !== undefined);

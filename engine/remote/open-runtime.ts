@@ -21,8 +21,10 @@ export async function openRuntime(
     readonly device?: Device;
     /** Policies whose weights are no longer their starting ones (a resumed run's trained policies): pushed to servers first. */
     readonly stale?: readonly string[];
+    /** In-process: adapters over one base in one stacked decoder (DecoderPoolOptions.stackAdapters; default true). */
+    readonly stackAdapters?: boolean;
   },
 ): Promise<MatchRuntime> {
-  if (!servers) return new DecoderPool(pool, { rows: options.rows, maxLen: options.maxLen, threads: options.threads, device: options.device });
+  if (!servers) return new DecoderPool(pool, { rows: options.rows, maxLen: options.maxLen, threads: options.threads, device: options.device, stackAdapters: options.stackAdapters });
   return HttpRuntime.open(pool, servers, { rows: options.rows, maxLen: options.maxLen, syncDir: servers.syncDir ?? join(options.out, SERVED_WEIGHTS_DIR), stale: options.stale ?? [] });
 }

@@ -54,6 +54,8 @@ export interface TrainRun {
   /** Awaited before every step: a paused run waits here (the engine never waits on viewers, only on this). */
   gate?: { wait(): Promise<void> };
   onStep?: (line: MetricsLine, total: number) => void;
+  /** Adapters over one base decode in one stacked decoder (default true); false: one decoder each (for comparison). */
+  stackAdapters?: boolean;
 }
 
 export interface TrainResult {
@@ -111,7 +113,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   // Servers are checked before anything else is built, so an unreachable one fails the run before it starts.
   const first = pool.policy(game.policies[0]);
   const stopTokens = [...new Set(game.policies.flatMap((name) => pool.policy(name).config.eosTokenIds))];
-  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, stale: checkpoint ? trainable : [] });
+  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters });
   const learners = new Map<string, PolicyLearner>();
   const settings = new Map<string, LearnerSettings>();
   for (const { spec, learner } of planned) {

@@ -1,6 +1,7 @@
 import { benchDecode, presetSummary, round, type DecodeBenchResult, type EngineBenchOptions } from './engine-bench.ts';
 import { benchResponsiveness, type ResponsivenessResult } from './responsiveness.ts';
 import { benchTrain } from './train-bench.ts';
+import { benchAdapters, type AdapterBenchResult } from './adapter-bench.ts';
 import { benchTorch, type TorchBaseline } from './torch-baseline.ts';
 
 export interface EngineReportOptions extends EngineBenchOptions {
@@ -14,10 +15,8 @@ export interface EngineReportOptions extends EngineBenchOptions {
 export type EngineBenchReport = DecodeBenchResult & ResponsivenessResult & {
   train_tok_s: number;
   train_step_ms: number;
-  /** The same step training a rank-16 LoRA adapter (all seven projections) over the frozen model. */
-  lora_train_tok_s: number;
-  lora_train_step_ms: number;
-  lora_over_full: number;
+  /** LoRA in the engine (adapter-bench.ts): two adapters decoded stacked on one base, and LoRA r=16 training against full fine-tuning. */
+  adapters: AdapterBenchResult;
   model_config: Record<string, unknown>;
   parameters: number;
   batch: number;
@@ -37,16 +36,13 @@ export async function benchEngine(options: EngineReportOptions): Promise<EngineB
   progress(`training, batch ${options.trainBatch} × ${options.trainLen}`);
   const trainOptions = { preset: options.preset, rows: options.trainBatch, cols: options.trainLen, threads: options.threads, steps: options.trainSteps, seed: options.seed };
   const train = await benchTrain(trainOptions);
-  progress(`LoRA r=16 training, batch ${options.trainBatch} × ${options.trainLen}`);
-  const lora = await benchTrain({ ...trainOptions, adapter: { r: 16 } });
+  const adapters = await benchAdapters({ ...options, onProgress: progress });
   progress(`this thread's timers during a generation in the worker and in-process, batch ${options.batch}`);
   const responsiveness = await benchResponsiveness(options);
   const report: EngineBenchReport = {
     ...decode,
     ...train,
-    lora_train_tok_s: lora.train_tok_s,
-    lora_train_step_ms: lora.train_step_ms,
-    lora_over_full: round(lora.train_tok_s / train.train_tok_s, 2),
+    adapters,
     ...responsiveness,
     ...presetSummary(options.preset),
     batch: options.batch,
@@ -71,6 +67,7 @@ export async function benchEngine(options: EngineReportOptions): Promise<EngineB
 }
 
 export function formatEngineBench(r: EngineBenchReport): string {
+  const a = r.adapters;
   const rows: Array<[string, string]> = [
     ['model', `${r.model_config.model_type} preset, ${(r.parameters / 1e6).toFixed(2)}M parameters, ${r.threads} threads`],
     [`solo decode, B=${r.batch}`, `${r.solo_decode_tok_s} tok/s`],
@@ -79,7 +76,9 @@ export function formatEngineBench(r: EngineBenchReport): string {
     ['tandem decode, B=1', `${r.tandem_decode_tok_s_b1} tok/s  (tandem/solo ${r.tandem_over_solo_b1})`],
     ['naive tandem prototype', `${r.naive_tandem_tok_s} tok/s  (batched tandem is ${r.tandem_over_naive}x faster)`],
     [`train, B=${r.train_batch} T=${r.train_len}`, `${r.train_tok_s} tok/s  (${r.train_step_ms} ms/step, fwd+bwd+AdamW)`],
-    [`LoRA r=16 train, same batch`, `${r.lora_train_tok_s} tok/s  (${r.lora_train_step_ms} ms/step; ${r.lora_over_full}x full fine-tuning)`],
+    [`two adapters, one base, B=${r.batch}`, `${a.two_adapters_decode_tok_s} tok/s  (${a.two_adapters_over_base}x the base's ${a.base_decode_tok_s}; ${a.stacked_over_apart}x a decoder per adapter)`],
+    ['adapter update, stacked', `${a.adapter_copy_ms} ms to re-copy one adapter (a stacked decode step: ${a.stacked_step_ms} ms)`],
+    [`LoRA r=16 vs full FT, B=${r.train_batch} T=${r.train_len}`, `${a.lora_train_step_ms} vs ${a.full_train_step_ms} ms/step interleaved (LoRA ${a.lora_over_full}x faster; AdamW ${a.lora_adamw_ms} vs ${a.full_adamw_ms} ms, forward ${a.forward_ms} ms)`],
     ['decode RSS growth', `${r.decode_rss_growth_mb} MB over repeated rollouts (caches ${r.cache_mb} MB)`],
     ['main-thread stall, decoding', `longest 5 ms timer gap ${r.worker_max_gap_ms} ms through the worker, ${r.in_process_max_gap_ms} ms in-process`],
   ];

@@ -1,7 +1,7 @@
 import { Graph, MS_DOMAIN, type Value } from '../onnx/graph.ts';
 import type { ModelConfig } from './config.ts';
 import { layerPrefix } from './weights.ts';
-import { graphTensorShapes, isAdapterTensor, loraName, loraScale } from './lora.ts';
+import { adapterShapes, graphTensorShapes, isAdapterTensor, loraName, loraScale } from './lora.ts';
 
 /**
  * How a graph gets its weights. 'inputs': every weight is a graph input by its Hugging Face name, fed zero-copy on
@@ -18,8 +18,10 @@ export interface DecodeGraphOptions {
   weights: WeightBinding;
   /**
    * Several adapters of the config's LoRA shape in one batch (S-LoRA/Punica-style serving): each adapter tensor is fed
-   * as a stack over the adapters, [N, r, in] and [N, out, r] (`stackAdapters`), and `adapter_index` [B] int64 names
-   * each row's adapter. The base's matmuls are shared by every row; each row's low-rank update uses its own adapter.
+   * as a stack over the N adapters, A as [N·r, in] and B as [out, N·r] (`stackAdapters`), and `adapter_index` [B] int64
+   * names each row's adapter. The base's matmuls are shared by every row; the low-rank update is two plain GEMMs over
+   * every adapter's ranks, x A_all^T masked per row to its own adapter's r columns (scaled by alpha / r) and then
+   * B_all^T, so N adapters cost N times one adapter's low-rank flops and no per-row gather of weights.
    * Inputs only (the stacks change with the adapters a batch holds).
    */
   adapterStack?: boolean;
@@ -55,7 +57,7 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
   const weights = new Map<string, Value>();
   const stacked = options.adapterStack === true && c.lora !== undefined;
   for (const [name, dims] of graphTensorShapes(c)) {
-    if (stacked && isAdapterTensor(name)) weights.set(name, g.input(name, 'float32', ['N', ...dims]));
+    if (stacked && isAdapterTensor(name)) weights.set(name, g.input(name, 'float32', name.endsWith('.lora_A.weight') ? ['NR', dims[1]] : [dims[0], 'NR']));
     else weights.set(name, options.weights === 'inputs' ? g.input(name, 'float32', dims) : g.externalInitializer(name, 'float32', dims, weightLocation(name)));
   }
   const adapterIndex = stacked ? g.input('adapter_index', 'int64', ['B']) : null;
@@ -77,14 +79,16 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
 
   const matmulT = (x: Value, weight: Value): Value => g.op1('FusedMatMul', [x, weight], { transB: 1 }, { domain: MS_DOMAIN });
   const scaling = c.lora ? g.scalar(loraScale(c.lora), 'float32') : null;
-  // y = x W^T (+ b) (+ (alpha/r) · (x A^T) B^T where an adapter wraps the projection).
+  const rowMask = adapterIndex && c.lora && scaling ? stackedRowMask(g, adapterIndex, w([...adapterShapes(c).keys()][0]), c.lora.r, scaling) : null;
+  // y = x W^T (+ b) (+ (alpha/r) · (x A^T) B^T where an adapter wraps the projection; with stacked adapters each row's own).
   const linear = (x: Value, name: string, bias: boolean): Value => {
     let y = matmulT(x, w(`${name}.weight`));
     const a = weights.get(loraName(name, 'A'));
     if (a && scaling) {
-      // One adapter: x A^T B^T. A stack: each row's A [r, in] and B [out, r] gathered by adapter_index, batched matmuls.
-      const perRow = (t: Value) => (adapterIndex ? g.op1('Gather', [t, adapterIndex], { axis: 0 }) : t);
-      y = g.op1('Add', [y, g.op1('Mul', [matmulT(matmulT(x, perRow(a)), perRow(w(loraName(name, 'B')))), scaling])]);
+      const b = w(loraName(name, 'B'));
+      // The scale (with stacked adapters, the row's mask) on the rank-r activations, as the training graph has it.
+      const update = matmulT(g.op1('Mul', [matmulT(x, a), rowMask ?? scaling]), b);
+      y = g.op1('Add', [y, update]);
     }
     return bias ? g.op1('Add', [y, w(`${name}.bias`)]) : y;
   };
@@ -153,4 +157,16 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
     g.output(g.op1('Squeeze', [g.op1('GatherElements', [logprobs, g.op1('Unsqueeze', [targets!, g.ints([2])])], { axis: 2 }), g.ints([2])]), 'target_logprobs');
   }
   return g;
+}
+
+/**
+ * [B, 1, N·r]: alpha / r on the r columns of each row's own adapter in a stack of N (`adapter_index`), 0 on the others.
+ * N·r is read off a stacked A's first dimension, so one graph takes any number of adapters.
+ */
+function stackedRowMask(g: Graph, adapterIndex: Value, stackedA: Value, r: number, scaling: Value): Value {
+  const ranks = g.op1('Squeeze', [g.op1('Shape', [stackedA], { start: 0, end: 1 }, { dtypes: ['int64'] }), g.ints([0])]);
+  const columns = g.op1('Range', [g.scalar(0, 'int64'), ranks, g.scalar(1, 'int64')]);
+  const owner = g.op1('Div', [columns, g.scalar(r, 'int64')]);
+  const own = g.op1('Equal', [g.op1('Unsqueeze', [adapterIndex, g.ints([1])]), g.op1('Unsqueeze', [owner, g.ints([0])])], {}, { dtypes: ['bool'] });
+  return g.op1('Unsqueeze', [g.op1('Mul', [g.op1('Cast', [own], { to: 1 }, { dtypes: ['float32'] }), scaling]), g.ints([1])]);
 }

@@ -70,19 +70,57 @@ export function adapterShapes(c: ModelConfig): Map<string, number[]> {
 export const isAdapterTensor = (name: string): boolean => name.endsWith('.lora_A.weight') || name.endsWith('.lora_B.weight');
 
 /**
- * Several adapters of one LoRA shape as the stacks a multi-adapter decode graph reads: per adapter tensor, the
- * adapters' copies one after another, [N, ...dims]. Adapter i is row index i of `adapter_index`.
+ * Several adapters of one LoRA shape as the stacks a multi-adapter decode graph reads: A as [N·r, in] (the adapters'
+ * A one after another) and B as [out, N·r] (adapter i's B in columns i·r … i·r + r − 1). Adapter i is row index i of
+ * `adapter_index`.
  */
 export function stackAdapters(c: ModelConfig, adapters: readonly Weights[]): Weights {
   const stacks: Weights = new Map();
-  for (const [name, dims] of adapterShapes(c)) {
-    const size = dims[0] * dims[1];
-    const data = new Float32Array(adapters.length * size);
-    adapters.forEach((adapter, i) => data.set(adapter.get(name)!.data, i * size));
-    stacks.set(name, { dims: [adapters.length, ...dims], data });
+  const N = adapters.length;
+  for (const [name, [rows, cols]] of adapterShapes(c)) {
+    const dims = name.endsWith('.lora_A.weight') ? [N * rows, cols] : [rows, N * cols];
+    stacks.set(name, { dims, data: new Float32Array(N * rows * cols) });
   }
+  adapters.forEach((adapter, i) => writeStackSlice(c, stacks, i, adapter));
   return stacks;
 }
+
+/** Copies one adapter's tensors into slot `index` of stacks made by stackAdapters (after its optimizer step). */
+export function writeStackSlice(c: ModelConfig, stacks: Weights, index: number, adapter: Weights): void {
+  for (const [name, [rows, cols]] of adapterShapes(c)) {
+    const source = adapter.get(name)!.data;
+    const stack = stacks.get(name)!;
+    if (name.endsWith('.lora_A.weight')) {
+      stack.data.set(source, index * rows * cols);
+      continue;
+    }
+    const width = stack.dims[1];
+    for (let o = 0; o < rows; o++) stack.data.set(source.subarray(o * cols, (o + 1) * cols), o * width + index * cols);
+  }
+}
+
+/**
+ * Why policies cannot be stacked in one multi-adapter batch, or null when they can: each must carry an adapter, all of
+ * one LoRA shape over one architecture, and read the same base arrays (one frozen base in memory, not equal copies).
+ */
+export function unstackableReason(policies: readonly { name: string; config: ModelConfig; weights: Weights }[]): string | null {
+  const [first, ...rest] = policies;
+  if (!first.config.lora) return `policy "${first.name}" has no adapter`;
+  const shape = JSON.stringify(first.config.lora);
+  const arch = (c: ModelConfig) => JSON.stringify({ ...baseConfig(c), raw: undefined, maxPositionEmbeddings: undefined });
+  for (const other of rest) {
+    if (!other.config.lora) return `policy "${other.name}" has no adapter`;
+    if (JSON.stringify(other.config.lora) !== shape) return `policies "${first.name}" and "${other.name}" have adapters of different shapes`;
+    if (arch(other.config) !== arch(first.config)) return `policies "${first.name}" and "${other.name}" have different architectures`;
+    for (const name of weightShapes(first.config).keys()) {
+      if (other.weights.get(name)?.data !== first.weights.get(name)?.data) return `policies "${first.name}" and "${other.name}" do not share one base (${name} differs)`;
+    }
+  }
+  return null;
+}
+
+/** Only the base's tensors of an adapted policy's weights (the arrays themselves). */
+export const baseOf = (c: ModelConfig, weights: Weights): Weights => new Map([...weightShapes(c).keys()].map((name) => [name, weights.get(name)!]));
 
 /** Every tensor a graph of this config reads: the base's, then the adapter's. */
 export const graphTensorShapes = (c: ModelConfig): Map<string, number[]> => new Map([...weightShapes(c), ...adapterShapes(c)]);

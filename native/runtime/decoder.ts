@@ -5,6 +5,8 @@ import { RotaryTables } from '../model/rotary-tables.ts';
 import { KvCaches } from './kv-cache.ts';
 import { architectureKey, openModelSession, resolveBinding, weightFeeds, type WeightBinding } from './model-session.ts';
 import { assertSharedTokenizer, type Policy } from './policy.ts';
+import { baseOf, stackAdapters, unstackableReason, writeStackSlice } from '../model/lora.ts';
+import type { Weights } from '../model/weights.ts';
 
 export interface DecoderOptions {
   /** Rows stepped together; caches are sized for it once. */
@@ -25,6 +27,14 @@ export interface DecoderOptions {
   device?: Device;
   /** How the weights reach onnxruntime (WeightBinding); default inputs on CPU, initializers on CUDA. */
   weights?: WeightBinding;
+  /**
+   * The policies are LoRA adapters of one shape over one shared base (unstackableReason): each row is written by one
+   * of them (its route, which must not change within a rollout), and every step is ONE run over all rows, the base's
+   * matmuls shared and each row's low-rank update taken from its own adapter (S-LoRA/Punica-style multi-adapter
+   * batching), with one set of caches. The adapters are copied into the stacks the graph reads; updatePolicy re-copies
+   * the one that changed. Weights as inputs only; no partner distributions (route null is refused).
+   */
+  stacked?: boolean;
 }
 
 export const LAZY_MAX_BATCH = 4;
@@ -66,6 +76,15 @@ interface Member {
 
 type Resolved = { batch: number; maxLen: number; threads: number; device: Device; lazy: boolean; weights: WeightBinding };
 
+/** A stacked decoder's adapters: the policies, their copies as the graph's stacks, and each row's adapter. */
+interface Stack {
+  policies: Policy[];
+  tensors: Weights;
+  adapterIndex: BigInt64Array;
+  /** Distributions' lookup per adapter: the row's place in the run's outputs, or -1. */
+  index: Int32Array[];
+}
+
 const EMPTY = new Float32Array(0);
 
 /**
@@ -82,6 +101,8 @@ export class Decoder {
   private readonly sessions = new Map<string, Session>();
   /** Bumped by updatePolicy so a policy whose weights are baked into a session ('initializers') gets a new one. */
   private generation = 0;
+  /** Set for a decoder of stacked adapters (DecoderOptions.stacked): its one member runs them all. */
+  private stack: Stack | null = null;
 
   private constructor(
     policies: readonly Policy[],
@@ -115,8 +136,15 @@ export class Decoder {
       lazy: sync === 'lazy' || (sync === 'auto' && options.batch <= LAZY_MAX_BATCH),
       weights: resolveBinding(options),
     };
-    const decoder = new Decoder(policies, resolved);
+    if (options.stacked) {
+      const why = unstackableReason(policies);
+      if (why) fail('INPUT_INVALID', `a decoder of stacked adapters: ${why}`, { policies: policies.map((p) => p.name) });
+      if (resolved.weights !== 'inputs') fail('INPUT_INVALID', 'a decoder of stacked adapters needs weights bound as inputs');
+    }
+    const decoder = new Decoder(options.stacked ? [policies[0]] : policies, resolved);
+    if (options.stacked) decoder.stack = { policies: [...policies], tensors: new Map(), adapterIndex: new BigInt64Array(resolved.batch), index: [] };
     try {
+      if (decoder.stack) decoder.restack(decoder.stack.policies);
       for (const member of decoder.members) await decoder.bind(member, member.policy);
     } catch (error) {
       await decoder.release();
@@ -128,19 +156,21 @@ export class Decoder {
   /** Points a member at `policy`: the session its architecture (or, baked in, its weights) needs, opened if new. */
   private async bind(member: Member, policy: Policy): Promise<void> {
     const baked = this.options.weights === 'initializers';
-    const key = baked ? `weights:${weightsId(policy)}:${this.generation}` : `architecture:${architectureKey(policy.config)}`;
+    const stacked = this.stack !== null;
+    const key = baked ? `weights:${weightsId(policy)}:${this.generation}` : `${stacked ? 'stacked' : 'architecture'}:${architectureKey(policy.config)}`;
     if (!this.sessions.has(key)) {
       const session = await openModelSession(policy.config, policy.weights, 'last', {
         threads: this.options.threads,
         device: this.options.device,
         weights: this.options.weights,
-        label: `decode(${policy.name})`,
+        label: stacked ? `decode(${this.stack!.policies.length} adapters)` : `decode(${policy.name})`,
+        adapterStack: stacked,
       });
       this.sessions.set(key, session);
     }
     member.policy = policy;
     member.sessionKey = key;
-    member.weightFeeds = baked ? {} : weightFeeds(policy.weights);
+    member.weightFeeds = baked ? {} : weightFeeds(stacked ? new Map([...baseOf(policy.config, policy.weights), ...this.stack!.tensors]) : policy.weights);
     for (const [other, session] of this.sessions) {
       if (!this.members.some((m) => m.sessionKey === other)) {
         this.sessions.delete(other);
@@ -150,7 +180,33 @@ export class Decoder {
   }
 
   get policies(): readonly Policy[] {
-    return this.members.map((m) => m.policy);
+    return this.stack ? this.stack.policies : this.members.map((m) => m.policy);
+  }
+
+  /** Whether this decoder runs stacked adapters (DecoderOptions.stacked). */
+  get stacked(): boolean {
+    return this.stack !== null;
+  }
+
+  /**
+   * A stacked decoder's adapters replaced by `policies` (more, fewer or reordered; same base and shape): the stacks are
+   * copied afresh, the session and caches kept (the graph takes any number of adapters).
+   */
+  async setStackedPolicies(policies: readonly Policy[]): Promise<void> {
+    if (!this.stack) return fail('INPUT_INVALID', 'setStackedPolicies: this decoder does not stack adapters');
+    const why = unstackableReason([this.members[0].policy, ...policies]);
+    if (why) fail('INPUT_INVALID', `a decoder of stacked adapters: ${why}`, { policies: policies.map((p) => p.name) });
+    this.restack(policies);
+    const member = this.members[0];
+    member.weightFeeds = weightFeeds(new Map([...baseOf(member.policy.config, member.policy.weights), ...this.stack!.tensors]));
+  }
+
+  private restack(policies: readonly Policy[]): void {
+    const stack = this.stack!;
+    const config = this.members[0].policy.config;
+    stack.policies = [...policies];
+    stack.tensors = stackAdapters(config, policies.map((p) => p.weights));
+    stack.index = policies.map(() => new Int32Array(this.batch));
   }
 
   get batch(): number {
@@ -180,6 +236,13 @@ export class Decoder {
   async updatePolicy(index: number, policy: Policy): Promise<void> {
     const policies = this.policies.map((p, i) => (i === index ? policy : p));
     assertSharedTokenizer(policies);
+    if (this.stack) {
+      const why = unstackableReason([this.members[0].policy, policy]);
+      if (why) fail('INPUT_INVALID', `a decoder of stacked adapters: ${why}`, { policy: policy.name });
+      writeStackSlice(policy.config, this.stack.tensors, index, policy.weights);
+      this.stack.policies[index] = policy;
+      return;
+    }
     const member = this.members[index];
     if (member.policy.config.numLayers !== policy.config.numLayers || member.policy.config.numKvHeads !== policy.config.numKvHeads || member.policy.config.headDim !== policy.config.headDim) {
       fail('INPUT_INVALID', `updatePolicy: policy "${policy.name}" has a different KV cache shape than "${member.policy.name}"`);
@@ -242,6 +305,7 @@ export class Decoder {
    * runs).
    */
   private async flush(route: Route): Promise<Distributions> {
+    if (this.stack) return this.flushStacked(route, this.stack);
     const { batch } = this.options;
     const probs: Float32Array[] = [];
     for (const [m, member] of this.members.entries()) {
@@ -266,12 +330,41 @@ export class Decoder {
     return new Distributions(probs, this.members.map((member) => member.rowIndex), this.vocabSize);
   }
 
+  /** A stacked decoder's step: one run over every row with work, each row through its own adapter (its route). */
+  private async flushStacked(route: Route, stack: Stack): Promise<Distributions> {
+    if (route === null) return fail('INPUT_INVALID', 'a decoder of stacked adapters writes each row with one adapter: it has no partner distributions to give');
+    const { batch } = this.options;
+    const member = this.members[0];
+    const chunks: number[][] = [];
+    const rows: bigint[] = [];
+    for (const index of stack.index) index.fill(-1);
+    for (let row = 0; row < batch; row++) {
+      const author = route[row];
+      const owed = author >= 0;
+      const queue = member.pending[row];
+      if (owed && author >= stack.policies.length) fail('INPUT_INVALID', `row ${row} is routed to adapter ${author} of ${stack.policies.length}`, { row });
+      if (owed && queue.length === 0) fail('INPUT_INVALID', `adapter ${author} was asked again about row ${row} with no new token`, { row });
+      chunks.push(owed || !this.options.lazy ? queue.splice(0) : []);
+      if (owed) {
+        stack.adapterIndex[row] = BigInt(author);
+        stack.index[author][row] = rows.length;
+        rows.push(BigInt(row));
+      }
+    }
+    // As in flush: a lone row is projected twice, so its distribution does not depend on how many rows have work.
+    if (rows.length === 1 && batch > 1) rows.push(rows[0]);
+    const S = Math.max(0, ...chunks.map((c) => c.length));
+    const probs = S > 0 ? await this.run(member, chunks, S, BigInt64Array.from(rows)) : EMPTY;
+    return new Distributions(stack.policies.map(() => probs), stack.index, this.vocabSize);
+  }
+
   /** One run of a member's graph over its chunks; writes the new keys and values into its caches. */
   private async run(member: Member, chunks: number[][], S: number, rows: BigInt64Array): Promise<Float32Array> {
     const { numLayers } = member.policy.config;
     const outputs = ['probs'];
     for (let layer = 0; layer < numLayers; layer++) outputs.push(newKvName(layer, 'key'), newKvName(layer, 'value'));
-    const feeds = { ...member.weightFeeds, ...this.memberFeeds(member, chunks, S), rows: { dtype: 'int64', dims: [rows.length], data: rows } as HostTensor };
+    const feeds: Feeds = { ...member.weightFeeds, ...this.memberFeeds(member, chunks, S), rows: { dtype: 'int64', dims: [rows.length], data: rows } as HostTensor };
+    if (this.stack) feeds.adapter_index = { dtype: 'int64', dims: [this.batch], data: this.stack.adapterIndex };
     const result = await this.sessions.get(member.sessionKey)!.run(feeds, outputs);
     const counts = Int32Array.from(chunks, (c) => c.length);
     let slot = 0;

@@ -5,7 +5,7 @@ import type { Value } from '../onnx/graph.ts';
 import type { Tape } from './tape.ts';
 import { ropeGraphTables } from './rope.ts';
 import { gatherRows } from './ops/gather-rows.ts';
-import { linear } from './ops/linear.ts';
+import { linear, linearOnto } from './ops/linear.ts';
 import { rmsnorm } from './ops/rmsnorm.ts';
 import { rotary } from './ops/rotary.ts';
 import { swiglu } from './ops/swiglu.ts';
@@ -67,7 +67,8 @@ export function buildNetwork(tape: Tape, config: ModelConfig, inputIds: Value, o
     const y = linear(tape, x, w(`${name}.weight`), wOpt(`${name}.bias`));
     const a = wOpt(loraName(name, 'A'));
     if (!a || !scaling) return y;
-    return tape.add(y, tape.scale(linear(tape, linear(tape, x, a), w(loraName(name, 'B'))), scaling));
+    // The scale on the rank-r activations, and B's product accumulated onto the base's in its Gemm: no extra pass over [N, out].
+    return linearOnto(tape, tape.scale(linear(tape, x, a), scaling), w(loraName(name, 'B')), y);
   };
 
   const batchShape = g.op1('Shape', [inputIds], {}, { dtypes: ['int64'] });

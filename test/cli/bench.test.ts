@@ -21,6 +21,11 @@ describe('ludus bench engine', () => {
       expect(typeof report.decode_rss_growth_mb).toBe('number');
       expect(report.senior_share).toBeGreaterThan(0);
       expect(report.senior_share).toBeLessThan(1);
+      for (const key of ['base_decode_tok_s', 'two_adapters_decode_tok_s', 'two_adapters_apart_tok_s', 'full_train_step_ms', 'lora_train_step_ms', 'forward_ms']) {
+        expect(report.adapters[key], key).toBeGreaterThan(0);
+      }
+      expect(report.adapters.two_adapters_over_base).toBeCloseTo(report.adapters.two_adapters_decode_tok_s / report.adapters.base_decode_tok_s, 1);
+      expect(report.adapters.lora_trained_params).toBeLessThan(report.adapters.full_trained_params);
     });
   });
 
@@ -29,6 +34,7 @@ describe('ludus bench engine', () => {
       const result = await runLudus(['bench', 'engine', '--preset', 'qwen3-micro', '--batch', '2', '--new-tokens', '4', '--naive-rows', '1', '--train-batch', '1', '--train-len', '8', '--train-steps', '1', '--rss-rollouts', '1', '--torch', 'off']);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/tandem decode, B=2\s+[\d.]+ tok\/s/);
+      expect(result.stdout).toMatch(/two adapters, one base, B=2\s+[\d.]+ tok\/s/);
     });
   });
 

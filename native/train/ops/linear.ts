@@ -12,3 +12,17 @@ export function linear(tape: Tape, x: Value, weight: Value, bias?: Value): Value
   ]);
   return y;
 }
+
+/**
+ * y = c + x W^T in one Gemm (C as the accumulator, beta 1), for x [N, in], W [out, in] and c [N, out]: a LoRA
+ * update added onto its base projection without a separate Add over [N, out] forward or backward.
+ */
+export function linearOnto(tape: Tape, x: Value, weight: Value, c: Value): Value {
+  const y = tape.op1('Gemm', [x, weight, c], { transB: 1 });
+  tape.record([x, weight, c], [y], ([gy]) => [
+    tape.needsGrad(x) ? tape.op1('Gemm', [gy!, weight]) : null,
+    tape.needsGrad(weight) ? tape.op1('Gemm', [gy!, x], { transA: 1 }) : null,
+    gy!,
+  ]);
+  return y;
+}
