@@ -173,17 +173,19 @@ function answerOf(match: PlayedMatch, grade: Grader, problemTokens: number): Ans
 }
 
 /**
- * A paired one-sided t-test (H1: `model` is higher) on per-problem unbiased pass@k, pairing problems by id: a cascade
- * against a single model or another cascade (each given as correct counts out of its own n).
+ * A paired one-sided t-test (H1: `model` is higher) on per-problem unbiased pass@k (the other's at `otherK`: pass@2 of
+ * a one-pass model spends the cascade's two generations), pairing problems by id: a cascade against a single model or
+ * another cascade (each given as correct counts out of its own n).
  */
 export function pairedPassTest(
   model: { readonly n: number; readonly perProblem: readonly { readonly id: string; readonly correct: number }[] },
   other: { readonly n: number; readonly perProblem: readonly { readonly id: string; readonly correct: number }[] },
   k = 1,
+  otherK = k,
 ): PairedTest {
   const others = new Map(other.perProblem.map((p) => [p.id, p.correct]));
-  const pairs = model.perProblem.flatMap((p) => (others.has(p.id) ? [[passAtK(model.n, p.correct, k), passAtK(other.n, others.get(p.id)!, k)] as const] : []));
+  const pairs = model.perProblem.flatMap((p) => (others.has(p.id) ? [[passAtK(model.n, p.correct, k), passAtK(other.n, others.get(p.id)!, otherK)] as const] : []));
   if (pairs.length < 2) fail('INPUT_INVALID', `a paired test needs at least 2 shared problems (got ${pairs.length})`);
   const t = pairedTTest(pairs.map(([a]) => a), pairs.map(([, b]) => b), 'greater');
-  return { metric: `pass@${k}`, alternative: 'greater', mean_diff: t.mean_diff, statistic: t.statistic, df: t.df, p: t.p, n: t.n };
+  return { metric: otherK === k ? `pass@${k}` : `pass@${k} vs pass@${otherK}`, alternative: 'greater', mean_diff: t.mean_diff, statistic: t.statistic, df: t.df, p: t.p, n: t.n };
 }
