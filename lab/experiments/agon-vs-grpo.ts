@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Catalog } from '../../core/catalog.ts';
 import { fail } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
+import type { SequentialProtocol } from '../../core/protocols/sequential.ts';
 import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
 import { checkpointPolicyDir, train } from '../../engine/trainer/trainer.ts';
@@ -13,7 +14,6 @@ import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { graderForTask, taskByName } from '../../plugins/tasks/registry.ts';
-import { AgonKnobsSchema } from '../../games/agon/agon.ts';
 import { evaluateCascade, pairedPassTest, type CascadeEvalResult } from '../eval/cascade-eval.ts';
 import { evaluate } from '../eval/evaluate.ts';
 import type { EvalReport, PairedTest } from '../eval/report-types.ts';
@@ -90,8 +90,9 @@ export async function runAgonVsGrpo(run: AgonExperimentRun): Promise<AgonExperim
   const { config } = run;
   const base = resolveModelDir(config.model, config.task);
   const grader = (config.train.grader as string | undefined) ?? graderForTask(config.task) ?? 'math';
-  const knobs = parseConfig(AgonKnobsSchema, config.knobs, 'experiment agon knobs');
-  const configs = Object.fromEntries(AGON_ARMS.map((arm) => [arm, armConfig(config, arm, grader, knobs.turnTokens)])) as Record<AgonArm, TrainConfig>;
+  // The agon turn cap (the game's, after its defaults): every generation of every model is capped there.
+  const turnTokens = Math.max(...(gameFor(run.catalog, { game: 'agon', grader, knobs: config.knobs }).protocol as SequentialProtocol<string, unknown>).turns.map((turn) => turn.maxTokens));
+  const configs = Object.fromEntries(AGON_ARMS.map((arm) => [arm, armConfig(config, arm, grader, turnTokens)])) as Record<AgonArm, TrainConfig>;
   await mkdir(out, { recursive: true });
   await writeFileAtomically(join(out, 'experiment.json'), `${JSON.stringify(config, null, 2)}\n`);
   const costs = new PhaseCosts(join(out, COSTS_FILE));
@@ -131,7 +132,7 @@ export async function runAgonVsGrpo(run: AgonExperimentRun): Promise<AgonExperim
   const trainedBy = (dir: string) => arms.find((arm) => dir.startsWith(`${arm.dir}/`))?.config ?? null;
   const rows: Partial<Record<AgonRow, AgonRowResult>> = {};
   for (const row of AGON_ROWS) {
-    const key = { row, task: config.task, seed: config.seed, eval: config.eval, grader, knobs };
+    const key = { row, task: config.task, seed: config.seed, eval: config.eval, grader, knobs: config.knobs, turnTokens };
     const single = singles[row];
     if (single !== undefined) {
       const report = await cachedPhase(costs, out, `eval ${row}`, { ...key, dir: single, trained: trainedBy(single) }, async () =>
@@ -145,7 +146,7 @@ export async function runAgonVsGrpo(run: AgonExperimentRun): Promise<AgonExperim
           grade,
           temperature: config.eval.temperature,
           topP: 1,
-          maxNewTokens: knobs.turnTokens,
+          maxNewTokens: turnTokens,
           stopTokens: basePolicy.policy.config.eosTokenIds,
           batch: config.eval.batch * config.eval.samples,
           seed: config.seed,
@@ -185,7 +186,7 @@ export async function runAgonVsGrpo(run: AgonExperimentRun): Promise<AgonExperim
     const b = rows[other];
     return a && b ? [{ model, other, other_k: k, ...pairedPassTest(perProblemOf(a), perProblemOf(b), 1, k) }] : [];
   });
-  const result = { out, base, arms, rows, tests, turnTokens: knobs.turnTokens, costs: await costs.all() };
+  const result = { out, base, arms, rows, tests, turnTokens, costs: await costs.all() };
   const report = await writeAgonReport(result, config, { machine: `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'})` });
   return { ...result, report };
 }
