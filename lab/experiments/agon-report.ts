@@ -11,6 +11,7 @@ import { svgToPng } from '../reports/plots/rasterize.ts';
 import type { Figure } from '../reports/report-plots.ts';
 import { AGON_ROWS, ROW_LABELS, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
 import type { AgonExperimentResult, AgonRowResult } from './agon-vs-grpo.ts';
+import { costTable } from './tango-report.ts';
 
 export const AGON_REPORT = 'report.md';
 
@@ -195,13 +196,4 @@ async function trainingTable(result: Result): Promise<string> {
     rows.push([arm.arm, String(lines.length), arm.arm === 'grpo' ? '–' : trend('drafter'), trend(answering(arm.arm)), lines.reduce((a, l) => a + l.seconds, 0).toFixed(0)]);
   }
   return `${markdownTable(['run', 'steps', 'drafter correct, first → last 5 steps', 'answer correct (challenger; GRPO its own), first → last 5', 'training wall (s)'], rows)}\n\n(Each run's metrics.jsonl and transcripts.jsonl are in its directory; \`npx ludus serve --runs DIR\` replays its matches.)`;
-}
-
-function costTable(result: Result, environment: { machine: string }): string {
-  const ran = result.costs.filter((c) => c.status === 'ran');
-  const rows = ran.map((c) => [c.phase, (c.wall_s / 60).toFixed(1), (c.cpu_s / 60).toFixed(1), (c.cpu_s / Math.max(c.wall_s, 1e-9)).toFixed(2), `${c.load_before[0]} → ${c.load_after[0]}`]);
-  const wall = ran.reduce((a, c) => a + c.wall_s, 0);
-  const cpu = ran.reduce((a, c) => a + c.cpu_s, 0);
-  rows.push(['total', (wall / 60).toFixed(1), (cpu / 60).toFixed(1), (cpu / Math.max(wall, 1e-9)).toFixed(2), '']);
-  return `${environment.machine}, shared with other jobs: the load average (1 min) at each phase's start and end says how much of the machine this run had.\n\n${markdownTable(['phase', 'wall (min)', 'CPU (min)', 'cores used', 'load avg'], rows)}`;
 }
