@@ -198,6 +198,27 @@ describe('the viewer page in Chromium', () => {
 });
 
 describe('the viewer page in Chromium, on Agon', () => {
+  describe('having a live agon match (ludus match)', () => {
+    it('should lay draft and challenge side by side as they are decoded and show, once the draft ends, the summary the challenger reads and the withheld answer', async () => {
+      const served = await serveLudus(['match', 'agon', '--model', 'default', '--port', '0', '--pace', '5', '--threads', '1']);
+      try {
+        const { page } = await open(served.url);
+        await page.waitForSelector('#transcript .tok');
+        await expect(page.locator('#transcript').getAttribute('class')).resolves.toContain('side-by-side');
+        await page.waitForSelector('#outcome:has-text("finished")', { timeout: 60_000 });
+        const draft = (await page.locator('.turn[data-turn="0"] .tok').allTextContents()).join('');
+        const { summary, answer } = withheldSummary(draft, { maskMentions: true });
+        await expect(page.locator('.turn[data-turn="0"] .read-summary-text').textContent()).resolves.toBe(summary);
+        await expect(page.locator('.turn[data-turn="0"] .withheld-answer').getAttribute('data-withheld')).resolves.toBe(answer ?? '');
+        const [draftBox, challengeBox] = await Promise.all([page.locator('.turn[data-turn="0"]').boundingBox(), page.locator('.turn[data-turn="1"]').boundingBox()]);
+        expect(challengeBox!.x).toBeGreaterThan(draftBox!.x + draftBox!.width - 1);
+        await page.close();
+      } finally {
+        await served.stop();
+      }
+    });
+  });
+
   describe('having a recorded agon run (ludus serve --runs)', () => {
     const dirs: string[] = [];
     afterAll(async () => {
