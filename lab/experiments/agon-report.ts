@@ -34,6 +34,12 @@ interface RowView {
   readonly prefill?: Estimate;
 }
 
+/** A row's correct answers per problem, out of its n. */
+export function perProblemOf(row: AgonRowResult): { n: number; perProblem: { id: string; correct: number }[] } {
+  if (row.kind === 'cascade') return { n: row.result.samples, perProblem: row.result.per_problem.map(({ id, correct }) => ({ id, correct })) };
+  return { n: row.report.capability!.samples, perProblem: row.report.per_problem.map((p) => ({ id: p.id, correct: p.capability_correct ?? 0 })) };
+}
+
 function view(row: AgonRowResult): RowView {
   if (row.kind === 'cascade') {
     const r = row.result;
@@ -66,6 +72,7 @@ export async function writeAgonReport(result: Result, config: AgonExperimentConf
     notes(result, config),
     `## pass@k on ${config.eval.problems} test problems × ${config.eval.samples} answers (T = ${config.eval.temperature})`,
     mainTable(rows),
+    identicalRows(result),
     ...figures.slice(0, 1).map((f) => `![${f.caption}](${f.name}.png)\n\n*${f.caption}*`),
     `## Paired tests`,
     testsTable(result),
@@ -196,4 +203,23 @@ async function trainingTable(result: Result): Promise<string> {
     rows.push([arm.arm, String(lines.length), arm.arm === 'grpo' ? '–' : trend('drafter'), trend(answering(arm.arm)), lines.reduce((a, l) => a + l.seconds, 0).toFixed(0)]);
   }
   return `${markdownTable(['run', 'steps', 'drafter correct, first → last 5 steps', 'answer correct (challenger; GRPO its own), first → last 5', 'training wall (s)'], rows)}\n\n(Each run's metrics.jsonl and transcripts.jsonl are in its directory; \`npx ludus serve --runs DIR\` replays its matches.)`;
+}
+
+/**
+ * Rows that answered every problem alike (the same correct counts, and for cascades the same draft counts): on the same
+ * seeds, models whose training did not change what they sample. Said outright, so a reader does not take their equal
+ * numbers for equal skill reached separately.
+ */
+function identicalRows(result: Result): string {
+  const groups = new Map<string, AgonRow[]>();
+  for (const row of AGON_ROWS) {
+    const r = result.rows[row];
+    if (!r) continue;
+    const drafts = r.kind === 'cascade' ? r.result.per_problem.map((p) => p.draft_correct) : [];
+    const key = JSON.stringify([r.kind, perProblemOf(r).perProblem.map((p) => [p.id, p.correct]), drafts]);
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  const same = [...groups.values()].filter((rows) => rows.length > 1);
+  if (same.length === 0) return 'No two models answered every problem alike.';
+  return `Answered every problem exactly alike (per-problem correct answers${same.some((rows) => result.rows[rows[0]]?.kind === 'cascade') ? ' and drafts' : ''}, same seeds): ${same.map((rows) => rows.map((row) => ROW_LABELS[row]).join(' = ')).join('; ')}. Their training did not change what they sample here, so their equal numbers say nothing about the differences between their games.`;
 }

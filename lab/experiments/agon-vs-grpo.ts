@@ -19,7 +19,7 @@ import { evaluate } from '../eval/evaluate.ts';
 import type { EvalReport, PairedTest } from '../eval/report-types.ts';
 import { readCached, writeCached } from './cached-json.ts';
 import { AGON_ARMS, AGON_ROWS, ARM_KNOBS, type AgonArm, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
-import { writeAgonReport } from './agon-report.ts';
+import { perProblemOf, writeAgonReport } from './agon-report.ts';
 import { ProgressTracker, type ExperimentProgress } from './experiment-progress.ts';
 import { cachedPhase, measured, PhaseCosts, type PhaseCost, COSTS_FILE } from './tango-vs-grpo.ts';
 
@@ -189,12 +189,6 @@ export async function runAgonVsGrpo(run: AgonExperimentRun): Promise<AgonExperim
   const result = { out, base, arms, rows, tests, turnTokens, costs: await costs.all() };
   const report = await writeAgonReport(result, config, { machine: `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'})` });
   return { ...result, report };
-}
-
-/** A row's correct answers per problem, out of its n. */
-export function perProblemOf(row: AgonRowResult): { n: number; perProblem: { id: string; correct: number }[] } {
-  if (row.kind === 'cascade') return { n: row.result.samples, perProblem: row.result.per_problem.map(({ id, correct }) => ({ id, correct })) };
-  return { n: row.report.capability!.samples, perProblem: row.report.per_problem.map((p) => ({ id: p.id, correct: p.capability_correct ?? 0 })) };
 }
 
 /**

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { composePlugins } from '../../../cli/composition/compose.ts';
 import { parseConfig } from '../../../core/parse-config.ts';
 import { AGON_ROWS, AgonExperimentConfigSchema, type AgonExperimentConfigInput } from '../../../lab/experiments/agon-experiment-config.ts';
-import { perProblemOf, runAgonVsGrpo } from '../../../lab/experiments/agon-vs-grpo.ts';
+import { perProblemOf } from '../../../lab/experiments/agon-report.ts';
+import { runAgonVsGrpo } from '../../../lab/experiments/agon-vs-grpo.ts';
 import { expectConfigInvalid } from '../../support/errors.ts';
 
 /** Every run and every evaluation at the smallest size that exercises them: 1 step, 3 test problems, 2 answers each. */
@@ -49,6 +50,13 @@ describe('runAgonVsGrpo', () => {
       for (const t of first.tests) expect(t.n).toBe(3);
       const report = await readFile(first.report, 'utf8');
       for (const heading of ['## pass@k', '## Paired tests', '## Ablations (§5)', '## Trace lengths per stage', '## Training']) expect(report).toContain(heading);
+      // Rows that answered alike are named as such: here Agon's A drafts in the cooperative run too, after one step.
+      const alike = (a: (typeof AGON_ROWS)[number], b: (typeof AGON_ROWS)[number]) => {
+        const [x, y] = [first.rows[a]!, first.rows[b]!];
+        return x.kind === 'cascade' && y.kind === 'cascade' && JSON.stringify(x.result.per_problem) === JSON.stringify(y.result.per_problem);
+      };
+      if (alike('agon', 'cooperative')) expect(report).toMatch(/Answered every problem exactly alike[^\n]*Agon cascade A → B = [^\n]*cooperative exchange A → B/);
+      else expect(report).not.toMatch(/Agon cascade A → B = [^\n;]*cooperative exchange/);
       for (const figure of ['pass-at-k', 'training-correct']) expect((await stat(join(out, `${figure}.png`))).size).toBeGreaterThan(0);
 
       const again = await run(out);
