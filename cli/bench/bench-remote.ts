@@ -9,10 +9,18 @@ import type { MatchRuntime, RolloutCall } from '../../engine/match/runtime.ts';
 import { PolicyPool } from '../../engine/policies/policy-pool.ts';
 import { HttpRuntime } from '../../engine/remote/http-runtime.ts';
 import { median } from '../../native/bench/engine-bench.ts';
-import { RolloutServersSchema } from '../../engine/remote/remote-config.ts';
+import { RolloutServersSchema, TrainerServerSchema } from '../../engine/remote/remote-config.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import { wordBoundary } from '../../plugins/tokenizers/word-boundary.ts';
 import { startModelServer } from '../../server/model-server/model-server.ts';
+import { startTrainerServer } from '../../server/trainer-server/trainer-server.ts';
+import { Rng } from '../../core/rng.ts';
+import { RemoteLearner } from '../../engine/remote/remote-learner.ts';
+import { fingerprint } from '../../engine/remote/trainer-wire.ts';
+import type { TrainingBackend } from '../../engine/trainer/training-backend.ts';
+import { Learner } from '../../native/train/learner.ts';
+import { resolveModelDir } from '../../plugins/policies/default-model.ts';
+import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 
 export interface RemoteBenchOptions {
   /** Model directory both policies start from, or 'default'. */
@@ -27,6 +35,8 @@ export interface RemoteBenchOptions {
   /** Interleaved repeats; medians are reported. */
   readonly repeats: number;
   readonly threads: number;
+  /** Timed optimizer steps of the trainer-API comparison, interleaved with the in-process learner's. */
+  readonly trainSteps: number;
   readonly onProgress?: (label: string) => void;
 }
 
@@ -48,6 +58,11 @@ export interface RemoteBenchReport {
   readonly solo: { readonly inProcessTokS: number; readonly httpTokS: number; readonly httpOverInProcess: number };
   /** Tandem's word handoff (p, K of the paper): in-process co-decoding against span-and-cut over HTTP. */
   readonly tandem: { readonly inProcessTokS: number; readonly bySpan: readonly SpanRun[] };
+  /**
+   * One policy-gradient step (rows × tokens) by the in-process learner against the same step through `ludus
+   * serve-trainer` on loopback (forward_backward, optim_step, save_weights_for_sampler with the weights back).
+   */
+  readonly trainer: { readonly parameters: number; readonly inProcessMs: number; readonly apiMs: number; readonly apiOverInProcess: number; readonly identical: boolean };
 }
 
 /**
@@ -106,6 +121,8 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
       tandemRates.local.push(await rate(local, repeat, true));
       for (const span of options.spans) tandemRates.bySpan.get(span)!.push(await rate(await http(span), repeat, true));
     }
+    progress(`trainer API: ${options.trainSteps} steps in-process and through ludus serve-trainer, interleaved`);
+    const trainer = await benchTrainer(options);
     const solo = { inProcessTokS: median(soloRates.local), httpTokS: median(soloRates.http) };
     const tandemLocal = median(tandemRates.local);
     return {
@@ -126,6 +143,7 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
           };
         }),
       },
+      trainer,
     };
   } finally {
     for (const runtime of remote.values()) await runtime.release();
@@ -135,8 +153,50 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
   }
 }
 
+/** The trainer API's cost: the same steps on two copies of the model, one learner in-process, one behind serve-trainer. */
+async function benchTrainer(options: RemoteBenchOptions): Promise<RemoteBenchReport['trainer']> {
+  const dir = resolveModelDir(options.model, options.task);
+  const [mine, theirs] = [(await loadPolicy(dir)).policy, (await loadPolicy(dir)).policy];
+  const learnerConfig = { objective: 'policy-gradient' as const, optimizer: { lr: 1e-4 }, threads: options.threads };
+  const local = await Learner.create(mine.config, mine.weights, learnerConfig);
+  const server = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: options.threads, task: options.task });
+  try {
+    const remote = await RemoteLearner.open(TrainerServerSchema.parse({ url: server.url }), { policy: theirs, baseModel: dir, task: options.task, learner: learnerConfig });
+    const rng = new Rng(7);
+    const { rows, tokens: cols } = options;
+    const vocab = mine.config.vocabSize;
+    const batch = {
+      rows,
+      cols,
+      inputIds: Int32Array.from({ length: rows * cols }, () => rng.int(vocab)),
+      targets: Int32Array.from({ length: rows * cols }, () => rng.int(vocab)),
+      lossMask: Float32Array.from({ length: rows * cols }, (_, i) => (i % cols >= cols / 4 ? 1 : 0)),
+      advantages: Float32Array.from({ length: rows }, () => rng.normal()),
+    };
+    const oldLogprobs = await local.score(batch);
+    const timed = async (learner: TrainingBackend) => {
+      const started = performance.now();
+      await learner.step({ ...batch, oldLogprobs });
+      return performance.now() - started;
+    };
+    await timed(local);
+    await timed(remote);
+    const times = { local: [] as number[], remote: [] as number[] };
+    for (let step = 0; step < options.trainSteps; step++) {
+      times.local.push(await timed(local));
+      times.remote.push(await timed(remote));
+    }
+    await remote.release();
+    const [inProcessMs, apiMs] = [median(times.local), median(times.remote)];
+    return { parameters: [...local.trainable.values()].reduce((n, t) => n + t.data.length, 0), inProcessMs, apiMs, apiOverInProcess: inProcessMs / apiMs, identical: fingerprint(mine.weights) === fingerprint(theirs.weights) };
+  } finally {
+    await local.release();
+    await server.close();
+  }
+}
+
 export function formatRemoteBench(report: RemoteBenchReport): string {
-  const { workload: w, solo, tandem } = report;
+  const { workload: w, solo, tandem, trainer } = report;
   return [
     `remote bench: ${w.model}, ${w.rows} rows × ${w.tokens} tokens, median of ${w.repeats}, ${w.threads} threads, ludus serve-model on loopback (load average ${w.loadAverage.toFixed(1)})`,
     `  solo, in-process decoders        ${solo.inProcessTokS.toFixed(0)} tok/s`,
@@ -146,6 +206,8 @@ export function formatRemoteBench(report: RemoteBenchReport): string {
       (run) =>
         `  tandem, HTTP span-and-cut, spans of ${run.spanTokens}: ${run.tokS.toFixed(0)} tok/s   HTTP / in-process ${run.overInProcess.toFixed(2)}   wasted ${(100 * run.wastedFraction).toFixed(1)}% of generated tokens, ${run.requestsPerRow.toFixed(1)} requests a row, ${run.resentPerKept.toFixed(1)} prefix tokens re-sent per kept token`,
     ),
+    `  learner step (${w.rows} rows × ${w.tokens} tokens, ${trainer.parameters} parameters), in-process ${trainer.inProcessMs.toFixed(0)} ms`,
+    `  learner step through the trainer API (serve-trainer on loopback) ${trainer.apiMs.toFixed(0)} ms   API / in-process (throughput) ${trainer.apiOverInProcess.toFixed(2)}   weights ${trainer.identical ? 'bit-identical' : 'DIFFER'} after every step`,
     '',
   ].join('\n');
 }

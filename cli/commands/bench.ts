@@ -116,19 +116,21 @@ export function register(program: Command): void {
     });
   bench
     .command('remote')
-    .description('rollouts through `ludus serve-model` on loopback against the in-process decoders, same rows: solo, and tandem co-written by span-and-cut with the tokens it throws away')
+    .description('rollouts through `ludus serve-model` on loopback against the in-process decoders, same rows: solo, and tandem co-written by span-and-cut with the tokens it throws away; and learner steps through `ludus serve-trainer` against the in-process learner')
     .option('--model <dir>', "model both policies start from, or 'default' (the shipped base)", 'default')
     .option('--task <name>', 'task the prompts come from', 'arithmetic')
     .option('--rows <n>', 'rows per call (decoder and server batch)', (v) => Number(v), 16)
     .option('--tokens <n>', 'tokens per row', (v) => Number(v), 128)
     .option('--spans <list>', 'span lengths of span-and-cut measured, comma-separated', '2,4,8')
     .option('--repeats <n>', 'interleaved repeats; medians are reported', (v) => Number(v), 3)
+    .option('--train-steps <n>', 'timed learner steps (rows × tokens) in-process and through the trainer API, interleaved; medians are reported', (v) => Number(v), 5)
     .addOption(threadsOption(2))
     .addOption(forceThreadsOption())
     .option('--json', 'print one JSON line')
     .action(async (opts) => {
       const spans = String(opts.spans).split(',').map((v) => Number(v.trim()));
       if (spans.some((span) => !Number.isInteger(span) || span < 1)) fail('INPUT_INVALID', `--spans must list positive integers, got "${opts.spans}"`, { flag: 'spans' });
+      if (!Number.isInteger(opts.trainSteps) || opts.trainSteps < 1) fail('INPUT_INVALID', `--train-steps must be a positive integer, got "${opts.trainSteps}"`, { flag: 'train-steps' });
       const report = await benchRemote({ ...opts, spans, onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatRemoteBench(report));
     });
@@ -167,7 +169,7 @@ export function register(program: Command): void {
     });
   bench
     .command('tournament')
-    .description('a round-robin of N distinct checkpoints on short solo matches (loaded as they play, every entrant one batch) against one policy playing as many matches in batches of the same width; peak RSS of each')
+    .description('a round-robin of N distinct checkpoints, and one of N distinct rank-16 adapters on one base, on short solo matches (loaded as they play, every entrant one batch) against one policy playing as many matches in batches of the same width; peak RSS of each')
     .option('--entrants <n>', 'entrants in the round-robin', (v) => Number(v), 16)
     .option('--problems <n>', 'problems each entrant plays', (v) => Number(v), 4)
     .option('--copies <n>', 'matches per problem (a batch is problems × copies rows)', (v) => Number(v), 8)

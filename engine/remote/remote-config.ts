@@ -20,7 +20,7 @@ export const RolloutServersSchema = z.strictObject({
     .enum(['adapter', 'full'])
     .default('adapter')
     .describe(
-      "how a trained policy reaches the servers after each optimizer step: 'adapter' loads it under a new name per version (vLLM /v1/load_lora_adapter, SGLang /load_lora_adapter; ludus trains full weights, not LoRA, so only `ludus serve-model` accepts what it pushes there); 'full' replaces the served weights (SGLang /update_weights_from_disk; the policy then needs servers of its own)",
+      "how a trained policy reaches the servers after each optimizer step: 'adapter' loads it under a new name per version (vLLM /v1/load_lora_adapter, SGLang /load_lora_adapter): a policy with an `adapter` as a PEFT adapter over its base, one trained in full as a model directory, which only `ludus serve-model` loads there; 'full' replaces the served weights (SGLang /update_weights_from_disk; the policy then needs servers of its own)",
     ),
   syncDir: z.string().min(1).optional().describe('where pushed weights are written, a directory the servers can read; <out>/served-weights when absent'),
   spanTokens: z
@@ -37,3 +37,18 @@ export const RolloutServersSchema = z.strictObject({
 
 export type RolloutServers = z.output<typeof RolloutServersSchema>;
 export type RolloutServersInput = z.input<typeof RolloutServersSchema>;
+
+/**
+ * Learning through a trainer API (Tinker-style: create_model, forward_backward, optim_step, save_weights_for_sampler,
+ * futures) served by `ludus serve-trainer`, instead of the in-process learner. Advantages, masks and loss weights are
+ * still built here; the server only takes gradients and updates, and the trained weights come back after each step.
+ */
+export const TrainerServerSchema = z.strictObject({
+  url: ServerUrl.describe('base URL of the trainer server (`ludus serve-trainer`)'),
+  timeoutMs: z.number().int().positive().default(120_000).describe('per request attempt; a result is long-polled for at most half of it (ours)'),
+  retries: z.number().int().min(0).default(3).describe('further attempts after a transport failure, a 5xx or malformed JSON (a resubmitted call runs once: calls carry request ids); never after a 4xx (ours)'),
+  backoffMs: z.number().int().min(0).default(250).describe('wait before the first retry, doubled for each next one (ours)'),
+});
+
+export type TrainerServerConfig = z.output<typeof TrainerServerSchema>;
+export type TrainerServerConfigInput = z.input<typeof TrainerServerSchema>;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fail } from '../../core/errors.ts';
+import { saveAdapter } from '../../native/io/adapter.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
 import type { PolicyPool } from '../policies/policy-pool.ts';
 import { TOKENIZER_FILE } from '../trainer/training-checkpoint.ts';
@@ -83,7 +84,9 @@ export class ServedPolicies {
   private async push(name: string, entry: Served, version: number): Promise<void> {
     const policy = this.pool.policy(name);
     const dir = join(this.syncDir, name, `v${version}`);
-    await saveCheckpoint(dir, policy.config, policy.weights, { extraFiles: { [TOKENIZER_FILE]: JSON.stringify(this.pool.tokenizer.json) } });
+    // A policy with an adapter goes as a PEFT adapter over its base's directory (what the load-adapter endpoints read).
+    if (policy.config.lora) await saveAdapter(dir, policy.config, policy.weights, { baseModel: resolve(this.pool.dir(name)) });
+    else await saveCheckpoint(dir, policy.config, policy.weights, { extraFiles: { [TOKENIZER_FILE]: JSON.stringify(this.pool.tokenizer.json) } });
     const previous = { target: entry.target, dir: entry.dir };
     if (this.config.sync === 'full') {
       await this.broadcast(entry.servers, this.dialect.updateWeights!(dir, version));

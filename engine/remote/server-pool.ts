@@ -9,6 +9,8 @@ export interface ServerPoolOptions {
   readonly retries: number;
   /** The first retry waits this long, each next one twice as long. */
   readonly backoffMs: number;
+  /** What the servers are, in messages ('rollout server' when absent). */
+  readonly what?: string;
 }
 
 /** A failure worth another attempt: the connection, the clock, the server's own error, a body cut short. */
@@ -39,7 +41,7 @@ export class ServerPool {
   async checkHealth(path = '/health'): Promise<void> {
     const results = await Promise.allSettled(this.urls.map((_, server) => this.attempts(server, 'GET', path, undefined, () => undefined)));
     const failed = results.flatMap((result, server) => (result.status === 'rejected' ? [`${this.urls[server]} (${(result.reason as Error).message})`] : []));
-    if (failed.length > 0) fail('REMOTE_UNAVAILABLE', `rollout servers not healthy at ${path}: ${failed.join('; ')}`, { servers: failed });
+    if (failed.length > 0) fail('REMOTE_UNAVAILABLE', `${this.options.what ?? 'rollout server'}s not healthy at ${path}: ${failed.join('; ')}`, { servers: failed });
   }
 
   /** The server for a key: the key's own one while it is live, else the next live one after it. */
@@ -50,7 +52,7 @@ export class ServerPool {
       const server = (start + i) % n;
       if (!this.down.has(server)) return server;
     }
-    return fail('REMOTE_UNAVAILABLE', `every rollout server is down (${this.urls.join(', ')})`, { servers: this.urls });
+    return fail('REMOTE_UNAVAILABLE', `every ${this.options.what ?? 'rollout server'} is down (${this.urls.join(', ')})`, { servers: this.urls });
   }
 
   /**

@@ -7,17 +7,18 @@ import { ANY_SHARE } from '../../core/protocols/co-decoding.ts';
 import { batchLossMasks } from '../../core/trajectory/loss-mask.ts';
 import type { Trajectory } from '../../core/trajectory/trajectory.ts';
 import type { Policy } from '../../native/runtime/policy.ts';
-import type { Learner, StepStats } from '../../native/train/learner.ts';
+import type { StepStats } from '../../native/train/learner.ts';
 import type { PlayedMatch } from '../match/played-match.ts';
 import { meanK3 } from './k3.ts';
 import type { NonFiniteGuard } from './non-finite-guard.ts';
 import { policyGradientBatch } from './policy-gradient-batch.ts';
 import { groupsOf, perTurn, roleRollouts, trajectoryOf } from './role-rollouts.ts';
+import type { TrainingBackend } from './training-backend.ts';
 
 /** A trainable policy's learning machinery. */
 export interface PolicyLearner {
   readonly name: string;
-  readonly learner: Learner;
+  readonly learner: TrainingBackend;
   readonly guard: NonFiniteGuard;
 }
 

@@ -2,7 +2,11 @@ import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
 import type { AnyGame } from '../../core/catalog.ts';
 import type { Policy } from '../../native/runtime/policy.ts';
 import type { AdamWState } from '../../native/train/adamw.ts';
+import { fail } from '../../core/errors.ts';
 import { Learner } from '../../native/train/learner.ts';
+import type { LearnerConfigInput } from '../../native/train/learner-config.ts';
+import type { TrainerServerConfig } from '../remote/remote-config.ts';
+import { RemoteLearner } from '../remote/remote-learner.ts';
 import type { PolicyLearner } from './learn-policy.ts';
 import { NonFiniteGuard } from './non-finite-guard.ts';
 import type { LearnerSettings } from './policy-plan.ts';
@@ -23,9 +27,45 @@ export interface PolicyLearnerOptions {
   readonly nonFinite?: { readonly consecutive: number; readonly skipped: number };
 }
 
+/** A policy learning in-process: its learner is the ORT learner itself. */
+export interface LocalPolicyLearner extends PolicyLearner {
+  readonly learner: Learner;
+}
+
+/** Where a policy trained through a trainer API starts: its base as the server finds it, and its adapter's seed. */
+export interface RemoteStart {
+  readonly server: TrainerServerConfig;
+  readonly baseModel: string;
+  readonly task: string;
+  readonly adapterSeed?: number;
+}
+
 /** A trainable policy's learner: clipped policy gradient with AdamW on the policy's weights (updated in place), guarded against non-finite steps. */
-export async function createPolicyLearner(policy: Policy, settings: LearnerSettings, options: PolicyLearnerOptions): Promise<PolicyLearner> {
-  const learner = await Learner.create(policy.config, policy.weights, {
+export async function createPolicyLearner(policy: Policy, settings: LearnerSettings, options: PolicyLearnerOptions): Promise<LocalPolicyLearner> {
+  const learner = await Learner.create(policy.config, policy.weights, learnerConfig(settings, options), options.klReference?.weights);
+  if (options.optimizer) learner.loadOptimizerState(options.optimizer);
+  return { name: policy.name, learner, guard: guardOf(options) };
+}
+
+/** The policy's learner in-process, or on a trainer server when `remote` names one (the trainer cannot tell them apart). */
+export async function openPolicyLearner(policy: Policy, settings: LearnerSettings, options: PolicyLearnerOptions, remote: RemoteStart | undefined): Promise<PolicyLearner> {
+  if (!remote) return createPolicyLearner(policy, settings, options);
+  if (options.klReference) {
+    fail('CONFIG_INVALID', `trainerServer: policy "${policy.name}" has an exact KL term, which reads a reference model inside the learner's graph; the trainer API carries per-token reference log-probabilities only (use the k3 estimator)`, { field: 'trainerServer', policy: policy.name });
+  }
+  const learner = await RemoteLearner.open(remote.server, {
+    policy,
+    baseModel: remote.baseModel,
+    task: remote.task,
+    ...(remote.adapterSeed !== undefined ? { adapterSeed: remote.adapterSeed } : {}),
+    learner: learnerConfig(settings, options),
+    ...(options.optimizer ? { optimizer: options.optimizer } : {}),
+  });
+  return { name: policy.name, learner, guard: guardOf(options) };
+}
+
+function learnerConfig(settings: LearnerSettings, options: PolicyLearnerOptions): LearnerConfigInput {
+  return {
     objective: 'policy-gradient',
     optimizer: { lr: settings.schedule.lr, weightDecay: settings.weightDecay, maxGradNorm: settings.maxGradNorm },
     clipLow: settings.clipLow,
@@ -35,10 +75,12 @@ export async function createPolicyLearner(policy: Policy, settings: LearnerSetti
     entropyCoef: options.entropyCoef ?? 0,
     threads: options.threads ?? 0,
     ...(options.klReference ? { klEstimator: 'exact' as const } : {}),
-  }, options.klReference?.weights);
-  if (options.optimizer) learner.loadOptimizerState(options.optimizer);
+  };
+}
+
+function guardOf(options: PolicyLearnerOptions): NonFiniteGuard {
   const counts = options.nonFinite ?? { consecutive: 0, skipped: 0 };
-  return { name: policy.name, learner, guard: new NonFiniteGuard(options.maxConsecutiveNonFinite, counts.consecutive, counts.skipped) };
+  return new NonFiniteGuard(options.maxConsecutiveNonFinite, counts.consecutive, counts.skipped);
 }
 
 /** Each role's advantage estimator: the run's base estimator, adapted by the game for that role, built once. */

@@ -45,20 +45,22 @@ export function policyDir(checkpointDir: string, policy: string): string {
  */
 export async function saveRunCheckpoint<State extends Record<string, unknown>>(dir: string, checkpoint: RunCheckpoint<State>): Promise<void> {
   await replaceDirectory(dir, async (temp) => {
-    for (const [name, policy] of Object.entries(checkpoint.policies)) {
-      const target = policyDir(temp, name);
-      await mkdir(target, { recursive: true });
-      const extraFiles: Record<string, string | Uint8Array> = { [OPTIMIZER_FILE]: encodeOptimizer(policy.optimizer) };
-      if (checkpoint.tokenizerJson !== undefined) extraFiles[TOKENIZER_FILE] = JSON.stringify(checkpoint.tokenizerJson);
-      if (policy.config?.lora) {
-        await writeAdapterFiles(target, policy.config, policy.weights, { baseModel: policy.baseModel ?? null });
-        for (const [file, content] of Object.entries(extraFiles)) await writeFileDurably(join(target, file), content);
-      } else {
-        await writeCheckpointFiles(target, policy.config!, policy.weights, { extraFiles });
-      }
-    }
+    for (const [name, policy] of Object.entries(checkpoint.policies)) await writePolicyCheckpoint(policyDir(temp, name), policy, checkpoint.tokenizerJson);
     await writeFileDurably(join(temp, TRAINER_STATE_FILE), `${JSON.stringify(checkpoint.state, null, 2)}\n`);
   });
+}
+
+/** One trainable policy's directory (made here): its model, or its adapter in PEFT's layout, with its moments and the tokenizer. */
+export async function writePolicyCheckpoint(target: string, policy: PolicyCheckpoint, tokenizerJson?: unknown): Promise<void> {
+  await mkdir(target, { recursive: true });
+  const extraFiles: Record<string, string | Uint8Array> = { [OPTIMIZER_FILE]: encodeOptimizer(policy.optimizer) };
+  if (tokenizerJson !== undefined) extraFiles[TOKENIZER_FILE] = JSON.stringify(tokenizerJson);
+  if (policy.config?.lora) {
+    await writeAdapterFiles(target, policy.config, policy.weights, { baseModel: policy.baseModel ?? null });
+    for (const [file, content] of Object.entries(extraFiles)) await writeFileDurably(join(target, file), content);
+  } else {
+    await writeCheckpointFiles(target, policy.config!, policy.weights, { extraFiles });
+  }
 }
 
 export async function loadRunCheckpoint<State extends Record<string, unknown>>(dir: string): Promise<RunCheckpoint<State>> {

@@ -8,6 +8,7 @@ import type { Game } from '../../core/game/define-game.ts';
 import { judgeMetrics } from '../../core/game/judge-agreement.ts';
 import type { Problem, Task } from '../../core/tasks/task.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
+import type { AdamWState } from '../../native/train/adamw.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import { arenaFor } from '../match/arena.ts';
@@ -23,7 +24,7 @@ import { openRuntime } from '../remote/open-runtime.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { compareWithStart, type FinalComparison } from './final-comparison.ts';
 import { entropyCoefOf, exactKlReference, learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
-import { createPolicyLearner, roleEstimators } from './policy-learner.ts';
+import { openPolicyLearner, roleEstimators } from './policy-learner.ts';
 import { ReferenceScorers } from './reference-scorers.ts';
 import { flatMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
 import { planPolicies, type LearnerSettings } from './policy-plan.ts';
@@ -120,7 +121,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
     const klReference = exactKlReference(game, spec.name);
     learners.set(
       spec.name,
-      await createPolicyLearner(pool.policy(spec.name), learner, {
+      await openPolicyLearner(pool.policy(spec.name), learner, {
         ...(klReference ? { klReference: klReference === 'initial' ? pool.initial(spec.name) : pool.policy(klReference) } : {}),
         temperature: config.temperature,
         threads: run.threads,
@@ -128,7 +129,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
         maxConsecutiveNonFinite: config.maxConsecutiveNonFinite,
         ...(saved ? { optimizer: saved.optimizer } : {}),
         ...(state.nonFinite[spec.name] ? { nonFinite: state.nonFinite[spec.name] } : {}),
-      }),
+      }, config.trainerServer && { server: config.trainerServer, baseModel: spec.init === 'default' ? spec.init : resolve(pool.dir(spec.name)), task: config.task, adapterSeed: spec.adapter?.seed }),
     );
     settings.set(spec.name, learner);
   }
@@ -144,14 +145,17 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   if (!resuming) await writeRunRecord(run.out, game, planned.map((p) => p.spec), config, pool.tokenizer.json);
   for (const file of Object.values(files)) await trimJsonlAfter(file, state.step);
 
-  const save = () =>
-    saveRunCheckpoint<TrainerState>(checkpointDir, {
+  const save = async () => {
+    const optimizers = new Map<string, AdamWState>();
+    for (const { name, learner } of learners.values()) optimizers.set(name, await learner.optimizerState());
+    await saveRunCheckpoint<TrainerState>(checkpointDir, {
       policies: Object.fromEntries(
-        [...learners.values()].map(({ name, learner }) => [name, { config: pool.policy(name).config, weights: learner.weights, optimizer: learner.optimizerState(), baseModel: resolve(pool.dir(name)) }]),
+        [...learners.values()].map(({ name, learner }) => [name, { config: pool.policy(name).config, weights: learner.weights, optimizer: optimizers.get(name)!, baseModel: resolve(pool.dir(name)) }]),
       ),
       state: { ...state, nonFinite: Object.fromEntries([...learners.values()].map(({ name, guard }) => [name, { consecutive: guard.consecutive, skipped: guard.skipped }])), eventSeq: events.nextSeq },
       tokenizerJson: pool.tokenizer.json,
     });
+  };
   const last = Math.min(config.steps, run.stopAfter ?? config.steps);
   let comparison: FinalComparison | undefined;
   try {

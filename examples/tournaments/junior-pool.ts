@@ -3,10 +3,12 @@
  * then evaluated with each junior held out. For every junior J_k, a senior is trained against the pool without it
  * (a PFSP league on tandem, the senior always in the senior seat), and one senior is trained against the whole pool;
  * then a fixtures tournament has the held-out senior, the whole-pool senior and the untrained base each co-write with
- * J_k on the same problems and coins. Juniors are model directories given on the command line; with none, three
- * are made from the shipped base by seeded noise of growing size (weaker and weaker partners).
+ * J_k on the same problems and coins. Juniors are model directories or LoRA adapter directories (PEFT's layout, over
+ * their recorded base) given on the command line; with none, three are made from the shipped base by seeded noise of
+ * growing size (weaker and weaker partners): full copies, or with --adapter-juniors rank-16 adapters on the base
+ * whose B matrices carry the noise (every adapter junior and the base entrant then share the base's weights in memory).
  *
- *   node --import tsx examples/tournaments/junior-pool.ts [--out DIR] [--rounds N] [--seed S] [JUNIOR_DIR ...]
+ *   node --import tsx examples/tournaments/junior-pool.ts [--out DIR] [--rounds N] [--seed S] [--adapter-juniors] [JUNIOR_DIR ...]
  *
  * Writes DIR/summary.md and DIR/summary.json; every tournament's own directory (standings, payoff, plots,
  * transcripts) is kept under DIR.
@@ -14,24 +16,32 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { composePlugins, runTournament, TournamentConfigSchema, type TournamentConfigInput } from '../../index.ts';
-import { writePerturbedCopies } from '../../lab/tournament/bench/perturbed-copies.ts';
+import { writeNoiseAdapter, writePerturbedCopies } from '../../lab/tournament/bench/perturbed-copies.ts';
 import { markdownTable } from '../../lab/reports/markdown.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { out: { type: 'string', default: 'runs/junior-pool' }, rounds: { type: 'string', default: '4' }, seed: { type: 'string', default: '0' } },
+  options: {
+    out: { type: 'string', default: 'runs/junior-pool' },
+    rounds: { type: 'string', default: '4' },
+    seed: { type: 'string', default: '0' },
+    'adapter-juniors': { type: 'boolean', default: false },
+  },
 });
 const out = values.out!;
 const rounds = Number(values.rounds);
 const seed = Number(values.seed);
 const catalog = await composePlugins();
 
+const NOISE = [0.02, 0.05, 0.1];
 const juniors: string[] =
   positionals.length > 0
     ? positionals
-    : (await Promise.all([0.02, 0.05, 0.1].map((scale, i) => writePerturbedCopies(resolveModelDir('default'), join(out, 'juniors'), 1, { seed: 100 + i, scale, prefix: `noise-${scale}-` })))).flat();
+    : values['adapter-juniors']
+      ? await Promise.all(NOISE.map((scale, i) => writeNoiseAdapter(resolveModelDir('default'), join(out, 'juniors', `adapter-${scale}`), { seed: 100 + i, initStdB: scale })))
+      : (await Promise.all(NOISE.map((scale, i) => writePerturbedCopies(resolveModelDir('default'), join(out, 'juniors'), 1, { seed: 100 + i, scale, prefix: `noise-${scale}-` })))).flat();
 const names = juniors.map((_, k) => `junior${k}`);
 const shared: Partial<TournamentConfigInput> = { seed, problemsPerRound: 4, groupSize: 4, maxNewTokens: 128 };
 const tandem = [{ game: 'tandem', swapSeats: false }];

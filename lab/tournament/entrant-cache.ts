@@ -1,31 +1,56 @@
 import { fail } from '../../core/errors.ts';
 import type { PolicySource } from '../../engine/match/decoder-pool.ts';
+import { loadAdapter } from '../../native/io/adapter.ts';
+import { adaptedWeights, initAdapter, withAdapter } from '../../native/model/lora.ts';
+import type { Weights } from '../../native/model/weights.ts';
 import { assertSharedTokenizer, type Policy } from '../../native/runtime/policy.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
+import type { AdapterRecord } from './entrants.ts';
+
+/** Where an entrant's current weights are: a model directory, or an adapter (in `dir`, or fresh from its seed) over a base. */
+export interface EntrantWeights {
+  readonly dir: string;
+  readonly trainable: boolean;
+  readonly adapter?: AdapterRecord;
+}
 
 interface Held {
   readonly policy: Policy;
-  /** The directory its weights came from; frozen entrants of one directory share them. */
-  readonly dir: string;
-  readonly trainable: boolean;
+  /** The full weight copy it reads: `dir:<base>` (shared by frozen entrants of a directory and adapters on it) or `own:<entrant>`. */
+  readonly copy: string;
+  readonly adapter: boolean;
+  /** Bytes of the full copy it reads, and of its own adapter tensors. */
+  readonly copyBytes: number;
+  readonly adapterBytes: number;
 }
 
+const bytesOf = (weights: Weights): number => [...weights.values()].reduce((sum, t) => sum + t.data.byteLength, 0);
+
 /**
- * Entrants' weights, loaded as they play and forgotten least recently used first: at most `capacity` weight copies
- * in memory (frozen entrants from one directory share a copy; a trainable entrant owns one its learner updates in
- * place). Everything in use is pinned by `use` until the next call, so a batch's entrants are never evicted under it.
+ * Entrants' weights, loaded as they play and forgotten least recently used first: at most `copies` full weight copies
+ * and `adapters` adapters in memory. Frozen entrants of one directory and every adapter on it read one copy of that
+ * directory's weights, loaded once while any of them is held; a trainable full entrant owns a copy its learner updates
+ * in place, a trainable adapter only its adapter's tensors. Everything in use is pinned by `use` until the next call,
+ * so a batch's entrants are never evicted under it, and a base is dropped only when no held entrant reads it.
  */
 export class EntrantCache implements PolicySource {
   private readonly held = new Map<string, Held>();
+  private readonly bases = new Map<string, Policy>();
   private readonly versions = new Map<string, number>();
   private pinned = new Set<string>();
-  /** Most loaded at once, over the cache's life (for the bench and the memory test). */
+  /** Most full weight copies loaded at once, over the cache's life (for the bench and the memory test). */
   peak = 0;
+  /** Most adapters loaded at once. */
+  peakAdapters = 0;
+  /** Most bytes of weights held at once: each full copy once, plus every adapter's tensors. */
+  peakBytes = 0;
+  /** Full weight copies read from disk, over the cache's life: a base shared by adapters is read once while held. */
+  weightReads = 0;
 
   constructor(
-    private readonly capacity: number,
+    private readonly capacity: { readonly copies: number; readonly adapters: number },
     /** Where an entrant's current weights are, and whether it learns. */
-    private readonly locate: (name: string) => { dir: string; trainable: boolean },
+    private readonly locate: (name: string) => EntrantWeights,
   ) {}
 
   /** Loads `names` (and pins them until the next call), evicting the least recently used others past capacity. */
@@ -38,14 +63,14 @@ export class EntrantCache implements PolicySource {
         this.held.set(name, held);
         continue;
       }
-      const { dir, trainable } = this.locate(name);
-      const sharing = trainable ? undefined : [...this.held.values()].find((h) => !h.trainable && h.dir === dir);
-      const policy = sharing ? { ...sharing.policy, name } : { ...(await loadPolicy(dir, name)).policy, name };
-      if (this.held.size > 0) assertSharedTokenizer([this.held.values().next().value!.policy, policy]);
-      this.held.set(name, { policy, dir, trainable });
+      const entry = await this.load(name, this.locate(name));
+      if (this.held.size > 0) assertSharedTokenizer([this.held.values().next().value!.policy, entry.policy]);
+      this.held.set(name, entry);
       this.evict();
     }
     this.peak = Math.max(this.peak, this.copies());
+    this.peakAdapters = Math.max(this.peakAdapters, this.adapters());
+    this.peakBytes = Math.max(this.peakBytes, this.bytes());
   }
 
   policy(name: string): Policy {
@@ -66,15 +91,61 @@ export class EntrantCache implements PolicySource {
     this.versions.set(name, this.version(name) + 1);
   }
 
-  /** Distinct weight copies in memory. */
+  /** Distinct full weight copies in memory (a base its adapters and frozen entrants share counts once). */
   copies(): number {
-    return new Set([...this.held.values()].map((h) => (h.trainable ? `trainable:${h.policy.name}` : `dir:${h.dir}`))).size;
+    return new Set([...this.held.values()].map((h) => h.copy)).size;
   }
 
-  private evict(): void {
-    for (const [name] of this.held) {
-      if (this.copies() <= this.capacity) return;
-      if (!this.pinned.has(name)) this.held.delete(name);
+  /** Bytes of weights in memory: each full copy once, plus every adapter's tensors. */
+  bytes(): number {
+    const copies = new Map([...this.held.values()].map((h) => [h.copy, h.copyBytes]));
+    return [...copies.values()].reduce((a, b) => a + b, 0) + [...this.held.values()].reduce((sum, h) => sum + h.adapterBytes, 0);
+  }
+
+  /** Adapters in memory. */
+  adapters(): number {
+    return [...this.held.values()].filter((h) => h.adapter).length;
+  }
+
+  private async load(name: string, at: EntrantWeights): Promise<Held> {
+    if (at.adapter) {
+      const base = await this.base(at.adapter.base);
+      const { lora, seed } = at.adapter;
+      const adapter = seed === undefined ? await loadAdapter(at.dir, base.config) : { lora, weights: initAdapter(withAdapter(base.config, lora), seed) };
+      const policy = { ...base, name, config: withAdapter(base.config, adapter.lora), weights: adaptedWeights(base.weights, adapter.weights) };
+      return { policy, copy: `dir:${at.adapter.base}`, adapter: true, copyBytes: bytesOf(base.weights), adapterBytes: bytesOf(adapter.weights) };
     }
+    if (at.trainable) {
+      this.weightReads += 1;
+      const { policy } = await loadPolicy(at.dir, name);
+      return { policy: { ...policy, name }, copy: `own:${name}`, adapter: false, copyBytes: bytesOf(policy.weights), adapterBytes: 0 };
+    }
+    const base = await this.base(at.dir);
+    return { policy: { ...base, name }, copy: `dir:${at.dir}`, adapter: false, copyBytes: bytesOf(base.weights), adapterBytes: 0 };
+  }
+
+  /** A directory's full weights, read once while any held entrant reads them. */
+  private async base(dir: string): Promise<Policy> {
+    let base = this.bases.get(dir);
+    if (!base) {
+      base = (await loadPolicy(dir)).policy;
+      this.weightReads += 1;
+      this.bases.set(dir, base);
+    }
+    return base;
+  }
+
+  /** Drops unpinned entrants, least recently used first, while a bound is exceeded and dropping one frees what is over it. */
+  private evict(): void {
+    for (const [name, held] of this.held) {
+      const overCopies = this.copies() > this.capacity.copies;
+      const overAdapters = this.adapters() > this.capacity.adapters;
+      if (!overCopies && !overAdapters) break;
+      if (this.pinned.has(name)) continue;
+      const lastOfCopy = ![...this.held].some(([other, h]) => other !== name && h.copy === held.copy);
+      if ((overCopies && lastOfCopy) || (overAdapters && held.adapter)) this.held.delete(name);
+    }
+    const read = new Set([...this.held.values()].map((h) => h.copy));
+    for (const dir of this.bases.keys()) if (!read.has(`dir:${dir}`)) this.bases.delete(dir);
   }
 }

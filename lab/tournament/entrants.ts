@@ -1,20 +1,35 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnyGame } from '../../core/catalog.ts';
 import { fail } from '../../core/errors.ts';
 import type { Task } from '../../core/tasks/task.ts';
+import { adapterSeed } from '../../engine/trainer/policy-plan.ts';
+import { ADAPTER_CONFIG_FILE, loadAdapter, readAdapterFiles } from '../../native/io/adapter.ts';
 import { CONFIG_FILE } from '../../native/io/checkpoint.ts';
 import { isMissingFileError, pathExists } from '../../native/io/files.ts';
 import { parseHfConfig, type ModelConfig } from '../../native/model/config.ts';
+import type { LoraConfig } from '../../native/model/lora.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
+import { isAdapterDir } from '../../plugins/policies/load-policy.ts';
 import { loadTokenizer, type TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
-import type { TournamentConfig } from './tournament-config.ts';
+import type { EntrantConfig, TournamentConfig } from './tournament-config.ts';
+
+/** An adapter entrant's adapter: the base it sits on and its shape. */
+export interface AdapterRecord {
+  /** The full model directory it sits on (resolved), shared in memory by every adapter on it. */
+  readonly base: string;
+  readonly lora: LoraConfig;
+  /** A fresh adapter, initialised from this seed (the entrant's `dir` is then its base); absent: read from `dir`. */
+  readonly seed?: number;
+}
 
 /** An entrant of the pool, as the league state records it. */
 export interface EntrantRecord {
   readonly name: string;
-  /** The model directory it started from (resolved: 'default' is the shipped base's directory). */
+  /** The model directory it started from (resolved: 'default' is the shipped base's directory), or its adapter's directory. */
   readonly dir: string;
+  /** Present for an adapter entrant. */
+  readonly adapter?: AdapterRecord;
   readonly trainable: boolean;
   /** The games it enters. */
   readonly games: readonly string[];
@@ -79,24 +94,71 @@ export async function checkEntrants(
   const entrants: EntrantRecord[] = [];
   const stopTokens = new Set<number>();
   let maxLen = Number.POSITIVE_INFINITY;
-  for (const entrant of config.entrants) {
-    const dir = resolveModelDir(entrant.init, config.task);
-    const model = await readModelConfig(entrant.name, dir);
-    const tokenizer = await loadTokenizer(dir).catch((error: unknown) => fail('POLICY_INVALID', `entrant "${entrant.name}": ${dir} has no usable tokenizer.json, which matches need (${String(error)})`, { entrant: entrant.name, dir }));
+  let adapterBase: { name: string; base: string; real: string } | undefined;
+  for (const [index, entrant] of config.entrants.entries()) {
+    const { dir, modelDir, adapter } = await entrantWeights(entrant, index, config);
+    const model = await readModelConfig(entrant.name, modelDir);
+    const tokenizer = await loadTokenizer(modelDir).catch((error: unknown) => fail('POLICY_INVALID', `entrant "${entrant.name}": ${modelDir} has no usable tokenizer.json, which matches need (${String(error)})`, { entrant: entrant.name, dir: modelDir }));
+    if (adapter) {
+      // Adapters are batched over one shared base: an adapter on another base cannot join their rows.
+      const real = await realpath(adapter.base);
+      adapterBase ??= { name: entrant.name, base: adapter.base, real };
+      if (real !== adapterBase.real) {
+        fail('ADAPTER_BASE_MISMATCH', `entrant "${entrant.name}" is an adapter on ${adapter.base}, but "${adapterBase.name}" is one on ${adapterBase.base}; the adapter entrants of a tournament share one base`, {
+          entrant: entrant.name,
+          base: adapter.base,
+          other: adapterBase.base,
+        });
+      }
+      if (adapter.seed === undefined) await loadAdapter(dir, model);
+      if (dir !== modelDir && (await pathExists(join(dir, 'tokenizer.json')))) {
+        const own = await loadTokenizer(dir);
+        if (own.hash !== tokenizer.hash) fail('TOKENIZER_MISMATCH', `entrant "${entrant.name}": the adapter's tokenizer.json (${own.hash}) is not its base's (${tokenizer.hash})`, { entrant: entrant.name, dir });
+      }
+    }
     shared ??= { name: entrant.name, tokenizer, config: model };
     if (tokenizer.hash !== shared.tokenizer.hash || model.vocabSize !== shared.config.vocabSize) {
-      fail('TOKENIZER_MISMATCH', `entrant "${entrant.name}" (${dir}) reads tokens differently from "${shared.name}" (tokenizer ${tokenizer.hash}, vocabulary ${model.vocabSize} vs ${shared.tokenizer.hash}, ${shared.config.vocabSize}); every entrant of a tournament shares one tokenizer`, {
+      fail('TOKENIZER_MISMATCH', `entrant "${entrant.name}" (${modelDir}) reads tokens differently from "${shared.name}" (tokenizer ${tokenizer.hash}, vocabulary ${model.vocabSize} vs ${shared.tokenizer.hash}, ${shared.config.vocabSize}); every entrant of a tournament shares one tokenizer`, {
         entrant: entrant.name,
-        dir,
+        dir: modelDir,
       });
     }
     const entered = entrant.games ?? games.map((g) => g.id);
     for (const game of games.filter((g) => entered.includes(g.id))) checkContext(entrant.name, model, game.game, prompts.map((prompt) => tokenizer.encode(prompt).length), config.maxNewTokens);
-    entrants.push({ name: entrant.name, dir, trainable: entrant.trainable, games: entered });
+    entrants.push({ name: entrant.name, dir, ...(adapter ? { adapter } : {}), trainable: entrant.trainable, games: entered });
     for (const id of model.eosTokenIds) stopTokens.add(id);
     maxLen = Math.min(maxLen, model.maxPositionEmbeddings);
   }
   return { entrants, tokenizer: shared!.tokenizer, stopTokens: [...stopTokens], maxLen };
+}
+
+/**
+ * Where an entrant's weights are: `dir` (its model or adapter directory), `modelDir` (the full model it reads: itself,
+ * or an adapter's base) and its adapter. An adapter `init` sits on `base`, else on its recorded base_model_name_or_path.
+ */
+async function entrantWeights(entrant: EntrantConfig, index: number, config: TournamentConfig): Promise<{ dir: string; modelDir: string; adapter?: AdapterRecord }> {
+  const dir = resolveModelDir(entrant.init, config.task);
+  const where = `entrants.${entrant.name}`;
+  const adapterInit = await isAdapterDir(dir);
+  if (entrant.adapter) {
+    if (adapterInit) fail('CONFIG_INVALID', `${where}: init ${dir} is already an adapter; "adapter" makes a new one over a full model (drop "adapter" to play this one)`, { field: `${where}.adapter`, entrant: entrant.name });
+    if (entrant.base !== undefined) fail('CONFIG_INVALID', `${where}: "base" is for an adapter init; with "adapter", init is the base`, { field: `${where}.base`, entrant: entrant.name });
+    const { seed, ...lora } = entrant.adapter;
+    return { dir, modelDir: dir, adapter: { base: dir, lora, seed: seed ?? adapterSeed(config.seed, index) } };
+  }
+  if (!adapterInit) {
+    if (entrant.base !== undefined) fail('CONFIG_INVALID', `${where}: "base" is for an adapter init, and ${dir} is not one (it has no ${ADAPTER_CONFIG_FILE})`, { field: `${where}.base`, entrant: entrant.name });
+    return { dir, modelDir: dir };
+  }
+  const { lora, baseModel } = await readAdapterFiles(dir);
+  const configured = entrant.base === undefined ? undefined : resolveModelDir(entrant.base, config.task);
+  const base = configured ?? baseModel ?? fail('ADAPTER_BASE_MISMATCH', `entrant "${entrant.name}": ${join(dir, ADAPTER_CONFIG_FILE)} records no base_model_name_or_path; give the base directory as "base"`, { entrant: entrant.name, dir });
+  if (configured !== undefined && baseModel !== null && (await pathExists(baseModel)) && (await realpath(baseModel)) !== (await realpath(configured))) {
+    fail('ADAPTER_BASE_MISMATCH', `entrant "${entrant.name}": the adapter in ${dir} was trained on ${baseModel}, not on its configured base ${configured}`, { entrant: entrant.name, recorded: baseModel, base: configured });
+  }
+  if (!(await pathExists(base))) fail('POLICY_INVALID', `entrant "${entrant.name}": its adapter's base ${base} does not exist (give the base directory as "base")`, { entrant: entrant.name, base });
+  if (await isAdapterDir(base)) fail('ADAPTER_BASE_MISMATCH', `entrant "${entrant.name}": its adapter's base ${base} is itself an adapter; a base is a full model`, { entrant: entrant.name, base });
+  return { dir, modelDir: base, adapter: { base, lora } };
 }
 
 async function readModelConfig(entrant: string, dir: string): Promise<ModelConfig> {

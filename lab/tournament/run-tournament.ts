@@ -52,8 +52,13 @@ export interface TournamentResult {
   /** False when `stopAfterLineups` cut the run short. */
   readonly finished: boolean;
   readonly standings: readonly Standing[];
-  /** The most entrants' weight copies held in memory at once. */
+  /** The most full weight copies held in memory at once (a base shared by adapters counts once), and the most adapters. */
   readonly loadedPeak: number;
+  readonly adaptersPeak: number;
+  /** The most bytes of weights held at once (each full copy once, plus every adapter's tensors). */
+  readonly weightBytesPeak: number;
+  /** Full weight copies this call read from disk (a base its adapters share is read once while any of them is held). */
+  readonly weightReads: number;
   /** What this call played: matches, response tokens, and the seconds spent loading entrants and decoding them. */
   readonly played: { readonly matches: number; readonly tokens: number; readonly seconds: number };
 }
@@ -87,14 +92,16 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
   const resuming = await prepareRunDir(run.out, { resume: run.resume ?? false, state: { dir: STATE_DIR, file: LEAGUE_STATE_FILE } });
   const state: LeagueState = resuming ? await loadState(stateDir, config) : freshState(config, checked.entrants);
   const entrantOf = (name: string): EntrantRecord => state.pool.find((e) => e.name === name) ?? fail('POLICY_INVALID', `no entrant "${name}" in the pool`, { entrant: name });
-  const cache = new EntrantCache(config.maxLoaded, (name) => {
-    if (name.endsWith('@start')) return { dir: entrantOf(name.slice(0, -'@start'.length)).dir, trainable: false };
+  const cache = new EntrantCache({ copies: config.maxLoaded, adapters: config.maxAdaptersLoaded }, (name) => {
+    if (name.endsWith('@start')) {
+      const entrant = entrantOf(name.slice(0, -'@start'.length));
+      return { dir: entrant.dir, trainable: false, ...(entrant.adapter ? { adapter: entrant.adapter } : {}) };
+    }
     const entrant = entrantOf(name);
-    if (entrant.snapshotOf) return { dir: join(run.out, SNAPSHOTS_DIR, name), trainable: false };
-    const staged = stagedDirs.get(name);
-    if (staged) return { dir: staged, trainable: true };
-    if (entrant.trainable && trainedDirs.has(name)) return { dir: policyDir(stateDir, name), trainable: true };
-    return { dir: entrant.dir, trainable: entrant.trainable };
+    const saved = entrant.snapshotOf ? join(run.out, SNAPSHOTS_DIR, name) : (stagedDirs.get(name) ?? (entrant.trainable && trainedDirs.has(name) ? policyDir(stateDir, name) : undefined));
+    // A saved adapter is read from its directory, not made afresh from its seed.
+    const adapter = entrant.adapter && (saved ? { base: entrant.adapter.base, lora: entrant.adapter.lora } : entrant.adapter);
+    return { dir: saved ?? entrant.dir, trainable: entrant.trainable, ...(adapter ? { adapter } : {}) };
   });
   /** Trainable entrants with weights in the state directory, and those trained this round (in the state being written). */
   const trainedDirs = new Set<string>();
@@ -150,7 +157,7 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
           playing.matches += matches.length;
           playing.tokens += matches.reduce((sum, match) => sum + match.turns.reduce((n, turn) => n + turn.tokens.length, 0), 0);
         }
-        if (!result) return { rounds: state.round, finished: false, standings: last, loadedPeak: cache.peak, played: playing };
+        if (!result) return { rounds: state.round, finished: false, standings: last, ...memory(cache), played: playing };
         played.push(...result);
       }
 
@@ -224,8 +231,10 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
   } finally {
     await table.decoders.release();
   }
-  return { rounds: state.round, finished: true, standings: last, loadedPeak: cache.peak, played: playing };
+  return { rounds: state.round, finished: true, standings: last, ...memory(cache), played: playing };
 }
+
+const memory = (cache: EntrantCache) => ({ loadedPeak: cache.peak, adaptersPeak: cache.peakAdapters, weightReads: cache.weightReads, weightBytesPeak: cache.peakBytes });
 
 /** The config's games from the catalog, each with its sides; a game named twice is refused. */
 export function tournamentGames(config: TournamentConfig, catalog: Catalog): TournamentGame[] {
@@ -317,7 +326,10 @@ async function takeSnapshots(out: string, config: TournamentConfig, state: Leagu
       await cp(source, temp, { recursive: true });
       await rm(join(temp, OPTIMIZER_FILE), { force: true });
     });
-    state.pool.push({ name, dir, trainable: false, games: state.pool.find((e) => e.name === entrant.name)!.games, snapshotOf: entrant.name, round });
+    const of = state.pool.find((e) => e.name === entrant.name)!;
+    // A snapshot of an adapter entrant is its adapter alone (read from `dir` over the same base).
+    const adapter = of.adapter && { base: of.adapter.base, lora: of.adapter.lora };
+    state.pool.push({ name, dir, ...(adapter ? { adapter } : {}), trainable: false, games: of.games, snapshotOf: entrant.name, round });
   }
 }
 

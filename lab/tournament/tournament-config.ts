@@ -1,13 +1,28 @@
 import { z } from 'zod';
 import { WENG_LIN_DEFAULTS } from '../../core/tournament/skill-ratings.ts';
-import { LearnerSettingsSchema, MAX_ROWS, TrainConfigSchema } from '../../engine/trainer/train-config.ts';
+import { LearnerSettingsSchema, MAX_ROWS, PolicyAdapterSchema, TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
 /** Entrant names become directory names and match labels: letters, digits, `.`, `_`, `-` (`@` is kept for snapshots). */
 const ENTRANT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export const EntrantSchema = LearnerSettingsSchema.extend({
   name: z.string().regex(ENTRANT_NAME, 'must be letters, digits, ".", "_" or "-", starting with a letter or digit').describe('its name in standings, plots and transcripts: letters, digits, `.`, `_`, `-`'),
-  init: z.string().min(1).default('default').describe("a Hugging Face model directory (a checkpoint's `policies/<name>`, a run's `best/<name>`), or 'default': the shipped base of the task"),
+  init: z
+    .string()
+    .min(1)
+    .default('default')
+    .describe("a Hugging Face model directory (a checkpoint's `policies/<name>`, a run's `best/<name>`), 'default': the shipped base of the task, or a LoRA adapter directory in PEFT's layout (adapter_config.json, no config.json), played over its base"),
+  /**
+   * A LoRA adapter over `init` (a full model, the adapter's base) instead of `init` itself: trained from scratch when
+   * the entrant is trainable, its initial values from `seed` (absent: one derived from the tournament's seed and the
+   * entrant's place in the list, ours). Adapter entrants on one base share its weights in memory.
+   */
+  adapter: PolicyAdapterSchema.optional().describe('a LoRA adapter over `init` (its base) instead of a copy of it, e.g. { "r": 16 }; only the adapter trains, snapshots hold only the adapter'),
+  base: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("the base model directory (or 'default') of an adapter `init`, when its adapter_config.json's base_model_name_or_path is not that local directory"),
   trainable: z.boolean().default(false).describe('learns from its own matches between rounds, with its own AdamW and checkpoint'),
   snapshotEvery: z.number().int().positive().optional().describe('a trainable entrant leaves a frozen copy of itself in the pool every this many rounds, named `<name>@<round>`'),
   games: z.array(z.string().min(1)).min(1).optional().describe("the games it enters; all of the tournament's when absent"),
@@ -115,7 +130,8 @@ export const TournamentConfigSchema = z.strictObject({
   normalization: train.normalization,
   maxConsecutiveNonFinite: train.maxConsecutiveNonFinite,
   ratings: RatingSettingsSchema.prefault({}).describe('rating constants (see Ratings)'),
-  maxLoaded: z.number().int().min(2).default(8).describe("entrants' weights held in memory at once; more entrants than this are read from disk as they play (ours)"),
+  maxLoaded: z.number().int().min(2).default(8).describe("full weight copies held in memory at once (a base that frozen entrants and adapters share counts once); more entrants than this are read from disk as they play (ours)"),
+  maxAdaptersLoaded: z.number().int().min(2).default(64).describe('adapter entrants held in memory at once, over the bases counted by maxLoaded (ours)'),
 }).refine((config) => config.problemsPerRound * config.groupSize <= MAX_ROWS, {
   message: `problemsPerRound × groupSize (the rows a lineup decodes at once) must be at most ${MAX_ROWS}`,
   path: ['groupSize'],

@@ -1,14 +1,14 @@
-import { cp, mkdir } from 'node:fs/promises';
+import { cp } from 'node:fs/promises';
 import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
 import { fail } from '../../core/errors.ts';
-import { writeCheckpointFiles } from '../../native/io/checkpoint.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
 import { learnPolicy } from '../../engine/trainer/learn-policy.ts';
 import { policyMetrics, type PolicyMetrics } from '../../engine/trainer/metrics-line.ts';
 import { createPolicyLearner, roleEstimators } from '../../engine/trainer/policy-learner.ts';
 import type { LearnerSettings } from '../../engine/trainer/policy-plan.ts';
 import { ReferenceScorers } from '../../engine/trainer/reference-scorers.ts';
-import { encodeOptimizer, OPTIMIZER_FILE, readOptimizer, TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
+import { writePolicyCheckpoint } from '../../engine/trainer/run-checkpoint.ts';
+import { OPTIMIZER_FILE, readOptimizer } from '../../engine/trainer/training-checkpoint.ts';
 import type { MatchAdvantage } from '../../engine/trainer/transcript-line.ts';
 import type { PlayedLineup } from './contests.ts';
 import type { EntrantCache } from './entrant-cache.ts';
@@ -131,10 +131,9 @@ export async function trainRound(
           sinks.update?.(record);
         }
         state.nonFinite[entrant.name] = { consecutive: learner.guard.consecutive, skipped: learner.guard.skipped };
-        await mkdir(target, { recursive: true });
-        await writeCheckpointFiles(target, policy.config, learner.learner.weights, {
-          extraFiles: { [OPTIMIZER_FILE]: encodeOptimizer(learner.learner.optimizerState()), [TOKENIZER_FILE]: JSON.stringify(training.tokenizerJson) },
-        });
+        // An adapter entrant saves its adapter alone (PEFT's layout, its base recorded), and the adapter's moments.
+        const checkpoint = { config: policy.config, weights: learner.learner.weights, optimizer: learner.learner.optimizerState(), ...(entrant.adapter ? { baseModel: entrant.adapter.base } : {}) };
+        await writePolicyCheckpoint(target, checkpoint, training.tokenizerJson);
         sinks.trained?.(entrant.name);
       } finally {
         await learner.learner.release();

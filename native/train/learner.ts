@@ -4,7 +4,7 @@ import { validateTensors, validateWeights, type Weights } from '../model/weights
 import { ensureFits, FLOAT_BYTES } from '../model/memory.ts';
 import { graphTensorShapes, trainableShapes } from '../model/lora.ts';
 import { Session, type Feeds, type HostTensor } from '../ort.ts';
-import { AdamW, type AdamWState } from './adamw.ts';
+import { AdamW, type AdamWState, type AdamWStepResult } from './adamw.ts';
 import { floatWindow, hasNonZero, int64Window, nextTokens, usedColumns, type RowWindow } from './batch-rows.ts';
 import { checkLength, checkSeqLen, perTokenInputs, validateLearnBatch, type LearnBatch, type PerTokenInputs, type TokenArray } from './learn-batch.ts';
 import { parseLearnerConfig, type LearnerConfig, type LearnerConfigInput } from './learner-config.ts';
@@ -28,9 +28,21 @@ export interface StepStats {
   microBatches: number;
 }
 
-export interface StepOptions {
+export interface StepOptions extends ForwardBackwardOptions, OptimStepOptions {}
+
+export interface OptimStepOptions {
   /** Learning rate for this step only (schedules); defaults to the configured one. */
   lr?: number;
+}
+
+interface ClipOptions {
+  /** ε_low of the clipped surrogate for this pass only; defaults to the configured one. */
+  clipLow?: number;
+  /** ε_high for this pass only. */
+  clipHigh?: number;
+}
+
+export interface ForwardBackwardOptions extends ClipOptions {
   /** β of the KL term for this step only (a policy whose role, and so whose loss terms, change from step to step). */
   klBeta?: number;
   /** λ of the imitation term for this step only. */
@@ -56,6 +68,30 @@ interface MicroBatchSums {
   clipped: number;
 }
 
+/** What one forward-backward call added up over its micro-batches: masked sums, and how many micro-batches ran. */
+export interface ForwardBackwardStats extends MicroBatchSums {
+  microBatches: number;
+}
+
+const SUM_KEYS = ['loss', 'tokens', 'kl', 'entropy', 'clipped'] as const;
+
+const emptySums = (): ForwardBackwardStats => ({ loss: 0, tokens: 0, kl: 0, entropy: 0, clipped: 0, microBatches: 0 });
+
+/** A step's statistics from its update and its forward-backward sums (per-token means over the trained tokens). */
+export function stepStats(update: AdamWStepResult, sums: ForwardBackwardStats): StepStats {
+  return {
+    step: update.step,
+    loss: sums.loss,
+    gradNorm: update.gradNorm,
+    clipped: update.clipped,
+    clipFraction: sums.clipped / sums.tokens,
+    klMean: sums.kl / sums.tokens,
+    entropyMean: sums.entropy / sums.tokens,
+    tokens: sums.tokens,
+    microBatches: sums.microBatches,
+  };
+}
+
 /**
  * Trains one policy: its float32 weights (updated in place), AdamW, and one ORT session for
  * forward+backward, created once. Weights go to ORT zero-copy on every run; gradients come back into
@@ -69,6 +105,8 @@ export class Learner {
   readonly trainable: Weights;
   /** Gradients of the second and later micro-batches before they are added up; allocated on first need. */
   private scratch: Map<string, Float32Array> | null = null;
+  /** What the forward-backward passes since the last optimizer step added up (their gradients are in `grads`). */
+  private pending: MicroBatchSums & { microBatches: number } = emptySums();
 
   private constructor(
     readonly modelConfig: ModelConfig,
@@ -110,8 +148,21 @@ export class Learner {
     return this.config.maxSeqLen ?? this.modelConfig.maxPositionEmbeddings;
   }
 
-  /** Forward+backward over every micro-batch, then one AdamW update (none if anything is non-finite). */
+  /**
+   * One optimizer step: `forwardBackward` over every micro-batch, then `optimStep` (no update if anything is
+   * non-finite). The composition is the whole of it, so a step taken in two calls (the trainer API's) is this one.
+   */
   async step(batch: LearnBatch, options: StepOptions = {}): Promise<StepStats> {
+    const sums = await this.forwardBackward(batch, options);
+    const update = await this.optimStep({ lr: options.lr });
+    return stepStats(update, sums);
+  }
+
+  /**
+   * Forward+backward over every micro-batch of `batch`, the gradients added to those accumulated since the last
+   * `optimStep` (Tinker's forward_backward: several calls before one update sum their losses' gradients).
+   */
+  async forwardBackward(batch: LearnBatch, options: ForwardBackwardOptions = {}): Promise<ForwardBackwardStats> {
     const { objective } = this.config;
     const klBeta = options.klBeta ?? this.config.klBeta;
     const entropyCoef = options.entropyCoef ?? this.config.entropyCoef;
@@ -121,33 +172,36 @@ export class Learner {
     const { rows, cols } = batch;
     const inputs = perTokenInputs(batch, batch.normalization ?? this.config.normalization, this.config.constantTokens ?? cols, options.imitationWeight ?? this.config.imitationWeight);
     const perRun = this.config.microBatchRows ?? rows;
-    const sums: MicroBatchSums = { loss: 0, tokens: 0, kl: 0, entropy: 0, clipped: 0 };
-    let microBatches = 0;
+    const sums: ForwardBackwardStats = { loss: 0, tokens: 0, kl: 0, entropy: 0, clipped: 0, microBatches: 0 };
     for (let r0 = 0; r0 < rows; r0 += perRun) {
       const r1 = Math.min(rows, r0 + perRun);
       if (!hasNonZero(inputs.trained, r0 * cols, r1 * cols)) continue;
       const window: RowWindow = { r0, r1, cols, used: usedColumns(inputs.trained, r0, r1, cols) };
-      const first = microBatches === 0;
-      const run = await this.runMicroBatch(batch, inputs, window, first ? this.grads : this.scratchGrads(), klBeta, entropyCoef);
+      const first = this.pending.microBatches === 0;
+      const run = await this.runMicroBatch(batch, inputs, window, first ? this.grads : this.scratchGrads(), klBeta, entropyCoef, options);
       if (!first) for (const [name, g] of this.grads) addInto(g, this.scratch!.get(name)!);
-      for (const key of Object.keys(sums) as Array<keyof MicroBatchSums>) sums[key] += run[key];
-      microBatches++;
+      for (const key of SUM_KEYS) {
+        sums[key] += run[key];
+        this.pending[key] += run[key];
+      }
+      sums.microBatches++;
+      this.pending.microBatches++;
     }
-    const update = this.optimizer.apply(this.grads, { loss: sums.loss, lr: options.lr });
-    return {
-      step: update.step,
-      loss: sums.loss,
-      gradNorm: update.gradNorm,
-      clipped: update.clipped,
-      clipFraction: sums.clipped / sums.tokens,
-      klMean: sums.kl / sums.tokens,
-      entropyMean: sums.entropy / sums.tokens,
-      tokens: sums.tokens,
-      microBatches,
-    };
+    return sums;
   }
 
-  private async runMicroBatch(batch: LearnBatch, inputs: PerTokenInputs, w: RowWindow, into: Map<string, Float32Array>, klBeta: number, entropyCoef: number): Promise<MicroBatchSums> {
+  /**
+   * One AdamW update from the gradients accumulated since the last call (zero gradients when none were), which are
+   * then spent: a non-finite loss or gradient raises NON_FINITE and leaves the weights and moments untouched.
+   */
+  async optimStep(options: OptimStepOptions = {}): Promise<AdamWStepResult> {
+    if (this.pending.microBatches === 0) for (const g of this.grads.values()) g.fill(0);
+    const loss = this.pending.loss;
+    this.pending = emptySums();
+    return this.optimizer.apply(this.grads, { loss, lr: options.lr });
+  }
+
+  private async runMicroBatch(batch: LearnBatch, inputs: PerTokenInputs, w: RowWindow, into: Map<string, Float32Array>, klBeta: number, entropyCoef: number, clip: ClipOptions): Promise<MicroBatchSums> {
     const dims = [w.r1 - w.r0, w.used];
     const perToken = (values: Float32Array): HostTensor => f32(floatWindow(values, w), dims);
     const candidates: Feeds = {
@@ -157,8 +211,8 @@ export class Learner {
       targets: int64Window(batch.targets, w),
       weights: perToken(inputs.weights),
       temperature: f32Scalar(this.config.temperature),
-      clip_low: f32Scalar(this.config.clipLow),
-      clip_high: f32Scalar(this.config.clipHigh),
+      clip_low: f32Scalar(clip.clipLow ?? this.config.clipLow),
+      clip_high: f32Scalar(clip.clipHigh ?? this.config.clipHigh),
       kl_beta: f32Scalar(klBeta),
       entropy_coef: f32Scalar(entropyCoef),
     };

@@ -17,12 +17,17 @@ export interface LoadedPolicy {
  * holding an adapter in PEFT's layout and no config.json is that adapter over its recorded base_model_name_or_path.
  */
 export async function loadPolicy(at: string, name = basename(at)): Promise<LoadedPolicy> {
-  if (!(await pathExists(join(at, CONFIG_FILE))) && (await pathExists(join(at, ADAPTER_CONFIG_FILE)))) return loadAdaptedPolicy(at, name);
+  if (await isAdapterDir(at)) return loadAdaptedPolicy(at, name);
   const dir = await checkpointSource(at);
   const { config, weights } = await loadCheckpoint(dir);
   const tokenizer = (await pathExists(join(dir, 'tokenizer.json'))) ? await loadTokenizer(dir) : null;
   const tokenizerHash = tokenizer?.hash ?? `vocab-size-${config.vocabSize}`;
   return { policy: { name, config, weights, tokenizerHash }, tokenizer };
+}
+
+/** A directory holding an adapter in PEFT's layout and no config.json of a full model. */
+export async function isAdapterDir(dir: string): Promise<boolean> {
+  return !(await pathExists(join(dir, CONFIG_FILE))) && (await pathExists(join(dir, ADAPTER_CONFIG_FILE)));
 }
 
 async function loadAdaptedPolicy(dir: string, name: string): Promise<LoadedPolicy> {

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { LudusError, fail, type LudusErrorCode } from '../../core/errors.ts';
 
@@ -17,6 +18,9 @@ const STATUS: Partial<Record<LudusErrorCode, number>> = {
   INPUT_INVALID: 400,
   SEQUENCE_TOO_LONG: 400,
   ADAPTERS_UNSUPPORTED: 400,
+  ADAPTER_BASE_MISMATCH: 400,
+  ADAPTER_RANK_MISMATCH: 400,
+  ADAPTER_TARGET_MISMATCH: 400,
   CONFIG_INVALID: 400,
   TOKENIZER_MISMATCH: 400,
   FILE_NOT_FOUND: 404,
@@ -32,6 +36,24 @@ export function jsonServer(routes: Routes): Server {
   return createServer((request, response) => {
     void handle(routes, request, response);
   });
+}
+
+/** Listens on host:port (0 picks a free port); resolves with the server's base URL. A port in use is INPUT_INVALID. */
+export async function listen(server: Server, host: string, port: number): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new LudusError('INPUT_INVALID', `port ${port} on ${host} is in use; pass --port N (0 picks a free one)`, { port }) : error),
+    );
+    server.listen(port, host, resolve);
+  });
+  const bound = (server.address() as AddressInfo).port;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+}
+
+/** Stops listening and drops open connections. */
+export async function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
 /** Parses a request body against a route's schema: REQUEST_INVALID naming the first field that is wrong. */

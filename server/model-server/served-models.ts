@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
 import { pathExists } from '../../native/io/files.ts';
+import { baseConfig } from '../../native/model/lora.ts';
 import type { Policy } from '../../native/runtime/policy.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
@@ -27,9 +28,8 @@ export interface ServedModelsOptions {
 
 /**
  * The models one `ludus serve-model` answers for: its base model under its served name, and what was loaded next to
- * it by name through the load-adapter endpoints. ludus has no LoRA yet, so an "adapter" here is a full model
- * directory of the same architecture and tokenizer (what a trained policy is saved as); a PEFT adapter directory is
- * refused with ADAPTERS_UNSUPPORTED until it has.
+ * it by name through the load-adapter endpoints: a PEFT adapter over a base of the same architecture and tokenizer
+ * (what a policy with an adapter is pushed as), or a full model directory of that architecture (a trained policy).
  */
 export class ServedModels {
   private readonly adapters = new Map<string, ServedModel>();
@@ -75,7 +75,7 @@ export class ServedModels {
 
   /** Replaces the base model's weights (SGLang's update_weights_from_disk); requests decoding now finish on the old ones. */
   async updateBase(path: string, version: string | undefined): Promise<void> {
-    const policy = await this.compatible(path, this.base.name);
+    const policy = await this.compatible(path, this.base.name, true);
     await this.base.batcher.replace(policy);
     this.base.path = path;
     this.base.version = version ?? String(Number(this.base.version) + 1);
@@ -85,18 +85,20 @@ export class ServedModels {
     for (const served of [this.base, ...this.adapters.values()]) await served.batcher.release();
   }
 
-  /** A model directory whose architecture and tokenizer match the base's: what may be served beside it or instead of it. */
-  private async compatible(path: string, name: string): Promise<Policy> {
-    if (await pathExists(join(path, 'adapter_config.json'))) {
-      fail('ADAPTERS_UNSUPPORTED', `${path} is a PEFT adapter; ludus has no LoRA yet, so serve-model loads full model directories only (a trained policy as ludus saves it)`, { path });
-    }
+  /**
+   * A model directory whose architecture and tokenizer match the base's (what may be served beside it or instead of
+   * it), or a PEFT adapter over such a base (beside it only).
+   */
+  private async compatible(path: string, name: string, replacesBase = false): Promise<Policy> {
     if (!(await pathExists(path))) fail('FILE_NOT_FOUND', `${path}: no model directory there`, { path });
+    const adapter = await pathExists(join(path, 'adapter_config.json'));
+    if (adapter && replacesBase) fail('REQUEST_INVALID', `${path} is a PEFT adapter; the served weights are replaced by a full model directory only (load an adapter beside them instead)`, { path });
     const { policy } = await loadPolicy(path, name);
     const base = this.base.batcher.policy;
-    const a = { ...policy.config, raw: undefined };
+    const a = { ...baseConfig(policy.config), raw: undefined };
     const b = { ...base.config, raw: undefined };
     if (JSON.stringify(a) !== JSON.stringify(b) || policy.tokenizerHash !== base.tokenizerHash) {
-      fail('REQUEST_INVALID', `${path}: its architecture or tokenizer differs from the served model's (${this.base.path})`, { path });
+      fail('REQUEST_INVALID', `${path}: its ${adapter ? "base's " : ''}architecture or tokenizer differs from the served model's (${this.base.path})`, { path });
     }
     return policy;
   }

@@ -81,8 +81,8 @@ describe('ludus bench grader', () => {
 
 describe('ludus bench remote', () => {
   describe('having a small run with --json', () => {
-    it('should measure the same rows in-process and through ludus serve-model, with the tokens span-and-cut threw away', async () => {
-      const result = await runLudus(['bench', 'remote', '--json', '--rows', '2', '--tokens', '12', '--spans', '1,3', '--repeats', '1', '--threads', '1']);
+    it('should measure the same rows in-process and through ludus serve-model, with the tokens span-and-cut threw away, and the same learner steps through ludus serve-trainer', async () => {
+      const result = await runLudus(['bench', 'remote', '--json', '--rows', '2', '--tokens', '12', '--spans', '1,3', '--repeats', '1', '--train-steps', '1', '--threads', '1']);
       expect(result.code, result.stderr).toBe(0);
       const report = JSON.parse(result.stdout.trim());
       expect(report.workload).toMatchObject({ rows: 2, tokens: 12, repeats: 1, threads: 1 });
@@ -93,6 +93,8 @@ describe('ludus bench remote', () => {
       expect(one.wastedFraction).toBe(0);
       expect(three.wastedFraction).toBeGreaterThan(0);
       expect(three.requestsPerRow).toBeLessThan(one.requestsPerRow);
+      expect(report.trainer.identical).toBe(true);
+      expect(report.trainer.apiOverInProcess).toBeCloseTo(report.trainer.inProcessMs / report.trainer.apiMs, 5);
     });
   });
 

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Rng } from '../../../core/rng.ts';
+import { saveAdapter } from '../../../native/io/adapter.ts';
 import { loadCheckpoint, saveCheckpoint } from '../../../native/io/checkpoint.ts';
+import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
 import { TOKENIZER_FILE } from '../../../engine/trainer/training-checkpoint.ts';
 
 /**
@@ -26,4 +28,16 @@ export async function writePerturbedCopies(baseDir: string, outDir: string, coun
     dirs.push(dir);
   }
   return dirs;
+}
+
+/**
+ * A distinct entrant as a LoRA adapter on `baseDir`: rank `r` (default 16) on every projection, A as PEFT draws it and
+ * B Gaussian with std `initStdB` (so it differs from the base), from `seed`; saved in PEFT's layout in `dir` with the
+ * base recorded as its base_model_name_or_path. Returns `dir`.
+ */
+export async function writeNoiseAdapter(baseDir: string, dir: string, options: { seed: number; initStdB: number; r?: number }): Promise<string> {
+  const { config, weights } = await loadCheckpoint(baseDir);
+  const adapted = withAdapter(config, parseLoraConfig({ r: options.r ?? 16, initStdB: options.initStdB }));
+  await saveAdapter(dir, adapted, adaptedWeights(weights, initAdapter(adapted, options.seed)), { baseModel: baseDir });
+  return dir;
 }

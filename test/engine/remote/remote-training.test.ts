@@ -74,4 +74,15 @@ describe('training with rollouts from two `ludus serve-model` processes on loopb
       expect(remote.pushed).toContain(join('senior', 'v1'));
     }, 300_000);
   });
+
+  describe('having grpo with a LoRA adapter on the trained policy (pushed as a PEFT adapter over the servers\' base)', () => {
+    it('should record the very metrics and transcripts of the in-process run with the same seed', async () => {
+      const adapter = { policies: { senior: { adapter: { r: 4 } } } };
+      const local = await trained({ game: 'grpo', ...adapter });
+      const remote = await trained({ game: 'grpo', ...adapter }, servers.map((s) => s.url));
+      expect(remote.pushed).toContain(join('senior', 'v1', 'adapter_config.json'));
+      expect(remote.transcripts).toEqual(local.transcripts);
+      expect(remote.metrics).toEqual(local.metrics);
+    }, 300_000);
+  });
 });

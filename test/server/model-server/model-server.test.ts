@@ -8,6 +8,9 @@ import { DecoderPool } from '../../../engine/match/decoder-pool.ts';
 import { PolicyPool } from '../../../engine/policies/policy-pool.ts';
 import { saveCheckpoint } from '../../../native/io/checkpoint.ts';
 import { cloneWeights } from '../../../native/model/weights.ts';
+import { saveAdapter } from '../../../native/io/adapter.ts';
+import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
+import { resolveModelDir } from '../../../plugins/policies/default-model.ts';
 import { startModelServer, type ModelServer } from '../../../server/model-server/model-server.ts';
 
 const post = async (server: ModelServer, path: string, body: unknown) => {
@@ -94,7 +97,7 @@ describe('ludus serve-model', () => {
   });
 
   describe('having policies pushed to it', () => {
-    it('should serve a full model directory as an adapter by name, refuse a PEFT adapter, and replace its own weights from disk', async () => {
+    it('should serve a full model directory and a PEFT adapter over its base by name, refuse a malformed adapter with a coded 400, and replace its own weights from disk (never with an adapter)', async () => {
       const trained = await mkdtemp(join(tmpdir(), 'ludus-served-'));
       dirs.push(trained);
       const policy = pool.policy('base');
@@ -110,11 +113,23 @@ describe('ludus serve-model', () => {
       const adapted = (await post(server, '/v1/completions', completion({ model: 'senior-v1' }))).json().choices[0];
       expect(adapted.logprobs.token_logprobs).not.toEqual(base.logprobs.token_logprobs);
 
+      // A policy with an adapter, as the weight push writes it: PEFT's layout over the served base's directory.
+      const lora = await mkdtemp(join(tmpdir(), 'ludus-lora-'));
+      dirs.push(lora);
+      const loraConfig = withAdapter(policy.config, parseLoraConfig({ r: 4, initStdB: 0.05 }));
+      await saveAdapter(lora, loraConfig, adaptedWeights(policy.weights, initAdapter(loraConfig, 3)), { baseModel: resolveModelDir('default', 'arithmetic') });
+      expect((await post(server, '/load_lora_adapter', { lora_name: 'lora', lora_path: lora })).status).toBe(200);
+      const viaAdapter = (await post(server, '/v1/completions', completion({ model: 'lora' }))).json().choices[0];
+      expect(viaAdapter.logprobs.token_logprobs).not.toEqual(base.logprobs.token_logprobs);
+      const notBase = await post(server, '/update_weights_from_disk', { model_path: lora });
+      expect(notBase.status).toBe(400);
+
       const peft = await mkdtemp(join(tmpdir(), 'ludus-peft-'));
       dirs.push(peft);
       await writeFile(join(peft, 'adapter_config.json'), '{"peft_type": "LORA", "r": 8}');
-      const refused = await post(server, '/load_lora_adapter', { lora_name: 'lora', lora_path: peft });
-      expect({ status: refused.status, code: refused.json().error.code }).toEqual({ status: 400, code: 'ADAPTERS_UNSUPPORTED' });
+      const refused = await post(server, '/load_lora_adapter', { lora_name: 'nobase', lora_path: peft });
+      expect(refused.status).toBe(400);
+      expect(refused.json().error.code).toMatch(/^ADAPTER_/);
 
       expect((await post(server, '/v1/unload_lora_adapter', { lora_name: 'senior-v1' })).status).toBe(200);
       expect((await post(server, '/v1/completions', completion({ model: 'senior-v1' }))).status).toBe(404);

@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { z } from 'zod';
+import { fail } from '../../core/errors.ts';
+import {
+  decodeTensor,
+  encodeTensor,
+  encodeTensors,
+  fingerprint,
+  type CreateModelSchema,
+  type Datum,
+  type ForwardBackwardSchema,
+  type LoadStateSchema,
+  type OptimStepSchema,
+  type SaveWeightsSchema,
+  type WireTensors,
+  wireNumber,
+} from '../../engine/remote/trainer-wire.ts';
+import { saveAdapter } from '../../native/io/adapter.ts';
+import { saveCheckpoint } from '../../native/io/checkpoint.ts';
+import { pathExists } from '../../native/io/files.ts';
+import type { ModelConfig } from '../../native/model/config.ts';
+import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter } from '../../native/model/lora.ts';
+import type { Weights } from '../../native/model/weights.ts';
+import { Learner, type LearnBatch } from '../../native/train/learner.ts';
+import { parseLearnerConfig, type LearnerConfig } from '../../native/train/learner-config.ts';
+import { resolveModelDir } from '../../plugins/policies/default-model.ts';
+import { TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
+import { loadPolicy } from '../../plugins/policies/load-policy.ts';
+
+export interface TrainedModel {
+  readonly id: string;
+  readonly config: ModelConfig;
+  readonly learner: Learner;
+  readonly tokenizerJson: unknown;
+  /** The base model's directory (an adapter's base_model_name_or_path). */
+  readonly baseDir: string;
+  /** The last directory saved for samplers (removed when the next is written). */
+  samplerPath?: string;
+}
+
+/** What a create_model call was checked to carry, before any weight is loaded. */
+export interface ModelPlan {
+  readonly dir: string;
+  readonly learner: LearnerConfig;
+  readonly lora?: { readonly config: ReturnType<typeof parseLoraConfig>; readonly seed: number };
+}
+
+/**
+ * The models a `ludus serve-trainer` trains: each a base (or a LoRA adapter over it) with its own in-process ORT
+ * learner, so a step taken here is the step the in-process learner takes. The checks that need no weights run when a
+ * call is submitted (a malformed request is a 4xx then); the work runs in the call's future.
+ */
+export class TrainedModels {
+  private readonly models = new Map<string, TrainedModel>();
+
+  constructor(private readonly options: { readonly threads: number; readonly task?: string; readonly samplerDir: string }) {}
+
+  plan(body: z.output<typeof CreateModelSchema>): ModelPlan {
+    const learner = parseLearnerConfig({ ...body.learner, threads: this.options.threads });
+    if (learner.klEstimator === 'exact') fail('REQUEST_INVALID', 'learner.klEstimator "exact" reads a reference model, which the trainer API does not carry; send per-token ref_logprobs (k3)', { field: 'learner.klEstimator' });
+    const dir = resolveModelDir(body.base_model, body.task ?? this.options.task);
+    const lora = body.lora
+      ? { config: parseLoraConfig({ r: body.lora.rank, alpha: body.lora.alpha, targetModules: body.lora.target_modules, initStdB: body.lora.init_std_b }, 'lora'), seed: body.lora.seed }
+      : undefined;
+    return { dir, learner, ...(lora ? { lora } : {}) };
+  }
+
+  async create(plan: ModelPlan): Promise<{ model_id: string; trainable_parameters: number; fingerprint: string }> {
+    if (!(await pathExists(plan.dir))) fail('FILE_NOT_FOUND', `base_model: ${plan.dir}: no model directory there`, { field: 'base_model' });
+    const { policy, tokenizer } = await loadPolicy(plan.dir);
+    const config = plan.lora ? withAdapter(policy.config, plan.lora.config) : policy.config;
+    const weights: Weights = plan.lora ? adaptedWeights(policy.weights, initAdapter(config, plan.lora.seed)) : policy.weights;
+    const learner = await Learner.create(config, weights, plan.learner);
+    const id = `model-${randomUUID()}`;
+    this.models.set(id, { id, config, learner, tokenizerJson: tokenizer?.json, baseDir: plan.dir });
+    const trainable = [...learner.trainable.values()].reduce((n, t) => n + t.data.length, 0);
+    return { model_id: id, trainable_parameters: trainable, fingerprint: fingerprint(learner.trainable) };
+  }
+
+  model(id: string): TrainedModel {
+    return this.models.get(id) ?? fail('MODEL_NOT_SERVED', `model_id "${id}" is not trained here (create_model first)`, { field: 'model_id' });
+  }
+
+  /** The learn batch of a forward_backward call, checked against the model: REQUEST_INVALID naming the datum and field. */
+  batch(model: TrainedModel, body: z.output<typeof ForwardBackwardSchema>): LearnBatch {
+    const objective = body.loss_fn === 'ppo' ? 'policy-gradient' : 'sft';
+    if (objective !== model.learner.config.objective) {
+      fail('REQUEST_INVALID', `loss_fn "${body.loss_fn}" does not match the model's learner objective "${model.learner.config.objective}"`, { field: 'loss_fn' });
+    }
+    return learnBatch(body.data, objective === 'policy-gradient', body.loss_fn_config.normalization);
+  }
+
+  async forwardBackward(model: TrainedModel, batch: LearnBatch, body: z.output<typeof ForwardBackwardSchema>) {
+    const c = body.loss_fn_config;
+    const sums = await model.learner.forwardBackward(batch, {
+      ...(c.clip_low !== undefined ? { clipLow: c.clip_low } : {}),
+      ...(c.clip_high !== undefined ? { clipHigh: c.clip_high } : {}),
+      ...(c.kl_beta !== undefined ? { klBeta: c.kl_beta } : {}),
+      ...(c.imitation_weight !== undefined ? { imitationWeight: c.imitation_weight } : {}),
+      ...(c.entropy_coef !== undefined ? { entropyCoef: c.entropy_coef } : {}),
+    });
+    return { loss: wireNumber(sums.loss), tokens: sums.tokens, kl: wireNumber(sums.kl), entropy: wireNumber(sums.entropy), clipped: wireNumber(sums.clipped), micro_batches: sums.microBatches };
+  }
+
+  async optimStep(model: TrainedModel, body: z.output<typeof OptimStepSchema>) {
+    const update = await model.learner.optimStep(body.adam_params ? { lr: body.adam_params.learning_rate } : {});
+    return { step: update.step, grad_norm: wireNumber(update.gradNorm), clipped: update.clipped };
+  }
+
+  /** Writes the model as a directory a sampler loads (`ludus serve-model`'s load-adapter endpoints read it); the previous one is removed. */
+  async saveForSampler(model: TrainedModel, body: z.output<typeof SaveWeightsSchema>) {
+    const path = join(this.options.samplerDir, model.id, body.name);
+    const extraFiles: Record<string, string> = model.tokenizerJson === undefined ? {} : { [TOKENIZER_FILE]: JSON.stringify(model.tokenizerJson) };
+    // An adapter in PEFT's layout over the base directory (what vLLM's and SGLang's load-adapter endpoints read), else a full model directory.
+    if (model.config.lora) await saveAdapter(path, model.config, model.learner.weights, { baseModel: model.baseDir });
+    else await saveCheckpoint(path, model.config, model.learner.weights, { extraFiles });
+    if (model.samplerPath !== undefined && model.samplerPath !== path) await rm(model.samplerPath, { recursive: true, force: true });
+    model.samplerPath = path;
+    return {
+      path,
+      step: model.learner.optimizer.step,
+      fingerprint: fingerprint(model.learner.trainable),
+      ...(body.return_weights ? { weights: encodeTensors(model.learner.trainable) } : {}),
+    };
+  }
+
+  optimizerState(model: TrainedModel) {
+    const state = model.learner.optimizerState();
+    const dims = (name: string) => model.learner.trainable.get(name)!.dims;
+    const encode = (moments: Record<string, Float32Array>): WireTensors => Object.fromEntries(Object.entries(moments).map(([name, data]) => [name, encodeTensor(data, dims(name))]));
+    return { step: state.step, m: encode(state.m), v: encode(state.v) };
+  }
+
+  /** Checks a load_state body against the model's trained tensors (names and sizes) before anything is written. */
+  checkState(model: TrainedModel, body: z.output<typeof LoadStateSchema>): void {
+    const trainable = model.learner.trainable;
+    for (const [field, tensors] of [['weights', body.weights], ['optimizer.m', body.optimizer.m], ['optimizer.v', body.optimizer.v]] as const) {
+      for (const [name, t] of trainable) {
+        const sent = tensors[name];
+        if (!sent || sent.dims.join('x') !== t.dims.join('x') || Buffer.byteLength(sent.data, 'base64') !== t.data.byteLength) {
+          fail('REQUEST_INVALID', `${field}.${name}: ${sent ? `dims [${sent.dims}] or size differ from the model's [${t.dims}]` : 'missing'}`, { field: `${field}.${name}` });
+        }
+      }
+      const extra = Object.keys(tensors).find((name) => !trainable.has(name));
+      if (extra !== undefined) fail('REQUEST_INVALID', `${field}.${extra}: not a trained tensor of this model`, { field: `${field}.${extra}` });
+    }
+  }
+
+  loadState(model: TrainedModel, body: z.output<typeof LoadStateSchema>) {
+    const decode = (tensors: WireTensors) => Object.fromEntries(Object.entries(tensors).map(([name, t]) => [name, decodeTensor(t)]));
+    const weights = decode(body.weights);
+    model.learner.loadOptimizerState({ step: body.optimizer.step, m: decode(body.optimizer.m), v: decode(body.optimizer.v) });
+    for (const [name, t] of model.learner.trainable) t.data.set(weights[name]);
+    return { step: model.learner.optimizer.step, fingerprint: fingerprint(model.learner.trainable) };
+  }
+
+  async unload(id: string): Promise<void> {
+    const model = this.model(id);
+    this.models.delete(id);
+    await model.learner.release();
+    await rm(join(this.options.samplerDir, id), { recursive: true, force: true });
+  }
+
+  async release(): Promise<void> {
+    for (const id of [...this.models.keys()]) await this.unload(id);
+  }
+}
+
+/**
+ * Datums as one right-padded batch (token 0, weight 0 past each datum's end), flat row-major: every per-token input
+ * as long as the datum's tokens, `logprobs` and `advantages` in every datum of a policy-gradient call.
+ */
+function learnBatch(data: readonly Datum[], policyGradient: boolean, normalization: LearnBatch['normalization']): LearnBatch {
+  const tokens = data.map((d) => d.model_input.chunks.flatMap((chunk) => chunk.tokens));
+  const cols = Math.max(...tokens.map((t) => t.length));
+  const rows = data.length;
+  const has = (key: 'ref_logprobs' | 'imitation_weights') => data.some((d) => d.loss_fn_inputs[key] !== undefined);
+  type Field = keyof Datum['loss_fn_inputs'];
+  const fields: Field[] = ['target_tokens', 'weights', ...(policyGradient ? (['logprobs', 'advantages'] as const) : []), ...(has('ref_logprobs') ? (['ref_logprobs'] as const) : []), ...(has('imitation_weights') ? (['imitation_weights'] as const) : [])];
+  const flat: Partial<Record<Field, Float64Array>> = Object.fromEntries(fields.map((key) => [key, new Float64Array(rows * cols)]));
+  const inputIds = new Int32Array(rows * cols);
+  data.forEach((datum, r) => {
+    const n = tokens[r].length;
+    if (n === 0) fail('REQUEST_INVALID', `data.${r}.model_input: no tokens`, { field: `data.${r}.model_input` });
+    inputIds.set(tokens[r], r * cols);
+    for (const key of fields) {
+      const values = datum.loss_fn_inputs[key];
+      if (values === undefined) {
+        if (key === 'ref_logprobs' || key === 'imitation_weights') fail('REQUEST_INVALID', `data.${r}.loss_fn_inputs.${key}: missing, though other datums of the call have it`, { field: `data.${r}.loss_fn_inputs.${key}` });
+        fail('REQUEST_INVALID', `data.${r}.loss_fn_inputs.${key}: missing (the ${policyGradient ? 'ppo' : 'cross_entropy'} loss needs it)`, { field: `data.${r}.loss_fn_inputs.${key}` });
+      }
+      if (values!.length !== n) fail('REQUEST_INVALID', `data.${r}.loss_fn_inputs.${key}: ${values!.length} values for ${n} input tokens`, { field: `data.${r}.loss_fn_inputs.${key}` });
+      flat[key]!.set(values!, r * cols);
+    }
+  });
+  return {
+    rows,
+    cols,
+    inputIds,
+    targets: Int32Array.from(flat.target_tokens!),
+    lossMask: flat.weights!,
+    ...(policyGradient ? { advantages: flat.advantages!, oldLogprobs: flat.logprobs! } : {}),
+    ...(flat.ref_logprobs ? { refLogprobs: flat.ref_logprobs } : {}),
+    ...(flat.imitation_weights ? { imitationMask: flat.imitation_weights } : {}),
+    ...(normalization ? { normalization } : {}),
+  };
+}
