@@ -207,7 +207,7 @@ async function trainingTable(result: Result): Promise<string> {
 
 /**
  * Rows that answered every problem alike (the same correct counts, and for cascades the same draft counts): on the same
- * seeds, models whose training did not change what they sample. Said outright, so a reader does not take their equal
+ * seeds, models trained identically or not changed by training. Said outright, so a reader does not take their equal
  * numbers for equal skill reached separately.
  */
 function identicalRows(result: Result): string {
@@ -221,5 +221,5 @@ function identicalRows(result: Result): string {
   }
   const same = [...groups.values()].filter((rows) => rows.length > 1);
   if (same.length === 0) return 'No two models answered every problem alike.';
-  return `Answered every problem exactly alike (per-problem correct answers${same.some((rows) => result.rows[rows[0]]?.kind === 'cascade') ? ' and drafts' : ''}, same seeds): ${same.map((rows) => rows.map((row) => ROW_LABELS[row]).join(' = ')).join('; ')}. Their training did not change what they sample here, so their equal numbers say nothing about the differences between their games.`;
+  return `Answered every problem exactly alike (per-problem correct answers${same.some((rows) => result.rows[rows[0]]?.kind === 'cascade') ? ' and drafts' : ''}, same seeds): ${same.map((rows) => rows.map((row) => ROW_LABELS[row]).join(' = ')).join('; ')}. Their equal numbers do not separate their games: either their trainings were identical (a knob that never acted, such as a conversion bonus with no conversion in training) or training changed nothing they sample.`;
 }
