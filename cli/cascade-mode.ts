@@ -4,15 +4,14 @@ import type { PairedTest, PassAtK } from '../lab/eval/report-types.ts';
 import { evaluateCascade, pairedPassTest, type CascadeEvalResult } from '../lab/eval/cascade-eval.ts';
 import { evaluate } from '../lab/eval/evaluate.ts';
 import { gameFor } from '../engine/trainer/run-pieces.ts';
-import type { Device } from '../native/ort.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
 import { loadPolicy } from '../plugins/policies/load-policy.ts';
 import { graderForTask, taskByName } from '../plugins/tasks/registry.ts';
-import type { Split } from '../core/tasks/task.ts';
 import { composePlugins } from './composition/compose.ts';
+import { gameEvalOptions, type GameEvalSettings } from './game-eval-settings.ts';
 
 /** `ludus eval --challenger`: the cascade mode's settings, from the command line. */
-export interface CascadeModeOptions {
+export interface CascadeModeOptions extends GameEvalSettings {
   /** `--model` drafts, `--challenger` answers after reading the draft's summary (answer withheld). */
   readonly drafter: string;
   readonly challenger: string;
@@ -23,19 +22,8 @@ export interface CascadeModeOptions {
   readonly compare?: string;
   readonly tasks: readonly string[];
   readonly grade: (task: string) => Grader;
-  readonly split: Split;
-  readonly problems: number;
-  readonly samples: number;
   /** Every generation's cap: each cascade turn's and the compared single model's. */
   readonly maxNewTokens: number;
-  readonly temperature: number;
-  readonly topP: number;
-  readonly seed: number;
-  readonly batch: number;
-  readonly bootstrap: number;
-  readonly threads: number;
-  readonly device?: Device;
-  readonly onProgress?: (label: string, done: number, total: number) => void;
 }
 
 export interface CascadeModeResult {
@@ -59,19 +47,7 @@ export async function cascadeMode(options: CascadeModeOptions): Promise<CascadeM
       drafter: resolveModelDir(options.drafter, name),
       challenger: resolveModelDir(options.challenger, name),
       grade,
-      task,
-      taskName: name,
-      split: options.split,
-      problems: options.problems,
-      samples: options.samples,
-      temperature: options.temperature,
-      topP: options.topP,
-      seed: options.seed,
-      batch: Math.max(1, Math.floor(options.batch / options.samples)),
-      bootstrap: options.bootstrap,
-      threads: options.threads,
-      ...(options.device ? { device: options.device } : {}),
-      ...(options.onProgress ? { onProgress: (done: number, total: number) => options.onProgress!(`cascade ${name}`, done, total) } : {}),
+      ...gameEvalOptions(options, task, name, `cascade ${name}`),
     });
     if (options.compare === undefined) {
       results.push({ task: name, cascade });

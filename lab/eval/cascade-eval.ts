@@ -6,16 +6,16 @@ import { paperKs, passAtK } from '../../core/metrics/pass-at-k.ts';
 import { pairedTTest } from '../../core/metrics/t-test.ts';
 import type { SequentialProtocol } from '../../core/protocols/sequential.ts';
 import { deriveSeed } from '../../core/rng.ts';
-import type { Split, Task } from '../../core/tasks/task.ts';
 import { arenaFor } from '../../engine/match/arena.ts';
 import { DecoderPool } from '../../engine/match/decoder-pool.ts';
 import { playMatches } from '../../engine/match/play-matches.ts';
 import type { PlayedMatch } from '../../engine/match/played-match.ts';
 import { PolicyPool } from '../../engine/policies/policy-pool.ts';
-import type { Device } from '../../native/ort.ts';
 import { passAtKEstimates } from './pass-at-k-estimates.ts';
 import { perProblemMeans, problemMeanEstimates } from './problem-means.ts';
 import type { Estimate, PairedTest, PassAtK } from './report-types.ts';
+import type { Split } from '../../core/tasks/task.ts';
+import type { GameEvalOptions } from './game-eval-options.ts';
 
 /** The two seats of a draft–challenge cascade (Agon's roles). */
 const DRAFTER = 'drafter';
@@ -56,27 +56,13 @@ export interface CascadeEvalResult {
   readonly per_problem: readonly { readonly id: string; readonly correct: number; readonly draft_correct: number }[];
 }
 
-export interface CascadeEvalOptions {
+export interface CascadeEvalOptions extends GameEvalOptions {
   /** A sequential draft–challenge game (agon, with its knobs: turn caps, layout, proposals). */
   readonly game: AnyGame;
   /** Who drafts and who challenges: model directories, 'default', or adapter directories (PEFT layout over their recorded base). */
   readonly drafter: string;
   readonly challenger: string;
   readonly grade: Grader;
-  readonly task: Task;
-  readonly taskName: string;
-  readonly split: Split;
-  readonly problems: number;
-  readonly samples: number;
-  readonly temperature: number;
-  readonly topP: number;
-  readonly seed: number;
-  /** Problems played together (each with its `samples` matches). */
-  readonly batch: number;
-  readonly bootstrap?: number;
-  readonly threads?: number;
-  readonly device?: Device;
-  readonly onProgress?: (done: number, total: number) => void;
 }
 
 /**
