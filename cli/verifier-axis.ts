@@ -1,8 +1,9 @@
 import { gameFor } from '../engine/trainer/run-pieces.ts';
-import { evaluateVerifier, type Estimate, type VerifierEvalOptions, type VerifierEvalResult } from '../lab/eval/verifier-eval.ts';
+import { evaluateVerifier, type Estimate, type VerifierEvalResult } from '../lab/eval/verifier-eval.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
 import { graderForTask, taskByName } from '../plugins/tasks/registry.ts';
 import { composePlugins } from './composition/compose.ts';
+import { gameEvalOptions, type GameEvalSettings } from './game-eval-settings.ts';
 
 /** The verifier axes of `ludus eval`: one more axis name beside the tandem paper's. */
 export const VERIFIER_AXIS = 'verifier';
@@ -11,14 +12,11 @@ export const VERIFIER_AXIS = 'verifier';
 const GAME = 'tango';
 
 /** The evaluation's own settings, as `evaluateVerifier` takes them, with the command line's models and tasks. */
-export interface VerifierAxisOptions extends Pick<VerifierEvalOptions, 'split' | 'problems' | 'samples' | 'temperature' | 'topP' | 'seed' | 'batch' | 'device'> {
+export interface VerifierAxisOptions extends GameEvalSettings {
   /** The judging model (`--model`) and the one whose solutions it judges (`--generator`, default the same). */
   readonly model: string;
   readonly generator: string;
   readonly tasks: readonly string[];
-  readonly bootstrap: number;
-  readonly threads: number;
-  readonly onProgress?: (label: string, done: number, total: number) => void;
 }
 
 /** Tango's verifier role played by `model` on solutions by `generator`, per task, with its verdicts scored against gold labels. */
@@ -31,19 +29,7 @@ export async function verifierAxis(options: VerifierAxisOptions): Promise<Record
       game,
       judge: 'verifier',
       policies: { generator: resolveModelDir(options.generator, name), verifier: resolveModelDir(options.model, name) },
-      task: await taskByName(name),
-      taskName: name,
-      split: options.split,
-      problems: options.problems,
-      samples: options.samples,
-      temperature: options.temperature,
-      topP: options.topP,
-      seed: options.seed,
-      batch: Math.max(1, Math.floor(options.batch / options.samples)),
-      bootstrap: options.bootstrap,
-      threads: options.threads,
-      ...(options.device ? { device: options.device } : {}),
-      ...(options.onProgress ? { onProgress: (done: number, total: number) => options.onProgress!(`verifier ${name}`, done, total) } : {}),
+      ...gameEvalOptions(options, await taskByName(name), name, `verifier ${name}`),
     });
   }
   return results;

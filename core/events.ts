@@ -65,6 +65,11 @@ export interface TurnEndEvent extends InMatch {
   readonly finish: FinishReason;
   /** Token positions (in the turn) that end a reasoning step. */
   readonly stepEnds?: readonly number[];
+  /**
+   * What the game's view shows a spectator beside the finished turn, added on the way to spectators (Agon's draft: the
+   * summary the challenger read and the withheld final answer).
+   */
+  readonly secret?: Readonly<Record<string, unknown>>;
 }
 
 export interface VerdictEvent extends InMatch {

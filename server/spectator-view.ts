@@ -1,4 +1,4 @@
-import type { LudusEvent, MatchStartEvent, TokensEvent } from '../core/events.ts';
+import type { LudusEvent, MatchStartEvent, TokensEvent, TurnEndEvent } from '../core/events.ts';
 import type { View } from '../core/game/view.ts';
 import type { TurnRecord } from '../core/protocols/turn-record.ts';
 
@@ -9,9 +9,31 @@ export type EventView = (event: LudusEvent) => LudusEvent;
  * Passes every transcript-bearing event through the game's view with viewer `null`: the event's tokens become the
  * records of a match state (one per run of one author), the view strips what a spectator must not see, and the
  * event is rebuilt from what is left. Broadcast views see the transcript, not the problem (events carry its id only).
+ * A turn's end carries the secret the view leaves a spectator of the whole turn (Agon: the summary the challenger
+ * read, the answer withheld from it), so the text of each turn is kept until it ends.
  */
 export function spectatorView<Role extends string, Problem>(view: View<Role, Problem>): EventView {
-  return (event) => (event.type === 'tokens' ? viewTokens(view, event) : event.type === 'match-start' ? viewProblem(view, event) : event);
+  const texts = new Map<string, string>();
+  const key = (matchId: string, turn: number) => `${matchId}\u0000${turn}`;
+  return (event) => {
+    if (event.type === 'tokens') {
+      texts.set(key(event.matchId, event.turn), (texts.get(key(event.matchId, event.turn)) ?? '') + (event.text ?? ''));
+      return viewTokens(view, event);
+    }
+    if (event.type === 'turn-end') {
+      const text = texts.get(key(event.matchId, event.turn));
+      texts.delete(key(event.matchId, event.turn));
+      return text === undefined ? event : viewTurnEnd(view, event, text);
+    }
+    return event.type === 'match-start' ? viewProblem(view, event) : event;
+  };
+}
+
+/** The turn's end, with the secret the view leaves a spectator of the whole turn, when it leaves one. */
+function viewTurnEnd<Role extends string, Problem>(view: View<Role, Problem>, event: TurnEndEvent, text: string): TurnEndEvent {
+  const record = { turn: event.turn, role: event.role as Role, tokens: [], text };
+  const seen = view({ matchId: event.matchId, seed: 0, problem: undefined as Problem, transcript: [record], finished: false }, null).transcript[0];
+  return seen?.secret === undefined ? event : { ...event, secret: seen.secret };
 }
 
 /** The problem's text and gold answer stay on a match's opening event only as far as the view leaves them to a spectator. */

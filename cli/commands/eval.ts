@@ -19,6 +19,7 @@ import { SPLITS, type Split } from '../../core/tasks/task.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
 import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
 import { summarizeVerifier, VERIFIER_AXIS, verifierAxis } from '../verifier-axis.ts';
+import { cascadeMode, summarizeCascade } from '../cascade-mode.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 import { CHAT_TEMPLATE_MODES, type ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
 
@@ -47,6 +48,9 @@ export function register(program: Command): void {
     .option('--extract <order>', "where a response's answer is looked for: auto (strict, boxed only, on the generated tasks, whose solutions box their answer; full on JSONL sets), strict, full, or steps separated by commas (see ludus grade)", 'auto')
     .option('--axes <list>', `comma-separated: ${[...EVAL_AXES, VERIFIER_AXIS].join(', ')} (the model as Tango's verifier: outcome precision, recall, F1 and step F1 against gold labels)`, 'capability')
     .option('--generator <dir>', "the verifier axis: whose solutions the model judges, a model directory or 'default' (default: the model itself)")
+    .option('--challenger <dir>', "cascade mode (Agon §4): --model drafts, this model (a directory, an adapter directory or 'default') answers after reading the draft's summary with its final answer withheld; pass@k, per-stage tokens, summary prefill; --max-new-tokens caps every generation, --compare is a single model at the same cap")
+    .option('--proposals <n>', 'cascade mode: drafts before the challenge (more than 1: the Mixture-of-Agents baseline)', text, '1')
+    .option('--challenge-layout <layout>', "cascade mode: continue (the challenger continues the summary; agon's default) or context (it reads the summary before the plain prompt)")
     .option('--junior <dir>', "junior for handoff, drift and legibility: a model directory or 'default' (the shipped base)", 'default')
     .option('--reference <dir>', "drift's reference model for the displaced-token analysis (e.g. the GRPO senior); 'default' is the junior, which leaves that analysis out", 'default')
     .option('--compare <dir|json>', "paired one-sided t-tests against another model (a directory or 'default', evaluated here the same way) or a saved eval-report.json / report.json")
@@ -73,6 +77,26 @@ export function register(program: Command): void {
       const benchmarks: EvalBenchmark[] = [];
       for (const name of tasks) benchmarks.push({ name, task: await taskByName(name), split: parsed.split, grade: graderFor(name, parsed.extract) });
       const defaultTask = tasks.find((t) => shippedTasks().includes(t)) ?? tasks[0];
+      if (opts.challenger !== undefined) {
+        const proposals = Number(opts.proposals);
+        if (!Number.isInteger(proposals) || proposals < 1 || proposals > 8) fail('INPUT_INVALID', `--proposals must be an integer in [1, 8], got "${String(opts.proposals)}"`, { flag: 'proposals' });
+        if (opts.challengeLayout !== undefined && !['continue', 'context'].includes(opts.challengeLayout)) fail('INPUT_INVALID', `--challenge-layout must be continue or context, got "${String(opts.challengeLayout)}"`, { flag: 'challenge-layout' });
+        const results = await cascadeMode({
+          ...parsed,
+          drafter: opts.model,
+          challenger: opts.challenger,
+          proposals,
+          ...(opts.challengeLayout ? { layout: opts.challengeLayout } : {}),
+          ...(opts.compare !== undefined ? { compare: opts.compare } : {}),
+          tasks,
+          grade: (name) => graderFor(name, parsed.extract),
+          device: parseDevice(opts.device),
+          onProgress: opts.json ? undefined : (label, done, total) => process.stderr.write(`\r${label} ${done}/${total}`),
+        });
+        if (!opts.json) process.stderr.write('\n');
+        process.stdout.write(opts.json ? `${JSON.stringify({ cascade: results })}\n` : summarizeCascade(results));
+        return;
+      }
       const verifier = parsed.verifier
         ? await verifierAxis({ ...parsed, model: opts.model, generator: opts.generator ?? opts.model, tasks, device: parseDevice(opts.device), onProgress: opts.json ? undefined : (label, done, total) => process.stderr.write(`\r${label} ${done}/${total}`) })
         : undefined;

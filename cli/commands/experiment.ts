@@ -1,6 +1,8 @@
 import { Option, type Command } from 'commander';
 import { LudusError } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
+import { AgonExperimentConfigSchema } from '../../lab/experiments/agon-experiment-config.ts';
+import { runAgonVsGrpo } from '../../lab/experiments/agon-vs-grpo.ts';
 import { ExperimentConfigSchema } from '../../lab/experiments/experiment-config.ts';
 import { runTandemVsGrpo } from '../../lab/experiments/tandem-vs-grpo.ts';
 import { TangoExperimentConfigSchema } from '../../lab/experiments/tango-experiment-config.ts';
@@ -10,7 +12,7 @@ import { readConfigFile } from '../config-file.ts';
 import { progressReporter } from '../progress.ts';
 import { forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
 
-const EXPERIMENTS = ['tandem-vs-grpo', 'tango-vs-grpo'] as const;
+const EXPERIMENTS = ['tandem-vs-grpo', 'tango-vs-grpo', 'agon-vs-grpo'] as const;
 
 interface ExperimentOptions {
   config?: string;
@@ -26,10 +28,10 @@ export function register(program: Command): void {
   program
     .command('experiment')
     .description(
-      "paper experiments end to end, resumable; tandem-vs-grpo: GRPO, KL-Reg and TRL seniors from one base with matched settings and seeds, every evaluation axis, one report; tango-vs-grpo: RL Tango's Figure 4 (Tango, vanilla GRPO, fixed generator, fixed verifier) at matched generator steps, curves, final pass@1 and verifier F1 with paired tests, one report",
+      "paper experiments end to end, resumable; tandem-vs-grpo: GRPO, KL-Reg and TRL seniors from one base with matched settings and seeds, every evaluation axis, one report; tango-vs-grpo: RL Tango's Figure 4 (Tango, vanilla GRPO, fixed generator, fixed verifier) at matched generator steps, curves, final pass@1 and verifier F1 with paired tests, one report; agon-vs-grpo: Agon's §5 (Agon, fixed roles, cooperative exchange, self-refinement, vanilla GRPO trained as adapters on one base; cascades and an untrained Mixture-of-Agents at the same per-generation cap), pass@k with paired tests, ablations, trace lengths, one report",
     )
     .argument('<name>', EXPERIMENTS.join(' | '))
-    .option('--config <file>', 'JSON: tandem-vs-grpo {"steps", "seed", "model", "task", "checkpoint", "train", "eval"}; tango-vs-grpo {"generatorSteps", "seed", "model", "task", "knobs", "train", "eval"}')
+    .option('--config <file>', 'JSON: tandem-vs-grpo {"steps", "seed", "model", "task", "checkpoint", "train", "eval"}; tango-vs-grpo {"generatorSteps", "seed", "model", "task", "knobs", "train", "eval"}; agon-vs-grpo {"steps", "seed", "model", "task", "knobs", "train", "moaProposals", "eval"}')
     .option('--steps <n>', 'optimizer steps of each training (tango-vs-grpo: generator steps of each run)', (v) => Number(v))
     .option('--seed <n>', 'one seed for all trainings and evaluations', (v) => Number(v))
     .option('--out <dir>', 'experiment directory: one directory per run, eval/*.json, report.md with figures; rerun to resume (default runs/<name>)')
@@ -43,6 +45,10 @@ export function register(program: Command): void {
       const out = opts.out ?? `runs/${name}`;
       if (name === 'tango-vs-grpo') {
         await tangoExperiment({ ...opts, out }, overrides);
+        return;
+      }
+      if (name === 'agon-vs-grpo') {
+        await agonExperiment({ ...opts, out }, overrides);
         return;
       }
       const config = parseConfig(
@@ -69,4 +75,17 @@ async function tangoExperiment(opts: ExperimentOptions & { out: string }, overri
   const result = await runTangoVsGrpo({ out: opts.out, config, catalog: await composePlugins(), threads: opts.threads, onProgress: progress?.update });
   progress?.stop();
   process.stdout.write(`${JSON.stringify({ out: result.out, report: result.report, runs: result.arms.map(({ arm, steps, generatorUpdates, verifierUpdates }) => ({ arm, steps, generatorUpdates, verifierUpdates })) })}\n`);
+}
+
+async function agonExperiment(opts: ExperimentOptions & { out: string }, overrides: Record<string, unknown>): Promise<void> {
+  const config = parseConfig(
+    AgonExperimentConfigSchema,
+    { ...overrides, ...(opts.steps !== undefined ? { steps: opts.steps } : {}), ...(opts.seed !== undefined ? { seed: opts.seed } : {}) },
+    opts.config ?? 'experiment config',
+  );
+  const progress = opts.progress ? progressReporter('agon-vs-grpo') : undefined;
+  const result = await runAgonVsGrpo({ out: opts.out, config, catalog: await composePlugins(), threads: opts.threads, onProgress: progress?.update });
+  progress?.stop();
+  const pass1 = Object.fromEntries(Object.entries(result.rows).map(([row, r]) => [row, (r.kind === 'cascade' ? r.result.pass_at_k : Object.values(r.report.capability!.per_benchmark)[0].pass_at_k)['1']]));
+  process.stdout.write(`${JSON.stringify({ out: result.out, report: result.report, pass1 })}\n`);
 }

@@ -1,4 +1,4 @@
-import { fail, LudusError } from '../../core/errors.ts';
+import { fail } from '../../core/errors.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import { rowAuthorSchedule } from '../../core/schedules/author-schedule.ts';
 import { buildSchedule } from '../../core/schedules/spec.ts';
@@ -21,9 +21,6 @@ interface Entry {
  * them all, lets a stacked decoder hold every adapter of its base from the start, in the source's order.
  */
 export type PolicySource = Pick<PolicyPool, 'policy' | 'version'> & { readonly names?: readonly string[] };
-
-/** Adapters one stacked decoder holds at most (ours): a call's own always, then the most recently used others. */
-export const MAX_STACKED = 8;
 
 export interface DecoderPoolOptions {
   readonly rows: number;
@@ -147,11 +144,11 @@ export class DecoderPool implements MatchRuntime {
   }
 
   /**
-   * The stacked decoder of one base holding `names`. From a source that lists its policies it holds every adapter of
-   * that base from the start, in the source's order, so a row's arithmetic (which depends on its adapter's place in
-   * the stack) does not depend on which calls came first: a resumed run decodes as an unbroken one. Otherwise missing
-   * adapters are added as they come, with the most recently used others up to MAX_STACKED. An adapter updated since
-   * it was copied is copied again.
+   * The stacked decoder of one base holding `names`. A row's arithmetic depends on its adapter's place in the stack,
+   * so the stack's order never depends on which calls came first (a resumed run must decode as an unbroken one): from
+   * a source that lists its policies it holds every adapter of that base from the start, in the source's order;
+   * otherwise (a tournament's entrant cache, whose entrants come and go) it holds exactly the call's adapters, in the
+   * call's order, re-stacked when a call names others. An adapter updated since it was copied is copied again.
    */
   private async stacked(key: string, names: readonly string[]): Promise<Decoder> {
     let entry = this.stacks.get(key);
@@ -162,12 +159,10 @@ export class DecoderPool implements MatchRuntime {
       const decoder = await Decoder.create(first.map(current), { batch: this.options.rows, maxLen: this.options.maxLen, threads: this.options.threads, device: this.options.device, stacked: true });
       entry = { decoder, names: [...first], versions: first.map((name) => this.policies.version(name)) };
       this.stacks.set(key, entry);
-    } else if (names.some((name) => !entry!.names.includes(name))) {
-      const kept = entry.names.filter((name) => !names.includes(name) && loaded(() => current(name)));
-      const list = [...names, ...kept].slice(0, Math.max(MAX_STACKED, names.length));
-      await entry.decoder.setStackedPolicies(list.map(current));
-      entry.names = list;
-      entry.versions = list.map((name) => this.policies.version(name));
+    } else if (names.some((name) => !entry!.names.includes(name)) || (!this.policies.names && !sameList(entry.names, names))) {
+      await entry.decoder.setStackedPolicies(names.map(current));
+      entry.names = [...names];
+      entry.versions = names.map((name) => this.policies.version(name));
     }
     for (const name of names) {
       const index = entry.names.indexOf(name);
@@ -208,13 +203,6 @@ export class DecoderPool implements MatchRuntime {
 
 let nextBaseId = 0;
 
-/** Whether a policy source still holds a policy (a tournament's cache forgets entrants). */
-function loaded(read: () => unknown): boolean {
-  try {
-    read();
-    return true;
-  } catch (error) {
-    if (error instanceof LudusError && error.code === 'POLICY_INVALID') return false;
-    throw error;
-  }
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, i) => name === b[i]);
 }

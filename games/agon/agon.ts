@@ -40,6 +40,12 @@ export const AgonKnobsSchema = z.strictObject({
    * with PEFT's B = 0 both would start as the base); each adapter's seed differs. Ours: 0.02.
    */
   adapterInitStdB: z.number().min(0).default(0.02).describe("std of each adapter's B at init, so the pair starts behaviourally different (ours: 0.02)"),
+  /**
+   * Drafting turns before the challenge. 1: Agon's cascade (§4). More: the untrained Mixture-of-Agents baseline's
+   * proposer layer (§2, §5: "an untrained Mixture-of-Agents pass over the same base"), whose last pass aggregates every
+   * proposal's summary; the paper gives no proposal count (ours: 1, and the MoA baseline's own default is set where it is run).
+   */
+  proposals: z.number().int().min(1).max(8).default(1).describe("drafting turns before the challenge; more than 1: the Mixture-of-Agents baseline's proposals, aggregated by the last pass (ours: 1)"),
 });
 
 export type AgonKnobs = z.input<typeof AgonKnobsSchema>;
@@ -54,6 +60,16 @@ export type AgonKnobs = z.input<typeof AgonKnobsSchema>;
 export function challengePrompt(summary: string, problem: Problem, layout: 'context' | 'continue'): string {
   if (layout === 'context') return `A rival's draft, its final answer withheld:\n${summary}\n\n${problem.prompt}`;
   return summary === '' ? problem.prompt : `${problem.prompt}${summary}\n\n`;
+}
+
+/**
+ * The last pass's prompt over several drafts (the Mixture-of-Agents aggregation): every draft but the last as context
+ * under its own header, then the last as `challengePrompt` lays out one draft. With one draft, `challengePrompt`.
+ */
+export function aggregatePrompt(summaries: readonly string[], problem: Problem, layout: 'context' | 'continue'): string {
+  const last = challengePrompt(summaries[summaries.length - 1] ?? '', problem, layout);
+  const earlier = summaries.slice(0, -1).map((summary, i) => `Proposal ${i + 1}, its final answer withheld:\n${summary}\n\n`);
+  return `${earlier.join('')}${last}`;
 }
 
 /**
@@ -79,25 +95,29 @@ export function agonGame(knobs: unknown, grade: Grader) {
       family: 'sequential',
       name: 'draft-then-challenge',
       turns: [
-        { role: 'drafter', template: (_, problem) => problem.prompt, maxTokens: k.turnTokens },
-        { role: 'challenger', template: ([draft], problem) => challengePrompt(draft.text, problem, k.challengeLayout), maxTokens: k.turnTokens },
+        ...Array.from({ length: k.proposals }, () => ({ role: 'drafter' as const, template: (_: unknown, problem: Problem) => problem.prompt, maxTokens: k.turnTokens })),
+        { role: 'challenger', template: (drafts, problem) => aggregatePrompt(drafts.map((draft) => draft.text), problem, k.challengeLayout), maxTokens: k.turnTokens },
       ],
     },
     view: agonView(summaryOf),
     rewards: ({ problem, transcript }) => {
-      const [draft, challenge] = transcript;
-      const d = grade(problem.answer, draft?.text ?? '');
+      const drafts = transcript.filter((turn) => turn.role === 'drafter');
+      const challenge = transcript.find((turn) => turn.role === 'challenger');
+      const ds = drafts.map((draft) => grade(problem.answer, draft.text));
       const c = grade(problem.answer, challenge?.text ?? '');
-      const weight = k.correctWeight + (d.correct ? 0 : k.conversionBonus);
+      // With several proposals (MoA), the drafter is paid their mean and the bonus is for solving what none solved.
+      const draftCorrect = ds.some((d) => d.correct);
+      const weight = k.correctWeight + (draftCorrect ? 0 : k.conversionBonus);
+      const drafterOutcome = ds.reduce((a, d) => a + k.correctWeight * Number(d.correct) + k.formatWeight * Number(d.answer_present), 0) / Math.max(1, ds.length);
       return {
         outcome: {
-          drafter: k.correctWeight * Number(d.correct) + k.formatWeight * Number(d.answer_present),
+          drafter: drafterOutcome,
           challenger: weight * Number(c.correct) + k.formatWeight * Number(c.answer_present),
         },
-        labels: { challenger: { draft_correct: Number(d.correct), converted: Number(!d.correct && c.correct) } },
+        labels: { challenger: { draft_correct: Number(draftCorrect), converted: Number(!draftCorrect && c.correct) } },
         verdicts: [
-          { role: 'drafter', judge: GRADER_JUDGE, turn: draft?.turn ?? 0, answer_present: d.answer_present, correct: d.correct },
-          { role: 'challenger', judge: GRADER_JUDGE, turn: challenge?.turn ?? 1, answer_present: c.answer_present, correct: c.correct },
+          ...ds.map((d, i) => ({ role: 'drafter' as const, judge: GRADER_JUDGE, turn: drafts[i].turn, answer_present: d.answer_present, correct: d.correct })),
+          { role: 'challenger', judge: GRADER_JUDGE, turn: challenge?.turn ?? k.proposals, answer_present: c.answer_present, correct: c.correct },
         ],
       };
     },

@@ -5,13 +5,13 @@ import { GRADER_JUDGE } from '../../core/grading/verdict.ts';
 import { BOOTSTRAP_DEFAULT_RESAMPLES, bootstrapEach } from '../../core/metrics/bootstrap.ts';
 import { addConfusion, emptyConfusion, f1, precision, recall, type Confusion } from '../../core/metrics/binary-f1.ts';
 import { deriveSeed } from '../../core/rng.ts';
-import type { Split, Task } from '../../core/tasks/task.ts';
 import { arenaFor } from '../../engine/match/arena.ts';
 import { DecoderPool } from '../../engine/match/decoder-pool.ts';
 import { playMatches } from '../../engine/match/play-matches.ts';
 import type { PlayedMatch } from '../../engine/match/played-match.ts';
 import { PolicyPool } from '../../engine/policies/policy-pool.ts';
-import type { Device } from '../../native/ort.ts';
+import type { Split } from '../../core/tasks/task.ts';
+import type { GameEvalOptions } from './game-eval-options.ts';
 
 /** An estimate with its bootstrap SE over problems; null where the statistic is undefined on the data (no positive). */
 export type Estimate = { readonly value: number; readonly se: number } | null;
@@ -40,27 +40,13 @@ export interface VerifierEvalResult {
   readonly per_problem: readonly { readonly id: string; readonly outcome_accuracy: number; readonly step_accuracy: number | null }[];
 }
 
-export interface VerifierEvalOptions {
+export interface VerifierEvalOptions extends GameEvalOptions {
   /** A generator–verifier game (Tango); its first step's seats decide which policy plays which role. */
   readonly game: AnyGame;
   /** The role whose verdicts are scored. */
   readonly judge: string;
   /** Model directory of each of the game's policies. */
   readonly policies: Readonly<Record<string, string>>;
-  readonly task: Task;
-  readonly taskName: string;
-  readonly split: Split;
-  readonly problems: number;
-  readonly samples: number;
-  readonly temperature: number;
-  readonly topP: number;
-  readonly seed: number;
-  /** Problems played together: their matches share the decoders' rows. */
-  readonly batch: number;
-  readonly bootstrap?: number;
-  readonly threads?: number;
-  readonly device?: Device;
-  readonly onProgress?: (done: number, total: number) => void;
 }
 
 /**

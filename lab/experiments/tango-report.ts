@@ -166,7 +166,7 @@ async function trainingTable(result: Omit<TangoExperimentResult, 'report'>): Pro
   return `${markdownTable(['run', 'steps', 'generator reward, first → last 5 of its steps', 'verifier reward, first → last 5', 'verifier outcome F1 on training matches, first → last 5 steps', 'share of generator rollouts with step rewards', 'training wall (s)'], rows)}\n\n(Each run's metrics.jsonl, transcripts.jsonl and validation.jsonl are in its directory.)`;
 }
 
-function costTable(result: Omit<TangoExperimentResult, 'report'>, environment: { machine: string }): string {
+export function costTable(result: Pick<TangoExperimentResult, 'costs'>, environment: { machine: string }): string {
   const ran = result.costs.filter((c) => c.status === 'ran');
   const rows = ran.map((c) => [c.phase, (c.wall_s / 60).toFixed(1), (c.cpu_s / 60).toFixed(1), (c.cpu_s / c.wall_s).toFixed(2), `${c.load_before[0]} → ${c.load_after[0]}`]);
   const wall = ran.reduce((a, c) => a + c.wall_s, 0);

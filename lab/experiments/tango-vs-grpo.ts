@@ -282,7 +282,7 @@ function verifierTest(results: Record<string, VerifierEvalResult>, model: string
 }
 
 /** Runs a phase unless a previous run cached its result under the same key. */
-async function cachedPhase<T>(costs: PhaseCosts, out: string, phase: string, key: unknown, compute: () => Promise<T>): Promise<T> {
+export async function cachedPhase<T>(costs: PhaseCosts, out: string, phase: string, key: unknown, compute: () => Promise<T>): Promise<T> {
   const path = join(out, EVAL_DIR, `${phase.replace(/[^a-z0-9]+/gi, '-')}.json`);
   let value: T | undefined;
   await measured(costs, phase, async () => {
@@ -296,7 +296,7 @@ async function cachedPhase<T>(costs: PhaseCosts, out: string, phase: string, key
 }
 
 /** Runs a phase and appends what it cost (wall and CPU seconds of this process, every thread, and the load) to the costs file. */
-async function measured(costs: PhaseCosts, phase: string, body: () => Promise<'ran' | 'cached'>): Promise<void> {
+export async function measured(costs: PhaseCosts, phase: string, body: () => Promise<'ran' | 'cached'>): Promise<void> {
   const load_before = loadavg().map((x) => Number(x.toFixed(2)));
   const wall = performance.now();
   const cpu = process.cpuUsage();
@@ -305,7 +305,7 @@ async function measured(costs: PhaseCosts, phase: string, body: () => Promise<'r
   await costs.add({ phase, status, wall_s: (performance.now() - wall) / 1000, cpu_s: (used.user + used.system) / 1e6, load_before, load_after: loadavg().map((x) => Number(x.toFixed(2))) });
 }
 
-class PhaseCosts {
+export class PhaseCosts {
   constructor(private readonly path: string) {}
 
   async add(cost: PhaseCost): Promise<void> {

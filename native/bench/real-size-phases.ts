@@ -8,7 +8,7 @@ import { initWeights } from '../model/presets.ts';
 import { Graph, MS_DOMAIN } from '../onnx/graph.ts';
 import { f16BitsOf } from '../io/float-bits.ts';
 import { Session, type Feeds } from '../ort.ts';
-import { Decoder } from '../runtime/decoder.ts';
+import { Decoder, LAZY_MAX_BATCH } from '../runtime/decoder.ts';
 import { generate } from '../runtime/generate.ts';
 import type { Policy } from '../runtime/policy.ts';
 import { Scorer } from '../runtime/scorer.ts';
@@ -65,7 +65,10 @@ export interface DecodePhaseOptions {
 /**
  * Solo and tandem decode at each batch, interleaved: tandem is the checkpoint's model co-decoding with a second,
  * different random model of the same shape (word handoff, p = 0.5, K = 32, 35% of ids word-initial). Rates count
- * decode steps only (prefill excluded), so they compare with PyTorch's decode loop.
+ * decode steps only (prefill excluded), so they compare with PyTorch's decode loop; the `_with_prefill` rates count
+ * whole rollouts (prompt work included: a lazy member reads the prompt in its first catch-up, inside the timed
+ * decode steps). Where the decoder defers row by row (lazy) above one row, the same tandem in lockstep (every member
+ * reads every row of a step it owes a row in) runs beside it, for choosing LAZY_MAX_BATCH; at B=1 the two are one.
  */
 export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promise<PhaseResult> {
   const { config, senior } = await loadBench(ctx);
@@ -79,30 +82,36 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
     const maxLen = ctx.promptTokens + newTokens;
     const solo = await Decoder.create([senior], { batch, maxLen, threads: ctx.threads });
     const tandem = await Decoder.create([senior, junior], { batch, maxLen, threads: ctx.threads });
-    const rate = async (decoder: Decoder, maxNewTokens: number, partnerLogprobs = false): Promise<{ tokS: number; share: number }> => {
+    const lockstep = batch > 1 && batch <= LAZY_MAX_BATCH ? await Decoder.create([senior, junior], { batch, maxLen, threads: ctx.threads, sync: 'lockstep' }) : null;
+    const rate = async (decoder: Decoder, maxNewTokens: number, partnerLogprobs = false): Promise<{ tokS: number; withPrefill: number; share: number }> => {
+      const start = performance.now();
       let first = 0;
       const rollouts = await generate(decoder, prompts, {
         maxNewTokens,
         sampling: SAMPLING,
         seed: ctx.seed,
         partnerLogprobs,
-        schedule: decoder === tandem ? buildSchedule({ kind: 'word', p: 0.5, K: 32, seed: ctx.seed, boundary }) : undefined,
+        schedule: decoder.policies.length > 1 ? buildSchedule({ kind: 'word', p: 0.5, K: 32, seed: ctx.seed, boundary }) : undefined,
         onStep: (step) => {
           if (step === 0) first = performance.now();
         },
       });
-      const seconds = (performance.now() - first) / 1000;
+      const end = performance.now();
       const authored = rollouts.flatMap((r) => r.authors);
-      return { tokS: (batch * (maxNewTokens - 1)) / seconds, share: authored.filter((a) => a === 0).length / authored.length };
+      return { tokS: (batch * (maxNewTokens - 1)) / ((end - first) / 1000), withPrefill: (batch * maxNewTokens) / ((end - start) / 1000), share: authored.filter((a) => a === 0).length / authored.length };
     };
-    for (const decoder of [solo, tandem]) await rate(decoder, 2);
-    const samples = { solo: [] as number[], tandem: [] as number[], share: [] as number[], full: [] as number[] };
+    for (const decoder of [solo, tandem, lockstep]) if (decoder) await rate(decoder, 2);
+    const samples = { solo: [] as number[], tandem: [] as number[], lockstep: [] as number[], soloWithPrefill: [] as number[], tandemWithPrefill: [] as number[], share: [] as number[], full: [] as number[] };
     const largest = batch === Math.max(...ctx.batches);
     for (let r = 0; r < ctx.repeats; r++) {
-      samples.solo.push((await rate(solo, newTokens)).tokS);
+      const s = await rate(solo, newTokens);
+      samples.solo.push(s.tokS);
+      samples.soloWithPrefill.push(s.withPrefill);
       const t = await rate(tandem, newTokens);
       samples.tandem.push(t.tokS);
+      samples.tandemWithPrefill.push(t.withPrefill);
       samples.share.push(t.share);
+      if (lockstep) samples.lockstep.push((await rate(lockstep, newTokens)).tokS);
       // The same tandem with every member projecting every row (partner log-probabilities asked for): what the
       // KV-only forward of the member not writing a row saves.
       if (largest) samples.full.push((await rate(tandem, newTokens, true)).tokS);
@@ -122,6 +131,8 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
       solo_tok_s: round(median(samples.solo), 2),
       tandem_tok_s: round(median(samples.tandem), 2),
       tandem_over_solo: round(median(samples.tandem) / median(samples.solo), 3),
+      tandem_over_solo_with_prefill: round(median(samples.tandemWithPrefill) / median(samples.soloWithPrefill), 3),
+      ...(lockstep ? { tandem_lockstep_tok_s: round(median(samples.lockstep), 2), tandem_lockstep_over_solo: round(median(samples.lockstep) / median(samples.solo), 3) } : {}),
       senior_share: round(median(samples.share), 3),
       ...(baked !== null ? { solo_initializers_tok_s: round(baked, 2), solo_initializers_over_inputs: round(baked / median(samples.solo), 3) } : {}),
       ...(largest ? { tandem_full_projection_tok_s: round(median(samples.full), 2), tandem_full_projection_over_solo: round(median(samples.full) / median(samples.solo), 3) } : {}),
@@ -129,6 +140,7 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
     };
     await solo.release();
     await tandem.release();
+    await lockstep?.release();
   }
   result.decode_peak_rss_mb = peakRssMb();
   return result;

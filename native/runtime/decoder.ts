@@ -15,10 +15,12 @@ export interface DecoderOptions {
   maxLen: number;
   /**
    * How co-decoded policies keep their caches in sync with the shared sequence. 'lockstep': every policy reads
-   * every token as it is written (best when the batch makes a step compute-bound). 'lazy': a policy reads the
-   * tokens written since it last wrote in one multi-token pass, when it is next asked for a distribution (best at
-   * small batches, where a step costs about one read of the weights whatever its width). Either way one
-   * onnxruntime run per policy with work steps it. 'auto' (default): lazy up to LAZY_MAX_BATCH rows.
+   * every token as it is written (best when the batch makes a step compute-bound). 'lazy': a policy defers the
+   * tokens written since it last wrote and reads them in one multi-token pass when it is next asked for a
+   * distribution (best at small batches, where a step costs about one read of the weights whatever its width); the
+   * prompt too, and a span it is never asked about (the end of a turn its partner wrote) is never read. In lockstep a
+   * policy that owes no row in a step defers that whole step. Either way one onnxruntime run per policy with work
+   * steps it. 'auto' (default): lazy up to LAZY_MAX_BATCH rows.
    */
   sync?: 'lockstep' | 'lazy' | 'auto';
   threads?: number;
@@ -296,7 +298,12 @@ export class Decoder {
     this.lengths[row] = end;
   }
 
-  /** Lets each policy read its pending tokens (all of them in lockstep; only where it owes a distribution when lazy). */
+  /**
+   * Lets each policy read its pending tokens: when lazy, only in the rows where it owes a distribution; in lockstep,
+   * every row, unless it owes none at all, when it defers the whole step (every row's queue then grows alike, so its
+   * catch-up later pads nothing, and a member whose rows have all finished or whose partner writes everything never
+   * runs).
+   */
   private async flush(route: Route): Promise<Distributions> {
     if (this.stack) return this.flushStacked(route, this.stack);
     const { batch } = this.options;
@@ -304,11 +311,12 @@ export class Decoder {
     for (const [m, member] of this.members.entries()) {
       const chunks: number[][] = [];
       const rows: bigint[] = [];
+      const wholeStep = !this.options.lazy && (route === null || route.includes(m));
       for (let row = 0; row < batch; row++) {
         const owed = route === null || route[row] === m;
         const queue = member.pending[row];
         if (owed && queue.length === 0) fail('INPUT_INVALID', `policy ${m} was asked again about row ${row} with no new token`, { row });
-        chunks.push(owed || !this.options.lazy ? queue.splice(0) : []);
+        chunks.push(owed || wholeStep ? queue.splice(0) : []);
         member.rowIndex[row] = owed ? rows.length : -1;
         if (owed) rows.push(BigInt(row));
       }

@@ -8,6 +8,10 @@ const FIRST_CURVES = ['reward_mean', 'correct', 'response_len', 'share', 'loss',
 const PALETTE = ['#1d4ed8', '#c2410c', '#047857', '#7c3aed', '#be185d', '#0e7490', '#a16207'];
 const FIXED_COLORS = { senior: 'var(--senior)', junior: 'var(--junior)' };
 const LISTED_FINISHED = 5000;
+/** What stands where a draft's answer was withheld from its challenger (WITHHELD in games/agon/summary.ts). */
+const WITHHELD = '[withheld]';
+/** Games whose turns are drawn side by side, a column each: a draft and the challenge that read it. */
+const SIDE_BY_SIDE = new Set(['agon']);
 const PAGE = 500;
 
 const $ = (id) => document.getElementById(id);
@@ -37,6 +41,7 @@ class MatchView {
     this.seats = summary.seats ?? {};
     $('match-title').textContent = `${summary.matchId} · ${summary.game}${summary.problemId ? ` · ${summary.problemId}` : ''}`;
     $('transcript').replaceChildren();
+    $('transcript').classList.toggle('side-by-side', SIDE_BY_SIDE.has(summary.game));
     $('outcome').replaceChildren();
     const legend = $('legend');
     legend.replaceChildren();
@@ -57,7 +62,7 @@ class MatchView {
       const side = el('div', { className: 'side' });
       block.append(label, tokens, side);
       $('transcript').append(block);
-      turn = { label, tokens, side, spans: [], stepEnds: null };
+      turn = { block, label, tokens, side, spans: [], stepEnds: null };
       this.turns.set(index, turn);
     }
     return turn;
@@ -102,6 +107,30 @@ class MatchView {
     else turn.tokens.append(badge);
   }
 
+  /**
+   * What the game's view shows a spectator beside a finished turn. A draft's: the summary its challenger read, each
+   * withheld place marked, and the final answer that was withheld from the challenger (drafts go side by side with it).
+   */
+  secret(index, secret) {
+    const turn = this.turn(index);
+    if (typeof secret.summary === 'string') {
+      $('transcript').classList.add('side-by-side');
+      const box = el('div', { className: 'read-summary' });
+      const body = el('div', { className: 'read-summary-text' });
+      secret.summary.split(WITHHELD).forEach((part, i) => {
+        if (i > 0) body.append(el('mark', { className: 'withheld' }, WITHHELD));
+        body.append(part);
+      });
+      box.append(el('div', { className: 'read-summary-title' }, 'summary the challenger read (final answer withheld)'), body);
+      turn.block.append(box);
+    }
+    if ('withheld' in secret) {
+      const answer = el('div', { className: 'withheld-answer' }, secret.withheld === null ? 'no final answer to withhold' : `final answer ${secret.withheld}: withheld from the challenger`);
+      answer.dataset.withheld = secret.withheld === null ? '' : String(secret.withheld);
+      turn.block.append(answer);
+    }
+  }
+
   problem(event) {
     if (event.prompt === undefined && event.answer === undefined) return;
     const problem = el('div', { className: 'problem' });
@@ -141,6 +170,7 @@ class MatchView {
         const authors = [...(turn.authors ?? [])];
         const who = authors.length > 1 ? `co-written by ${authors.map((role) => `${role}${this.seats[role] ? ` (${this.seats[role]})` : ''}`).join(' and ')}` : `${event.role}${this.seats[event.role] ? ` (${this.seats[event.role]})` : ''}`;
         turn.label.textContent = `turn ${event.turn} · ${who} · ${event.tokenCount} tokens · ${event.finish}`;
+        if (event.secret) this.secret(event.turn, event.secret);
         break;
       }
       case 'verdict':

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runLudus } from '../support/cli.ts';
 import type { EvalReport } from '../../lab/eval/report-types.ts';
+import type { CascadeModeResult } from '../../cli/cascade-mode.ts';
 
 describe('ludus eval', () => {
   describe('having a bad flag', () => {
@@ -27,6 +28,30 @@ describe('ludus eval', () => {
         expect(result.stderr).toContain(flag.replace(/^--/, ''));
       }
     });
+  });
+
+  describe('having --challenger (cascade mode)', () => {
+    it('should refuse a bad --proposals or --challenge-layout with INPUT_INVALID naming it, before loading a model', async () => {
+      for (const [flag, value] of [
+        ['--proposals', '0'],
+        ['--challenge-layout', 'sideways'],
+      ]) {
+        const result = await runLudus(['eval', '--model', '/nonexistent', '--challenger', '/nonexistent', '--task', 'arithmetic', flag, value]);
+        expect(result.code, `${flag} ${value}`).toBe(2);
+        expect(result.stderr).toContain('[INPUT_INVALID]');
+        expect(result.stderr).toContain(flag.replace(/^--/, ''));
+      }
+    });
+
+    it('should print the cascade at the per-generation cap and the single model compared at the same cap, paired', async () => {
+      const result = await runLudus(['eval', '--model', 'default', '--challenger', 'default', '--task', 'arithmetic', '--problems', '3', '--samples', '2', '--max-new-tokens', '40', '--compare', 'default', '--bootstrap', '50', '--threads', '1', '--json'], { timeoutMs: 300_000 });
+      expect(result.stderr).not.toMatch(/\[[A-Z_]+\]/);
+      expect(result.code).toBe(0);
+      const [{ cascade, single }] = (JSON.parse(result.stdout) as { cascade: CascadeModeResult[] }).cascade;
+      expect([cascade.generations, cascade.turn_tokens, cascade.problems, cascade.samples]).toEqual([2, 40, 3, 2]);
+      expect(cascade.trace_tokens.challenge.value).toBeLessThanOrEqual(40);
+      expect(single!.tests.map((t) => [t.metric, t.n])).toEqual([['pass@1', 3], ['pass@1 vs pass@2', 3]]);
+    }, 300_000);
   });
 
   describe('having the shipped base as model and junior and every axis', () => {

@@ -46,6 +46,36 @@ describe('agon', () => {
     });
   });
 
+  describe('several proposals (the untrained Mixture-of-Agents baseline)', () => {
+    const game = agonGame({ proposals: 2 }, grade);
+    const moa = (first: string, second: string, answer: string): MatchState<AgonRole, Problem> => ({
+      matchId: 'm',
+      seed: 1,
+      problem,
+      transcript: [turn(0, 'drafter', first), turn(1, 'drafter', second), turn(2, 'challenger', answer)],
+      finished: true,
+    });
+    it('drafts twice before the last pass, which reads both summaries with their answers withheld', () => {
+      const protocol = game.protocol as Extract<typeof game.protocol, { family: 'sequential' }>;
+      expect(protocol.turns.map((t) => t.role)).toEqual(['drafter', 'drafter', 'challenger']);
+      const state = moa('Tens: 8 minus 2 is 6.\n\nThe answer is \\boxed{51}.', boxed('52'), '');
+      const seen = game.view({ ...state, transcript: state.transcript.slice(0, 2), finished: false }, 'challenger').transcript;
+      const prompt = protocol.turns[2].template(seen, problem);
+      expect(prompt).toBe(`Proposal 1, its final answer withheld:\nTens: 8 minus 2 is 6.\n\n${problem.prompt}Ones: 10 minus 8 is 2.\n\n`);
+      expect(prompt).not.toContain('51');
+      expect(prompt).not.toContain('52');
+    });
+    it('pays the drafter the mean over its drafts and the conversion bonus only when no draft was right', async () => {
+      expect((await game.rewards(moa(boxed('51'), boxed('52'), boxed('52')))).outcome).toEqual({ drafter: 2, challenger: 3 });
+      expect((await game.rewards(moa(boxed('51'), boxed('50'), boxed('52')))).outcome).toEqual({ drafter: 1, challenger: 4 });
+      expect((await game.rewards(moa(boxed('51'), boxed('50'), boxed('52')))).verdicts?.map((v) => [v.role, v.turn, v.correct])).toEqual([
+        ['drafter', 0, false],
+        ['drafter', 1, false],
+        ['challenger', 2, true],
+      ]);
+    });
+  });
+
   describe('the summary the challenger reads (§4: the final answer withheld)', () => {
     it('keeps the post-reasoning text, cuts the final-answer step and masks every standalone mention of the answer', () => {
       expect(withheldSummary('Ones: 9 minus 4 is 5. Write 5.\n\nThe answer is \\boxed{5}.', { maskMentions: true })).toEqual({ summary: `Ones: 9 minus 4 is ${WITHHELD}. Write ${WITHHELD}.`, answer: '5' });

@@ -1,7 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Decoder } from '../../../native/runtime/decoder.ts';
 import { generate } from '../../../native/runtime/generate.ts';
 import { wordHandoff } from '../../../core/schedules/word-handoff.ts';
+import { soloSchedule, type AuthorSchedule } from '../../../core/schedules/author-schedule.ts';
+import { Session } from '../../../native/ort.ts';
 import { Scorer } from '../../../native/runtime/scorer.ts';
 import { randomModel } from '../../support/models.ts';
 
@@ -57,18 +59,50 @@ describe('generate', () => {
     });
   });
 
-  describe('having lazy and lockstep decoders with one seed', () => {
-    it('should write the same rollouts either way', async () => {
-      const policies = [randomModel({}, 1, 'senior').policy, randomModel({}, 2, 'junior').policy];
-      const run = async (sync: 'lazy' | 'lockstep') => {
-        const decoder = await Decoder.create(policies, { batch: 4, maxLen: 48, threads: 1, sync });
-        opened.push(decoder);
-        return generate(decoder, prompts, { maxNewTokens: 30, sampling, seed: 5, schedule: wordHandoff(boundary, { p: 0.5, K: 4, seed: 8 }) });
+  describe('having a member whose cache update is deferred while it does not write', () => {
+    const policies = [randomModel({}, 1, 'senior').policy, randomModel({}, 2, 'junior').policy];
+    /** Each row's author changes after every token (row parity picks the first). */
+    const everyToken = (): AuthorSchedule => {
+      const last = new Map<number, number>();
+      return {
+        first: (row) => (last.set(row, row % 2), row % 2),
+        next: (row) => (last.set(row, 1 - last.get(row)!), last.get(row)!),
       };
-      const [lazy, lockstep] = [await run('lazy'), await run('lockstep')];
-      expect(lazy.map((r) => [r.tokens, r.authors])).toEqual(lockstep.map((r) => [r.tokens, r.authors]));
-      lazy.forEach((r, row) => r.logprobs.forEach((lp, t) => expect(lp).toBeCloseTo(lockstep[row].logprobs[t], 4)));
-    });
+    };
+    const schedules: Record<string, () => AuthorSchedule> = {
+      'word handoff': () => wordHandoff(boundary, { p: 0.5, K: 4, seed: 8 }),
+      'a handoff at every token': everyToken,
+      'a member that never writes': () => soloSchedule(0),
+    };
+    for (const batch of [1, 4]) {
+      for (const [name, schedule] of Object.entries(schedules)) {
+        it(`should write the rollouts of every member reading every token, at B=${batch} with ${name}`, async () => {
+          const rows = prompts.slice(0, batch);
+          // partnerLogprobs asks every member for every row at every step: nothing is deferred.
+          const run = async (sync: 'lazy' | 'lockstep', partnerLogprobs = false) => {
+            const decoder = await Decoder.create(policies, { batch, maxLen: 48, threads: 1, sync });
+            opened.push(decoder);
+            const runs = vi.spyOn(Session.prototype, 'run');
+            try {
+              const rollouts = await generate(decoder, rows, { maxNewTokens: 30, sampling, seed: 5, schedule: schedule(), partnerLogprobs });
+              return { rollouts, runs: runs.mock.calls.length };
+            } finally {
+              runs.mockRestore();
+            }
+          };
+          const reference = await run('lockstep', true);
+          expect(reference.runs).toBe(2 * 30);
+          for (const sync of ['lazy', 'lockstep'] as const) {
+            const deferred = await run(sync);
+            expect(deferred.rollouts.map((r) => [r.tokens, r.authors])).toEqual(reference.rollouts.map((r) => [r.tokens, r.authors]));
+            deferred.rollouts.forEach((r, row) => r.logprobs.forEach((lp, t) => expect(lp).toBeCloseTo(reference.rollouts[row].logprobs[t], 4)));
+            // One run a step at B=1 (the author's: a member not writing owes nothing, lazy or lockstep), and a
+            // member that never writes never runs, not even on the prompt.
+            if (batch === 1 || name === 'a member that never writes') expect(deferred.runs).toBe(30);
+          }
+        });
+      }
+    }
   });
 
   describe('having stop tokens', () => {

@@ -1,8 +1,11 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TranscriptLine } from '../../../engine/trainer/transcript-line.ts';
+import { withheldSummary } from '../../../games/agon/summary.ts';
+import { loadTokenizer } from '../../../plugins/tokenizers/hf-tokenizer.ts';
 import { runLudus } from '../../support/cli.ts';
 import { launchChromium, serveLudus, type ServingLudus } from './browser.ts';
 
@@ -186,6 +189,78 @@ describe('the viewer page in Chromium', () => {
         await page.waitForSelector('#charts figure[data-curve="reward_mean"][data-kind="role"] canvas');
         const series = await page.evaluate(() => Array.from(document.querySelectorAll('#charts figure[data-curve="loss"] .u-legend .u-series th')).map((th) => th.textContent));
         expect(series.filter((name) => name !== 'step')).toEqual(['alice', 'bob']);
+        await page.close();
+      } finally {
+        await served.stop();
+      }
+    });
+  });
+});
+
+describe('the viewer page in Chromium, on Agon', () => {
+  describe('having a live agon match (ludus match)', () => {
+    it('should lay draft and challenge side by side as they are decoded and show, once the draft ends, the summary the challenger reads and the withheld answer', async () => {
+      const served = await serveLudus(['match', 'agon', '--model', 'default', '--port', '0', '--pace', '5', '--threads', '1']);
+      try {
+        const { page } = await open(served.url);
+        await page.waitForSelector('#transcript .tok');
+        await expect(page.locator('#transcript').getAttribute('class')).resolves.toContain('side-by-side');
+        await page.waitForSelector('#outcome:has-text("finished")', { timeout: 60_000 });
+        const draft = (await page.locator('.turn[data-turn="0"] .tok').allTextContents()).join('');
+        const { summary, answer } = withheldSummary(draft, { maskMentions: true });
+        await expect(page.locator('.turn[data-turn="0"] .read-summary-text').textContent()).resolves.toBe(summary);
+        await expect(page.locator('.turn[data-turn="0"] .withheld-answer').getAttribute('data-withheld')).resolves.toBe(answer ?? '');
+        const [draftBox, challengeBox] = await Promise.all([page.locator('.turn[data-turn="0"]').boundingBox(), page.locator('.turn[data-turn="1"]').boundingBox()]);
+        expect(challengeBox!.x).toBeGreaterThan(draftBox!.x + draftBox!.width - 1);
+        await page.close();
+      } finally {
+        await served.stop();
+      }
+    });
+  });
+
+  describe('having a recorded agon run (ludus serve --runs)', () => {
+    const dirs: string[] = [];
+    afterAll(async () => {
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    });
+
+    it('should show draft and challenge side by side, the summary the challenger read with the withheld places marked, and the withheld answer', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'ludus-viewer-agon-'));
+      dirs.push(dir);
+      const config = join(dir, 'agon.json');
+      await writeFile(config, JSON.stringify({ problemsPerStep: 2, groupSize: 2, validateEvery: 0, finalComparison: 0, knobs: { turnTokens: 64 } }));
+      const trained = await runLudus(['train', 'agon', '--config', config, '--steps', '1', '--out', join(dir, 'runs', 'agon'), '--no-watch', '--threads', '1']);
+      expect(trained.code).toBe(0);
+      const tokenizer = await loadTokenizer(join(dir, 'runs', 'agon'));
+      const lines = (await readFile(join(dir, 'runs', 'agon', 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as TranscriptLine);
+      // A match whose draft boxed an answer, so there is one to withhold (the seed is fixed, so one is there).
+      const line = lines.find((candidate) => withheldSummary(candidate.turns[0].text, { maskMentions: true }).answer !== null)!;
+      expect(line).toBeDefined();
+      const { summary, answer } = withheldSummary(line.turns[0].text, { maskMentions: true });
+
+      const served = await serveLudus(['serve', '--runs', join(dir, 'runs'), '--port', '0']);
+      try {
+        const { page, requested } = await open(served.url);
+        await page.click(`#finished li[data-match="${line.matchId}"]`);
+        await page.waitForSelector('#outcome .finished');
+        await expect(page.locator('#transcript').getAttribute('class')).resolves.toContain('side-by-side');
+        const labels = await page.locator('#transcript .turn-label').allTextContents();
+        expect(labels).toEqual([expect.stringMatching(new RegExp(`^turn 0 · drafter \\(${line.seats.drafter}\\)`)), expect.stringMatching(new RegExp(`^turn 1 · challenger \\(${line.seats.challenger}\\)`))]);
+        // Side by side: the challenge's column starts level with the draft's, to its right.
+        const [draftBox, challengeBox] = await Promise.all([page.locator('.turn[data-turn="0"]').boundingBox(), page.locator('.turn[data-turn="1"]').boundingBox()]);
+        expect(challengeBox!.x).toBeGreaterThan(draftBox!.x + draftBox!.width - 1);
+        expect(Math.abs(challengeBox!.y - draftBox!.y)).toBeLessThan(2);
+        // The summary shown under the draft is what the challenger read: it stands in the challenger's recorded prompt.
+        const shown = await page.locator('.turn[data-turn="0"] .read-summary-text').textContent();
+        expect(shown).toBe(summary);
+        expect(tokenizer.decode(line.turns[1].promptIds)).toContain(shown!);
+        await expect(page.locator('.turn[data-turn="0"] mark.withheld').count()).resolves.toBe(summary.split('[withheld]').length - 1);
+        await expect(page.locator('.turn[data-turn="0"] .withheld-answer').getAttribute('data-withheld')).resolves.toBe(answer);
+        await expect(page.locator('.turn[data-turn="0"] .withheld-answer').textContent()).resolves.toContain('withheld from the challenger');
+        // The challenge's column shows no summary of its own.
+        await expect(page.locator('.turn[data-turn="1"] .read-summary').count()).resolves.toBe(0);
+        expect(requested.every((url) => url.startsWith(served.url))).toBe(true);
         await page.close();
       } finally {
         await served.stop();

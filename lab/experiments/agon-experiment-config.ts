@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+/**
+ * The trained runs of Agon's comparison and ablations (§5): Agon, its three ablations (each the agon game under one
+ * knob) and vanilla GRPO, every one trained from one base with the same settings and seeds.
+ */
+export const AGON_ARMS = ['agon', 'fixed-roles', 'cooperative', 'self-refinement', 'grpo'] as const;
+export type AgonArm = (typeof AGON_ARMS)[number];
+
+/** The agon knobs each ablation sets (§5: fixed roles 52 vs 61; cooperative exchange 30 vs competition 32; self-refinement). */
+export const ARM_KNOBS: Record<Exclude<AgonArm, 'grpo'>, Record<string, unknown>> = {
+  agon: {},
+  'fixed-roles': { fixedRoles: true },
+  cooperative: { conversionBonus: 0 },
+  'self-refinement': { pairing: 'self' },
+};
+
+/** Every model evaluated: the base and GRPO alone, and the cascades. */
+export const AGON_ROWS = ['base', 'grpo', 'base-cascade', 'moa', 'grpo-cascade', 'agon', 'agon-reversed', 'fixed-roles', 'cooperative', 'self-refinement'] as const;
+export type AgonRow = (typeof AGON_ROWS)[number];
+
+export const ROW_LABELS: Record<AgonRow, string> = {
+  base: 'base (one pass)',
+  grpo: 'vanilla GRPO (one pass)',
+  'base-cascade': 'base → base (untrained two-pass cascade)',
+  moa: 'Mixture-of-Agents (untrained)',
+  'grpo-cascade': 'GRPO → GRPO (its own draft)',
+  agon: 'Agon cascade A → B',
+  'agon-reversed': 'Agon cascade B → A',
+  'fixed-roles': 'fixed roles A → B',
+  cooperative: 'cooperative exchange A → B',
+  'self-refinement': 'self-refinement A → A',
+};
+
+const positiveInt = z.number().int().positive();
+
+/** Fields the experiment sets itself, one value for every run. */
+const OWN_FIELDS = ['game', 'steps', 'seed', 'model', 'task', 'knobs', 'policies'] as const;
+/** Knobs the arms set, one each. */
+const ARM_FIELDS = ['fixedRoles', 'conversionBonus', 'pairing', 'proposals'] as const;
+
+export const AgonExperimentConfigSchema = z
+  .object({
+    /** Optimizer steps of every run: each Agon adapter and the GRPO adapter take one update per step (ours: 20, sized to the shipped base on two cores). */
+    steps: positiveInt.default(20),
+    seed: z.number().int().min(0).max(2 ** 32 - 1).default(0),
+    /** The frozen base under every adapter, or 'default' (the shipped base of the task). */
+    model: z.string().default('default'),
+    task: z.string().default('arithmetic'),
+    /** Agon knobs shared by every Agon run (turnTokens, challengeLayout, ...); the arms set their own ablation knob. */
+    knobs: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .refine((knobs) => ARM_FIELDS.every((field) => !(field in knobs)), { message: `may not set ${ARM_FIELDS.join(', ')}: each arm sets its own` }),
+    /** Training config overrides shared by every run (engine/trainer/train-config.ts). */
+    train: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .refine((train) => OWN_FIELDS.every((field) => !(field in train)), { message: `may not set ${OWN_FIELDS.join(', ')}: the experiment sets them, one value for all runs` }),
+    /**
+     * Proposals of the untrained Mixture-of-Agents baseline, each a draft by the base, aggregated by a last base pass
+     * (the paper names the baseline, §1, §5, but not its size; ours: 2, one pass over the cascade's two). With 1 it is
+     * the base → base cascade, which the report shows beside it at the matched two-pass budget.
+     */
+    moaProposals: positiveInt.max(8).default(2),
+    /** The final evaluation: test problems every model sees with the same sampling seeds. */
+    eval: z
+      .strictObject({
+        problems: positiveInt.default(100),
+        /** Answers per problem (n of pass@k). */
+        samples: positiveInt.default(4),
+        temperature: z.number().positive().default(1),
+        /** Problems played together. */
+        batch: positiveInt.default(16),
+        bootstrap: positiveInt.default(10_000),
+      })
+      .prefault({}),
+  })
+  .strict();
+
+export type AgonExperimentConfig = z.output<typeof AgonExperimentConfigSchema>;
+export type AgonExperimentConfigInput = z.input<typeof AgonExperimentConfigSchema>;

@@ -1,0 +1,79 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { composePlugins } from '../../../cli/composition/compose.ts';
+import { parseConfig } from '../../../core/parse-config.ts';
+import { AGON_ROWS, AgonExperimentConfigSchema, type AgonExperimentConfigInput } from '../../../lab/experiments/agon-experiment-config.ts';
+import { perProblemOf } from '../../../lab/experiments/agon-report.ts';
+import { runAgonVsGrpo } from '../../../lab/experiments/agon-vs-grpo.ts';
+import { expectConfigInvalid } from '../../support/errors.ts';
+
+/** Every run and every evaluation at the smallest size that exercises them: 1 step, 3 test problems, 2 answers each. */
+const tiny: AgonExperimentConfigInput = {
+  steps: 1,
+  knobs: { turnTokens: 40 },
+  train: { problemsPerStep: 1, groupSize: 2, checkpointEvery: 1 },
+  eval: { problems: 3, samples: 2, batch: 3, bootstrap: 50 },
+};
+const catalog = await composePlugins();
+const run = (out: string) => runAgonVsGrpo({ out, config: parseConfig(AgonExperimentConfigSchema, tiny, 'test'), catalog, threads: 1 });
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+describe('runAgonVsGrpo', () => {
+  describe('having a tiny experiment on the shipped arithmetic base, run twice', () => {
+    it('should train the five runs, evaluate every model on the same problems, test and report them, and redo nothing the second time', { timeout: 900_000 }, async () => {
+      const out = await mkdtemp(join(tmpdir(), 'ludus-agon-experiment-'));
+      dirs.push(out);
+      const first = await run(out);
+      expect(first.arms.map((arm) => [arm.arm, arm.config.game, arm.config.steps])).toEqual([
+        ['agon', 'agon', 1],
+        ['fixed-roles', 'agon', 1],
+        ['cooperative', 'agon', 1],
+        ['self-refinement', 'agon', 1],
+        ['grpo', 'grpo', 1],
+      ]);
+      // GRPO answers at the agon turn cap, as one rank-16 adapter.
+      const grpo = first.arms.find((arm) => arm.arm === 'grpo')!.config;
+      expect(grpo.maxNewTokens).toBe(40);
+      expect(grpo.policies.senior?.adapter?.r).toBe(16);
+      expect(Object.keys(first.rows)).toEqual([...AGON_ROWS]);
+      const kinds = Object.fromEntries(Object.entries(first.rows).map(([row, r]) => [row, r.kind === 'cascade' ? r.result.generations : 1]));
+      expect(kinds).toEqual({ base: 1, grpo: 1, 'base-cascade': 2, moa: 3, 'grpo-cascade': 2, agon: 2, 'agon-reversed': 2, 'fixed-roles': 2, cooperative: 2, 'self-refinement': 2 });
+      // Every model answered the same problems.
+      const ids = (row: (typeof AGON_ROWS)[number]) => perProblemOf(first.rows[row]!).perProblem.map((p) => p.id);
+      for (const row of AGON_ROWS) expect(ids(row)).toEqual(ids('base'));
+      expect(first.tests.map((t) => `${t.model}>${t.other}@${t.other_k}`)).toContain('agon>grpo@2');
+      for (const t of first.tests) expect(t.n).toBe(3);
+      const report = await readFile(first.report, 'utf8');
+      for (const heading of ['## pass@k', '## Paired tests', '## Ablations (§5)', '## Trace lengths per stage', '## Training']) expect(report).toContain(heading);
+      // Rows that answered alike are named as such: here Agon's A drafts in the cooperative run too, after one step.
+      const alike = (a: (typeof AGON_ROWS)[number], b: (typeof AGON_ROWS)[number]) => {
+        const [x, y] = [first.rows[a]!, first.rows[b]!];
+        return x.kind === 'cascade' && y.kind === 'cascade' && JSON.stringify(x.result.per_problem) === JSON.stringify(y.result.per_problem);
+      };
+      if (alike('agon', 'cooperative')) expect(report).toMatch(/Answered every problem exactly alike[^\n]*Agon cascade A → B = [^\n]*cooperative exchange A → B/);
+      else expect(report).not.toMatch(/Agon cascade A → B = [^\n;]*cooperative exchange/);
+      for (const figure of ['pass-at-k', 'training-correct']) expect((await stat(join(out, `${figure}.png`))).size).toBeGreaterThan(0);
+
+      const again = await run(out);
+      expect(again.costs.slice(first.costs.length).map((cost) => cost.status)).toEqual(first.costs.map(() => 'cached'));
+      expect(again.rows).toEqual(first.rows);
+    });
+  });
+});
+
+describe('AgonExperimentConfigSchema', () => {
+  it('should refuse an arm-specific knob or a field the experiment sets itself, naming it', () => {
+    expectConfigInvalid((input) => parseConfig(AgonExperimentConfigSchema, input, 'test'), [
+      [{ knobs: { conversionBonus: 0 } }, 'knobs'],
+      [{ knobs: { proposals: 3 } }, 'knobs'],
+      [{ train: { policies: {} } }, 'train'],
+      [{ steps: 0 }, 'steps'],
+      [{ moaProposals: 0 }, 'moaProposals'],
+    ]);
+  });
+});
