@@ -29,9 +29,9 @@ export const PretrainConfigSchema = z
     alsoTasks: z.array(z.strictObject({ task: TaskName, taskOptions: z.record(z.string(), z.unknown()).default({}), share: z.number().gt(0).lt(1) })).default([]),
     verification: VerificationSchema.optional(),
     /**
-     * The base's designed flaw (ours): each supervised solution is the task's `slipped` walk, in which every due carry
-     * or borrow is forgotten with this probability, so the base learns to forget that often. 0 trains on gold
-     * solutions only.
+     * The base's designed flaw (ours): each supervised solution of a task that has one is the task's `slipped` walk at
+     * this rate, so the base learns to slip that often: arithmetic forgets each due carry or borrow, last-letter takes
+     * the letter before the last of each word, each with this probability. 0 trains on gold solutions only.
      */
     slipRate: z.number().min(0).max(1).default(0),
     seed: z.number().int().min(0).default(0),
@@ -45,9 +45,23 @@ export const PretrainConfigSchema = z
      * last letter of (1: a plain BPE over everything).
      */
     tokenizerMinPieceCount: z.number().int().min(1).default(1),
+    /**
+     * Keep whole only the recurring words and split every other letter off alone, its leading space or quote apart
+     * (ours; see trainBpe's `spellRareWords`): a random word is then the same letter tokens in the prompt and in the
+     * steps that copy it. False: learned merges also apply inside random words (" o", "ow", …), so a word is spelled
+     * one way in the prompt and another in a step.
+     */
+    tokenizerSpellRareWords: z.boolean().default(false),
     /** Hugging Face config fields laid over the qwen3-4m preset (vocab size comes from the tokenizer). */
     model: z.record(z.string(), z.unknown()).default({}),
     steps: z.number().int().positive().default(1200),
+    /**
+     * Ends the run and saves the model after this many steps of a schedule planned for `steps` (ours): a base cut
+     * short for the time a machine allows stays reproducible from its preset, its learning rate where the planned
+     * schedule had it. It does not change what the steps before it do, so a run resumes across a change of it.
+     * Absent: `steps`.
+     */
+    saveAt: z.number().int().positive().optional(),
     batch: z.number().int().positive().default(32),
     schedule: LrScheduleSchema.prefault({ lr: 2e-3, warmupSteps: 50, decay: 'cosine', minRatio: 0.05 }),
     weightDecay: z.number().min(0).default(0.01),
@@ -65,7 +79,8 @@ export const PretrainConfigSchema = z
     saveDtype: z.enum(['F32', 'BF16']).default('F32'),
   })
   .strict()
-  .refine((config) => config.alsoTasks.reduce((sum, also) => sum + also.share, 0) < 1, { message: 'the shares of alsoTasks must leave the main task some examples (sum < 1)', path: ['alsoTasks'] });
+  .refine((config) => config.alsoTasks.reduce((sum, also) => sum + also.share, 0) < 1, { message: 'the shares of alsoTasks must leave the main task some examples (sum < 1)', path: ['alsoTasks'] })
+  .refine((config) => config.saveAt === undefined || config.saveAt <= config.steps, { message: 'saveAt must be at most steps', path: ['saveAt'] });
 
 export type PretrainConfig = z.output<typeof PretrainConfigSchema>;
 
@@ -74,19 +89,28 @@ export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof Pre
   arithmetic: { task: 'arithmetic', steps: 1500, slipRate: 0.5, saveDtype: 'BF16' },
   /**
    * Tango's base for both roles (models/last-letter): last-letter solutions with a vocabulary that spells the random
-   * words letter by letter, arithmetic as a second task, and weakly labelled verifications of both (appendix B.2: SFT
-   * for the format). Sequences reach ~700 tokens, hence the positions and the sorted micro-batches.
+   * words letter by letter, a share of the short problems of the paper's format SFT (appendix B.2: 2-4 words of 3-6
+   * letters) on which copying words from the prompt is learnt fast, arithmetic as a second task, and weakly
+   * labelled verifications of both (appendix B.2: SFT for the format). The designed flaw (ours): each word's letter
+   * is taken one too early with probability 0.05 (see `slipRate`). Sequences reach ~900 tokens, hence the positions
+   * and the sorted micro-batches; see docs/default-base.md.
    */
   'last-letter': {
     task: 'last-letter',
-    alsoTasks: [{ task: 'arithmetic', share: 0.2 }],
-    verification: { share: 0.4 },
+    alsoTasks: [
+      { task: 'last-letter', taskOptions: { train: { words: [2, 4], letters: [3, 6] } }, share: 0.45 },
+      { task: 'arithmetic', share: 0.1 },
+    ],
+    verification: { share: 0.2 },
+    slipRate: 0.05,
     tokenizerMinPieceCount: 50,
+    tokenizerSpellRareWords: true,
+    model: { hidden_size: 128, intermediate_size: 384, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 32 },
     maxTokens: 1024,
-    steps: 800,
+    steps: 900,
     batch: 16,
-    microBatchRows: 4,
-    checkpointEvery: 50,
+    microBatchRows: 8,
+    checkpointEvery: 25,
     saveDtype: 'BF16',
   },
 };

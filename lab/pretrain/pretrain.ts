@@ -75,7 +75,8 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
 
   run.onPhase?.('supervised training');
   let { step, cursor } = start.state;
-  const last = Math.min(config.steps, run.stopAfter ?? config.steps);
+  const end = config.saveAt ?? config.steps;
+  const last = Math.min(end, run.stopAfter ?? end);
   const save = () =>
     saveTrainingCheckpoint<TrainerState>(checkpointDir, {
       config: start.modelConfig,
@@ -86,7 +87,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
     });
   while (step < last) {
     const examples = isMixed(config)
-      ? Array.from({ length: config.batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i), eosId))
+      ? Array.from({ length: config.batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i, config.slipRate), eosId))
       : batchAt(task, cursor, config).map((example) => tokenizeExample(tokenizer, example, eosId));
     const lr = learningRate(config.schedule, step, config.steps);
     const rows = config.microBatchRows ? [...examples].sort((a, b) => a.prompt.length + a.completion.length - (b.prompt.length + b.completion.length)) : examples;
@@ -98,7 +99,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
     if (step % config.checkpointEvery === 0 || step === last) await save();
   }
   const modelDir = join(run.out, MODEL_DIR);
-  if (step === config.steps) {
+  if (step === end) {
     run.onPhase?.('saving the model');
     await saveCheckpoint(modelDir, start.modelConfig, learner.weights, {
       dtype: config.saveDtype,
@@ -143,7 +144,7 @@ async function fromScratch(config: PretrainConfig): Promise<Start> {
   const corpus = isMixed(config)
     ? Array.from({ length: config.tokenizerProblems }, (_, i) => mixedExample(sources, config.verification, config.seed, i)).map((e) => `${e.prompt}${e.completion}`)
     : task.problems('train', config.tokenizerProblems).map((p) => `${p.prompt}${p.solution}`);
-  const tokenizerJson = trainBpe(corpus, { vocabSize: config.vocabSize, minPieceCount: config.tokenizerMinPieceCount });
+  const tokenizerJson = trainBpe(corpus, { vocabSize: config.vocabSize, minPieceCount: config.tokenizerMinPieceCount, spellRareWords: config.tokenizerSpellRareWords });
   const tokenizer: TextTokenizer = tokenizerFromJson(tokenizerJson, {}, 'trained tokenizer');
   const modelConfig = parseHfConfig(
     { ...PRESETS['qwen3-4m'], ...config.model, vocab_size: tokenizer.vocabSize, eos_token_id: 0, max_position_embeddings: config.maxTokens },
@@ -155,8 +156,9 @@ async function fromScratch(config: PretrainConfig): Promise<Start> {
 async function fromCheckpoint(dir: string, requested: PretrainConfig): Promise<Start> {
   const checkpoint = await loadTrainingCheckpoint<TrainerState>(dir);
   const saved = PretrainConfigSchema.parse(checkpoint.state.config);
-  if (JSON.stringify(saved) !== JSON.stringify(requested)) {
+  const trajectory = ({ saveAt: _, ...rest }: PretrainConfig) => JSON.stringify(rest);
+  if (trajectory(saved) !== trajectory(requested)) {
     fail('CONFIG_INVALID', `${dir}: the checkpoint was made with a different pretrain config; resume with the same config (or start a new --out)`, { dir });
   }
-  return { state: { ...checkpoint.state, config: saved }, modelConfig: checkpoint.config, weights: checkpoint.weights, tokenizerJson: checkpoint.tokenizerJson, optimizer: checkpoint.optimizer };
+  return { state: { ...checkpoint.state, config: requested }, modelConfig: checkpoint.config, weights: checkpoint.weights, tokenizerJson: checkpoint.tokenizerJson, optimizer: checkpoint.optimizer };
 }

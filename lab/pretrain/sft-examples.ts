@@ -34,17 +34,19 @@ export function verificationExample(task: Task, problem: Problem, rng: Rng, mix:
 
 /**
  * The example at data position `position` of a mixed run: its task drawn by the shares, then a verification with
- * probability `verification.share`, else the problem's gold solution. A pure function of (seed, position), so a
+ * probability `verification.share`, else the problem's solution: gold, or the task's slipped walk at `slipRate` where the
+ * task has one (a task without a slip, or a verification, is never slipped). A pure function of (seed, position), so a
  * resumed run sees the same data.
  */
-export function mixedExample(sources: readonly SftSource[], verification: VerificationMix | undefined, seed: number, position: number): SftExample {
+export function mixedExample(sources: readonly SftSource[], verification: VerificationMix | undefined, seed: number, position: number, slipRate = 0): SftExample {
   const rng = new Rng(deriveSeed(seed, EXAMPLE_STREAM, position));
   const draw = rng.next();
   let cumulative = 0;
   const source = sources.find((s) => (cumulative += s.share) > draw) ?? sources[sources.length - 1];
   const problem = source.task.sample('train', position);
   if (verification && rng.bernoulli(verification.share)) return verificationExample(source.task, problem, rng, verification);
-  return { prompt: problem.prompt, completion: problem.solution };
+  const slipped = slipRate > 0 ? source.task.slipped : undefined;
+  return { prompt: problem.prompt, completion: slipped ? slipped(problem, slipRate, rng).solution : problem.solution };
 }
 
 /** Whether a config asks for anything beyond its one task's gold solutions. */

@@ -1,7 +1,7 @@
 import { fail } from '../../core/errors.ts';
 import { BYTE_CHARS, utf8Bytes } from './byte-level.ts';
 import { PairQueue } from './pair-queue.ts';
-import { BYTE_LEVEL_DECODER, BYTE_LEVEL_POST_PROCESSOR, BYTE_LEVEL_PRE_TOKENIZER, preTokenize } from './pre-tokenizer.ts';
+import { BYTE_LEVEL_DECODER, BYTE_LEVEL_POST_PROCESSOR, BYTE_LEVEL_PRE_TOKENIZER, byteLevelPreTokenizer, isLetterPiece, preTokenize, SPLIT_PATTERN, wholeWordsPattern } from './pre-tokenizer.ts';
 
 export const EOS_TOKEN = '<|endoftext|>';
 export const PAD_TOKEN = '<|pad|>';
@@ -17,6 +17,13 @@ export interface BpeTrainingOptions {
    * byte per token (learned merges still apply to them when encoding). 1, the default: every piece counts.
    */
   minPieceCount?: number;
+  /**
+   * Keep whole only the words seen at least `minPieceCount` times (a quoted string never counts as one: quotes hold a
+   * task's data) and split every other letter off alone, its leading space or quote apart (ours): merges then never
+   * reach into rare words, which stay the same letter tokens wherever they stand (see `wholeWordsPattern`). The
+   * split pattern is written into the tokenizer.json. False, the default: Qwen's split, merges apply everywhere.
+   */
+  spellRareWords?: boolean;
 }
 
 export interface AddedTokenJson {
@@ -70,12 +77,24 @@ function escapeRegExp(text: string): string {
 }
 
 /** How often each pre-tokenized piece occurs; special tokens are cut out first, as the tokenizer does when encoding. */
-function countWords(corpus: Iterable<string>, specialTokens: readonly string[]): Map<string, number> {
+/**
+ * Whether a recurring piece may stay a whole token under `spellRareWords`: a word of two letters or more after a space,
+ * backslash or nothing, never a quoted one, and a bare lowercase one only from four letters (the short strings a task
+ * quotes, such as a running answer "oe", recur too; a template's bare words, such as `boxed`, are longer).
+ */
+function keptWhole(piece: string): boolean {
+  if (!isLetterPiece(piece) || piece.startsWith('"')) return false;
+  const letters = piece.replace(/^[^\p{L}]/u, '');
+  if (letters.length < 2) return false;
+  return letters.length !== piece.length || /^\p{Lu}/u.test(letters) || letters.length >= 4;
+}
+
+function countWords(corpus: Iterable<string>, specialTokens: readonly string[], pattern: string): Map<string, number> {
   const specials = new RegExp(specialTokens.map(escapeRegExp).join('|'), 'g');
   const counts = new Map<string, number>();
   for (const text of corpus) {
     for (const segment of text.split(specials)) {
-      for (const piece of preTokenize(segment)) counts.set(piece, (counts.get(piece) ?? 0) + 1);
+      for (const piece of preTokenize(segment, pattern)) counts.set(piece, (counts.get(piece) ?? 0) + 1);
     }
   }
   return counts;
@@ -179,7 +198,13 @@ export function trainBpe(corpus: Iterable<string>, options: BpeTrainingOptions):
   const words: Word[] = [];
   const minPieceCount = options.minPieceCount ?? 1;
   if (!Number.isInteger(minPieceCount) || minPieceCount < 1) fail('INPUT_INVALID', `trainBpe: minPieceCount ${minPieceCount} must be a whole number ≥ 1`, { minPieceCount });
-  for (const [piece, count] of countWords(corpus, specials)) {
+  const texts = [...corpus];
+  let pattern = SPLIT_PATTERN;
+  if (options.spellRareWords) {
+    const common = [...countWords(texts, specials, SPLIT_PATTERN)].filter(([piece, count]) => count >= minPieceCount && keptWhole(piece)).map(([piece]) => piece);
+    pattern = wholeWordsPattern(common);
+  }
+  for (const [piece, count] of countWords(texts, specials, pattern)) {
     if (count < minPieceCount) continue;
     words.push({ symbols: Int32Array.from(utf8Bytes(piece), (byte) => firstByte + byte), count });
   }
@@ -219,7 +244,7 @@ export function trainBpe(corpus: Iterable<string>, options: BpeTrainingOptions):
     padding: null,
     added_tokens: specials.map((content, id) => addedToken(id, content)),
     normalizer: null,
-    pre_tokenizer: structuredClone(BYTE_LEVEL_PRE_TOKENIZER),
+    pre_tokenizer: pattern === SPLIT_PATTERN ? structuredClone(BYTE_LEVEL_PRE_TOKENIZER) : byteLevelPreTokenizer(pattern),
     post_processor: structuredClone(BYTE_LEVEL_POST_PROCESSOR),
     decoder: structuredClone(BYTE_LEVEL_DECODER),
     model: {

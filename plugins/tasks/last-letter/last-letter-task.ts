@@ -5,10 +5,11 @@ import type { Task } from '../../../core/tasks/task.ts';
 import { corruptLastLetter, type LastLetterMeta } from './corrupt.ts';
 import { LastLetterOptionsSchema, type LastLetterOptionsInput } from './options.ts';
 import { pronounceableWord } from './pronounceable-word.ts';
+import { slippedLastLetter } from './slipped.ts';
 import { lastLetterStepCheck } from './step-check.ts';
 import { goldAnswer, goldWordSteps, lastLetterQuestion } from './steps.ts';
 
-export type LastLetterTask = Task<LastLetterMeta & CanonicalMeta> & Required<Pick<Task<LastLetterMeta & CanonicalMeta>, 'corrupt' | 'stepCheck'>>;
+export type LastLetterTask = Task<LastLetterMeta & CanonicalMeta> & Required<Pick<Task<LastLetterMeta & CanonicalMeta>, 'corrupt' | 'stepCheck' | 'slipped'>>;
 
 const between = (rng: Rng, [min, max]: readonly [number, number]) => min + rng.int(max - min + 1);
 
@@ -32,5 +33,5 @@ export function lastLetterTask(input: LastLetterOptionsInput = {}): LastLetterTa
     },
     (steps) => steps.map(() => true),
   );
-  return { ...task, corrupt: corruptLastLetter, stepCheck: lastLetterStepCheck };
+  return { ...task, corrupt: corruptLastLetter, stepCheck: lastLetterStepCheck, slipped: slippedLastLetter };
 }

@@ -81,8 +81,27 @@ describe('pretrain', () => {
     });
 
     it('should refuse a task without slipped solutions with CONFIG_INVALID', async () => {
-      const task = await taskByName('last-letter');
+      const task = { ...(await taskByName('last-letter')), slipped: undefined };
       expect(() => batchAt(task, 0, { ...slipping, task: 'last-letter' })).toThrow(/CONFIG_INVALID.*slipRate.*"last-letter"/);
+    });
+  });
+
+  describe('having a base cut short by saveAt', () => {
+    it('should save the model at that step with the planned schedule\'s learning rates, resuming a run planned without it', async () => {
+      const cut = PretrainConfigSchema.parse({ ...config, saveAt: 3 });
+      const straight = await fresh();
+      expect((await pretrain({ out: straight, config: cut, threads: 1 })).steps).toBe(3);
+      const split = await fresh();
+      await pretrain({ out: split, config, threads: 1, stopAfter: 3 });
+      expect((await pretrain({ out: split, config: cut, threads: 1, resume: true })).steps).toBe(3);
+      const a = await loadCheckpoint(join(straight, 'model'));
+      const b = await loadCheckpoint(join(split, 'model'));
+      for (const [name, t] of a.weights) expect(Array.from(b.weights.get(name)!.data), name).toEqual(Array.from(t.data));
+      const lrs = (await readFile(join(straight, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).lr);
+      const planned = (await readFile(join(split, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).lr);
+      expect(lrs).toEqual(planned);
+      expect(JSON.parse(await readFile(join(straight, 'model', 'pretrain_config.json'), 'utf8')).saveAt).toBe(3);
+      expect(() => PretrainConfigSchema.parse({ ...config, saveAt: 7 })).toThrow(/saveAt/);
     });
   });
 

@@ -73,6 +73,16 @@ describe('mixedExample', () => {
     expect(solved.completion).toContain('\\boxed{');
   });
 
+  it('should slip only solutions, and only at the slip rate, the same slips at the same position', () => {
+    const gold = Array.from({ length: 600 }, (_, i) => mixedExample(sources, verification, 0, i));
+    const slipped = Array.from({ length: 600 }, (_, i) => mixedExample(sources, verification, 0, i, 0.3));
+    expect(slipped.map((e) => e.prompt)).toEqual(gold.map((e) => e.prompt));
+    const changed = slipped.filter((e, i) => e.completion !== gold[i].completion);
+    expect(changed.length).toBeGreaterThan(100);
+    expect(changed.every((e) => !e.prompt.startsWith('Verify'))).toBe(true);
+    expect(mixedExample(sources, verification, 0, 5, 0.3)).toEqual(slipped[5]);
+  });
+
   it('should mix only when the config asks for it, and refuse shares that leave the main task nothing', () => {
     expect(isMixed(PretrainConfigSchema.parse({ task: 'last-letter' }))).toBe(false);
     expect(isMixed(PretrainConfigSchema.parse({ task: 'last-letter', verification: { share: 0.4 } }))).toBe(true);

@@ -78,6 +78,36 @@ describe('lastLetterTask', () => {
     });
   });
 
+  describe('when slipping (the base\'s designed flaw)', () => {
+    const problems = task.problems('train', 1000);
+
+    it('should take the letter before the last at about the slip rate, and append faithfully to what was written', () => {
+      let slips = 0;
+      let words = 0;
+      for (const [i, problem] of problems.entries()) {
+        const slipped = task.slipped(problem, 0.2, new Rng(i));
+        let soFar = '';
+        problem.meta.words.forEach((word, k) => {
+          const letter = slipped.steps[k].match(/ends with "([a-z])"/)![1];
+          expect([word.at(-1), word.at(-2)]).toContain(letter);
+          if (letter !== word.at(-1)) slips++;
+          if (word.at(-1) !== word.at(-2)) words++;
+          soFar += letter;
+          expect(slipped.steps[k]).toBe(`The word "${word}" ends with "${letter}", so the letters so far are "${soFar}".`);
+        });
+        expect(slipped.steps.at(-1)).toBe(`The answer is \\boxed{${soFar}}.`);
+        expect(slipped.stepLabels).toEqual(slipped.steps.map((step, k) => step === problem.steps[k]));
+        expect(slipped.solution).toBe(slipped.steps.join('\n\n'));
+      }
+      expect(slips / words).toBeGreaterThan(0.17);
+      expect(slips / words).toBeLessThan(0.23);
+    });
+
+    it('should give the gold solution at rate 0', () => {
+      for (const problem of problems.slice(0, 100)) expect(task.slipped(problem, 0, new Rng(1)).solution).toBe(problem.solution);
+    });
+  });
+
   describe('when corrupting a solution', () => {
     const rng = new Rng(5);
     const cases = task.problems('train', 1000).map((problem) => ({ problem, corrupted: task.corrupt(problem, rng) }));

@@ -107,6 +107,25 @@ describe('trainBpe', () => {
       expect(trainBpe(text, { vocabSize: 1000 }).model.merges.length).toBeGreaterThan(json.model.merges.length);
     });
 
+    it('should spell a rare word in the same letter tokens after a space and after a quote when asked to spell rare words', () => {
+      const words = ['rover', 'mival', 'tosek', 'pulin', 'garob', 'fenut', 'kasil', 'dorem', 'vubat', 'lenog'];
+      const text = [...Array(20)].map((_, i) => `The word "${words[i % 10]}" ends with "${words[i % 10].at(-1)}", so the letters so far are "or". ${words[(i + 3) % 10]}`);
+      const plain = tokenizerFromJson(trainBpe(text, { vocabSize: 1000, minPieceCount: 5 }));
+      const spell = (t: typeof plain, s: string) => t.encode(s).map((id) => t.decode([id]));
+      expect(spell(plain, ' rover').slice(1)).not.toEqual(spell(plain, ' "rover').slice(1, -1));
+      const json = trainBpe(text, { vocabSize: 1000, minPieceCount: 5, spellRareWords: true });
+      const t = tokenizerFromJson(json);
+      expect(spell(t, ' rover')).toEqual([' ', 'r', 'o', 'v', 'e', 'r']);
+      expect(spell(t, ' "rover"')).toEqual([' "', 'r', 'o', 'v', 'e', 'r', '"']);
+      expect(spell(t, ' "rover".')).toEqual([' "', 'r', 'o', 'v', 'e', 'r', '".']);
+      expect(spell(t, ' letters so far')).toEqual([' letters', ' so', ' far']);
+      expect(spell(t, ' so far are "or"')).toEqual([' so', ' far', ' are', ' "', 'o', 'r', '"']);
+      expect(spell(t, ' farm')).toEqual([' ', 'f', 'a', 'r', 'm']);
+      const sentence = 'The word "rover" ends with "r", so the letters so far are "or".';
+      expect(t.decode(t.encode(sentence))).toBe(sentence);
+      expect(JSON.stringify(json.pre_tokenizer)).toContain(' letters');
+    });
+
     it('should refuse a count below 1 with INPUT_INVALID', () => {
       expect(() => trainBpe(['ab'], { vocabSize: 300, minPieceCount: 0 })).toThrow(/INPUT_INVALID.*minPieceCount/);
     });
