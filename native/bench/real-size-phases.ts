@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { LudusError } from '../../core/errors.ts';
 import { Rng } from '../../core/rng.ts';
 import { buildSchedule } from '../../core/schedules/spec.ts';
 import { loadCheckpoint } from '../io/checkpoint.ts';
@@ -117,14 +118,21 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
       if (largest) samples.full.push((await rate(tandem, newTokens, true)).tokS);
     }
     let baked: number | null = null;
+    let bakedRefused: string | null = null;
     if (largest) {
       // The same solo decode with the weights copied into the session as prepacked initializers (the CUDA binding):
-      // what feeding them as zero-copy inputs costs in speed, for the memory it saves.
+      // what feeding them as zero-copy inputs costs in speed, for the memory it saves. Where the copy does not fit
+      // beside the two members' weights, its refusal is the result.
       await solo.release();
-      const initializers = await Decoder.create([senior], { batch, maxLen, threads: ctx.threads, weights: 'initializers' });
-      await rate(initializers, 2);
-      baked = (await rate(initializers, newTokens)).tokS;
-      await initializers.release();
+      try {
+        const initializers = await Decoder.create([senior], { batch, maxLen, threads: ctx.threads, weights: 'initializers' });
+        await rate(initializers, 2);
+        baked = (await rate(initializers, newTokens)).tokS;
+        await initializers.release();
+      } catch (error) {
+        if (!(error instanceof LudusError && error.code === 'MEMORY_INSUFFICIENT')) throw error;
+        bakedRefused = error.message;
+      }
     }
     result[`b${batch}`] = {
       new_tokens: newTokens,
@@ -135,6 +143,7 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
       ...(lockstep ? { tandem_lockstep_tok_s: round(median(samples.lockstep), 2), tandem_lockstep_over_solo: round(median(samples.lockstep) / median(samples.solo), 3) } : {}),
       senior_share: round(median(samples.share), 3),
       ...(baked !== null ? { solo_initializers_tok_s: round(baked, 2), solo_initializers_over_inputs: round(baked / median(samples.solo), 3) } : {}),
+      ...(bakedRefused !== null ? { solo_initializers_refused: bakedRefused } : {}),
       ...(largest ? { tandem_full_projection_tok_s: round(median(samples.full), 2), tandem_full_projection_over_solo: round(median(samples.full) / median(samples.solo), 3) } : {}),
       cache_mb: round(tandem.cacheBytes / 2 ** 20),
     };

@@ -1,5 +1,6 @@
 import type { ModelConfig } from '../model/config.ts';
 import { buildDecodeGraph, weightLocation, type DecodeGraphOptions, type WeightBinding } from '../model/decode-graph.ts';
+import { ensureFits } from '../model/memory.ts';
 import type { Weights } from '../model/weights.ts';
 import { Session, type Device, type Feeds } from '../ort.ts';
 
@@ -36,6 +37,12 @@ export async function openModelSession(
   options: ModelSessionOptions & { label: string; adapterStack?: boolean },
 ): Promise<Session> {
   const binding = resolveBinding(options);
+  if (binding === 'initializers' && options.device !== 'cuda') {
+    // On the CPU onnxruntime keeps its own copy of baked weights and prepacks the GEMM operands from it: two copies at
+    // the peak (on CUDA the copy goes to the device, whose memory this process cannot see).
+    const bytes = [...weights.values()].reduce((sum, t) => sum + t.data.byteLength, 0);
+    ensureFits(`session ${options.label} with its weights baked in as initializers`, 2 * bytes, { binding });
+  }
   const graph = buildDecodeGraph(config, { output, weights: binding, adapterStack: options.adapterStack });
   const externalData =
     binding === 'initializers' ? [...weights].map(([name, t]) => ({ path: weightLocation(name), data: new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength) })) : undefined;

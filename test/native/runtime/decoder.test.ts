@@ -213,6 +213,25 @@ describe('Decoder', () => {
     });
   });
 
+  describe('having weights to bake in as initializers that would not fit twice in the memory available', () => {
+    it('should fail with MEMORY_INSUFFICIENT before onnxruntime copies them, and open a session with weights as inputs', async () => {
+      const { policy } = randomModel();
+      const bytes = [...policy.weights.values()].reduce((sum, t) => sum + t.data.byteLength, 0);
+      const saved = process.env.LUDUS_MEMORY_BYTES;
+      process.env.LUDUS_MEMORY_BYTES = String(Math.floor(1.5 * bytes));
+      try {
+        const error = await open([policy], { batch: 1, maxLen: 8, threads: 1, weights: 'initializers' }).then(() => null, (e: unknown) => e);
+        expect(LudusError.is(error, 'MEMORY_INSUFFICIENT')).toBe(true);
+        expect((error as LudusError).message).toContain('baked in as initializers');
+        const inputs = await open([policy], { batch: 1, maxLen: 8, threads: 1, weights: 'inputs' });
+        expect((await inputs.prefill([[1, 2, 3]])).of(0, 0)).not.toBeNull();
+      } finally {
+        if (saved === undefined) delete process.env.LUDUS_MEMORY_BYTES;
+        else process.env.LUDUS_MEMORY_BYTES = saved;
+      }
+    });
+  });
+
   describe('having a row at the cache capacity', () => {
     it('should fail with SEQUENCE_TOO_LONG instead of writing past the cache', async () => {
       const { policy } = randomModel();
