@@ -1,8 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Decoder, type Distributions } from '../../../native/runtime/decoder.ts';
 import { LudusError } from '../../../core/errors.ts';
 import { randomModel, VARIANTS } from '../../support/models.ts';
 import { logSoftmax, referenceLogits } from '../../support/reference-model.ts';
+import { decoderOpener } from '../../support/decoders.ts';
 
 /** Largest gap between the decoder's log-probabilities for (policy, row) and the reference's. */
 function logprobGap(dist: Distributions, policy: number, row: number, referenceRow: number[]): number {
@@ -14,13 +15,7 @@ function logprobGap(dist: Distributions, policy: number, row: number, referenceR
 }
 
 describe('Decoder', () => {
-  const opened: Decoder[] = [];
-  const open = async (...args: Parameters<typeof Decoder.create>) => {
-    const decoder = await Decoder.create(...args);
-    opened.push(decoder);
-    return decoder;
-  };
-  afterAll(async () => Promise.all(opened.map((d) => d.release())));
+  const open = decoderOpener();
 
   for (const [variant, overrides] of Object.entries(VARIANTS)) {
     describe(`having a ${variant} model and ragged prompts`, () => {

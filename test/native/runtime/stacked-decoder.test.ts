@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LudusError } from '../../../core/errors.ts';
 import { rowAuthorSchedule } from '../../../core/schedules/author-schedule.ts';
 import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
@@ -7,19 +7,14 @@ import { Decoder } from '../../../native/runtime/decoder.ts';
 import { generate, type Rollout } from '../../../native/runtime/generate.ts';
 import type { Policy } from '../../../native/runtime/policy.ts';
 import { randomModel } from '../../support/models.ts';
+import { decoderOpener } from '../../support/decoders.ts';
 
 const SAMPLING = { temperature: 1, topK: 0, topP: 1 };
 const prompts = [[3, 17, 42], [8, 1, 30, 9], [5], [11, 12, 13, 14, 15], [7, 7], [20, 21, 22]];
 const seeds = prompts.map((_, row) => 1000 + row);
 
 describe('a decoder of stacked adapters (several adapters over one base in one batch)', () => {
-  const opened: Decoder[] = [];
-  const open = async (...args: Parameters<typeof Decoder.create>) => {
-    const decoder = await Decoder.create(...args);
-    opened.push(decoder);
-    return decoder;
-  };
-  afterAll(async () => Promise.all(opened.map((d) => d.release())));
+  const open = decoderOpener();
 
   const { config: base, weights } = randomModel({}, 11);
   const lora = parseLoraConfig({ r: 4, initStdB: 0.3 });
