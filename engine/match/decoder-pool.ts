@@ -5,6 +5,7 @@ import { buildSchedule } from '../../core/schedules/spec.ts';
 import { Decoder } from '../../native/runtime/decoder.ts';
 import { generate, type Rollout } from '../../native/runtime/generate.ts';
 import { resolveBinding } from '../../native/runtime/model-session.ts';
+import { unstackableReason } from '../../native/model/lora.ts';
 import type { Device } from '../../native/ort.ts';
 import type { PolicyPool } from '../policies/policy-pool.ts';
 import type { MatchRuntime, RolloutCall, RolloutResult } from './runtime.ts';
@@ -29,7 +30,9 @@ export interface DecoderPoolOptions {
   readonly device?: Device;
   /**
    * LoRA adapters over one shared base decode in one stacked decoder (one run per step over all their rows, one set
-   * of caches) rather than one decoder each. Default true; false is the per-policy path (for comparison).
+   * of caches) rather than one decoder each, and so do the authors of a co-decoded turn when they are adapters over
+   * one base and that base itself (a tandem senior that is an adapter over its junior). Default true; false is the
+   * per-policy path (for comparison).
    */
   readonly stackAdapters?: boolean;
 }
@@ -38,7 +41,8 @@ export interface DecoderPoolOptions {
  * The in-process runtime: one decoder per tuple of policies stepped together (a single policy for a sequential turn,
  * the authors of a co-decoded turn in protocol order). Each is `rows` wide, created on first use and kept; a member
  * whose policy was updated since is recompiled before the decoder is handed out. Solo rows of LoRA adapters over one
- * base share one stacked decoder (their `stackKey`), whichever adapter writes which row.
+ * base share one stacked decoder (their `stackKey`), whichever adapter writes which row; co-decoded authors that are
+ * adapters over one base, or that base itself, step in one co-decoded stack (one run per token, both distributions).
  */
 export class DecoderPool implements MatchRuntime {
   private readonly entries = new Map<string, Entry>();
@@ -69,6 +73,17 @@ export class DecoderPool implements MatchRuntime {
     return `${id}:${JSON.stringify(config.lora)}`;
   }
 
+  /** Whether a co-decoded call's authors step in one co-decoded stack: adapters over one base (or the base itself), stacking on. */
+  coStackable(names: readonly string[]): boolean {
+    if (this.options.stackAdapters === false || resolveBinding(this.options) !== 'inputs' || names.length < 2) return false;
+    return unstackableReason(names.map((name) => this.policies.policy(name))) === null;
+  }
+
+  /** onnxruntime runs made by every decoder of the pool so far (a stacked step is one run for all its policies). */
+  get sessionRuns(): number {
+    return [...this.entries.values(), ...this.stacks.values()].reduce((n, { decoder }) => n + decoder.runs, 0);
+  }
+
   /** One batched generation over the call's rows, padded to the decoder's width with copies of the first row given no budget. */
   async generate(call: RolloutCall): Promise<RolloutResult> {
     if (call.rowPolicies && (call.schedule || call.rowPolicies.length !== call.prompts.length || call.rowPolicies.some((p) => !(p >= 0 && p < call.policies.length)))) {
@@ -79,7 +94,7 @@ export class DecoderPool implements MatchRuntime {
     const keys = solo ? new Set(call.policies.map((name) => this.stackKey(name))) : new Set([undefined]);
     if (keys.size === 1 && !keys.has(undefined)) return { rollouts: await this.generateStacked(call, [...keys][0]!), versions };
     if (call.rowPolicies && call.policies.length > 1) return { rollouts: await this.generateApart(call), versions };
-    const decoder = await this.get(call.rowPolicies ? [call.policies[0]] : call.policies);
+    const decoder = await this.get(call.rowPolicies ? [call.policies[0]] : call.policies, !solo && this.coStackable(call.policies));
     return { rollouts: await this.run(decoder, call), versions };
   }
 
@@ -174,13 +189,14 @@ export class DecoderPool implements MatchRuntime {
     return entry.decoder;
   }
 
-  async get(names: readonly string[]): Promise<Decoder> {
-    const key = names.join('\u0000');
+  /** The decoder of `names` stepped together: one member per policy, or with `coStacked` one co-decoded stack of them (coStackable). */
+  async get(names: readonly string[], coStacked = false): Promise<Decoder> {
+    const key = `${coStacked ? '\u0001stacked\u0000' : ''}${names.join('\u0000')}`;
     let entry = this.entries.get(key);
     if (!entry) {
       const decoder = await Decoder.create(
         names.map((name) => this.policies.policy(name)),
-        { batch: this.options.rows, maxLen: this.options.maxLen, threads: this.options.threads, device: this.options.device },
+        { batch: this.options.rows, maxLen: this.options.maxLen, threads: this.options.threads, device: this.options.device, ...(coStacked ? { stacked: true, coDecoded: true } : {}) },
       );
       entry = { decoder, names: [...names], versions: names.map((name) => this.policies.version(name)) };
       this.entries.set(key, entry);

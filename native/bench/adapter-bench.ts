@@ -9,6 +9,7 @@ import type { Policy } from '../runtime/policy.ts';
 import { AdamW } from '../train/adamw.ts';
 import { Learner } from '../train/learner.ts';
 import { median, prompts, round, SAMPLING } from './engine-bench.ts';
+import { benchAdapterTandem, type AdapterTandemBenchResult } from './adapter-tandem-bench.ts';
 
 export interface AdapterBenchOptions {
   preset: string;
@@ -24,7 +25,7 @@ export interface AdapterBenchOptions {
   onProgress?: (label: string) => void;
 }
 
-export interface AdapterBenchResult {
+export interface AdapterBenchResult extends AdapterTandemBenchResult {
   /** The base alone, every row. */
   base_decode_tok_s: number;
   /** Two rank-16 adapters on that base, rows alternating between them, in one stacked decoder (one run per step). */
@@ -59,7 +60,8 @@ const elements = (weights: ReadonlyMap<string, { data: Float32Array }>): number 
 
 /**
  * LoRA in the engine, side by side in one process: decode with two adapters over one base at the bench batch against
- * the base alone (and against the two adapters in decoders of their own), the cost of picking up an updated adapter,
+ * the base alone (and against the two adapters in decoders of their own), tandem with an adapter senior over the base
+ * co-decoded in one stack against a member per policy (adapter-tandem-bench.ts), the cost of picking up an updated adapter,
  * and a LoRA r=16 training step against full fine-tuning of the same model and batch, steps interleaved.
  */
 export async function benchAdapters(options: AdapterBenchOptions): Promise<AdapterBenchResult> {
@@ -120,6 +122,8 @@ export async function benchAdapters(options: AdapterBenchOptions): Promise<Adapt
   }
   for (const decoder of [solo, stacked, apartA, apartB]) await decoder.release();
 
+  const tandem = await benchAdapterTandem(base, a, { ...options, onProgress: progress });
+
   progress(`training: full fine-tuning vs LoRA r=16, batch ${options.trainBatch} × ${options.trainLen}, interleaved steps`);
   const train = await benchTrainPair(base, a, options);
   return {
@@ -130,6 +134,7 @@ export async function benchAdapters(options: AdapterBenchOptions): Promise<Adapt
     stacked_over_apart: round(median(samples.stacked) / median(samples.apart), 3),
     stacked_step_ms: round(stepMs, 2),
     adapter_copy_ms: round(median(copies), 2),
+    ...tandem,
     ...train,
   };
 }

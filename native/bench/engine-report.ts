@@ -77,6 +77,10 @@ export function formatEngineBench(r: EngineBenchReport): string {
     ['naive tandem prototype', `${r.naive_tandem_tok_s} tok/s  (batched tandem is ${r.tandem_over_naive}x faster)`],
     [`train, B=${r.train_batch} T=${r.train_len}`, `${r.train_tok_s} tok/s  (${r.train_step_ms} ms/step, fwd+bwd+AdamW)`],
     [`two adapters, one base, B=${r.batch}`, `${a.two_adapters_decode_tok_s} tok/s  (${a.two_adapters_over_base}x the base's ${a.base_decode_tok_s}; ${a.stacked_over_apart}x a decoder per adapter)`],
+    [
+      `tandem, adapter senior over its base junior, B=${r.batch}`,
+      `${a.tandem_adapter_stacked_tok_s} tok/s co-decoded in one stack vs ${a.tandem_adapter_members_tok_s} with a member per policy (${a.tandem_adapter_stacked_over_members}x; B=1: ${a.tandem_adapter_stacked_tok_s_b1} vs ${a.tandem_adapter_members_tok_s_b1}, ${a.tandem_adapter_stacked_over_members_b1}x)`,
+    ],
     ['adapter update, stacked', `${a.adapter_copy_ms} ms to re-copy one adapter (a stacked decode step: ${a.stacked_step_ms} ms)`],
     [`LoRA r=16 vs full FT, B=${r.train_batch} T=${r.train_len}`, `${a.lora_train_step_ms} vs ${a.full_train_step_ms} ms/step interleaved (LoRA ${a.lora_over_full}x faster; AdamW ${a.lora_adamw_ms} vs ${a.full_adamw_ms} ms, forward ${a.forward_ms} ms)`],
     ['decode RSS growth', `${r.decode_rss_growth_mb} MB over repeated rollouts (caches ${r.cache_mb} MB)`],

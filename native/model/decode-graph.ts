@@ -37,7 +37,7 @@ export const weightLocation = (name: string): string => `${name}.bin`;
  * One model's inference graph. Prefill, decode and multi-token appends are the same graph: each row appends S
  * tokens after its own cached prefix. Co-decoded policies run it one member at a time (several members with one
  * architecture share one session), so there is no control flow in the graph and a member with nothing to read
- * costs nothing.
+ * costs nothing; adapters over one base and that base itself may instead run as lanes of one batch (`adapterStack`).
  *
  * The KV caches are graph inputs only, read in place (onnxruntime-node copies every fetched output into a fresh
  * buffer, so a cache that came back as an output would be copied whole on every step). The graph returns just the

@@ -100,17 +100,18 @@ export function writeStackSlice(c: ModelConfig, stacks: Weights, index: number, 
 }
 
 /**
- * Why policies cannot be stacked in one multi-adapter batch, or null when they can: each must carry an adapter, all of
- * one LoRA shape over one architecture, and read the same base arrays (one frozen base in memory, not equal copies).
+ * Why policies cannot be stacked in one multi-adapter batch, or null when they can: at least one carries an adapter,
+ * every adapter of one LoRA shape, all of one architecture and reading the same base arrays (one frozen base in
+ * memory, not equal copies). A policy without an adapter is that base itself: its rows take no low-rank update.
  */
 export function unstackableReason(policies: readonly { name: string; config: ModelConfig; weights: Weights }[]): string | null {
-  const [first, ...rest] = policies;
-  if (!first.config.lora) return `policy "${first.name}" has no adapter`;
+  const first = policies.find((p) => p.config.lora);
+  if (!first) return `none of the policies (${policies.map((p) => `"${p.name}"`).join(', ')}) has an adapter`;
   const shape = JSON.stringify(first.config.lora);
   const arch = (c: ModelConfig) => JSON.stringify({ ...baseConfig(c), raw: undefined, maxPositionEmbeddings: undefined });
-  for (const other of rest) {
-    if (!other.config.lora) return `policy "${other.name}" has no adapter`;
-    if (JSON.stringify(other.config.lora) !== shape) return `policies "${first.name}" and "${other.name}" have adapters of different shapes`;
+  for (const other of policies) {
+    if (other === first) continue;
+    if (other.config.lora && JSON.stringify(other.config.lora) !== shape) return `policies "${first.name}" and "${other.name}" have adapters of different shapes`;
     if (arch(other.config) !== arch(first.config)) return `policies "${first.name}" and "${other.name}" have different architectures`;
     for (const name of weightShapes(first.config).keys()) {
       if (other.weights.get(name)?.data !== first.weights.get(name)?.data) return `policies "${first.name}" and "${other.name}" do not share one base (${name} differs)`;

@@ -32,9 +32,19 @@ export interface DecoderOptions {
    * of them (its route, which must not change within a rollout), and every step is ONE run over all rows, the base's
    * matmuls shared and each row's low-rank update taken from its own adapter (S-LoRA/Punica-style multi-adapter
    * batching), with one set of caches. The adapters are copied into the stacks the graph reads; updatePolicy re-copies
-   * the one that changed. Weights as inputs only; no partner distributions (route null is refused).
+   * the one that changed. A policy without an adapter over the same base arrays is the base itself: its rows take no
+   * low-rank update (an adapter index that matches no adapter, so the update is exactly zero). Weights as inputs only;
+   * no partner distributions (route null is refused) unless `coDecoded`.
    */
   stacked?: boolean;
+  /**
+   * With `stacked`: the policies co-decode, as a decoder of one member per policy would (a tandem senior that is an
+   * adapter over its junior, the base). Every row has a lane per policy, each with its own caches reading the shared
+   * sequence and its own adapter, and all lanes with work go in ONE run per step: the route may change within a
+   * rollout (a schedule's authors) and may be null (every policy's distribution of every row, for partner
+   * log-probabilities). Lanes read and defer tokens as the members would ('lazy' or 'lockstep').
+   */
+  coDecoded?: boolean;
 }
 
 export const LAZY_MAX_BATCH = 4;
@@ -76,10 +86,14 @@ interface Member {
 
 type Resolved = { batch: number; maxLen: number; threads: number; device: Device; lazy: boolean; weights: WeightBinding };
 
-/** A stacked decoder's adapters: the policies, their copies as the graph's stacks, and each row's adapter. */
+/** A stacked decoder's adapters: the policies, their copies as the graph's stacks, and each lane's adapter. */
 interface Stack {
   policies: Policy[];
+  /** Each policy's adapter in the stacks, or -1 for the base itself (no adapter: a zero update). */
+  slices: Int32Array;
   tensors: Weights;
+  /** Lanes per row: 1 (a row is written by one adapter) or one per policy (`coDecoded`: lane m·batch + row). */
+  lanesPerRow: number;
   adapterIndex: BigInt64Array;
   /** Distributions' lookup per adapter: the row's place in the run's outputs, or -1. */
   index: Int32Array[];
@@ -103,23 +117,28 @@ export class Decoder {
   private generation = 0;
   /** Set for a decoder of stacked adapters (DecoderOptions.stacked): its one member runs them all. */
   private stack: Stack | null = null;
+  /** onnxruntime runs made so far (one per member with work per step; one per step when stacked). */
+  runs = 0;
 
+  /** `lanesPerRow`: caches per row in each member (more than one only for a co-decoded stack). */
   private constructor(
     policies: readonly Policy[],
     readonly options: Resolved,
+    lanesPerRow = 1,
   ) {
     const { batch, maxLen } = options;
+    const lanes = batch * lanesPerRow;
     this.lengths = new Int32Array(batch);
-    this.invTemperature = new Float32Array(batch).fill(1);
+    this.invTemperature = new Float32Array(lanes).fill(1);
     this.members = policies.map((policy) => ({
       policy,
       sessionKey: '',
       weightFeeds: {},
       rope: new RotaryTables(policy.config),
-      caches: new KvCaches(batch, Array.from({ length: policy.config.numLayers * 2 }, () => ({ kvHeads: policy.config.numKvHeads, headDim: policy.config.headDim })), maxLen),
-      synced: new Int32Array(batch),
-      pending: Array.from({ length: batch }, () => []),
-      rowIndex: new Int32Array(batch),
+      caches: new KvCaches(lanes, Array.from({ length: policy.config.numLayers * 2 }, () => ({ kvHeads: policy.config.numKvHeads, headDim: policy.config.headDim })), maxLen),
+      synced: new Int32Array(lanes),
+      pending: Array.from({ length: lanes }, () => []),
+      rowIndex: new Int32Array(lanes),
     }));
   }
 
@@ -136,13 +155,18 @@ export class Decoder {
       lazy: sync === 'lazy' || (sync === 'auto' && options.batch <= LAZY_MAX_BATCH),
       weights: resolveBinding(options),
     };
+    if (options.coDecoded && !options.stacked) fail('INPUT_INVALID', 'coDecoded is an option of a decoder of stacked adapters (stacked: true)');
     if (options.stacked) {
       const why = unstackableReason(policies);
       if (why) fail('INPUT_INVALID', `a decoder of stacked adapters: ${why}`, { policies: policies.map((p) => p.name) });
       if (resolved.weights !== 'inputs') fail('INPUT_INVALID', 'a decoder of stacked adapters needs weights bound as inputs');
     }
-    const decoder = new Decoder(options.stacked ? [policies[0]] : policies, resolved);
-    if (options.stacked) decoder.stack = { policies: [...policies], tensors: new Map(), adapterIndex: new BigInt64Array(resolved.batch), index: [] };
+    const lanesPerRow = options.coDecoded ? policies.length : 1;
+    // A stacked decoder's one member runs the graph of an adapted config (the base's own rows take a zero update).
+    const decoder = new Decoder(options.stacked ? [policies.find((p) => p.config.lora)!] : policies, resolved, lanesPerRow);
+    if (options.stacked) {
+      decoder.stack = { policies: [...policies], slices: new Int32Array(0), tensors: new Map(), lanesPerRow, adapterIndex: new BigInt64Array(resolved.batch * lanesPerRow), index: [] };
+    }
     try {
       if (decoder.stack) decoder.restack(decoder.stack.policies);
       for (const member of decoder.members) await decoder.bind(member, member.policy);
@@ -194,6 +218,9 @@ export class Decoder {
    */
   async setStackedPolicies(policies: readonly Policy[]): Promise<void> {
     if (!this.stack) return fail('INPUT_INVALID', 'setStackedPolicies: this decoder does not stack adapters');
+    if (this.stack.lanesPerRow > 1 && policies.length !== this.stack.policies.length) {
+      fail('INPUT_INVALID', `setStackedPolicies: a co-decoded stack keeps its ${this.stack.policies.length} policies (got ${policies.length})`);
+    }
     const why = unstackableReason([this.members[0].policy, ...policies]);
     if (why) fail('INPUT_INVALID', `a decoder of stacked adapters: ${why}`, { policies: policies.map((p) => p.name) });
     this.restack(policies);
@@ -204,9 +231,13 @@ export class Decoder {
   private restack(policies: readonly Policy[]): void {
     const stack = this.stack!;
     const config = this.members[0].policy.config;
+    const adapters = policies.filter((p) => p.config.lora);
     stack.policies = [...policies];
-    stack.tensors = stackAdapters(config, policies.map((p) => p.weights));
+    stack.slices = Int32Array.from(policies, (p) => adapters.indexOf(p));
+    stack.tensors = stackAdapters(config, adapters.map((p) => p.weights));
     stack.index = policies.map(() => new Int32Array(this.batch));
+    // A co-decoded stack's lanes keep their policy: lane m·batch + row reads through policy m's adapter.
+    if (stack.lanesPerRow > 1) for (let lane = 0; lane < stack.adapterIndex.length; lane++) stack.adapterIndex[lane] = BigInt(stack.slices[Math.floor(lane / this.batch)]);
   }
 
   get batch(): number {
@@ -223,9 +254,9 @@ export class Decoder {
 
   /** Sampling temperature per row (0 is treated as 1 here: greedy decoding takes the argmax of the same probabilities). */
   setTemperature(temperatures: number | ArrayLike<number>): void {
-    for (let row = 0; row < this.batch; row++) {
-      const t = typeof temperatures === 'number' ? temperatures : temperatures[row];
-      this.invTemperature[row] = t > 0 ? 1 / t : 1;
+    for (let lane = 0; lane < this.invTemperature.length; lane++) {
+      const t = typeof temperatures === 'number' ? temperatures : temperatures[lane % this.batch];
+      this.invTemperature[lane] = t > 0 ? 1 / t : 1;
     }
   }
 
@@ -239,8 +270,11 @@ export class Decoder {
     if (this.stack) {
       const why = unstackableReason([this.members[0].policy, policy]);
       if (why) fail('INPUT_INVALID', `a decoder of stacked adapters: ${why}`, { policy: policy.name });
-      writeStackSlice(policy.config, this.stack.tensors, index, policy.weights);
+      const slice = this.stack.slices[index];
+      if (slice >= 0 && policy.config.lora) writeStackSlice(policy.config, this.stack.tensors, slice, policy.weights);
       this.stack.policies[index] = policy;
+      // The base in an adapter's place or an adapter in the base's: the stacks are laid out afresh.
+      if ((slice >= 0) !== (policy.config.lora !== undefined)) await this.setStackedPolicies(this.stack.policies);
       return;
     }
     const member = this.members[index];
@@ -278,7 +312,7 @@ export class Decoder {
     if (chunks.length !== this.batch) fail('INPUT_INVALID', `append needs ${this.batch} rows, got ${chunks.length}`);
     for (const [row, chunk] of chunks.entries()) {
       this.extend(row, chunk.length);
-      for (const member of this.members) for (const token of chunk) member.pending[row].push(token);
+      for (const member of this.members) for (let lane = row; lane < member.pending.length; lane += this.batch) for (const token of chunk) member.pending[lane].push(token);
     }
     return this.flush(route);
   }
@@ -287,7 +321,7 @@ export class Decoder {
   async step(tokens: ArrayLike<number>, route: Route = null): Promise<Distributions> {
     for (let row = 0; row < this.batch; row++) {
       this.extend(row, 1);
-      for (const member of this.members) member.pending[row].push(tokens[row]);
+      for (const member of this.members) for (let lane = row; lane < member.pending.length; lane += this.batch) member.pending[lane].push(tokens[row]);
     }
     return this.flush(route);
   }
@@ -330,29 +364,46 @@ export class Decoder {
     return new Distributions(probs, this.members.map((member) => member.rowIndex), this.vocabSize);
   }
 
-  /** A stacked decoder's step: one run over every row with work, each row through its own adapter (its route). */
+  /** A stacked decoder's step: one run over every lane with work, each through its own adapter. */
   private async flushStacked(route: Route, stack: Stack): Promise<Distributions> {
-    if (route === null) return fail('INPUT_INVALID', 'a decoder of stacked adapters writes each row with one adapter: it has no partner distributions to give');
-    const { batch } = this.options;
+    if (route === null && stack.lanesPerRow === 1) return fail('INPUT_INVALID', 'a decoder of stacked adapters writes each row with one adapter: it has no partner distributions to give (coDecoded has)');
+    const { batch, lazy } = this.options;
     const member = this.members[0];
     const chunks: number[][] = [];
     const rows: bigint[] = [];
     for (const index of stack.index) index.fill(-1);
-    for (let row = 0; row < batch; row++) {
-      const author = route[row];
-      const owed = author >= 0;
-      const queue = member.pending[row];
-      if (owed && author >= stack.policies.length) fail('INPUT_INVALID', `row ${row} is routed to adapter ${author} of ${stack.policies.length}`, { row });
-      if (owed && queue.length === 0) fail('INPUT_INVALID', `adapter ${author} was asked again about row ${row} with no new token`, { row });
-      chunks.push(owed || !this.options.lazy ? queue.splice(0) : []);
-      if (owed) {
-        stack.adapterIndex[row] = BigInt(author);
-        stack.index[author][row] = rows.length;
-        rows.push(BigInt(row));
+    if (stack.lanesPerRow === 1) {
+      for (let row = 0; row < batch; row++) {
+        const author = route![row];
+        const owed = author >= 0;
+        const queue = member.pending[row];
+        if (owed && author >= stack.policies.length) fail('INPUT_INVALID', `row ${row} is routed to adapter ${author} of ${stack.policies.length}`, { row });
+        if (owed && queue.length === 0) fail('INPUT_INVALID', `adapter ${author} was asked again about row ${row} with no new token`, { row });
+        chunks.push(owed || !lazy ? queue.splice(0) : []);
+        if (owed) {
+          stack.adapterIndex[row] = BigInt(stack.slices[author]);
+          stack.index[author][row] = rows.length;
+          rows.push(BigInt(row));
+        }
+      }
+    } else {
+      // Lane m·batch + row is what member m's row would be in a decoder of one member per policy (flush), read alike.
+      for (let m = 0; m < stack.policies.length; m++) {
+        const wholeStep = !lazy && (route === null || route.includes(m));
+        for (let row = 0; row < batch; row++) {
+          const owed = route === null || route[row] === m;
+          const queue = member.pending[m * batch + row];
+          if (owed && queue.length === 0) fail('INPUT_INVALID', `policy ${m} was asked again about row ${row} with no new token`, { row });
+          chunks.push(owed || wholeStep ? queue.splice(0) : []);
+          if (owed) {
+            stack.index[m][row] = rows.length;
+            rows.push(BigInt(m * batch + row));
+          }
+        }
       }
     }
     // As in flush: a lone row is projected twice, so its distribution does not depend on how many rows have work.
-    if (rows.length === 1 && batch > 1) rows.push(rows[0]);
+    if (rows.length === 1 && chunks.length > 1) rows.push(rows[0]);
     const S = Math.max(0, ...chunks.map((c) => c.length));
     const probs = S > 0 ? await this.run(member, chunks, S, BigInt64Array.from(rows)) : EMPTY;
     return new Distributions(stack.policies.map(() => probs), stack.index, this.vocabSize);
@@ -364,19 +415,21 @@ export class Decoder {
     const outputs = ['probs'];
     for (let layer = 0; layer < numLayers; layer++) outputs.push(newKvName(layer, 'key'), newKvName(layer, 'value'));
     const feeds: Feeds = { ...member.weightFeeds, ...this.memberFeeds(member, chunks, S), rows: { dtype: 'int64', dims: [rows.length], data: rows } as HostTensor };
-    if (this.stack) feeds.adapter_index = { dtype: 'int64', dims: [this.batch], data: this.stack.adapterIndex };
+    if (this.stack) feeds.adapter_index = { dtype: 'int64', dims: [chunks.length], data: this.stack.adapterIndex };
+    this.runs += 1;
     const result = await this.sessions.get(member.sessionKey)!.run(feeds, outputs);
     const counts = Int32Array.from(chunks, (c) => c.length);
     let slot = 0;
     for (let layer = 0; layer < numLayers; layer++) {
       for (const kind of ['key', 'value'] as const) member.caches.write(slot++, result[newKvName(layer, kind)].data as Float32Array, S, member.synced, counts);
     }
-    for (let row = 0; row < this.batch; row++) member.synced[row] += counts[row];
+    for (let lane = 0; lane < chunks.length; lane++) member.synced[lane] += counts[lane];
     return result.probs.data as Float32Array;
   }
 
+  /** A member's feeds for one run over its lanes (its rows, or a co-decoded stack's lane per row and policy): one chunk each. */
   private memberFeeds(member: Member, chunks: number[][], S: number): Feeds {
-    const { batch } = this.options;
+    const batch = chunks.length;
     const ids = new BigInt64Array(batch * S);
     const positions = new BigInt64Array(batch * S);
     const lastIndex = new BigInt64Array(batch);

@@ -21,7 +21,7 @@ describe('ludus bench engine', () => {
       expect(typeof report.decode_rss_growth_mb).toBe('number');
       expect(report.senior_share).toBeGreaterThan(0);
       expect(report.senior_share).toBeLessThan(1);
-      for (const key of ['base_decode_tok_s', 'two_adapters_decode_tok_s', 'two_adapters_apart_tok_s', 'full_train_step_ms', 'lora_train_step_ms', 'forward_ms']) {
+      for (const key of ['base_decode_tok_s', 'two_adapters_decode_tok_s', 'two_adapters_apart_tok_s', 'tandem_adapter_stacked_tok_s', 'tandem_adapter_members_tok_s', 'tandem_adapter_stacked_tok_s_b1', 'tandem_adapter_members_tok_s_b1', 'full_train_step_ms', 'lora_train_step_ms', 'forward_ms']) {
         expect(report.adapters[key], key).toBeGreaterThan(0);
       }
       expect(report.adapters.two_adapters_over_base).toBeCloseTo(report.adapters.two_adapters_decode_tok_s / report.adapters.base_decode_tok_s, 1);
@@ -35,6 +35,7 @@ describe('ludus bench engine', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/tandem decode, B=2\s+[\d.]+ tok\/s/);
       expect(result.stdout).toMatch(/two adapters, one base, B=2\s+[\d.]+ tok\/s/);
+      expect(result.stdout).toMatch(/tandem, adapter senior over its base junior, B=2\s+[\d.]+ tok\/s co-decoded in one stack vs [\d.]+ with a member per policy/);
     });
   });
 

@@ -6,6 +6,7 @@ import { loadPluginFiles } from '../../cli/composition/plugin-files.ts';
 import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
 import { TrainConfigSchema, type TrainConfig, type TrainConfigInput } from '../../engine/trainer/train-config.ts';
 import { train, type TrainResult, type TrainRun } from '../../engine/trainer/trainer.ts';
+import { readSafetensors } from '../../native/io/safetensors.ts';
 
 /** A training config on the shipped base at a tiny scale: one problem × a group of 4 per step, short responses. */
 export const tinyConfig = (overrides: Partial<TrainConfigInput> = {}): TrainConfig =>
@@ -24,3 +25,18 @@ export const jsonl = async <T>(path: string): Promise<T[]> =>
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as T);
+
+/** The largest difference between two safetensors files' tensors (by name), relative to the first's largest magnitude. */
+export async function relativeGap(path: string, other: string): Promise<number> {
+  const [x, y] = [(await readSafetensors(path)).tensors, (await readSafetensors(other)).tensors];
+  let gap = 0;
+  let scale = 0;
+  for (const [name, t] of x) {
+    const data = y.get(name)!.data;
+    t.data.forEach((v, j) => {
+      gap = Math.max(gap, Math.abs(v - data[j]));
+      scale = Math.max(scale, Math.abs(v));
+    });
+  }
+  return gap / scale;
+}

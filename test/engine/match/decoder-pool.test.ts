@@ -74,4 +74,36 @@ describe('DecoderPool with adapters over one base', () => {
     for (const [row, rollout] of after.rollouts.entries()) expect(rollout.tokens).toEqual(fresh.rollouts[row].tokens);
     expect(after.rollouts.some((r, row) => r.tokens.join() !== before.rollouts[row].tokens.join())).toBe(true);
   });
+
+  it('co-decodes an adapter senior with the base as its junior in one stacked run per token, as one member per policy does', async () => {
+    const prompts = [0, 1, 2, 3, 4].map((row) => pool.tokenizer.encode(`${row + 3} * ${row + 1} =`));
+    // K = 2 with no boundary tokens: the author is redrawn every two tokens, so authors switch within rows and differ across them.
+    const coCall: RolloutCall = {
+      policies: ['A', 'plain'],
+      prompts,
+      maxNewTokens: 16,
+      seed: 9,
+      sampling: { temperature: 1, topK: 0, topP: 1 },
+      stopTokens: [],
+      schedule: { kind: 'word', p: 0.5, K: 2, seed: 3, boundary: [] },
+      partnerLogprobs: true,
+    };
+    const [stacked, apart] = [open(), open(false)];
+    expect(stacked.coStackable(['A', 'plain'])).toBe(true);
+    expect(apart.coStackable(['A', 'plain'])).toBe(false);
+    const got = await stacked.generate(coCall);
+    const want = await apart.generate(coCall);
+    const steps = Math.max(...got.rollouts.map((r) => r.tokens.length));
+    expect(stacked.sessionRuns).toBe(steps);
+    expect(apart.sessionRuns).toBe(2 * steps);
+    for (const [row, rollout] of got.rollouts.entries()) {
+      const other = want.rollouts[row];
+      expect(rollout.tokens).toEqual(other.tokens);
+      expect(rollout.authors).toEqual(other.authors);
+      rollout.logprobs.forEach((logprob, t) => expect(logprob).toBeCloseTo(other.logprobs[t], 3));
+      for (const m of [0, 1]) rollout.partnerLogprobs![m].forEach((logprob, t) => expect(logprob).toBeCloseTo(other.partnerLogprobs![m][t], 3));
+    }
+    expect(got.rollouts.some((r) => new Set(r.authors).size === 2)).toBe(true);
+    expect(new Set(got.rollouts.map((r) => r.authors[0])).size).toBe(2);
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LudusError } from '../../../core/errors.ts';
-import { rowAuthorSchedule } from '../../../core/schedules/author-schedule.ts';
+import { rowAuthorSchedule, type AuthorSchedule } from '../../../core/schedules/author-schedule.ts';
 import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
 import { cloneWeights } from '../../../native/model/weights.ts';
 import { Decoder } from '../../../native/runtime/decoder.ts';
@@ -69,6 +69,48 @@ describe('a decoder of stacked adapters (several adapters over one base in one b
     const wantC = await alone(c, rows);
     for (const row of rows) expectSame(third[row], wantC.get(row)!);
   });
+
+  /** Authors that switch within a row (row r hands over after every r + 1 tokens) and start differently across rows. */
+  const switching = (): AuthorSchedule => {
+    const written = new Map<number, number>();
+    return {
+      first: (row) => (written.set(row, 0), row % 2),
+      next: (row) => {
+        const n = written.get(row)! + 1;
+        written.set(row, n);
+        return (row + Math.floor(n / (row + 1))) % 2;
+      },
+    };
+  };
+
+  for (const sync of ['lockstep', 'lazy'] as const) {
+    for (const partnerLogprobs of [true, false]) {
+      it(`co-decodes an adapter and its base in one run per step as two members do (${sync}, partner log-probabilities ${partnerLogprobs ? 'on' : 'off'})`, async () => {
+        const senior = adapter('senior', 6);
+        const junior: Policy = { name: 'junior', config: base, weights, tokenizerHash: 'test-vocab' };
+        const options = { maxNewTokens: 10, sampling: SAMPLING, seed: 0, rowSeeds: seeds, partnerLogprobs };
+        const members = await open([senior, junior], { batch: prompts.length, maxLen: 24, threads: 1, sync });
+        const stacked = await open([senior, junior], { batch: prompts.length, maxLen: 24, threads: 1, sync, stacked: true, coDecoded: true });
+        expect(stacked.stacked).toBe(true);
+        const want = await generate(members, prompts, { ...options, schedule: switching() });
+        const got = await generate(stacked, prompts, { ...options, schedule: switching() });
+        for (const [row, rollout] of got.entries()) {
+          expectSame(rollout, want[row]);
+          expect(rollout.authors).toEqual(want[row].authors);
+          for (const m of [0, 1]) rollout.partnerLogprobs?.[m].forEach((logprob, t) => expect(logprob).toBeCloseTo(want[row].partnerLogprobs![m][t], 4));
+        }
+        expect(got.every((r) => r.partnerLogprobs !== undefined)).toBe(partnerLogprobs);
+        expect(got.some((r) => new Set(r.authors).size === 2)).toBe(true);
+        // One run per step (and the prefill), where the members take one each.
+        const steps = Math.max(...got.map((r) => r.tokens.length));
+        expect(stacked.runs).toBe(steps);
+        if (partnerLogprobs && sync === 'lockstep') expect(members.runs).toBe(2 * steps);
+        // The senior's adapter changes what is written, so the check above could fail.
+        const juniorAlone = await generate(members, prompts, { ...options, schedule: rowAuthorSchedule(prompts.map(() => 1)) });
+        expect(juniorAlone.some((r, row) => r.tokens.join() !== got[row].tokens.join())).toBe(true);
+      });
+    }
+  }
 
   it('refuses policies that do not share one base, a plain model, and partner distributions', async () => {
     const a = adapter('A', 1);
