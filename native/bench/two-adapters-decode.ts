@@ -104,6 +104,8 @@ export async function twoAdaptersAtBatches(base: Policy, options: Omit<TwoAdapte
       two_adapters_tok_s: round(two, 2),
       two_adapters_over_base: round(two / solo, 3),
       two_adapters_over_base_with_prefill: round(medianOf(samples.stacked, 'tokS') / medianOf(samples.base, 'tokS'), 3),
+      // Each repeat's own pair (both run back to back): the spread the load leaves around the median ratio.
+      two_adapters_over_base_each_repeat: samples.stacked.map((s, r) => round(s.decodeTokS / samples.base[r].decodeTokS, 3)),
     };
   }
   return result;

@@ -74,6 +74,7 @@ describe('ludus bench engine', () => {
         for (const key of ['base_tok_s', 'two_adapters_tok_s', 'two_adapters_over_base', 'two_adapters_over_base_with_prefill']) expect(row[key], key).toBeGreaterThan(0);
         expect(row.two_adapters_over_base).toBeCloseTo(row.two_adapters_tok_s / row.base_tok_s, 2);
         expect(report.summary.two_adapters_over_base[`b${batch}`]).toBe(row.two_adapters_over_base);
+        expect(row.two_adapters_over_base_each_repeat).toHaveLength(2);
       }
       expect(report.phases.adapters.adapters_peak_rss_mb).toBeGreaterThan(0);
     });
