@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { packageRoot } from '../../native/io/package-root.ts';
 import { fail } from '../../core/errors.ts';
 import { PRESETS, REAL_SHAPE_PRESETS } from '../../native/model/presets.ts';
-import { benchRealSize, formatRealSize, REAL_SIZE_DEFAULTS } from '../../native/bench/real-size.ts';
+import { benchRealSize, formatRealSize, REAL_SIZE_DEFAULTS, REAL_SIZE_PHASES } from '../../native/bench/real-size.ts';
 import { writeRandomCheckpoint } from '../../native/bench/random-checkpoint.ts';
 import type { EncodableDtype } from '../../native/io/safetensors.ts';
 import { benchGrader, formatGraderBench } from '../../plugins/graders/bench/bench-grader.ts';
@@ -29,7 +29,7 @@ export function register(program: Command): void {
     .command('engine')
     .description(
       'small presets: decode (solo vs tandem vs naive), training and memory in one process; the real-shape presets (qwen3-0.6b, qwen3-1.7b, qwen3-4b): ' +
-        'a random checkpoint, then load, scoring against the PyTorch reference, solo and tandem decode at B = 1, 16, 64 and full fine-tuning, each in a process of its own. ' +
+        'a random checkpoint, then load, scoring against the PyTorch reference, solo and tandem decode at B = 1, 16, 64, two adapters stacked on the model against its solo decode, full fine-tuning and LoRA, each in a process of its own. ' +
         'PyTorch eager on the same shapes in the same run when torch is importable',
     )
     .option('--preset <name>', `model preset (${Object.keys(PRESETS).join(', ')})`, 'qwen3-4m')
@@ -47,6 +47,7 @@ export function register(program: Command): void {
     .option('--repeats <n>', 'timed rollouts per decode configuration, interleaved; the median is reported (small presets: 3; real-shape: 1)', (v) => Number(v))
     .option('--long', 'small presets: also run one 2048-token co-decoded rollout at the decode batch')
     .option('--torch <mode>', 'PyTorch eager baseline: auto (when importable), on (required), off', 'auto')
+    .option('--phases <list>', `real-shape presets: only these measurements (${REAL_SIZE_PHASES.join(', ')}; default all), each PyTorch baseline with its own`)
     .option('--real-size', 'the real-size benchmark (a checkpoint on disk, each measurement in a process of its own); the default for the real-shape presets')
     .option('--seed <n>', 'seed', (v) => Number(v), 1)
     .option('--json', 'print one JSON line')
@@ -68,6 +69,7 @@ export function register(program: Command): void {
           trainSteps: opts.trainSteps ?? REAL_SIZE_DEFAULTS.trainSteps,
           scoreTokens: REAL_SIZE_DEFAULTS.scoreTokens,
           torch: opts.torch,
+          ...(opts.phases === undefined ? {} : { phases: parsePhases(opts.phases) }),
           onProgress,
         });
         process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatRealSize(report));
@@ -235,6 +237,13 @@ async function gradeFileWithCli(lines: string[], extract: string): Promise<{ exi
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+function parsePhases(text: string): string[] {
+  const phases = text.split(',').map((part) => part.trim());
+  const unknown = phases.filter((name) => !REAL_SIZE_PHASES.includes(name));
+  if (unknown.length > 0) fail('INPUT_INVALID', `--phases ${text}: unknown ${unknown.join(', ')} (known: ${REAL_SIZE_PHASES.join(', ')})`);
+  return phases;
 }
 
 function parseBatches(text: string): number[] {

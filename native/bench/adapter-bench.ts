@@ -1,14 +1,12 @@
 import { Rng } from '../../core/rng.ts';
-import { rowAuthorSchedule } from '../../core/schedules/author-schedule.ts';
-import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter } from '../model/lora.ts';
 import { initWeights, presetConfig } from '../model/presets.ts';
 import { cloneWeights, type Weights } from '../model/weights.ts';
 import { Decoder } from '../runtime/decoder.ts';
-import { generate } from '../runtime/generate.ts';
 import type { Policy } from '../runtime/policy.ts';
 import { AdamW } from '../train/adamw.ts';
 import { Learner } from '../train/learner.ts';
-import { median, prompts, round, SAMPLING } from './engine-bench.ts';
+import { median, round } from './engine-bench.ts';
+import { interleavedRates, medianOf, twoAdapters, twoAdaptersDecode, type DecodeRun } from './two-adapters-decode.ts';
 import { benchAdapterTandem, type AdapterTandemBenchResult } from './adapter-tandem-bench.ts';
 
 export interface AdapterBenchOptions {
@@ -51,11 +49,6 @@ export interface AdapterBenchResult extends AdapterTandemBenchResult {
   lora_trained_params: number;
 }
 
-const adapted = (base: Policy, seed: number, name: string): Policy => {
-  const config = withAdapter(base.config, parseLoraConfig({ r: 16, initStdB: 0.01 }));
-  return { name, config, weights: adaptedWeights(base.weights, initAdapter(config, seed)), tokenizerHash: base.tokenizerHash };
-};
-
 const elements = (weights: ReadonlyMap<string, { data: Float32Array }>): number => [...weights.values()].reduce((n, t) => n + t.data.length, 0);
 
 /**
@@ -68,50 +61,26 @@ export async function benchAdapters(options: AdapterBenchOptions): Promise<Adapt
   const progress = options.onProgress ?? (() => {});
   const config = presetConfig(options.preset);
   const base: Policy = { name: 'base', config, weights: initWeights(config, options.seed), tokenizerHash: 'bench' };
-  const [a, b] = [adapted(base, options.seed + 1, 'A'), adapted(base, options.seed + 2, 'B')];
+  const [a, b] = twoAdapters(base, options.seed);
   const B = options.batch;
   const half = Math.max(1, B >> 1);
   const maxLen = options.promptTokens + options.newTokens;
-  const rows = prompts(B, options.promptTokens, config.vocabSize, options.seed);
-  const seeds = rows.map((_, row) => options.seed * 1000 + row);
-  const authors = rows.map((_, row) => row % 2);
 
   progress(`decode: base vs two adapters stacked vs two adapters apart, batch ${B}, interleaved repeats`);
-  const solo = await Decoder.create([base], { batch: B, maxLen, threads: options.threads });
-  const stacked = await Decoder.create([a, b], { batch: B, maxLen, threads: options.threads, stacked: true });
+  const { rows, seeds, authors, decode, runs, solo, stacked } = await twoAdaptersDecode(base, [a, b], options);
   const apartA = await Decoder.create([a], { batch: half, maxLen, threads: options.threads });
   const apartB = await Decoder.create([b], { batch: Math.max(1, B - half), maxLen, threads: options.threads });
-  const timed = async (run: () => Promise<{ tokens: number[] }[]>): Promise<number> => {
-    const start = performance.now();
-    const rollouts = await run();
-    return rollouts.reduce((n, r) => n + r.tokens.length, 0) / ((performance.now() - start) / 1000);
-  };
-  const decode = (decoder: Decoder, take: number[][], rowSeeds: number[], schedule?: number[], maxNewTokens = options.newTokens) =>
-    generate(decoder, take, { maxNewTokens, sampling: SAMPLING, seed: options.seed, rowSeeds, ...(schedule ? { schedule: rowAuthorSchedule(schedule) } : {}) });
-  const runs = {
-    base: () => decode(solo, rows, seeds),
-    stacked: () => decode(stacked, rows, seeds, authors),
-    apart: async () => {
-      const rollouts = [];
-      for (const [author, decoder] of [apartA, apartB].entries()) {
-        const mine = rows.flatMap((_, r) => (authors[r] === author ? [r] : []));
-        if (mine.length > 0) rollouts.push(...(await decode(decoder, mine.map((r) => rows[r]), mine.map((r) => seeds[r]))));
-      }
-      return rollouts;
-    },
-  };
-  await decode(solo, rows, seeds, undefined, 4);
-  await decode(stacked, rows, seeds, authors, 4);
-  const samples: Record<keyof typeof runs, number[]> = { base: [], stacked: [], apart: [] };
-  // The order turns every repeat: under a fluctuating load a fixed order biases whichever runs first.
-  const keys = Object.keys(runs) as (keyof typeof runs)[];
-  for (let repeat = 0; repeat < options.repeats; repeat++) {
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[(k + repeat) % keys.length];
-      samples[key].push(await timed(runs[key]));
+  const apart: DecodeRun = async () => {
+    const rollouts = [];
+    for (const [author, decoder] of [apartA, apartB].entries()) {
+      const mine = rows.flatMap((_, r) => (authors[r] === author ? [r] : []));
+      if (mine.length > 0) rollouts.push(...(await decode(decoder, mine.map((r) => rows[r]), mine.map((r) => seeds[r]))));
     }
-  }
-  const stepMs = (1000 * B) / median(samples.stacked);
+    return rollouts;
+  };
+  const rates = await interleavedRates({ ...runs, apart }, options.repeats);
+  const [baseTokS, stackedTokS, apartTokS] = [medianOf(rates.base, 'tokS'), medianOf(rates.stacked, 'tokS'), medianOf(rates.apart, 'tokS')];
+  const stepMs = (1000 * B) / stackedTokS;
 
   progress('re-copying one adapter after an optimizer step');
   const copies: number[] = [];
@@ -127,11 +96,11 @@ export async function benchAdapters(options: AdapterBenchOptions): Promise<Adapt
   progress(`training: full fine-tuning vs LoRA r=16, batch ${options.trainBatch} × ${options.trainLen}, interleaved steps`);
   const train = await benchTrainPair(base, a, options);
   return {
-    base_decode_tok_s: round(median(samples.base)),
-    two_adapters_decode_tok_s: round(median(samples.stacked)),
-    two_adapters_over_base: round(median(samples.stacked) / median(samples.base), 3),
-    two_adapters_apart_tok_s: round(median(samples.apart)),
-    stacked_over_apart: round(median(samples.stacked) / median(samples.apart), 3),
+    base_decode_tok_s: round(baseTokS),
+    two_adapters_decode_tok_s: round(stackedTokS),
+    two_adapters_over_base: round(stackedTokS / baseTokS, 3),
+    two_adapters_apart_tok_s: round(apartTokS),
+    stacked_over_apart: round(stackedTokS / apartTokS, 3),
     stacked_step_ms: round(stepMs, 2),
     adapter_copy_ms: round(median(copies), 2),
     ...tandem,

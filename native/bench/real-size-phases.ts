@@ -16,6 +16,7 @@ import { Scorer } from '../runtime/scorer.ts';
 import { median, round, SAMPLING, syntheticBoundary } from './engine-bench.ts';
 import { writeRandomCheckpoint } from './random-checkpoint.ts';
 import { benchTrainOn } from './train-bench.ts';
+import { twoAdaptersAtBatches } from './two-adapters-decode.ts';
 
 /**
  * The phases of the real-size benchmark. Each runs in a process of its own (`real-size-phase.js`), so its peak RSS
@@ -155,6 +156,18 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
   return result;
 }
 
+/**
+ * Two rank-16 adapters (all seven projections, B non-zero) on the checkpoint's model in ONE stacked decoder, rows
+ * alternating between them, against the model's solo decode at each batch, the two side by side in this process and
+ * their order alternating across repeats (two-adapters-decode.ts). The adapters share the loaded weights: one copy
+ * of the base in memory.
+ */
+export async function adaptersPhase(ctx: PhaseContext & DecodePhaseOptions): Promise<PhaseResult> {
+  const { senior } = await loadBench(ctx);
+  const result = await twoAdaptersAtBatches(senior, ctx);
+  return { ...result, adapters_peak_rss_mb: peakRssMb() };
+}
+
 export interface TrainPhaseOptions {
   rows: number;
   cols: number;
@@ -281,6 +294,7 @@ export const PHASES = {
   load: loadPhase,
   score: scorePhase,
   decode: decodePhase,
+  adapters: adaptersPhase,
   train: trainPhase,
   'matmul-peak': matmulPeakPhase,
   dtype: dtypePhase,

@@ -26,6 +26,8 @@ export interface RealSizeOptions {
   /** Tokens of the sequence scored by ludus and by the PyTorch reference. */
   scoreTokens: number;
   torch: 'auto' | 'on' | 'off';
+  /** The measurements to run (REAL_SIZE_PHASES; all when absent); the checkpoint is always written. */
+  phases?: readonly string[];
   onProgress?: (label: string) => void;
 }
 
@@ -39,6 +41,9 @@ export const REAL_SIZE_DEFAULTS = {
   trainSteps: 2,
   scoreTokens: 256,
 };
+
+/** The measurements a run may be limited to, in the order they run; each PyTorch baseline runs with its ludus phase. */
+export const REAL_SIZE_PHASES: readonly string[] = ['matmul-peak', 'dtype', 'load', 'score', 'decode', 'adapters', 'train', 'train:lora'];
 
 type Refusal = { error: { code: string; message: string } };
 const refused = (r: PhaseResult): r is Refusal => 'error' in r;
@@ -80,7 +85,7 @@ export interface RealSizeReport {
  * The real-size benchmark: a seeded random checkpoint of a released model's shape (BF16, the real vocabulary) is
  * written to a temporary directory, then each measurement runs in a process of its own, ludus's and PyTorch
  * eager's side by side: matmul peak, load, scoring against the PyTorch reference, solo and tandem decode at each
- * batch, full fine-tuning. A phase refused for memory reports its MEMORY_INSUFFICIENT message in place of numbers.
+ * batch, two adapters stacked on the model against its solo decode, full fine-tuning and LoRA. A phase refused for memory reports its MEMORY_INSUFFICIENT message in place of numbers.
  */
 export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeReport> {
   const progress = options.onProgress ?? (() => {});
@@ -90,14 +95,16 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
   const phases: Record<string, PhaseResult> = {};
   const torch = options.torch === 'off' ? null : await torchVersion();
   if (options.torch === 'on' && !torch) throw new Error('--torch on: torch is not importable');
+  const wanted = (name: string) => name === 'checkpoint' || (options.phases ?? REAL_SIZE_PHASES).includes(name);
   const run = async (name: string, label: string, extra: Record<string, unknown> = {}) => {
+    if (!wanted(name)) return null;
     progress(label);
     phases[name] = await phase(name.split(':')[0], { ...ctx, ...extra });
     progress(`${name} ${JSON.stringify(shown(phases[name]))}`);
     return phases[name];
   };
   const torchRun = async (name: string, label: string, args: string[]) => {
-    if (!torch) return null;
+    if (!torch || !wanted(name.replace(/^torch-/, '').split(':')[0])) return null;
     progress(label);
     try {
       phases[name] = JSON.parse((await python(args)).trim().split('\n').pop()!) as PhaseResult;
@@ -118,11 +125,13 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
     await writeFile(tokensFile, JSON.stringify(tokens));
     await run('score', `ludus score, ${options.scoreTokens} tokens`, { tokensFile });
     await torchRun('torch-score', 'the PyTorch reference scores the same tokens', ['qwen3_reference.py', 'score', '--checkpoint', ctx.dir, '--tokens', tokensFile, '--threads', String(options.threads)]);
-    await run('decode', `solo and tandem decode at B = ${options.batches.join(', ')}`, { batches: options.batches, newTokens: options.newTokens, promptTokens: options.promptTokens, repeats: options.repeats });
+    const decodeOptions = { batches: options.batches, newTokens: options.newTokens, promptTokens: options.promptTokens, repeats: options.repeats };
+    await run('decode', `solo and tandem decode at B = ${options.batches.join(', ')}`, decodeOptions);
     const configFile = join(dir, 'model', 'config.json');
     for (const batch of options.batches) {
       await torchRun(`torch-decode:${batch}`, `PyTorch eager decode, B = ${batch}`, ['torch_decode_bench.py', '--config', configFile, '--batch', String(batch), '--new-tokens', String(options.newTokens[String(batch)]), '--prompt-tokens', String(options.promptTokens), '--threads', String(options.threads)]);
     }
+    await run('adapters', `two rank-16 adapters on the model, one stacked decoder, against its solo decode at B = ${options.batches.join(', ')}`, decodeOptions);
     await run('train', `full fine-tuning, ${options.trainRows} × ${options.trainCols} tokens`, { rows: options.trainRows, cols: options.trainCols, steps: options.trainSteps });
     await run('train:lora', `LoRA r=16 training, ${options.trainRows} × ${options.trainCols} tokens`, { rows: options.trainRows, cols: options.trainCols, steps: options.trainSteps, adapterRank: 16 });
     await torchRun('torch-train', 'PyTorch eager training step', ['qwen3_reference.py', 'bench', '--config', configFile, '--rows', String(options.trainRows), '--cols', String(options.trainCols), '--threads', String(options.threads), '--steps', String(options.trainSteps)]);
@@ -162,6 +171,10 @@ function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>
   const train = phases.train;
   const torchTrain = phases['torch-train'];
   if (train && !refused(train) && torchTrain && !refused(torchTrain)) summary.train_over_torch = round((train.train_tok_s as number) / (torchTrain.tokensPerSecond as number), 2);
+  const adapters = phases.adapters;
+  if (adapters && !refused(adapters)) {
+    summary.two_adapters_over_base = Object.fromEntries(options.batches.map((b) => [`b${b}`, (adapters[`b${b}`] as Record<string, number>).two_adapters_over_base]));
+  }
   const lora = phases['train:lora'];
   if (train && !refused(train) && lora && !refused(lora)) {
     summary.lora = {

@@ -47,7 +47,7 @@ describe('ludus bench engine', () => {
       ]);
       expect(result.code).toBe(0);
       const report = JSON.parse(result.stdout.trim());
-      expect(Object.keys(report.phases)).toEqual(['checkpoint', 'matmul-peak', 'dtype', 'load', 'score', 'decode', 'train', 'train:lora']);
+      expect(Object.keys(report.phases)).toEqual(['checkpoint', 'matmul-peak', 'dtype', 'load', 'score', 'decode', 'adapters', 'train', 'train:lora']);
       expect(report.phases.load.parameters).toBe(23776);
       expect(report.phases.score.logprobs).toHaveLength(256);
       for (const batch of [1, 2]) {
@@ -58,6 +58,33 @@ describe('ludus bench engine', () => {
       expect(report.phases.train.train_peak_rss_mb).toBeGreaterThan(0);
       expect(report.summary.lora.lora_peak_rss_mb).toBe(report.phases['train:lora'].train_peak_rss_mb);
       expect(report.summary.lora.lora_over_full_tok_s).toBeGreaterThan(0);
+      expect(Object.keys(report.summary.two_adapters_over_base)).toEqual(['b1', 'b2']);
+    });
+  });
+
+  describe('having --phases adapters on a micro preset', () => {
+    it('should write the checkpoint and run only two stacked adapters against the solo decode, each batch side by side', async () => {
+      const result = await runLudus(['bench', 'engine', '--json', '--real-size', '--preset', 'qwen3-micro', '--phases', 'adapters', '--batches', '2,4', '--new-tokens', '4', '--repeats', '2', '--torch', 'off']);
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout.trim());
+      expect(Object.keys(report.phases)).toEqual(['checkpoint', 'adapters']);
+      for (const batch of [2, 4]) {
+        const row = report.phases.adapters[`b${batch}`];
+        expect(row.new_tokens).toBe(4);
+        for (const key of ['base_tok_s', 'two_adapters_tok_s', 'two_adapters_over_base', 'two_adapters_over_base_with_prefill']) expect(row[key], key).toBeGreaterThan(0);
+        expect(row.two_adapters_over_base).toBeCloseTo(row.two_adapters_tok_s / row.base_tok_s, 2);
+        expect(report.summary.two_adapters_over_base[`b${batch}`]).toBe(row.two_adapters_over_base);
+        expect(row.two_adapters_over_base_each_repeat).toHaveLength(2);
+      }
+      expect(report.phases.adapters.adapters_peak_rss_mb).toBeGreaterThan(0);
+    });
+  });
+
+  describe('having an unknown name in --phases', () => {
+    it('should exit 2 with INPUT_INVALID naming the flag and the known phases', async () => {
+      const result = await runLudus(['bench', 'engine', '--real-size', '--preset', 'qwen3-micro', '--phases', 'decode,lora']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('[INPUT_INVALID] --phases decode,lora: unknown lora (known: matmul-peak');
     });
   });
 });
