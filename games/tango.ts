@@ -42,7 +42,7 @@ export const TangoKnobsSchema = z.strictObject({
   classWeightDecay: z.number().min(0).lt(1).default(0.8).describe("the class weights' EMA decay (appendix B.1: 0.8)"),
   klBeta: z.number().min(0).default(0.001).describe('β of the k3 KL toward each policy\'s own start (appendix B.1: "We set the KL loss coefficient β to 0.001")'),
   entropyCoef: z.number().min(0).default(0.001).describe("entropy bonus (the authors' run script: 0.001 under GRPO and RLOO; the paper's text names none)"),
-  generatorTokens: z.number().int().positive().default(512).describe("the generator's token budget (ours: the shipped bases write the longest test solutions in about 500 tokens)"),
+  generatorTokens: z.number().int().positive().default(768).describe("the generator's token budget (ours: the longest gold solutions of last-letter's test problems are about 680 tokens in the shipped base's vocabulary)"),
   verifierTokens: z.number().int().positive().default(384).describe("the verifier's token budget (ours)"),
 });
 

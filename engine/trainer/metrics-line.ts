@@ -25,6 +25,8 @@ export interface PolicyMetrics {
   /** Mean entropy of the policy's next-token distribution over its trained tokens. */
   readonly entropy: number | null;
   readonly lr: number;
+  /** Forward+backward runs the update took (its rows in micro-batches of `microBatchRows`; rows with nothing trained skip). */
+  readonly micro_batches: number | null;
   /** 1 when this step's update was non-finite and skipped. */
   readonly skipped_nonfinite: number;
   /** kl_to_<role>: mean KL (k3, or exact where the game's term asks) toward the policy in that role (or kl_to_initial: its own start), over its trained tokens. */
@@ -61,6 +63,7 @@ export function policyMetrics(learning: PolicyLearning, lr: number): PolicyMetri
     clip_frac: learning.stats?.clipFraction ?? null,
     entropy: learning.stats?.entropyMean ?? null,
     lr,
+    micro_batches: learning.stats?.microBatches ?? null,
     skipped_nonfinite: learning.skippedNonFinite ? 1 : 0,
     ...learning.kl,
   };

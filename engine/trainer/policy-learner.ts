@@ -15,6 +15,8 @@ export interface PolicyLearnerOptions {
   /** The sampling temperature: the learner recomputes log-probabilities at it. */
   readonly temperature: number;
   readonly threads?: number;
+  /** Rows per forward+backward run (the whole batch in one when absent). */
+  readonly microBatchRows?: number;
   /** The largest entropy bonus the policy trains with (0 when absent: the learner's graph then has no such input). */
   readonly entropyCoef?: number;
   /** Non-finite updates in a row that abort the run. */
@@ -74,6 +76,7 @@ function learnerConfig(settings: LearnerSettings, options: PolicyLearnerOptions)
     normalization: settings.normalization,
     entropyCoef: options.entropyCoef ?? 0,
     threads: options.threads ?? 0,
+    ...(options.microBatchRows ? { microBatchRows: options.microBatchRows } : {}),
     ...(options.klReference ? { klEstimator: 'exact' as const } : {}),
   };
 }

@@ -127,6 +127,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
         ...(klReference ? { klReference: klReference === 'initial' ? pool.initial(spec.name) : pool.policy(klReference) } : {}),
         temperature: config.temperature,
         threads: run.threads,
+        microBatchRows: config.microBatchRows,
         entropyCoef: entropyCoefOf(game, spec.name),
         maxConsecutiveNonFinite: config.maxConsecutiveNonFinite,
         ...(saved ? { optimizer: saved.optimizer } : {}),

@@ -188,7 +188,7 @@ export async function runTangoVsGrpo(run: TangoExperimentRun): Promise<TangoExpe
         grade,
         temperature: config.eval.temperature,
         topP: 1,
-        maxNewTokens: configs.tango.knobs.generatorTokens === undefined ? 512 : Number(configs.tango.knobs.generatorTokens),
+        maxNewTokens: generatorTurnTokens(gameFor(run.catalog, configs.tango)),
         stopTokens: basePolicy.policy.config.eosTokenIds,
         batch: config.eval.batch,
         seed: config.seed,
@@ -315,4 +315,10 @@ export class PhaseCosts {
   async all(): Promise<PhaseCost[]> {
     return (await pathExists(this.path)) ? readJsonl<PhaseCost>(this.path) : [];
   }
+}
+
+/** The generator's token budget in the game (its solving turn's `maxTokens`, the knob `generatorTokens`). */
+function generatorTurnTokens(game: ReturnType<typeof gameFor>): number {
+  const turn = game.protocol.family === 'sequential' ? game.protocol.turns.find((t) => t.role === 'generator') : undefined;
+  return turn?.maxTokens ?? fail('CONFIG_INVALID', 'tango-vs-grpo: the game has no generator turn with a token budget');
 }

@@ -52,6 +52,20 @@ export const PretrainConfigSchema = z
      * one way in the prompt and another in a step.
      */
     tokenizerSpellRareWords: z.boolean().default(false),
+    /**
+     * A first stage (ours): the run's first `steps` steps train on the main task alone, drawn with these task options laid over the run's,
+     * `batch` examples a step, solutions as below (gold or slipped), before the mix above takes over. Tango's base
+     * learns to find and copy words from the prompt on the paper's short SFT problems (appendix B.2: 2-4 words of 3-6
+     * letters) in a few hundred steps of them alone, and not in a thousand steps of the mix (docs/default-base.md).
+     * The learning-rate schedule runs over the whole run. Absent: the mix from the first step.
+     */
+    firstStage: z
+      .strictObject({
+        steps: z.number().int().positive(),
+        taskOptions: z.record(z.string(), z.unknown()).default({}),
+        batch: z.number().int().positive(),
+      })
+      .optional(),
     /** Hugging Face config fields laid over the qwen3-4m preset (vocab size comes from the tokenizer). */
     model: z.record(z.string(), z.unknown()).default({}),
     steps: z.number().int().positive().default(1200),
@@ -80,7 +94,8 @@ export const PretrainConfigSchema = z
   })
   .strict()
   .refine((config) => config.alsoTasks.reduce((sum, also) => sum + also.share, 0) < 1, { message: 'the shares of alsoTasks must leave the main task some examples (sum < 1)', path: ['alsoTasks'] })
-  .refine((config) => config.saveAt === undefined || config.saveAt <= config.steps, { message: 'saveAt must be at most steps', path: ['saveAt'] });
+  .refine((config) => config.saveAt === undefined || config.saveAt <= config.steps, { message: 'saveAt must be at most steps', path: ['saveAt'] })
+  .refine((config) => config.firstStage === undefined || config.firstStage.steps < config.steps, { message: 'firstStage.steps must be fewer than steps', path: ['firstStage', 'steps'] });
 
 export type PretrainConfig = z.output<typeof PretrainConfigSchema>;
 
@@ -97,19 +112,21 @@ export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof Pre
    */
   'last-letter': {
     task: 'last-letter',
+    firstStage: { steps: 500, batch: 32, taskOptions: { train: { words: [2, 4], letters: [3, 6] } } },
     alsoTasks: [
-      { task: 'last-letter', taskOptions: { train: { words: [2, 4], letters: [3, 6] } }, share: 0.45 },
-      { task: 'arithmetic', share: 0.1 },
+      { task: 'last-letter', taskOptions: { train: { words: [2, 4], letters: [3, 6] } }, share: 0.15 },
+      { task: 'arithmetic', share: 0.15 },
     ],
     verification: { share: 0.2 },
     slipRate: 0.05,
     tokenizerMinPieceCount: 50,
     tokenizerSpellRareWords: true,
     model: { hidden_size: 128, intermediate_size: 384, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 32 },
-    maxTokens: 1024,
-    steps: 900,
+    maxTokens: 1280,
+    steps: 1400,
     batch: 16,
     microBatchRows: 8,
+    schedule: { lr: 3e-3, warmupSteps: 30, decay: 'cosine', minRatio: 0.05 },
     checkpointEvery: 25,
     saveDtype: 'BF16',
   },

@@ -57,6 +57,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
   const { config } = start.state;
   const task = await taskByName(config.task, { seed: config.seed, ...config.taskOptions });
   const sources = await sftSources(config);
+  const stageTask = config.firstStage ? await taskByName(config.task, { seed: config.seed, ...config.taskOptions, ...config.firstStage.taskOptions }) : undefined;
   const tokenizer = tokenizerFromJson(start.tokenizerJson, {}, `${config.task} tokenizer`);
   const eos = tokenizer.json.added_tokens as Array<{ id: number; content: string }>;
   const eosId = eos.find((t) => t.content === EOS_TOKEN)!.id;
@@ -86,14 +87,18 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
       tokenizerJson: start.tokenizerJson,
     });
   while (step < last) {
-    const examples = isMixed(config)
-      ? Array.from({ length: config.batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i, config.slipRate), eosId))
-      : batchAt(task, cursor, config).map((example) => tokenizeExample(tokenizer, example, eosId));
+    const staged = stageTask !== undefined && step < config.firstStage!.steps;
+    const batch = staged ? config.firstStage!.batch : config.batch;
+    const examples = staged
+      ? batchAt(stageTask, cursor, { ...config, batch }).map((example) => tokenizeExample(tokenizer, example, eosId))
+      : isMixed(config)
+        ? Array.from({ length: batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i, config.slipRate), eosId))
+        : batchAt(task, cursor, config).map((example) => tokenizeExample(tokenizer, example, eosId));
     const lr = learningRate(config.schedule, step, config.steps);
     const rows = config.microBatchRows ? [...examples].sort((a, b) => a.prompt.length + a.completion.length - (b.prompt.length + b.completion.length)) : examples;
     const stats = await learner.step(sftBatch(rows, padId, config.maxTokens), { lr });
     step += 1;
-    cursor += config.batch;
+    cursor += batch;
     await appendJsonl(join(run.out, METRICS_FILE), [{ step, loss: stats.loss, grad_norm: stats.gradNorm, lr, tokens: stats.tokens }]);
     run.onStep?.({ ...stats, lr }, config.steps);
     if (step % config.checkpointEvery === 0 || step === last) await save();

@@ -19,11 +19,12 @@ const MISTAKES: Mistake[] = [
   (word, before) => ({ letter: lastOf(word), soFar: before }),
 ];
 
-function wrongWordStep(word: string, before: string, rng: Rng): { step: string; soFar: string } {
+function wrongWordStep(words: readonly string[], k: number, before: string, rng: Rng): { step: string; soFar: string } {
+  const word = words[k];
   const gold = before + lastOf(word);
   const candidates = MISTAKES.map((mistake) => mistake(word, before, rng)).filter((slip) => slip !== undefined && slip.soFar !== gold && slip.soFar.length > 0);
   const { letter, soFar } = candidates[rng.int(candidates.length)]!;
-  return { step: wordStep(word, letter, soFar), soFar };
+  return { step: wordStep(words, k, letter, soFar), soFar };
 }
 
 function wrongAnswer(answer: string, rng: Rng): string {
@@ -45,12 +46,12 @@ export function corruptLastLetter(problem: Problem<LastLetterMeta>, rng: Rng): L
   const steps = gold.slice(0, mistakeAt);
   let soFar = goldAnswer(words.slice(0, mistakeAt));
   if (mistakeAt < words.length) {
-    const wrong = wrongWordStep(words[mistakeAt], soFar, rng);
+    const wrong = wrongWordStep(words, mistakeAt, soFar, rng);
     steps.push(wrong.step);
     soFar = wrong.soFar;
-    for (const word of words.slice(mistakeAt + 1)) {
-      soFar += lastOf(word);
-      steps.push(wordStep(word, lastOf(word), soFar));
+    for (let k = mistakeAt + 1; k < words.length; k++) {
+      soFar += lastOf(words[k]);
+      steps.push(wordStep(words, k, lastOf(words[k]), soFar));
     }
     steps.push(boxedAnswerStep(soFar));
   } else {

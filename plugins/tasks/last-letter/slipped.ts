@@ -12,10 +12,11 @@ import { wordStep } from './steps.ts';
  */
 export function slippedLastLetter(problem: Problem<LastLetterMeta>, rate: number, rng: Rng): LabelledSolution {
   let soFar = '';
-  const steps = problem.meta.words.map((word) => {
+  const { words } = problem.meta;
+  const steps = words.map((word, k) => {
     const letter = rng.bernoulli(rate) && word.length > 1 ? word[word.length - 2] : word[word.length - 1];
     soFar += letter;
-    return wordStep(word, letter, soFar);
+    return wordStep(words, k, letter, soFar);
   });
   steps.push(boxedAnswerStep(soFar));
   return { solution: joinSteps(steps), steps, stepLabels: steps.map((step, i) => step === problem.steps[i]) };

@@ -11,7 +11,8 @@ describe('tango training on the shipped base', () => {
         game: 'tango',
         task: 'last-letter',
         grader: 'exact',
-        temperature: 1,
+        // Hot enough that the confident base's solutions differ (at 1 its three short drafts can be the same).
+        temperature: 3,
         problemsPerStep: 1,
         groupSize: 3,
         steps: 2,

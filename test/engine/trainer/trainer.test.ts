@@ -75,6 +75,30 @@ describe('train (the RL loop)', () => {
     });
   });
 
+  describe('having each update run in micro-batches of rows', () => {
+    it('should make the update of the whole batch in one run, up to float rounding, on the same matches', async () => {
+      const config = tiny({ steps: 2, groupSize: 4, checkpointEvery: 2 });
+      const [whole, split] = await Promise.all([runTiny({ ...config, microBatchRows: 4 }), runTiny({ ...config, microBatchRows: 2 })]);
+      const transcripts = (out: string) => jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'));
+      expect((await transcripts(split.out)).map((t) => t.turns)).toEqual((await transcripts(whole.out)).map((t) => t.turns));
+      const [a, b] = await Promise.all([whole.out, split.out].map((out) => loadPolicy(join(out, 'checkpoint', 'policies', 'senior'))));
+      let moved = 0;
+      const initial = await loadPolicy(resolveModelDir('default'));
+      for (const [name, t] of a.policy.weights) {
+        const other = b.policy.weights.get(name)!.data;
+        const start = initial.policy.weights.get(name)!.data;
+        for (let i = 0; i < t.data.length; i++) {
+          expect(Math.abs(other[i] - t.data[i]), name).toBeLessThan(1e-5 + 1e-4 * Math.abs(t.data[i] - start[i]));
+          if (t.data[i] !== start[i]) moved++;
+        }
+      }
+      expect(moved).toBeGreaterThan(0);
+      const runs = async (out: string) => (await jsonl<MetricsLine>(join(out, 'metrics.jsonl'))).map((line) => line.policies.senior.micro_batches);
+      expect(await runs(whole.out)).toEqual([1, 1]);
+      expect((await runs(split.out)).every((n) => n !== null && n > 1)).toBe(true);
+    });
+  });
+
   describe('having run a few steps', () => {
     it('should write one metrics line per step, publish numbered events and record validation', async () => {
       const events: LudusEvent[] = [];

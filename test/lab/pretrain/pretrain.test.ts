@@ -105,6 +105,32 @@ describe('pretrain', () => {
     });
   });
 
+  describe('having a first stage', () => {
+    const staged = PretrainConfigSchema.parse({ ...config, firstStage: { steps: 2, batch: 3, taskOptions: { minDigits: 1, maxDigits: 1 } } });
+
+    it('should train its steps on the stage\'s problems alone, then on the run\'s, and resume across the boundary exactly', async () => {
+      const straight = await fresh();
+      await pretrain({ out: straight, config: staged, threads: 1 });
+      const tokenizer = await loadTokenizer(join(straight, 'model'));
+      const trained = (examples: Array<{ completion: string }>) => examples.reduce((sum, e) => sum + tokenizer.encode(e.completion).length + 1, 0);
+      const stage = arithmeticTask({ seed: 0, minDigits: 1, maxDigits: 1 });
+      const later = arithmeticTask({ seed: 0, maxDigits: 2 });
+      const tokens = (await readFile(join(straight, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).tokens);
+      expect(tokens.slice(0, 2)).toEqual([trained(batchAt(stage, 0, { ...staged, batch: 3 })), trained(batchAt(stage, 3, { ...staged, batch: 3 }))]);
+      expect(tokens[2]).toBe(trained(batchAt(later, 6, staged)));
+      expect(tokens[2]).not.toBe(trained(batchAt(stage, 6, staged)));
+      for (const stopAfter of [1, 3]) {
+        const split = await fresh();
+        await pretrain({ out: split, config: staged, threads: 1, stopAfter });
+        await pretrain({ out: split, config: staged, threads: 1, resume: true });
+        const a = await loadCheckpoint(join(straight, 'model'));
+        const b = await loadCheckpoint(join(split, 'model'));
+        for (const [name, t] of a.weights) expect(Array.from(b.weights.get(name)!.data), `${name} after a stop at ${stopAfter}`).toEqual(Array.from(t.data));
+      }
+      expect(() => PretrainConfigSchema.parse({ ...config, firstStage: { steps: 6, batch: 3 } })).toThrow(/firstStage/);
+    });
+  });
+
   describe('having a checkpoint made with another config', () => {
     it('should refuse to resume with CONFIG_INVALID', async () => {
       const out = await fresh();

@@ -63,18 +63,26 @@ describe('lastLetterTask', () => {
   });
 
   describe('when solving', () => {
-    it('should take one step per word appending its last letter, then box the concatenation', () => {
+    it('should take one step per word, quoting it after the word before it as in the prompt, appending its last letter, then box the concatenation', () => {
       const problem = task.sample('train', 0);
       const { words } = problem.meta;
       expect(problem.question).toBe(`Take the last letters of the words in "${words.join(' ')}" and concatenate them.`);
       expect(problem.prompt).toBe(`Question: ${problem.question} ${problem.instruction}\nAnswer:\n`);
       expect(problem.answer).toBe(words.map((word) => word.at(-1)).join(''));
       expect(problem.steps).toEqual([
-        ...words.map((word, i) => `The word "${word}" ends with "${word.at(-1)}", so the letters so far are "${problem.answer.slice(0, i + 1)}".`),
+        ...words.map((word, i) => `In "${i === 0 ? word : `${words[i - 1]} ${word}`}", the word "${word}" ends with "${word.at(-1)}", so the letters so far are "${problem.answer.slice(0, i + 1)}".`),
         `The answer is \\boxed{${problem.answer}}.`,
       ]);
       expect(problem.solution).toBe(problem.steps.join('\n\n'));
       expect(problem.stepLabels).toEqual(problem.steps.map(() => true));
+    });
+
+    it('should quote each pair of neighbouring words exactly as the prompt spells them', () => {
+      for (const problem of task.problems('test', 200)) {
+        const pairs = problem.steps.slice(0, -1).map((step) => step.match(/^In "([a-z ]+)", /)![1]);
+        for (const pair of pairs) expect(problem.question).toContain(pair);
+        expect(pairs.slice(1).map((pair) => pair.split(' ')[0])).toEqual(problem.meta.words.slice(0, -1));
+      }
     });
   });
 
@@ -93,7 +101,7 @@ describe('lastLetterTask', () => {
           if (letter !== word.at(-1)) slips++;
           if (word.at(-1) !== word.at(-2)) words++;
           soFar += letter;
-          expect(slipped.steps[k]).toBe(`The word "${word}" ends with "${letter}", so the letters so far are "${soFar}".`);
+          expect(slipped.steps[k]).toBe(`In "${k === 0 ? word : `${problem.meta.words[k - 1]} ${word}`}", the word "${word}" ends with "${letter}", so the letters so far are "${soFar}".`);
         });
         expect(slipped.steps.at(-1)).toBe(`The answer is \\boxed{${soFar}}.`);
         expect(slipped.stepLabels).toEqual(slipped.steps.map((step, k) => step === problem.steps[k]));
@@ -142,7 +150,8 @@ describe('lastLetterTask', () => {
         let soFar = corrupted.steps[firstWrong].match(/so far are "([a-z]*)"/)?.[1] ?? '';
         problem.meta.words.slice(firstWrong + 1).forEach((word, i) => {
           soFar += word.at(-1);
-          expect(corrupted.steps[firstWrong + 1 + i]).toBe(`The word "${word}" ends with "${word.at(-1)}", so the letters so far are "${soFar}".`);
+          const before = problem.meta.words[firstWrong + i];
+          expect(corrupted.steps[firstWrong + 1 + i]).toBe(`In "${before} ${word}", the word "${word}" ends with "${word.at(-1)}", so the letters so far are "${soFar}".`);
         });
       }
     });
