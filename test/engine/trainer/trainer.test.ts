@@ -83,15 +83,17 @@ describe('train (the RL loop)', () => {
       expect((await transcripts(split.out)).map((t) => t.turns)).toEqual((await transcripts(whole.out)).map((t) => t.turns));
       const [a, b] = await Promise.all([whole.out, split.out].map((out) => loadPolicy(join(out, 'checkpoint', 'policies', 'senior'))));
       let moved = 0;
+      let worst = 0;
       const initial = await loadPolicy(resolveModelDir('default'));
       for (const [name, t] of a.policy.weights) {
         const other = b.policy.weights.get(name)!.data;
         const start = initial.policy.weights.get(name)!.data;
         for (let i = 0; i < t.data.length; i++) {
-          expect(Math.abs(other[i] - t.data[i]), name).toBeLessThan(1e-5 + 1e-4 * Math.abs(t.data[i] - start[i]));
+          worst = Math.max(worst, Math.abs(other[i] - t.data[i]) / (1e-5 + 1e-4 * Math.abs(t.data[i] - start[i])));
           if (t.data[i] !== start[i]) moved++;
         }
       }
+      expect(worst).toBeLessThan(1);
       expect(moved).toBeGreaterThan(0);
       const runs = async (out: string) => (await jsonl<MetricsLine>(join(out, 'metrics.jsonl'))).map((line) => line.policies.senior.micro_batches);
       expect(await runs(whole.out)).toEqual([1, 1]);
