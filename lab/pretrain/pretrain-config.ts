@@ -103,12 +103,12 @@ export type PretrainConfig = z.output<typeof PretrainConfigSchema>;
 export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof PretrainConfigSchema>> = {
   arithmetic: { task: 'arithmetic', steps: 1500, slipRate: 0.5, saveDtype: 'BF16' },
   /**
-   * Tango's base for both roles (models/last-letter): last-letter solutions with a vocabulary that spells the random
-   * words letter by letter, a share of the short problems of the paper's format SFT (appendix B.2: 2-4 words of 3-6
-   * letters) on which copying words from the prompt is learnt fast, arithmetic as a second task, and weakly
-   * labelled verifications of both (appendix B.2: SFT for the format). The designed flaw (ours): each word's letter
-   * is taken one too early with probability 0.05 (see `slipRate`). Sequences reach ~900 tokens, hence the positions
-   * and the sorted micro-batches; see docs/default-base.md.
+   * Tango's base for both roles (models/last-letter): a vocabulary that spells the random words letter by letter, a
+   * first stage of the paper's short format-SFT problems alone (appendix B.2: 2-4 words of 3-6 letters), on which the
+   * 128-wide model learns to find and copy the prompt's words, then last-letter solutions mixed with short problems,
+   * arithmetic as a second task and weakly labelled verifications of both (appendix B.2: SFT for the format). The
+   * designed flaw (ours): each word's letter is taken one too early with probability 0.05 (see `slipRate`).
+   * Verifications reach ~1,100 tokens, hence the positions and the sorted micro-batches; see docs/default-base.md.
    */
   'last-letter': {
     task: 'last-letter',
