@@ -87,10 +87,10 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
       tokenizerJson: start.tokenizerJson,
     });
   while (step < last) {
-    const staged = stageTask !== undefined && step < config.firstStage!.steps;
-    const batch = staged ? config.firstStage!.batch : config.batch;
-    const examples = staged
-      ? batchAt(stageTask, cursor, { ...config, batch }).map((example) => tokenizeExample(tokenizer, example, eosId))
+    const stage = stageTask && config.firstStage && step < config.firstStage.steps ? { task: stageTask, batch: config.firstStage.batch } : undefined;
+    const batch = stage?.batch ?? config.batch;
+    const examples = stage
+      ? batchAt(stage.task, cursor, { ...config, batch }).map((example) => tokenizeExample(tokenizer, example, eosId))
       : isMixed(config)
         ? Array.from({ length: batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i, config.slipRate), eosId))
         : batchAt(task, cursor, config).map((example) => tokenizeExample(tokenizer, example, eosId));
