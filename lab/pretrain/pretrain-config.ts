@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
+import { TANGO_TEST_SHAPE } from '../../plugins/tasks/last-letter/options.ts';
 
 const TaskName = z.enum(['arithmetic', 'last-letter']);
 
@@ -112,17 +113,18 @@ export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof Pre
    */
   'last-letter': {
     task: 'last-letter',
+    taskOptions: { train: TANGO_TEST_SHAPE },
     firstStage: { steps: 500, batch: 32, taskOptions: { train: { words: [2, 4], letters: [3, 6] } } },
     alsoTasks: [
       { task: 'last-letter', taskOptions: { train: { words: [2, 4], letters: [3, 6] } }, share: 0.15 },
       { task: 'arithmetic', share: 0.15 },
     ],
     verification: { share: 0.2 },
-    slipRate: 0.05,
+    slipRate: 0.1,
     tokenizerMinPieceCount: 50,
     tokenizerSpellRareWords: true,
     model: { hidden_size: 128, intermediate_size: 384, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 32 },
-    maxTokens: 1280,
+    maxTokens: 1536,
     steps: 1400,
     batch: 16,
     microBatchRows: 8,

@@ -27,20 +27,21 @@ describe('the shipped default arithmetic base', () => {
 
 /**
  * The shipped last-letter base (Tango's, both roles) must copy the prompt's words well enough to solve some held-out
- * problems and not all, box its answer, and write verdicts in the verifier's format without judging well: the
- * format-only competence RL starts from (measured on 64 × 4 in docs/default-base.md: pass@1 0.19, outcome F1 0.21).
+ * problems and not all, slip independently per sample (pass@4 well above pass@1: the room RL has), box its answer, and
+ * write verdicts in the verifier's format without judging well: the format-only competence RL starts from (measured on
+ * 64 × 4 in docs/default-base.md: pass@1 0.36, pass@4 0.63, outcome F1 0.41).
  */
 describe('the shipped last-letter base', () => {
   describe('having 32 held-out problems, 4 samples each, and judging its own solutions', () => {
-    it('should solve some problems and not most, box every answer, and write verdicts in format without judging well', async () => {
+    it('should solve some problems and not most, more of them in 4 samples than in 1, box every answer, and write verdicts in format without judging well', async () => {
       const result = await runLudus(['eval', '--model', 'models/last-letter', '--task', 'last-letter', '--split', 'test', '--axes', 'capability,verifier', '--max-new-tokens', '768', '--problems', '32', '--samples', '4', '--threads', '2', '--json'], { timeoutMs: 600_000 });
       expect(result.stderr).not.toMatch(/\[[A-Z_]+\]/);
       expect(result.code).toBe(0);
       const report = JSON.parse(result.stdout) as EvalReport & { verifier: Record<string, VerifierEvalResult> };
       const capability = report.capability!.per_benchmark['last-letter'];
-      expect(capability.pass_at_k['1'].value).toBeGreaterThanOrEqual(0.1);
+      expect(capability.pass_at_k['1'].value).toBeGreaterThanOrEqual(0.2);
       expect(capability.pass_at_k['1'].value).toBeLessThanOrEqual(0.6);
-      expect(capability.pass_at_k['4'].value).toBeGreaterThan(capability.pass_at_k['1'].value);
+      expect(capability.pass_at_k['4'].value).toBeGreaterThan(capability.pass_at_k['1'].value + 0.15);
       expect(capability.answer_present_rate).toBeGreaterThanOrEqual(0.95);
       const verifier = report.verifier['last-letter'];
       expect(verifier.readable!.value).toBeGreaterThanOrEqual(0.4);
