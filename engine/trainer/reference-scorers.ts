@@ -7,7 +7,11 @@ import { referenceLogprobs } from './reference-logprobs.ts';
 export class ReferenceScorers {
   private readonly byPolicy = new Map<string, { version: number; scorer: Scorer }>();
 
-  constructor(private readonly threads: number | undefined) {}
+  /** `rowsPerRun`: sequences per scoring run (all of a call's at once when absent); see referenceLogprobs. */
+  constructor(
+    private readonly threads: number | undefined,
+    private readonly rowsPerRun?: number,
+  ) {}
 
   async score(policy: Policy, version: number, trajectories: readonly Trajectory[], temperature: number): Promise<number[][]> {
     let entry = this.byPolicy.get(policy.name);
@@ -16,7 +20,7 @@ export class ReferenceScorers {
       entry = { version, scorer: await Scorer.create(policy, { threads: this.threads }) };
       this.byPolicy.set(policy.name, entry);
     }
-    return referenceLogprobs(entry.scorer, trajectories, temperature);
+    return referenceLogprobs(entry.scorer, trajectories, temperature, this.rowsPerRun);
   }
 
   async release(): Promise<void> {

@@ -140,7 +140,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   const arena = arenaFor(game, runtime, pool.tokenizer, stopTokens, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens }, { chatTemplate: config.chatTemplate });
   const events = new EventStream(run.events, state.eventSeq);
   const broadcast = new MatchBroadcast(events, game.id, tokenTexts(pool.tokenizer, stopTokens));
-  const scorers = new ReferenceScorers(run.threads);
+  const scorers = new ReferenceScorers(run.threads, config.microBatchRows);
   const estimatorOf = roleEstimators(game, run.advantage);
 
   const files = { metrics: join(run.out, METRICS_FILE), transcripts: join(run.out, TRANSCRIPTS_FILE), validation: join(run.out, VALIDATION_FILE) };
