@@ -106,10 +106,12 @@ export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof Pre
   /**
    * Tango's base for both roles (models/last-letter): a vocabulary that spells the random words letter by letter, a
    * first stage of the paper's short format-SFT problems alone (appendix B.2: 2-4 words of 3-6 letters), on which the
-   * 128-wide model learns to find and copy the prompt's words, then last-letter solutions mixed with short problems,
-   * arithmetic as a second task and weakly labelled verifications of both (appendix B.2: SFT for the format). The
-   * designed flaw (ours): each word's letter is taken one too early with probability 0.05 (see `slipRate`).
-   * Verifications reach ~1,100 tokens, hence the positions and the sorted micro-batches; see docs/default-base.md.
+   * 128-wide model learns to find and copy the prompt's words, then last-letter solutions of the test shape (ours: no
+   * test word is longer than what it learnt to copy) mixed with short problems, arithmetic as a second task and weakly
+   * labelled verifications of both (appendix B.2: SFT for the format). The designed flaw (ours): each word's letter is
+   * taken one too early with probability 0.1, afresh in every sample, so pass@k rises with k and RL has something to
+   * fix (see `slipRate`). Verifications reach ~1,200 tokens, hence the positions and the sorted micro-batches; see
+   * docs/default-base.md.
    */
   'last-letter': {
     task: 'last-letter',
