@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { Decoder, type Distributions } from '../../../native/runtime/decoder.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { Decoder, PREFILL_PIECE, type Distributions } from '../../../native/runtime/decoder.ts';
 import { LudusError } from '../../../core/errors.ts';
 import { randomModel, VARIANTS } from '../../support/models.ts';
 import { logSoftmax, referenceLogits } from '../../support/reference-model.ts';
@@ -42,6 +42,28 @@ describe('Decoder', () => {
       });
     });
   }
+
+  describe('having prompts longer than a prefill piece', () => {
+    it('should read them in pieces and give every row the distribution the whole prompt gives, then decode on from it', async () => {
+      const { config, weights, policy } = randomModel({ max_position_embeddings: 512 });
+      const decoder = await open([policy], { batch: 2, maxLen: 2 * PREFILL_PIECE + 60, threads: 1 });
+      const lengths = [2 * PREFILL_PIECE + 50, PREFILL_PIECE + 7];
+      const sequences = lengths.map((n, r) => Array.from({ length: n + 1 }, (_, i) => (i * (5 + r) + 3 * r + 1) % config.vocabSize));
+      const append = vi.spyOn(decoder, 'append');
+      const probs = await decoder.prefill(sequences.map((s, r) => s.slice(0, lengths[r])));
+      const pieces = append.mock.calls.map(([chunks]) => chunks.map((c) => c.length));
+      append.mockRestore();
+      expect(pieces).toHaveLength(3);
+      pieces.forEach((piece) => piece.forEach((n) => expect(n).toBeLessThanOrEqual(PREFILL_PIECE)));
+      expect(pieces.reduce((sum, piece) => sum.map((n, r) => n + piece[r]), [0, 0])).toEqual(lengths);
+      const next = await decoder.step(sequences.map((s, r) => s[lengths[r]]));
+      sequences.forEach((sequence, r) => {
+        const logits = referenceLogits(config, weights, sequence);
+        expect(logprobGap(probs, 0, r, logits[lengths[r] - 1])).toBeLessThan(2e-4);
+        expect(logprobGap(next, 0, r, logits[lengths[r]])).toBeLessThan(2e-4);
+      });
+    });
+  });
 
   describe('having rows that append chunks of different lengths', () => {
     it('should continue each row exactly as if its tokens had come one at a time', async () => {
