@@ -7,7 +7,7 @@ import { referenceLogprobs } from './reference-logprobs.ts';
 export class ReferenceScorers {
   private readonly byPolicy = new Map<string, { version: number; scorer: Scorer }>();
 
-  /** `rowsPerRun`: sequences per scoring run (all of a call's at once when absent); see referenceLogprobs. */
+  /** `rowsPerRun`: sequences per scoring run (all of a call's at once when absent); see Scorer's `rowsPerRun`. */
   constructor(
     private readonly threads: number | undefined,
     private readonly rowsPerRun?: number,
@@ -17,10 +17,10 @@ export class ReferenceScorers {
     let entry = this.byPolicy.get(policy.name);
     if (!entry || entry.version !== version) {
       await entry?.scorer.release();
-      entry = { version, scorer: await Scorer.create(policy, { threads: this.threads }) };
+      entry = { version, scorer: await Scorer.create(policy, { threads: this.threads, ...(this.rowsPerRun ? { rowsPerRun: this.rowsPerRun } : {}) }) };
       this.byPolicy.set(policy.name, entry);
     }
-    return referenceLogprobs(entry.scorer, trajectories, temperature, this.rowsPerRun);
+    return referenceLogprobs(entry.scorer, trajectories, temperature);
   }
 
   async release(): Promise<void> {

@@ -16,6 +16,13 @@ export interface ScoreOptions extends ModelSessionOptions {
    * each sequence's adapter. The policy's weights need only the base's tensors then. Weights as inputs only.
    */
   adapters?: readonly Weights[];
+  /**
+   * Sequences per onnxruntime run (all of a call's at once when absent): a call is scored in runs of this many,
+   * shortest first, each run padded only to its own longest. One run over 64 verifier-length sequences (600-1,100
+   * tokens) held 6.1 GB in onnxruntime's arena, runs of 4 under 1 GB at no cost in time (ours, on the last-letter
+   * base). Each sequence is scored alone in its run's causal forward, so the split does not change what it gets.
+   */
+  rowsPerRun?: number;
 }
 
 export interface Scored {
@@ -43,6 +50,7 @@ export class Scorer {
     baked: boolean,
     /** How many adapters the batch may mix (0: the policy's own weights, one model for every row). */
     private readonly adapterCount = 0,
+    private readonly rowsPerRun = Infinity,
   ) {
     this.rope = new RotaryTables(policy.config);
     this.weights = baked ? {} : weightFeeds(policy.weights);
@@ -54,13 +62,26 @@ export class Scorer {
       if (resolveBinding(options) !== 'inputs') fail('INPUT_INVALID', `scorer of "${policy.name}": several adapters in one batch need weights bound as inputs`);
       const stacked: Policy = { ...policy, weights: new Map([...policy.weights, ...stackAdapters(policy.config, options.adapters)]) };
       const session = await openModelSession(policy.config, stacked.weights, 'all', { ...options, adapterStack: true, label: `score(${policy.name}, ${options.adapters.length} adapters)` });
-      return new Scorer(session, stacked, false, options.adapters.length);
+      return new Scorer(session, stacked, false, options.adapters.length, options.rowsPerRun);
     }
     const session = await openModelSession(policy.config, policy.weights, 'all', { ...options, label: `score(${policy.name})` });
-    return new Scorer(session, policy, resolveBinding(options) === 'initializers');
+    return new Scorer(session, policy, resolveBinding(options) === 'initializers', 0, options.rowsPerRun);
   }
 
   async score(sequences: readonly (readonly number[])[], options: { full?: boolean; adapterOf?: readonly number[] } = {}): Promise<Scored[]> {
+    if (sequences.length <= this.rowsPerRun) return this.scoreRun(sequences, options);
+    const order = sequences.map((_, i) => i).sort((a, b) => sequences[a].length - sequences[b].length || a - b);
+    const out: Scored[] = new Array(sequences.length);
+    for (let i = 0; i < order.length; i += this.rowsPerRun) {
+      const run = order.slice(i, i + this.rowsPerRun);
+      const adapterOf = options.adapterOf && run.map((r) => options.adapterOf![r]);
+      const scored = await this.scoreRun(run.map((r) => sequences[r]), { ...options, ...(adapterOf ? { adapterOf } : {}) });
+      run.forEach((r, k) => (out[r] = scored[k]));
+    }
+    return out;
+  }
+
+  private async scoreRun(sequences: readonly (readonly number[])[], options: { full?: boolean; adapterOf?: readonly number[] }): Promise<Scored[]> {
     const c = this.policy.config;
     const V = c.vocabSize;
     const B = sequences.length;

@@ -18,20 +18,20 @@ function trajectories(vocab: number): Trajectory[] {
 
 describe('referenceLogprobs', () => {
   const { config, weights, policy } = randomModel();
-  const scorerPromise = Scorer.create(policy, { threads: 1 });
-  afterAll(async () => (await scorerPromise).release());
+  const whole = Scorer.create(policy, { threads: 1 });
+  const split = Scorer.create(policy, { threads: 1, rowsPerRun: 3 });
+  afterAll(async () => Promise.all([whole, split].map(async (scorer) => (await scorer).release())));
 
-  describe('having rows of seven lengths scored three at a time', () => {
+  describe('having rows of seven lengths and a scorer that runs three at a time', () => {
     it('should give every response token its tempered log-probability under the reference, as one run over all rows does', async () => {
-      const scorer = await scorerPromise;
       const rows = trajectories(config.vocabSize);
-      const together = await referenceLogprobs(scorer, rows, TEMPERATURE);
-      const split = await referenceLogprobs(scorer, rows, TEMPERATURE, 3);
+      const together = await referenceLogprobs(await whole, rows, TEMPERATURE);
+      const inRuns = await referenceLogprobs(await split, rows, TEMPERATURE);
       rows.forEach((row, r) => {
         const logits = referenceLogits(config, weights, [...row.promptIds, ...row.responseIds]);
         const expected = row.responseIds.map((token, t) => logSoftmax(logits[row.promptIds.length + t - 1].map((x) => x / TEMPERATURE))[token]);
-        expect(split[r]).toHaveLength(row.responseIds.length);
-        split[r].forEach((value, t) => {
+        expect(inRuns[r]).toHaveLength(row.responseIds.length);
+        inRuns[r].forEach((value, t) => {
           expect(value).toBeCloseTo(expected[t], 4);
           expect(value).toBeCloseTo(together[r][t], 5);
         });
@@ -39,12 +39,11 @@ describe('referenceLogprobs', () => {
     });
 
     it('should score them in runs of at most three, shortest rows first (so each run pads only to its own longest)', async () => {
-      const scorer = await scorerPromise;
-      const rows = trajectories(config.vocabSize);
-      const spy = vi.spyOn(scorer, 'score');
-      await referenceLogprobs(scorer, rows, TEMPERATURE, 3);
-      const runs = spy.mock.calls.map(([sequences]) => sequences.map((s) => s.length));
-      spy.mockRestore();
+      const scorer = await split;
+      const run = vi.spyOn(scorer as unknown as { scoreRun: Scorer['score'] }, 'scoreRun');
+      await referenceLogprobs(scorer, trajectories(config.vocabSize), TEMPERATURE);
+      const runs = run.mock.calls.map(([sequences]) => sequences.map((s) => s.length));
+      run.mockRestore();
       expect(runs).toEqual([[5, 7, 10], [12, 12, 14], [19]]);
     });
   });
