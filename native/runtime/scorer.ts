@@ -57,6 +57,9 @@ export class Scorer {
   }
 
   static async create(policy: Policy, options: ScoreOptions = {}): Promise<Scorer> {
+    if (options.rowsPerRun !== undefined && !(Number.isInteger(options.rowsPerRun) && options.rowsPerRun >= 1)) {
+      fail('INPUT_INVALID', `scorer of "${policy.name}": rowsPerRun must be a whole number of at least 1 (got ${options.rowsPerRun})`, { rowsPerRun: options.rowsPerRun });
+    }
     if (options.adapters) {
       if (!policy.config.lora) fail('INPUT_INVALID', `scorer of "${policy.name}": adapters were given but its config has no LoRA shape`);
       if (resolveBinding(options) !== 'inputs') fail('INPUT_INVALID', `scorer of "${policy.name}": several adapters in one batch need weights bound as inputs`);

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { rejection } from '../../support/errors.ts';
 import { referenceLogprobs } from '../../../engine/trainer/reference-logprobs.ts';
 import type { Trajectory } from '../../../core/trajectory/trajectory.ts';
 import { Scorer } from '../../../native/runtime/scorer.ts';
@@ -21,6 +22,12 @@ describe('referenceLogprobs', () => {
   const whole = Scorer.create(policy, { threads: 1 });
   const split = Scorer.create(policy, { threads: 1, rowsPerRun: 3 });
   afterAll(async () => Promise.all([whole, split].map(async (scorer) => (await scorer).release())));
+
+  describe('having a scorer asked for runs of no rows or of a fraction of one', () => {
+    it('should refuse with INPUT_INVALID instead of looping without end', async () => {
+      for (const rowsPerRun of [0, 2.5]) expect((await rejection(Scorer.create(policy, { threads: 1, rowsPerRun }))).code).toBe('INPUT_INVALID');
+    });
+  });
 
   describe('having rows of seven lengths and a scorer that runs three at a time', () => {
     it('should give every response token its tempered log-probability under the reference, as one run over all rows does', async () => {
