@@ -12,6 +12,7 @@ import { median } from '../../native/bench/engine-bench.ts';
 import { RolloutServersSchema, TrainerServerSchema } from '../../engine/remote/remote-config.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import { wordBoundary } from '../../plugins/tokenizers/word-boundary.ts';
+import { newControlToken } from '../../server/control-token.ts';
 import { startModelServer } from '../../server/model-server/model-server.ts';
 import { startTrainerServer } from '../../server/trainer-server/trainer-server.ts';
 import { Rng } from '../../core/rng.ts';
@@ -77,7 +78,8 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
   const maxLen = pool.policy('senior').config.maxPositionEmbeddings;
   const problems = (await taskByName(options.task)).problems('test', options.rows);
   const prompts = problems.map((problem) => pool.tokenizer.encode(problem.prompt));
-  const server = await startModelServer({ model: options.model, task: options.task, name: 'base', host: '127.0.0.1', port: 0, rows: options.rows, threads: options.threads });
+  const token = newControlToken();
+  const server = await startModelServer({ model: options.model, task: options.task, name: 'base', host: '127.0.0.1', port: 0, rows: options.rows, threads: options.threads, token, allowDirs: [tmpdir()] });
   const syncDir = await mkdtemp(join(tmpdir(), 'ludus-bench-remote-'));
   const local = new DecoderPool(pool, { rows: options.rows, maxLen, threads: options.threads });
   const remote = new Map<number, HttpRuntime>();
@@ -85,7 +87,7 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
     let runtime = remote.get(spanTokens);
     if (!runtime) {
       const config = RolloutServersSchema.parse({ dialect: 'vllm', servers: [server.url], spanTokens, maxConcurrency: options.rows });
-      runtime = await HttpRuntime.open(pool, config, { rows: options.rows, maxLen, syncDir });
+      runtime = await HttpRuntime.open(pool, config, { rows: options.rows, maxLen, syncDir, token });
       remote.set(spanTokens, runtime);
     }
     return runtime;
@@ -159,9 +161,10 @@ async function benchTrainer(options: RemoteBenchOptions): Promise<RemoteBenchRep
   const [mine, theirs] = [(await loadPolicy(dir)).policy, (await loadPolicy(dir)).policy];
   const learnerConfig = { objective: 'policy-gradient' as const, optimizer: { lr: 1e-4 }, threads: options.threads };
   const local = await Learner.create(mine.config, mine.weights, learnerConfig);
-  const server = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: options.threads, task: options.task });
+  const token = newControlToken();
+  const server = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: options.threads, task: options.task, token });
   try {
-    const remote = await RemoteLearner.open(TrainerServerSchema.parse({ url: server.url }), { policy: theirs, baseModel: dir, task: options.task, learner: learnerConfig });
+    const remote = await RemoteLearner.open(TrainerServerSchema.parse({ url: server.url }), { policy: theirs, baseModel: dir, task: options.task, learner: learnerConfig, token });
     const rng = new Rng(7);
     const { rows, tokens: cols } = options;
     const vocab = mine.config.vocabSize;

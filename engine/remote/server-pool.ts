@@ -11,6 +11,8 @@ export interface ServerPoolOptions {
   readonly backoffMs: number;
   /** What the servers are, in messages ('rollout server' when absent). */
   readonly what?: string;
+  /** Sent on every request as `Authorization: Bearer <token>`. */
+  readonly token?: string;
 }
 
 /** A failure worth another attempt: the connection, the clock, the server's own error, a body cut short. */
@@ -104,7 +106,8 @@ export class ServerPool {
     try {
       const response = await fetch(url, {
         method,
-        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+        headers: { ...(this.options.token !== undefined ? { authorization: `Bearer ${this.options.token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
       status = response.status;

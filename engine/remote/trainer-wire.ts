@@ -82,13 +82,13 @@ export const OptimStepSchema = z.strictObject({
   request_id: RequestId,
   model_id: ModelId,
   /** This step's learning rate (schedules); the model's AdamW otherwise as created. */
-  adam_params: z.strictObject({ learning_rate: z.number().min(0) }).optional(),
+  adam_params: z.strictObject({ learning_rate: z.number().min(0).max(1, 'a learning rate above 1 is no AdamW step') }).optional(),
 });
 
 export const SaveWeightsSchema = z.strictObject({
   request_id: RequestId,
   model_id: ModelId,
-  name: z.string().regex(/^[\w.-]{1,64}$/, 'a name of letters, digits, _ . - (at most 64)'),
+  name: z.string().regex(/^[A-Za-z0-9_][\w.-]{0,63}$/, 'a name of letters, digits, _ . - (at most 64), not starting with "." or "-"'),
   /** Also answer with the trained tensors (an adapter's alone), so a client on another disk can load them. */
   return_weights: z.boolean().default(false),
 });
