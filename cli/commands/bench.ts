@@ -15,6 +15,8 @@ import { parseExtractionOrder } from '../../plugins/graders/math/extract.ts';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
 import { benchBpe } from '../../plugins/tokenizers/bpe-bench.ts';
 import { benchRemote, formatRemoteBench } from '../bench/bench-remote.ts';
+import { compareReports, formatComparison } from '../bench/bench-compare.ts';
+import { benchRecord, loadNow, readRecord, saveRecord } from '../bench/bench-record.ts';
 import { benchViewer, formatViewerBench } from '../bench/bench-viewer.ts';
 import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
 import { benchTournament, formatTournamentBench } from '../../lab/tournament/bench/tournament-bench.ts';
@@ -51,8 +53,13 @@ export function register(program: Command): void {
     .option('--real-size', 'the real-size benchmark (a checkpoint on disk, each measurement in a process of its own); the default for the real-shape presets')
     .option('--seed <n>', 'seed', (v) => Number(v), 1)
     .option('--json', 'print one JSON line')
+    .option('--save <dir>', 'also keep the report as a dated record in this directory (machine, commit, load before and after), for `ludus bench compare`')
     .action(async (opts) => {
       const onProgress = (label: string) => process.stderr.write(`bench: ${label}\n`);
+      const loadBefore = loadNow();
+      const keep = async (report: unknown) => {
+        if (opts.save) process.stderr.write(`bench: record kept in ${await saveRecord(opts.save, await benchRecord(`engine-${opts.preset}`, report, loadBefore))}\n`);
+      };
       if (opts.realSize || REAL_SHAPE_PRESETS.includes(opts.preset)) {
         const batches = opts.batches === undefined ? REAL_SIZE_DEFAULTS.batches : parseBatches(opts.batches);
         const newTokens = Object.fromEntries(batches.map((b) => [String(b), opts.newTokens ?? (b === 1 ? 16 : 32)]));
@@ -72,6 +79,7 @@ export function register(program: Command): void {
           ...(opts.phases === undefined ? {} : { phases: parsePhases(opts.phases) }),
           onProgress,
         });
+        await keep(report);
         process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatRealSize(report));
         return;
       }
@@ -84,7 +92,21 @@ export function register(program: Command): void {
         repeats: opts.repeats ?? 3,
         onProgress,
       });
+      await keep(report);
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatEngineBench(report));
+    });
+  bench
+    .command('compare')
+    .description('two bench reports side by side (records kept with --save, or bare --json lines): every measure both hold, new/old, and each speed that fell or cost that rose past the threshold flagged')
+    .argument('<old>', 'the earlier record or report (JSON)')
+    .argument('<new>', 'the later one')
+    .option('--threshold <fraction>', 'a move for the worse past this is flagged', parseFraction, 0.1)
+    .option('--json', 'print the comparison as one JSON line')
+    .action(async (oldPath: string, newPath: string, opts: { threshold: number; json?: boolean }) => {
+      const [before, after] = [await readRecord(oldPath), await readRecord(newPath)];
+      const measures = compareReports(before.report, after.report, opts.threshold);
+      if (measures.length === 0) fail('DATA_INVALID', `${oldPath} and ${newPath} share no numeric measure: are they reports of the same bench?`);
+      process.stdout.write(opts.json ? `${JSON.stringify({ measures, regressions: measures.filter((m) => m.regression).map((m) => m.path) })}\n` : formatComparison(measures, { old: before.record, new: after.record }, opts.threshold));
     });
   bench
     .command('checkpoint')
@@ -250,4 +272,10 @@ function parseBatches(text: string): number[] {
   const batches = text.split(',').map((part) => Number(part.trim()));
   if (batches.length === 0 || !batches.every((b) => Number.isInteger(b) && b > 0)) fail('INPUT_INVALID', `--batches ${text}: expected comma-separated positive integers`);
   return batches;
+}
+
+function parseFraction(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n > 0 && n < 1)) fail('INPUT_INVALID', `--threshold "${value}" is not a fraction between 0 and 1 (0.1 flags moves past 10%)`, { flag: 'threshold' });
+  return n;
 }

@@ -7,7 +7,7 @@ import { referenceLogprobs } from './reference-logprobs.ts';
 export class ReferenceScorers {
   private readonly byPolicy = new Map<string, { version: number; scorer: Scorer }>();
 
-  /** `rowsPerRun`: sequences per scoring run (all of a call's at once when absent); see Scorer's `rowsPerRun`. */
+  /** `rowsPerRun`: sequences per scoring run (as many as the run budget holds when absent); see Scorer's `rowsPerRun`. */
   constructor(
     private readonly threads: number | undefined,
     private readonly rowsPerRun?: number,
@@ -17,7 +17,7 @@ export class ReferenceScorers {
     let entry = this.byPolicy.get(policy.name);
     if (!entry || entry.version !== version) {
       await entry?.scorer.release();
-      entry = { version, scorer: await Scorer.create(policy, { threads: this.threads, ...(this.rowsPerRun ? { rowsPerRun: this.rowsPerRun } : {}) }) };
+      entry = { version, scorer: await Scorer.create(policy, { threads: this.threads, rowsPerRun: this.rowsPerRun ?? 'auto' }) };
       this.byPolicy.set(policy.name, entry);
     }
     return referenceLogprobs(entry.scorer, trajectories, temperature);

@@ -95,7 +95,14 @@ export const TrainConfigSchema = z
     ),
     weightDecay: z.number().min(0).default(0.01).describe('AdamW decoupled weight decay (ours)'),
     maxGradNorm: z.number().positive().default(1).describe('global gradient-norm clip (ours)'),
-    microBatchRows: z.number().int().positive().default(4).describe("rows per forward+backward run of a policy's update, and per run of a KL reference's scoring; the runs' gradients are summed before its one AdamW step, the same update up to float rounding (ours: bounds memory; 64 rows of 600-1,100 tokens on the last-letter base held 6.9 GB in the learner in runs of 16 rows, 1.8 GB in runs of 4, at about the same step time, and 6.1 GB against 0.95 GB scoring a reference in one run against runs of 4)"),
+    microBatchRows: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        "rows per forward+backward run of a policy's update, and per run of a KL reference's scoring; the runs' gradients are summed before its one AdamW step, the same update up to float rounding. Absent (ours): as many rows as keep one run's estimated memory within 1 GiB at the batch's length, so short rows run whole (fewest runs) and long ones a few at a time (64 rows of 600-1,100 tokens on the last-letter base held 6.9 GB in the learner in runs of 16 rows, 1.8 GB in runs of 4, at about the same step time)",
+      ),
     normalization: Normalization.default('token-mean').describe("how a step's loss is averaged: over trained tokens, per sequence, or over a constant token budget (ours: token-mean, verl's default; the papers do not say)"),
     advantage: z.string().min(1).default('grpo').describe('the base advantage estimator: grpo, dr-grpo, rloo, reinforce++, reinforce++-baseline, or a plugin\'s; a game may adapt it per role'),
     grader: z.string().min(1).default('math').describe('the grader the reward pays by: math (boxed answers as mathematics), math-full (the answer wherever it is), exact (boxed text as text)'),

@@ -3,7 +3,7 @@ import type { Device, Feeds, HostTensor, Session } from '../ort.ts';
 import { cacheName, newKvName } from '../model/decode-graph.ts';
 import { RotaryTables } from '../model/rotary-tables.ts';
 import { KvCaches } from './kv-cache.ts';
-import { architectureKey, openModelSession, resolveBinding, weightFeeds, type WeightBinding } from './model-session.ts';
+import { architectureKey, decoderBinding, openModelSession, resolveBinding, weightFeeds, type WeightBinding } from './model-session.ts';
 import { assertSharedTokenizer, type Policy } from './policy.ts';
 import { baseOf, stackAdapters, unstackableReason, writeStackSlice } from '../model/lora.ts';
 import type { Weights } from '../model/weights.ts';
@@ -25,7 +25,7 @@ export interface DecoderOptions {
   sync?: 'lockstep' | 'lazy' | 'auto';
   threads?: number;
   device?: Device;
-  /** How the weights reach onnxruntime (WeightBinding); default inputs on CPU, initializers on CUDA. */
+  /** How the weights reach onnxruntime (WeightBinding); default: initializers on CUDA and for small models on the CPU (decoderBinding), inputs otherwise. */
   weights?: WeightBinding;
   /**
    * The policies are LoRA adapters of one shape over one shared base (unstackableReason): each row is written by one
@@ -161,7 +161,7 @@ export class Decoder {
       threads: options.threads ?? 0,
       device: options.device ?? 'cpu',
       lazy: sync === 'lazy' || (sync === 'auto' && options.batch <= LAZY_MAX_BATCH),
-      weights: resolveBinding(options),
+      weights: options.stacked ? resolveBinding(options) : decoderBinding(options, policies.map((p) => p.weights)),
     };
     if (options.coDecoded && !options.stacked) fail('INPUT_INVALID', 'coDecoded is an option of a decoder of stacked adapters (stacked: true)');
     if (options.stacked) {

@@ -16,6 +16,21 @@ export interface ModelSessionOptions {
 /** The binding a session on `device` uses when none is asked for: inputs on CPU; on CUDA initializers, copied to the device once. */
 export const resolveBinding = (options: ModelSessionOptions): WeightBinding => options.weights ?? (options.device === 'cuda' ? 'initializers' : 'inputs');
 
+/**
+ * Models up to this size decode with their weights baked in as initializers on the CPU (ours): onnxruntime prepacks a
+ * MatMul's constant operand, which it cannot do for an input, and a trained policy's session is rebuilt after each
+ * update (tens of milliseconds at this size, once per optimizer step). Larger models keep weights as inputs: one host
+ * copy, and no rebuild when a policy updates (README, "Performance").
+ */
+export const BAKED_MAX_BYTES = 256 * 2 ** 20;
+
+/** The binding a decoder of these weights uses when none is asked for: {@link resolveBinding}, but small models baked in. */
+export function decoderBinding(options: ModelSessionOptions, weights: readonly Weights[]): WeightBinding {
+  if (options.weights !== undefined || options.device === 'cuda') return resolveBinding(options);
+  const bytes = [...new Set(weights)].reduce((sum, w) => sum + [...w.values()].reduce((n, t) => n + t.data.byteLength, 0), 0);
+  return bytes <= BAKED_MAX_BYTES ? 'initializers' : 'inputs';
+}
+
 /** Architectures equal under this key build identical graphs, so with weights as inputs they share one session. */
 export function architectureKey(c: ModelConfig): string {
   const { raw: _raw, bosTokenId: _bos, eosTokenIds: _eos, maxPositionEmbeddings: _max, ...architecture } = c;

@@ -1,7 +1,7 @@
 import { fail } from '../../core/errors.ts';
 import type { Feeds, Session } from '../ort.ts';
 import { cacheName } from '../model/decode-graph.ts';
-import { ensureFits, FLOAT_BYTES } from '../model/memory.ts';
+import { ensureFits, FLOAT_BYTES, rowsWithinBudget } from '../model/memory.ts';
 import { RotaryTables } from '../model/rotary-tables.ts';
 import { openModelSession, resolveBinding, weightFeeds, type ModelSessionOptions } from './model-session.ts';
 import type { Policy } from './policy.ts';
@@ -21,8 +21,9 @@ export interface ScoreOptions extends ModelSessionOptions {
    * shortest first, each run padded only to its own longest. One run over 64 verifier-length sequences (600-1,100
    * tokens) held 6.1 GB in onnxruntime's arena, runs of 4 under 1 GB at no cost in time (ours, on the last-letter
    * base). Each sequence is scored alone in its run's causal forward, so the split does not change what it gets.
+   * 'auto': per call, as many as keep a run within the run budget at the call's longest sequence (rowsWithinBudget).
    */
-  rowsPerRun?: number;
+  rowsPerRun?: number | 'auto';
 }
 
 export interface Scored {
@@ -50,14 +51,14 @@ export class Scorer {
     baked: boolean,
     /** How many adapters the batch may mix (0: the policy's own weights, one model for every row). */
     private readonly adapterCount = 0,
-    private readonly rowsPerRun = Infinity,
+    private readonly rowsPerRun: number | 'auto' = Infinity,
   ) {
     this.rope = new RotaryTables(policy.config);
     this.weights = baked ? {} : weightFeeds(policy.weights);
   }
 
   static async create(policy: Policy, options: ScoreOptions = {}): Promise<Scorer> {
-    if (options.rowsPerRun !== undefined && !(Number.isInteger(options.rowsPerRun) && options.rowsPerRun >= 1)) {
+    if (options.rowsPerRun !== undefined && options.rowsPerRun !== 'auto' && !(Number.isInteger(options.rowsPerRun) && options.rowsPerRun >= 1)) {
       fail('INPUT_INVALID', `scorer of "${policy.name}": rowsPerRun must be a whole number of at least 1 (got ${options.rowsPerRun})`, { rowsPerRun: options.rowsPerRun });
     }
     if (options.adapters) {
@@ -72,11 +73,12 @@ export class Scorer {
   }
 
   async score(sequences: readonly (readonly number[])[], options: { full?: boolean; adapterOf?: readonly number[] } = {}): Promise<Scored[]> {
-    if (sequences.length <= this.rowsPerRun) return this.scoreRun(sequences, options);
+    const perRun = this.rowsPerRun === 'auto' ? rowsWithinBudget(this.policy.config, sequences.length, Math.max(1, ...sequences.map((s) => s.length))) : this.rowsPerRun;
+    if (sequences.length <= perRun) return this.scoreRun(sequences, options);
     const order = sequences.map((_, i) => i).sort((a, b) => sequences[a].length - sequences[b].length || a - b);
     const out: Scored[] = new Array(sequences.length);
-    for (let i = 0; i < order.length; i += this.rowsPerRun) {
-      const run = order.slice(i, i + this.rowsPerRun);
+    for (let i = 0; i < order.length; i += perRun) {
+      const run = order.slice(i, i + perRun);
       const adapterOf = options.adapterOf && run.map((r) => options.adapterOf![r]);
       const scored = await this.scoreRun(run.map((r) => sequences[r]), { ...options, ...(adapterOf ? { adapterOf } : {}) });
       run.forEach((r, k) => (out[r] = scored[k]));

@@ -27,7 +27,7 @@ export const LearnerConfigSchema = z
     normalization: z.enum(['token-mean', 'sequence-mean', 'constant']).default('token-mean'),
     /** Token budget per sequence for `constant` normalization; defaults to the batch's padded length. */
     constantTokens: z.number().int().positive().optional(),
-    /** Rows per forward+backward run; gradients of all runs are summed before one AdamW update. */
+    /** Rows per forward+backward run; gradients of all runs are summed before one AdamW update. Absent: as many as the run budget holds at the batch's length (rowsWithinBudget). */
     microBatchRows: z.number().int().positive().optional(),
     /** ORT intra-op threads; 0 lets ORT choose. */
     threads: z.number().int().min(0).default(0),

@@ -1,7 +1,7 @@
 import { fail } from '../../core/errors.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { validateTensors, validateWeights, type Weights } from '../model/weights.ts';
-import { ensureFits, FLOAT_BYTES, trainRunBytes } from '../model/memory.ts';
+import { ensureFits, FLOAT_BYTES, rowsWithinBudget, trainRunBytes } from '../model/memory.ts';
 import { graphTensorShapes, trainableShapes } from '../model/lora.ts';
 import { Session, type Feeds, type HostTensor } from '../ort.ts';
 import { AdamW, type AdamWState, type AdamWStepResult } from './adamw.ts';
@@ -150,9 +150,13 @@ export class Learner {
    * trainer server when the call is submitted.
    */
   ensureStepFits(rows: number, cols: number): void {
-    const perRun = Math.min(rows, this.config.microBatchRows ?? rows);
-    const hint = this.config.microBatchRows === undefined ? '; a smaller learner microBatchRows splits it' : '';
-    ensureFits(`a forward+backward run over ${perRun} rows × ${cols} tokens${hint}`, trainRunBytes(this.modelConfig, perRun, cols), { rows: perRun, cols });
+    const perRun = this.rowsPerRun(rows, cols);
+    ensureFits(`a forward+backward run over ${perRun} rows × ${cols} tokens`, trainRunBytes(this.modelConfig, perRun, cols), { rows: perRun, cols });
+  }
+
+  /** Rows per forward+backward run: the config's `microBatchRows`, else as many as the run budget holds at this length. */
+  rowsPerRun(rows: number, cols: number): number {
+    return Math.min(rows, this.config.microBatchRows ?? rowsWithinBudget(this.modelConfig, rows, cols));
   }
 
   get maxSeqLen(): number {
@@ -183,7 +187,7 @@ export class Learner {
     const { rows, cols } = batch;
     this.ensureStepFits(rows, cols);
     const inputs = perTokenInputs(batch, batch.normalization ?? this.config.normalization, this.config.constantTokens ?? cols, options.imitationWeight ?? this.config.imitationWeight);
-    const perRun = this.config.microBatchRows ?? rows;
+    const perRun = this.rowsPerRun(rows, cols);
     const sums: ForwardBackwardStats = { loss: 0, tokens: 0, kl: 0, entropy: 0, clipped: 0, microBatches: 0 };
     for (let r0 = 0; r0 < rows; r0 += perRun) {
       const r1 = Math.min(rows, r0 + perRun);

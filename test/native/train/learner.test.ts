@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { initWeights, presetConfig } from '../../../native/model/presets.ts';
 import { cloneWeights, type Weights } from '../../../native/model/weights.ts';
+import { rowsWithinBudget } from '../../../native/model/memory.ts';
 import { Learner, stepStats, type LearnBatch } from '../../../native/train/learner.ts';
 import { LEARNER_PRESETS } from '../../../native/train/learner-config.ts';
 import { LudusError } from '../../../core/errors.ts';
@@ -37,6 +38,20 @@ describe('Learner', () => {
     expect(last.loss).toBeLessThan(first.loss / 50);
     expect(last.step).toBe(41);
     await learner.release();
+  });
+
+  it('runs as many rows at once as the run budget holds at the batch\'s length when no microBatchRows is set', async () => {
+    const auto = await Learner.create(config, initWeights(config, 2), { threads: 1, objective: 'sft' });
+    const fixed = await Learner.create(config, initWeights(config, 2), { threads: 1, microBatchRows: 3 });
+    for (const cols of [8, 24]) {
+      expect(auto.rowsPerRun(1000, cols)).toBe(rowsWithinBudget(config, 1000, cols));
+      expect(fixed.rowsPerRun(1000, cols)).toBe(3);
+    }
+    expect(auto.rowsPerRun(5, 8)).toBe(5);
+    const stats = await auto.step(batchOf([7, 5, 8], 8, 3));
+    expect(stats.microBatches).toBe(1);
+    await auto.release();
+    await fixed.release();
   });
 
   it('gradient accumulation over micro-batches gives the same update as one big batch', async () => {

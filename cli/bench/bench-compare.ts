@@ -1,0 +1,72 @@
+import type { BenchRecord } from './bench-record.ts';
+
+/** Whether a larger value of a measure is better, worse, or neither (a setting, a count), by its name. */
+export type Direction = 'higher' | 'lower' | 'neither';
+
+export function directionOf(path: string): Direction {
+  const name = path.split('.').at(-1) ?? path;
+  if (/(tok_s|_over_|ratio|speedup|per_s|gflops?)/.test(name)) return 'higher';
+  if (/(_ms|_mb|_gb|_bytes|rss|seconds|_s$|latency|p\d\d)/.test(name)) return 'lower';
+  return 'neither';
+}
+
+export interface ComparedMeasure {
+  readonly path: string;
+  readonly old: number;
+  readonly new: number;
+  /** new / old. */
+  readonly ratio: number;
+  readonly direction: Direction;
+  /** A move for the worse past the threshold. */
+  readonly regression: boolean;
+}
+
+/** Every numeric leaf of an object, by its dotted path (arrays by index). */
+export function numericLeaves(value: unknown, prefix = ''): Map<string, number> {
+  const leaves = new Map<string, number>();
+  const walk = (v: unknown, path: string) => {
+    if (typeof v === 'number' && Number.isFinite(v)) leaves.set(path, v);
+    else if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${path}[${i}]`));
+    else if (typeof v === 'object' && v !== null) for (const [key, child] of Object.entries(v)) walk(child, path ? `${path}.${key}` : key);
+  };
+  walk(value, prefix);
+  return leaves;
+}
+
+/**
+ * The measures both reports hold, side by side: a speed (tok/s, a ratio) that fell, or a cost (ms, MB) that rose, by
+ * more than `threshold` (0.1: 10%) is a regression. Settings (batch sizes, seeds) are listed without a verdict.
+ */
+export function compareReports(oldReport: unknown, newReport: unknown, threshold = 0.1): ComparedMeasure[] {
+  const before = numericLeaves(oldReport);
+  const after = numericLeaves(newReport);
+  const measures: ComparedMeasure[] = [];
+  for (const [path, old] of before) {
+    const now = after.get(path);
+    if (now === undefined) continue;
+    const ratio = old === 0 ? (now === 0 ? 1 : Number.POSITIVE_INFINITY) : now / old;
+    const direction = directionOf(path);
+    const regression = (direction === 'higher' && ratio < 1 - threshold) || (direction === 'lower' && ratio > 1 + threshold);
+    measures.push({ path, old, new: now, ratio, direction, regression });
+  }
+  return measures;
+}
+
+const describe = (label: string, record: BenchRecord | undefined) =>
+  record ? `${label}: ${record.bench} ${record.date.slice(0, 16)} commit ${record.commit}, ${record.quiet ? 'quiet' : 'UNDER LOAD'} (load ${record.load.before[0]} before)` : `${label}: a bare report (no machine or load recorded)`;
+
+const show = (n: number) => (Number.isInteger(n) ? String(n) : Math.abs(n) >= 100 ? n.toFixed(0) : n.toPrecision(4));
+
+export function formatComparison(measures: readonly ComparedMeasure[], records: { old?: BenchRecord; new?: BenchRecord }, threshold: number): string {
+  const width = Math.max(7, ...measures.map((m) => m.path.length));
+  const lines = [describe('old', records.old), describe('new', records.new)];
+  if (records.old && records.new && records.old.quiet !== records.new.quiet) lines.push('warning: one record was taken under load and one quiet; load moves these ratios by tens of percent');
+  lines.push('', `${'measure'.padEnd(width)}  ${'old'.padStart(10)}  ${'new'.padStart(10)}  new/old`);
+  for (const m of measures) {
+    const flag = m.regression ? `  <- ${m.direction === 'higher' ? 'dropped' : 'rose'} ${Math.abs((m.ratio - 1) * 100).toFixed(0)}%` : '';
+    lines.push(`${m.path.padEnd(width)}  ${show(m.old).padStart(10)}  ${show(m.new).padStart(10)}  ${Number.isFinite(m.ratio) ? m.ratio.toFixed(3) : 'inf'}${m.direction === 'neither' ? ' (setting)' : ''}${flag}`);
+  }
+  const regressions = measures.filter((m) => m.regression);
+  lines.push('', regressions.length === 0 ? `no measure moved for the worse by more than ${threshold * 100}%` : `${regressions.length} measure(s) moved for the worse by more than ${threshold * 100}%: ${regressions.map((m) => m.path).join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}

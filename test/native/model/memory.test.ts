@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelConfig } from '../../../native/model/config.ts';
+import { RUN_BUDGET_BYTES, rowsWithinBudget, trainRunBytes } from '../../../native/model/memory.ts';
+import type { Weights } from '../../../native/model/weights.ts';
+import { BAKED_MAX_BYTES, decoderBinding } from '../../../native/runtime/model-session.ts';
+
+/** The shipped arithmetic base's shape: vocabulary 357, hidden 256, 4 layers of 4 heads of 64, MLP 688. */
+const ARITHMETIC = { vocabSize: 357, hiddenSize: 256, intermediateSize: 688, numLayers: 4, numHeads: 4, headDim: 64 } as ModelConfig;
+
+describe('the memory of a forward+backward run, and the rows chosen for one', () => {
+  it('should count, by hand, 34,324 floats a token and 16 × cols² a row of attention per layer', () => {
+    // per token: 4·357 + 4·(12·256 + 6·688 + 4·4·64) = 1,428 + 4·8,224 = 34,324; attention: 4·4·4·320² = 6,553,600.
+    expect(trainRunBytes(ARITHMETIC, 1, 320)).toBe((320 * 34_324 + 6_553_600) * 4);
+    expect(trainRunBytes(ARITHMETIC, 16, 320)).toBe(16 * trainRunBytes(ARITHMETIC, 1, 320));
+  });
+
+  it('should run short rows whole and long ones a few at a time, never fewer than one', () => {
+    // 70,148,160 bytes a row at 320 tokens: 15 of them fit in 1 GiB.
+    expect(Math.floor(RUN_BUDGET_BYTES / trainRunBytes(ARITHMETIC, 1, 320))).toBe(15);
+    expect(rowsWithinBudget(ARITHMETIC, 64, 320)).toBe(15);
+    expect(rowsWithinBudget(ARITHMETIC, 8, 320)).toBe(8);
+    expect(rowsWithinBudget(ARITHMETIC, 64, 16)).toBe(64);
+    expect(rowsWithinBudget(ARITHMETIC, 64, 100_000)).toBe(1);
+  });
+});
+
+describe('the weight binding a decoder takes by default', () => {
+  const weightsOf = (bytes: number): Weights => new Map([['w', { dims: [bytes / 4], data: { byteLength: bytes } as unknown as Float32Array }]]);
+
+  it('should bake small models in as initializers on the CPU and keep large ones as inputs, counting shared weights once', () => {
+    const small = weightsOf(16 * 2 ** 20);
+    expect(decoderBinding({}, [small])).toBe('initializers');
+    expect(decoderBinding({}, [small, small])).toBe('initializers');
+    expect(decoderBinding({}, [weightsOf(BAKED_MAX_BYTES / 2), weightsOf(BAKED_MAX_BYTES / 2)])).toBe('initializers');
+    expect(decoderBinding({}, [weightsOf(BAKED_MAX_BYTES / 2), weightsOf(BAKED_MAX_BYTES / 2 + 4)])).toBe('inputs');
+    expect(decoderBinding({}, [weightsOf(2.4 * 2 ** 30)])).toBe('inputs');
+  });
+
+  it('should take the binding asked for, and initializers on CUDA', () => {
+    expect(decoderBinding({ weights: 'inputs' }, [weightsOf(4)])).toBe('inputs');
+    expect(decoderBinding({ device: 'cuda' }, [weightsOf(2.4 * 2 ** 30)])).toBe('initializers');
+  });
+});
