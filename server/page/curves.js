@@ -10,6 +10,8 @@ const INTERNALS = new Set(['lr', 'micro_batches', 'skipped_nonfinite', 'seconds'
 const ORDER = ['reward_mean', 'correct', 'accuracy', 'answer_present', 'share', 'response_len', 'loss', 'grad_norm', 'clip_frac', 'entropy'];
 const DEFAULT_HEADLINE = ['role/*/reward_mean', 'role/*/correct', 'validation/*/accuracy'];
 const SIZES = { headline: { width: 440, height: 230 }, other: { width: 320, height: 170 } };
+/** Steps are whole: the x axis ticks at whole numbers only. */
+const STEP_TICKS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
 
 /** `kind/who/name` → its parts; a bare name has no kind and one series named ''. */
 function partsOf(key) {
@@ -109,7 +111,7 @@ export class Curves {
     this.layout = layout;
     for (const { chart } of this.charts) chart.destroy();
     this.charts = [];
-    this.settings = { runs, axis, smooth };
+    this.settings = { runs, axis, smooth, headlineCount: figures.filter((f) => f.section === 'headline').length };
     const sections = {
       headline: el('div', { className: 'headline', id: 'headline' }),
       more: el('details', { className: 'more-curves', open: true }),
@@ -140,6 +142,14 @@ export class Curves {
     node.textContent = bests.length > 0 ? `${title} · ${bests.join('; ')}` : title;
   }
 
+  /** Headline figures share the page's width, up to four in a row, each at least as large as the others. */
+  headlineSize() {
+    const count = this.settings.headlineCount;
+    const width = this.box.clientWidth || 1200;
+    const perRow = Math.max(1, Math.min(count, 4, Math.floor(width / SIZES.other.width)));
+    return { width: Math.max(SIZES.other.width, Math.min(SIZES.headline.width * 1.4, Math.floor(width / perRow) - 16)), height: SIZES.headline.height };
+  }
+
   chart(figure, parent) {
     const node = el('figure');
     node.dataset.curve = figure.name;
@@ -152,7 +162,7 @@ export class Curves {
     const whos = [...new Set(figure.series.map((s) => s.who))];
     const table = tableOf(figure, this.metricsOf, this.settings.axis, this.settings.smooth);
     this.caption(figure, table, caption);
-    const size = SIZES[figure.section === 'headline' ? 'headline' : 'other'];
+    const size = figure.section === 'headline' ? this.headlineSize() : SIZES.other;
     const series = figure.series.map((s) => {
       const color = overlaid ? runColor(this.settings.runs.indexOf(s.run)) : colorOf(s.who || figure.name);
       return { label: labelOf(s, overlaid), stroke: color, width: figure.section === 'headline' ? 2 : 1.5, dash: overlaid ? dashOf(whos.indexOf(s.who)) : undefined, spanGaps: true, points: { show: true, size: figure.section === 'headline' ? 6 : 4, fill: color } };
@@ -162,7 +172,7 @@ export class Curves {
       legend: { show: true, live: false },
       scales: { x: { time: false } },
       axes: [
-        { label: this.settings.axis === 'tokens' ? 'tokens seen' : 'step', size: 36 },
+        { label: this.settings.axis === 'tokens' ? 'tokens seen' : 'step', size: 36, ...(this.settings.axis === 'tokens' ? {} : { incrs: STEP_TICKS }) },
         { label: figure.name, size: 60, values: (_, ticks) => ticks.map((tick) => Number(tick.toPrecision(3)).toString()) },
       ],
       series: [{ label: this.settings.axis === 'tokens' ? 'tokens' : 'step' }, ...series],
