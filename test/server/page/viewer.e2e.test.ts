@@ -288,9 +288,21 @@ describe('the viewer page in Chromium', () => {
         });
         expect(before).toBe(line.turns[0].stepEnds[0]);
         await expect(page.locator('.turn[data-turn="0"] .step-verdict[data-step="0"]').getAttribute('data-judge')).resolves.toBe('closer');
+        // The arrow keys go turn by turn: back to the end of the opener's turn, the closer's not yet begun.
+        await page.locator('body').press('ArrowLeft');
+        await page.locator('body').press('ArrowLeft');
+        await expect(page.locator('.turn[data-turn="1"] .tok').count()).resolves.toBe(0);
+        await expect(page.locator('.turn[data-turn="0"] .tok').count()).resolves.toBeGreaterThan(0);
         await page.waitForSelector('#charts figure[data-curve="reward_mean"][data-kind="role"] canvas');
         const series = await page.evaluate(() => Array.from(document.querySelectorAll('#charts figure[data-curve="loss"] .u-legend .u-series th')).map((th) => th.textContent));
         expect(series.filter((name) => name !== 'step')).toEqual(['alice', 'bob']);
+        // A user game's curves are stroked in its roles' and policies' legend colours, one colour each.
+        await page.setViewportSize({ width: 1400, height: 1000 });
+        for (const figure of ['#charts figure[data-section="headline"][data-curve="reward_mean"]', '#charts figure[data-curve="loss"][data-kind="policy"]']) {
+          const strokes = await strokeColors(browser, page, figure);
+          expect(strokes.every((stroke) => stroke.ok) && strokes.some((stroke) => stroke.distances.length > 0), JSON.stringify(strokes)).toBe(true);
+          expect(colorDistance(strokes[0].legend, strokes[1].legend)).toBeGreaterThan(60);
+        }
         await page.close();
       } finally {
         await served.stop();
@@ -362,6 +374,11 @@ describe('the viewer page in Chromium, on Agon', () => {
         await expect(page.locator('.turn[data-turn="0"] .withheld-answer').textContent()).resolves.toContain('withheld from the challenger');
         // The challenge's column shows no summary of its own.
         await expect(page.locator('.turn[data-turn="1"] .read-summary').count()).resolves.toBe(0);
+        // A two-policy game's role curves, in their legend colours.
+        await page.setViewportSize({ width: 1400, height: 1000 });
+        const strokes = await strokeColors(browser, page, '#charts figure[data-section="headline"][data-curve="reward_mean"]');
+        expect(strokes.map((stroke) => stroke.label)).toEqual(['challenger', 'drafter']);
+        expect(strokes.every((stroke) => stroke.ok) && strokes.some((stroke) => stroke.distances.length > 0), JSON.stringify(strokes)).toBe(true);
         expect(requested.every((url) => url.startsWith(served.url))).toBe(true);
         await page.close();
       } finally {
