@@ -313,11 +313,6 @@ export class BroadcastHub {
         if (!page) return this.refuse(client, 'RUN_UNKNOWN', run);
         this.reply(client, page);
       })
-      .with({ type: 'payoff' }, ({ run }) => {
-        const cells = this.state.payoff(run);
-        if (!cells) return this.refuse(client, 'RUN_UNKNOWN', run);
-        this.reply(client, { type: 'payoff', run, cells });
-      })
       .with({ type: 'match' }, ({ run, matchId }) => {
         const events = this.state.matchEvents(run, matchId);
         if (!events) return this.refuse(client, 'MATCH_UNKNOWN', `${run} ${matchId}`);

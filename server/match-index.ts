@@ -1,5 +1,5 @@
 import { GRADER_JUDGE } from '../core/grading/verdict.ts';
-import type { MatchFilter, MatchSummary, PayoffCell, WireEvent } from './wire.ts';
+import type { MatchFilter, MatchSummary, WireEvent } from './wire.ts';
 
 /** What a list row shows of a match's problem (the rest is in the match itself). */
 export const PROMPT_SHOWN = 160;
@@ -65,35 +65,11 @@ export function passes(row: MatchRow, filter: MatchFilter): boolean {
   if (filter.seats !== undefined) {
     const [row, column] = filter.seats;
     const seated = Object.entries(summary.seats);
-    if (!seated.some(([role, entrant]) => entrant === row && seated.some(([other, against]) => other !== role && against === column))) return false;
+    const against = (role: string) => seated.length === 1 || seated.some(([other, entrant]) => other !== role && entrant === column);
+    if (!seated.some(([role, entrant]) => entrant === row && against(role))) return false;
   }
   if (filter.text !== undefined && filter.text.trim() !== '') {
     for (const word of filter.text.toLowerCase().split(/\s+/).filter(Boolean)) if (!row.text.includes(word)) return false;
   }
   return true;
-}
-
-/**
- * The payoff matrix of a set of matches: for every ordered pair of different entrants seated against each other, the
- * mean outcome the row entrant's role earned and how many matches that is.
- */
-export function payoffCells(rows: Iterable<MatchRow>): PayoffCell[] {
-  const cells = new Map<string, { row: string; column: string; total: number; count: number }>();
-  for (const { summary } of rows) {
-    if (!summary.outcome) continue;
-    const seated = Object.entries(summary.seats);
-    for (const [role, entrant] of seated) {
-      const value = summary.outcome[role];
-      if (value === undefined) continue;
-      for (const [other, against] of seated) {
-        if (other === role || against === entrant) continue;
-        const key = `${entrant}\u0000${against}`;
-        const cell = cells.get(key) ?? { row: entrant, column: against, total: 0, count: 0 };
-        cell.total += value;
-        cell.count += 1;
-        cells.set(key, cell);
-      }
-    }
-  }
-  return [...cells.values()].map(({ row, column, total, count }) => ({ row, column, mean: total / count, count }));
 }

@@ -1,6 +1,7 @@
 import { validationMetrics } from '../engine/trainer/metrics-line.ts';
-import { matchRow, passes, payoffCells, type MatchRow } from './match-index.ts';
-import type { LiveMatch, MatchFilter, MatchPage, MatchSummary, MetricsPoint, PayoffCell, RunInfo, Snapshot, WireEvent } from './wire.ts';
+import type { PayoffTable } from '../core/tournament/payoff.ts';
+import { matchRow, passes, type MatchRow } from './match-index.ts';
+import type { LiveMatch, MatchFilter, MatchPage, MatchSummary, MetricsPoint, RunInfo, Snapshot, WireEvent } from './wire.ts';
 
 /** A run's finished matches that the hub does not hold itself: a recorded run's, read back from its transcripts. */
 export interface MatchArchive {
@@ -47,6 +48,8 @@ export class WatchState {
   private readonly ratings = new Map<string, { entrant: string; system: string; history: number[] }>();
   /** Per run, its finished matches as list rows, oldest first: a live run's as they end, a recorded run's when first asked for. */
   private readonly rows = new Map<string, MatchRow[]>();
+  /** Per tournament run, its latest payoff table. */
+  private readonly payoffs = new Map<string, PayoffTable>();
   private lastSeq = -1;
 
   constructor(private readonly limits: WatchStateLimits = DEFAULT_WATCH_LIMITS) {}
@@ -98,6 +101,9 @@ export class WatchState {
         this.ratings.set(event.entrant, rating);
         return;
       }
+      case 'payoff-table':
+        this.payoffs.set(event.run, event.table);
+        return;
       case 'match-start': {
         const summary: MatchSummary = { run: event.run, matchId: event.matchId, game: event.game, seats: event.seats, problemId: event.problemId, tokenCount: 0, finished: false };
         this.live.set(keyOf(event.run, event.matchId), { summary, spans: [], events: [event] });
@@ -141,12 +147,6 @@ export class WatchState {
     return { type: 'matches', run, ...(query === undefined ? {} : { query }), total, offset, matches };
   }
 
-  /** The payoff matrix of a run's finished matches; undefined for an unknown run. */
-  payoff(run: string): PayoffCell[] | undefined {
-    const rows = this.rowsOf(run);
-    return rows && payoffCells(rows);
-  }
-
   private rowsOf(run: string): MatchRow[] | undefined {
     if (!this.runs.has(run)) return undefined;
     let rows = this.rows.get(run);
@@ -183,6 +183,7 @@ export class WatchState {
       finished: [...this.finished.values()].map((held) => held.summary),
       leaderboard: [...this.ratings.values()].map(({ entrant, system, history }) => ({ entrant, system, rating: history[history.length - 1] })).sort((a, b) => b.rating - a.rating),
       ratings: [...this.ratings.values()],
+      payoffs: Object.fromEntries(this.payoffs),
       metrics: Object.fromEntries(this.metrics),
     };
   }

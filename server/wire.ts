@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { LudusEvent } from '../core/events.ts';
+import type { PayoffTable } from '../core/tournament/payoff.ts';
 
 /** What a run is doing, as the viewer lists it. `recorded` is a finished run replayed from its directory. */
 export type RunStatus = 'running' | 'paused' | 'finished' | 'recorded';
@@ -64,6 +65,8 @@ export interface Snapshot {
   readonly leaderboard: readonly { readonly entrant: string; readonly rating: number; readonly system: string }[];
   /** Each entrant's rating after every round so far, the first entry its rating before the first (tournaments). */
   readonly ratings: readonly { readonly entrant: string; readonly system: string; readonly history: readonly number[] }[];
+  /** Per tournament run, its payoff table after the latest round (`table[a][b]`: a's wins, draws and losses against b). */
+  readonly payoffs: Readonly<Record<string, PayoffTable>>;
   readonly metrics: Readonly<Record<string, readonly MetricsPoint[]>>;
 }
 
@@ -72,7 +75,6 @@ export type ServerMessage =
   | { readonly type: 'events'; readonly events: readonly WireEvent[] }
   | { readonly type: 'match'; readonly run: string; readonly matchId: string; readonly events: readonly WireEvent[] }
   | MatchPage
-  | Payoff
   | { readonly type: 'control-ok'; readonly run: string; readonly action: ControlAction }
   | WireErrorMessage;
 
@@ -85,20 +87,6 @@ export interface MatchPage {
   readonly total: number;
   readonly offset: number;
   readonly matches: readonly MatchSummary[];
-}
-
-/** A run's payoff matrix (tournaments): per ordered pair of entrants that met, the row's mean outcome and the count. */
-export interface Payoff {
-  readonly type: 'payoff';
-  readonly run: string;
-  readonly cells: readonly PayoffCell[];
-}
-
-export interface PayoffCell {
-  readonly row: string;
-  readonly column: string;
-  readonly mean: number;
-  readonly count: number;
 }
 
 /** The most matches one page holds. */
@@ -114,7 +102,7 @@ export const MatchFilterSchema = z.strictObject({
   outcome: z.enum(['positive', 'zero', 'negative']).optional(),
   /** The grader's verdict on the role's answer. */
   verdict: z.enum(['correct', 'wrong', 'unjudged']).optional(),
-  /** Matches where the first entrant sat against the second (a payoff cell). */
+  /** Matches where the first entrant sat against the second (a payoff cell); in a one-seat game, the first entrant's. */
   seats: z.tuple([z.string().max(200), z.string().max(200)]).optional(),
   /** Matches whose id starts with this: a group (same step and problem) when it ends in `/`. */
   group: z.string().max(500).optional(),
@@ -138,13 +126,12 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
     filter: MatchFilterSchema.optional(),
     query: z.number().int().min(0).optional(),
   }),
-  z.strictObject({ type: z.literal('payoff'), run: z.string().max(200) }),
 ]);
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 
 /** Every refusal a client can get, by stable code; the connection stays open unless it broke the transport. */
 export const WIRE_ERRORS = {
-  MESSAGE_INVALID: 'not a client message (JSON with type control | match | matches | payoff | resync)',
+  MESSAGE_INVALID: 'not a client message (JSON with type control | match | matches | resync)',
   MESSAGE_TOO_LARGE: 'client messages are limited in size',
   TOKEN_REFUSED: "control needs the run's token, printed when it started",
   RUN_UNKNOWN: 'no such run',

@@ -1,5 +1,5 @@
-// A tournament as it is watched: every entrant's rating after each round, and the payoff matrix as a heat map whose
-// cells open the matches behind them.
+// A tournament as it is watched: every entrant's rating after each round, and the payoff table as a heat map whose
+// cells list the matches behind them.
 import uPlot from '/vendor/uplot.esm.js';
 import { colorOf, mix } from './colors.js';
 import { $, el, round } from './dom.js';
@@ -60,36 +60,37 @@ export class Tournament {
     figure.uplot = this.chart;
   }
 
-  /** The payoff matrix: rows play against columns; each cell the row's mean outcome, shaded low to high, and the count. */
-  payoff(cells) {
-    const entrants = [...new Set(cells.flatMap((cell) => [cell.row, cell.column]))].sort();
+  /** The payoff table (`table[a][b]`: a's wins, draws and losses against b) as a heat map of a's score rate, with counts. */
+  payoff(table) {
+    const entrants = [...new Set(Object.entries(table ?? {}).flatMap(([row, columns]) => [row, ...Object.keys(columns)]))].sort();
     const box = $('payoff');
     if (entrants.length === 0) return box.replaceChildren();
-    const means = cells.map((cell) => cell.mean);
-    const [low, high] = [Math.min(...means), Math.max(...means)];
-    const at = new Map(cells.map((cell) => [`${cell.row}\u0000${cell.column}`, cell]));
-    const table = el('table', { className: 'payoff' });
+    const table_ = el('table', { className: 'payoff' });
+    table_.append(el('caption', {}, 'payoff: row against column, score rate (wins + draws/2 over games)'));
     const head = el('tr');
-    head.append(el('th', {}, 'row vs column'), ...entrants.map((e) => el('th', {}, e)));
-    table.append(head);
+    head.append(el('th', {}, ''), ...entrants.map((e) => el('th', {}, e)));
+    table_.append(head);
     for (const row of entrants) {
       const tr = el('tr');
       tr.append(el('th', {}, row));
       for (const column of entrants) {
-        const cell = at.get(`${row}\u0000${column}`);
+        const cell = table[row]?.[column];
+        const games = cell ? cell.wins + cell.draws + cell.losses : 0;
         const td = el('td');
-        if (cell) {
-          td.append(el('div', { className: 'payoff-mean' }, round(Number(cell.mean.toFixed(3)))), el('div', { className: 'payoff-count' }, `${cell.count} match${cell.count === 1 ? '' : 'es'}`));
-          td.style.background = mix(LOW, HIGH, high > low ? (cell.mean - low) / (high - low) : 0.5);
-          td.title = `${row} against ${column}: mean outcome ${cell.mean.toFixed(3)} over ${cell.count}; click for the matches`;
+        if (games > 0) {
+          const rate = (cell.wins + cell.draws / 2) / games;
+          td.append(el('div', { className: 'payoff-mean' }, rate.toFixed(2)), el('div', { className: 'payoff-count' }, `${round(Number(games.toFixed(2)))} game${games === 1 ? '' : 's'}`));
+          td.style.background = mix(LOW, HIGH, rate);
+          td.title = `${row} against ${column}: ${round(cell.wins)} won, ${round(cell.draws)} drawn, ${round(cell.losses)} lost; click for the matches`;
           td.dataset.row = row;
           td.dataset.column = column;
+          td.dataset.rate = String(rate);
           td.onclick = () => this.between(row, column);
         }
         tr.append(td);
       }
-      table.append(tr);
+      table_.append(tr);
     }
-    box.replaceChildren(table);
+    box.replaceChildren(table_);
   }
 }

@@ -9,7 +9,7 @@ import { Tournament } from './tournament.js';
 
 export { registerRenderer } from './match-view.js';
 
-const model = { runs: new Map(), live: new Map(), metrics: new Map(), seq: -1 };
+const model = { runs: new Map(), live: new Map(), metrics: new Map(), payoffs: new Map(), seq: -1 };
 const ui = { selected: null, follow: true, run: null, overlay: new Set(), view: null, socket: null, listsDirty: false, turnMarks: [], snapshotSeen: false };
 const pending = new Map();
 let nextQuery = 1;
@@ -112,7 +112,12 @@ function setRun(run) {
   list.show(run);
   drawCharts();
   renderRuns();
-  if (model.runs.has(run)) request({ type: 'payoff', run }, (payoff) => tournament.payoff(payoff.cells));
+  drawPayoff();
+}
+
+/** The current run's payoff table, or the one a tournament's other game holds (a league has one table). */
+function drawPayoff() {
+  tournament.payoff(model.payoffs.get(ui.run ?? '') ?? [...model.payoffs.values()].at(-1));
 }
 
 function loadSnapshot(snapshot) {
@@ -121,6 +126,8 @@ function loadSnapshot(snapshot) {
   model.live = new Map(snapshot.live.map((match) => [keyOf(match.run, match.matchId), { summary: match, spans: match.spans, events: [] }]));
   model.metrics = new Map(Object.entries(snapshot.metrics).map(([run, points]) => [run, points.map((point) => ({ step: point.step, metrics: { ...point.metrics } }))]));
   tournament.load(snapshot.ratings ?? []);
+  model.payoffs = new Map(Object.entries(snapshot.payoffs ?? {}));
+  drawPayoff();
   for (const run of ui.overlay) if (!model.runs.has(run)) ui.overlay.delete(run);
   const wanted = parseMatchHash(location.hash);
   if (!ui.snapshotSeen && wanted && model.runs.has(wanted.run)) {
@@ -168,7 +175,10 @@ function apply(event) {
       break;
     case 'rating-change':
       tournament.change(event);
-      if (ui.run) request({ type: 'payoff', run: ui.run }, (payoff) => tournament.payoff(payoff.cells));
+      break;
+    case 'payoff-table':
+      model.payoffs.set(event.run, event.table);
+      drawPayoff();
       break;
     case 'match-start':
       model.live.set(key, { summary: { run: event.run, matchId: event.matchId, game: event.game, seats: event.seats, problemId: event.problemId, prompt: event.prompt, tokenCount: 0 }, spans: [], events: [event] });
@@ -292,8 +302,7 @@ function connect() {
         return;
       case 'match':
         return showRecorded(data);
-      case 'matches':
-      case 'payoff': {
+      case 'matches': {
         const onReply = pending.get(data.query);
         pending.delete(data.query);
         return onReply?.(data);

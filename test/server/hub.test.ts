@@ -381,23 +381,21 @@ describe('BroadcastHub', () => {
       expect(invalid).toMatchObject({ type: 'error', code: 'MESSAGE_INVALID' });
     });
 
-    it("should keep each entrant's rating after every round, and answer the payoff matrix", () => {
+    it("should keep each entrant's rating after every round, and the latest payoff table", () => {
       const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0 });
       hub.addRun({ id: 'run', game: 'agon', status: 'running' });
-      hub.publish('run', event({ type: 'match-start', matchId: 'r1/m', game: 'agon', seed: 1, seats: { drafter: 'ann', challenger: 'bob' } }));
-      hub.publish('run', event({ type: 'match-end', matchId: 'r1/m', outcome: { drafter: 1, challenger: 0 } }));
-      for (const [before, after] of [[0, 2], [2, 3]]) {
+      for (const [round, before, after] of [[1, 0, 2], [2, 2, 3]]) {
         hub.publish('run', event({ type: 'rating-change', entrant: 'ann', before, after, system: 'openskill' }));
         hub.publish('run', event({ type: 'rating-change', entrant: 'bob', before: -before, after: -after, system: 'openskill' }));
+        hub.publish('run', event({ type: 'payoff-table', round, table: { ann: { bob: { wins: round, draws: 0, losses: 0 } }, bob: { ann: { wins: 0, draws: 0, losses: round } } } }));
       }
       hub.flush();
       const socket = new FakeSocket();
       hub.attach(socket.asWebSocket());
-      ask(socket, { type: 'payoff', run: 'run' });
       hub.close();
-      const [snapshot, payoff] = socket.messages;
+      const [snapshot] = socket.messages;
       expect(snapshot).toMatchObject({ ratings: [{ entrant: 'ann', history: [0, 2, 3] }, { entrant: 'bob', history: [0, -2, -3] }], leaderboard: [{ entrant: 'ann', rating: 3 }, { entrant: 'bob', rating: -3 }] });
-      expect(payoff).toEqual({ type: 'payoff', run: 'run', cells: [{ row: 'ann', column: 'bob', mean: 1, count: 1 }, { row: 'bob', column: 'ann', mean: 0, count: 1 }] });
+      expect(snapshot.type === 'snapshot' && snapshot.payoffs).toEqual({ run: { ann: { bob: { wins: 2, draws: 0, losses: 0 } }, bob: { ann: { wins: 0, draws: 0, losses: 2 } } } });
     });
   });
 });

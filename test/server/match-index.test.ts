@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchRow, passes, payoffCells, PROMPT_SHOWN, trainingStepOf } from '../../server/match-index.ts';
+import { matchRow, passes, PROMPT_SHOWN, trainingStepOf } from '../../server/match-index.ts';
 import type { MatchSummary, WireEvent } from '../../server/wire.ts';
 
 const summary = (matchId: string, outcome: Record<string, number>, seats: Record<string, string> = { senior: 'senior', junior: 'junior' }): MatchSummary => ({
@@ -50,21 +50,16 @@ describe('match rows', () => {
   });
 });
 
-describe('payoffCells', () => {
-  describe('having matches between entrants in both seats', () => {
-    it("should give every ordered pair that met the row's mean outcome and the count, and skip self-play", () => {
-      const rows = [
-        summary('r1/a', { drafter: 1, challenger: 0 }, { drafter: 'ann', challenger: 'bob' }),
-        summary('r1/b', { drafter: 0, challenger: 1 }, { drafter: 'bob', challenger: 'ann' }),
-        summary('r1/c', { drafter: 1, challenger: 1 }, { drafter: 'ann', challenger: 'ann' }),
-        summary('r2/a', { drafter: 0, challenger: 0 }, { drafter: 'ann', challenger: 'bob' }),
-      ].map((s) => ({ summary: s, text: '' }));
-      const cells = payoffCells(rows).sort((a, b) => a.row.localeCompare(b.row));
-      expect(cells).toEqual([
-        { row: 'ann', column: 'bob', mean: 2 / 3, count: 3 },
-        { row: 'bob', column: 'ann', mean: 0, count: 3 },
-      ]);
-    });
+describe('the seats filter (a payoff cell)', () => {
+  it('should keep the matches where the first entrant sat against the second, and in a one-seat game the first entrant\'s', () => {
+    const rows = [
+      summary('r1/a', { drafter: 1, challenger: 0 }, { drafter: 'ann', challenger: 'bob' }),
+      summary('r1/b', { drafter: 0, challenger: 1 }, { drafter: 'bob', challenger: 'ann' }),
+      summary('r1/c', { drafter: 1, challenger: 1 }, { drafter: 'ann', challenger: 'ann' }),
+      summary('r1/d', { senior: 1 }, { senior: 'ann' }),
+      summary('r1/e', { senior: 1 }, { senior: 'bob' }),
+    ].map((s) => ({ summary: s, text: '' }));
+    expect(rows.filter((row) => passes(row, { seats: ['ann', 'bob'] })).map((row) => row.summary.matchId)).toEqual(['r1/a', 'r1/b', 'r1/d']);
   });
 });
 
