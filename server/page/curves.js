@@ -101,6 +101,8 @@ export class Curves {
     this.metricsOf = metricsOf;
     this.charts = [];
     this.layout = '';
+    /** Which folded sections are open, kept across redraws (more curves open, internals shut, until toggled). */
+    this.open = { more: true, internals: false };
   }
 
   /** Draws `runs` (one, or several overlaid) with `headline`; rebuilds only when the set of figures changed. */
@@ -114,9 +116,10 @@ export class Curves {
     this.settings = { runs, axis, smooth, headlineCount: figures.filter((f) => f.section === 'headline').length };
     const sections = {
       headline: el('div', { className: 'headline', id: 'headline' }),
-      more: el('details', { className: 'more-curves', open: true }),
-      internals: el('details', { className: 'internals' }),
+      more: el('details', { className: 'more-curves', open: this.open.more }),
+      internals: el('details', { className: 'internals', open: this.open.internals }),
     };
+    for (const name of ['more', 'internals']) sections[name].addEventListener('toggle', () => (this.open[name] = sections[name].open));
     sections.more.append(el('summary', {}, 'more curves'));
     sections.internals.append(el('summary', {}, 'engine internals (learning rate, micro-batches, skipped updates, timing)'));
     const bodies = { headline: sections.headline, more: el('div', { className: 'charts' }), internals: el('div', { className: 'charts' }) };

@@ -1,7 +1,7 @@
 // A tournament as it is watched: every entrant's rating after each round, and the payoff table as a heat map whose
 // cells list the matches behind them.
 import uPlot from '/vendor/uplot.esm.js';
-import { colorOf, mix } from './colors.js';
+import { mix, runColor } from './colors.js';
 import { $, el, round } from './dom.js';
 
 const LOW = '#fee2e2';
@@ -51,8 +51,9 @@ export class Tournament {
         height: 230,
         legend: { show: true, live: false },
         scales: { x: { time: false } },
-        axes: [{ label: 'round', size: 36 }, { label: 'rating', size: 60 }],
-        series: [{ label: 'round' }, ...entrants.map((e) => ({ label: e, stroke: colorOf(e), width: 2, points: { show: true, size: 6, fill: colorOf(e) } }))],
+        axes: [{ label: 'round', size: 36, incrs: [1, 2, 5, 10, 20, 50, 100] }, { label: 'rating', size: 60 }],
+        // A colour per entrant by its place in the sorted list: entrants of one league never share one.
+        series: [{ label: 'round' }, ...entrants.map((e, i) => ({ label: e, stroke: runColor(i), width: 2, points: { show: true, size: 6, fill: runColor(i) } }))],
       },
       table,
       figure,

@@ -56,7 +56,8 @@ async function live(browser: Browser, dir: string): Promise<void> {
   try {
     const page = await opened(browser, served.url);
     await page.waitForFunction(() => (document.querySelector('#watching')?.textContent ?? '').includes('step 3'), undefined, { timeout: 300_000 });
-    await page.waitForFunction(() => document.querySelectorAll('#transcript .tok').length > 20, undefined, { timeout: 120_000 });
+    await page.click('#charts details.more-curves > summary');
+    await page.waitForFunction(() => document.querySelectorAll('#transcript .tok').length > 40, undefined, { timeout: 120_000 });
     await shoot(page, 'viewer-live.png');
   } finally {
     await served.stop();
@@ -77,10 +78,9 @@ async function replay(browser: Browser, a: string, b: string): Promise<void> {
     await page.waitForSelector('#outcome .finished');
     await page.fill('#filter-text', 'plus');
     await page.waitForFunction(() => document.querySelector<HTMLElement>('#finished')?.dataset.answered === document.querySelector<HTMLElement>('#finished')?.dataset.asked);
-    await page.evaluate(() => document.querySelector('#match')?.scrollIntoView());
-    await page.evaluate(() => window.scrollBy(0, -520));
+    await page.click('#charts details.more-curves > summary');
     await shoot(page, 'viewer-replay.png');
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.click('#charts details.more-curves > summary');
     await page.check('input[data-overlay="tandem-a"]');
     await page.check('input[data-overlay="tandem-b"]');
     await page.selectOption('#axis', 'tokens');
