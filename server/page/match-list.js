@@ -3,7 +3,7 @@
 import { colorOf } from './colors.js';
 import { $, el, round } from './dom.js';
 
-const PAGE = 100;
+const PAGE = 50;
 
 export class MatchList {
   /** `request(message, onReply)` sends a `matches` query; `open(run, matchId)` shows a match. */
