@@ -3,6 +3,7 @@
  * plugins), plugin modules, the match engine and the trainer.
  */
 export { defineGame, type Game, type GameDefinition, type LossTerms } from './core/game/define-game.ts';
+export { DEFAULT_HEADLINE, type Headline } from './core/game/headline.ts';
 export { Rotations, updatesOf, type Rotation, type RotationStep } from './core/game/rotations.ts';
 export type { MatchState } from './core/game/match-state.ts';
 export type { MatchRewards, MatchVerdict, RewardRule } from './core/game/rewards.ts';

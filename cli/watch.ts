@@ -38,11 +38,11 @@ export interface WatchedRun {
 /** Starts the viewer with one live run on it and prints where to watch it and the run's control token (stderr). */
 export async function watchRun<Problem>(
   opts: WatchOptions,
-  run: { id: string; game: string; view: View<string, Problem>; control: Omit<RunControl, 'token'> },
+  run: { id: string; game: string; view: View<string, Problem>; headline: readonly string[]; control: Omit<RunControl, 'token'> },
 ): Promise<WatchedRun> {
   const server = await startViewer(opts);
   const token = newControlToken();
-  const events = liveRun(server.hub, { id: run.id, game: run.game, status: 'running', view: spectatorView(run.view), control: { ...run.control, token } });
+  const events = liveRun(server.hub, { id: run.id, game: run.game, status: 'running', view: spectatorView(run.view), headline: run.headline, control: { ...run.control, token } });
   process.stderr.write(`watch: ${server.url}\ncontrol token for run ${run.id}: ${token}\n`);
   return { server, events, token };
 }

@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'eventemitter3';
 import type { StepReward } from './advantages/estimator.ts';
 import type { FinishReason } from './protocols/turn-record.ts';
+import type { PayoffTable } from './tournament/payoff.ts';
 
 /**
  * Every event carries `seq`: its position in its engine's stream, from 0, one more per event, across all matches.
@@ -135,6 +136,14 @@ export interface RatingChangeEvent extends Sequenced {
   readonly system: string;
 }
 
+/** A tournament's payoff table after a round: every entrant's results against every other so far, over all its games. */
+export interface PayoffTableEvent extends Sequenced {
+  readonly type: 'payoff-table';
+  /** Rounds played (1 after the first). */
+  readonly round: number;
+  readonly table: PayoffTable;
+}
+
 export type LudusEvent =
   | MatchStartEvent
   | TurnStartEvent
@@ -147,7 +156,8 @@ export type LudusEvent =
   | MatchEndEvent
   | TrainStepEvent
   | ValidationEvent
-  | RatingChangeEvent;
+  | RatingChangeEvent
+  | PayoffTableEvent;
 
 export type LudusEventType = LudusEvent['type'];
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineGame } from '../core/game/define-game.ts';
+import { DEFAULT_HEADLINE } from '../core/game/headline.ts';
 import type { Grader } from '../core/grading/verdict.ts';
 import { parseConfig } from '../core/parse-config.ts';
 import { CoDecoding, WORD_HANDOFF_DEFAULTS } from '../core/protocols/co-decoding.ts';
@@ -41,6 +42,7 @@ export function tandemGame(knobs: unknown, grade: Grader) {
     protocol: CoDecoding.wordHandoff({ senior: 'senior', junior: 'junior', p, K, shareBand }),
     rewards: boxedAnswerReward(['senior', 'junior'], grade),
     trainable: ['senior'],
+    headline: [...DEFAULT_HEADLINE, 'role/*/share'],
     ...(juniorImitation > 0 ? { losses: { senior: { imitate: { role: 'junior', weight: juniorImitation } } } } : {}),
   });
 }

@@ -4,6 +4,7 @@ import { classWeighted } from '../core/advantages/class-weights.ts';
 import type { AdvantageEstimator } from '../core/advantages/estimator.ts';
 import { blendStepAdvantages } from '../core/advantages/step-blend.ts';
 import { defineGame, type LossTerms } from '../core/game/define-game.ts';
+import { DEFAULT_HEADLINE } from '../core/game/headline.ts';
 import { Rotations, updatesOf, type Rotation } from '../core/game/rotations.ts';
 import type { Grader } from '../core/grading/verdict.ts';
 import { parseConfig } from '../core/parse-config.ts';
@@ -110,5 +111,6 @@ export function tangoGame(knobs: unknown, grade: Grader) {
     sharedTurns: (step) => (step.trains.includes('verifier') ? 1 : 0),
     validateOn: 'generator',
     defaultTask: 'last-letter',
+    headline: [...DEFAULT_HEADLINE, 'role/verifier/outcome_f1', 'role/verifier/step_f1'],
   });
 }

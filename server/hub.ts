@@ -57,6 +57,8 @@ export interface HubRun {
   /** Every event of the run passes through it before it is kept or sent (the game's view, viewer null). */
   readonly view?: EventView;
   readonly control?: RunControl;
+  /** The curves its viewer draws first (the game's headline). */
+  readonly headline?: readonly string[];
 }
 
 export interface HubStats {
@@ -306,9 +308,9 @@ export class BroadcastHub {
     }
     match(message)
       .with({ type: 'resync' }, () => this.resync(client))
-      .with({ type: 'matches' }, ({ run, offset, limit }) => {
-        const page = this.state.matchPage(run, offset, limit);
-        if (!page) return this.refuse(client, 'RUN_UNKNOWN', `${run} is not a recorded run`);
+      .with({ type: 'matches' }, ({ run, offset, limit, filter, query }) => {
+        const page = this.state.matchPage(run, offset, limit, filter, query);
+        if (!page) return this.refuse(client, 'RUN_UNKNOWN', run);
         this.reply(client, page);
       })
       .with({ type: 'match' }, ({ run, matchId }) => {
@@ -338,12 +340,13 @@ export class BroadcastHub {
   private runInfo(run: HubRun, status: RunStatus): RunInfo {
     const control = run.control;
     const actions: ControlAction[] = control ? (['pause', 'resume', 'start-match'] as const).filter((action) => ({ pause: control.pause, resume: control.resume, 'start-match': control.startMatch })[action] !== undefined) : [];
-    return { id: run.id, game: run.game, status, actions };
+    return { id: run.id, game: run.game, status, actions, ...(run.headline ? { headline: run.headline } : {}) };
   }
 }
 
 /** A recorded run's matches pass the run's view on their way out, as live ones did on their way in. */
 function viewedArchive(archive: MatchArchive, view: EventView | undefined): MatchArchive {
   if (!view) return archive;
-  return { summaries: () => archive.summaries(), events: (matchId) => archive.events(matchId)?.map((event) => (event.type === 'run-status' ? event : ({ ...view(event), run: event.run }) as WireEvent)) };
+  const viewed = (events: readonly WireEvent[] | undefined) => events?.map((event) => (event.type === 'run-status' ? event : ({ ...view(event), run: event.run }) as WireEvent));
+  return { summaries: () => archive.summaries(), events: (matchId) => viewed(archive.events(matchId)), digest: (matchId) => viewed(archive.digest(matchId)) };
 }

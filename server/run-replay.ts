@@ -52,6 +52,9 @@ export async function loadRecordedRun(dir: string, warn: Warn = warnOnStderr): P
   const tokenizer = await loadTokenizer(join(dir, TOKENIZER_FILE));
   const texts = tokenTexts(tokenizer, []);
   const byId = new Map(lines.map((line) => [line.matchId, line]));
+  // Runs recorded before metrics counted tokens: the same count, from their transcripts.
+  const tokensAt = new Map<number, number>();
+  for (const line of lines) tokensAt.set(line.step, (tokensAt.get(line.step) ?? 0) + line.turns.reduce((sum, turn) => sum + turn.responseIds.length, 0));
   const summaries: MatchSummary[] = lines.map((line) => ({
     run: id,
     matchId: line.matchId,
@@ -68,7 +71,7 @@ export async function loadRecordedRun(dir: string, warn: Warn = warnOnStderr): P
     game,
     record,
     metrics: [
-      ...metrics.map((line) => ({ step: line.step, metrics: flatMetrics(line) })),
+      ...metrics.map((line) => ({ step: line.step, metrics: flatMetrics({ ...line, tokens: line.tokens ?? tokensAt.get(line.step) }) })),
       ...validations.map((line) => ({ step: line.step, metrics: validationMetrics(line.role ?? 'senior', line.accuracy, line.answer_present) })),
     ],
     archive: {
@@ -76,6 +79,10 @@ export async function loadRecordedRun(dir: string, warn: Warn = warnOnStderr): P
       events: (matchId) => {
         const line = byId.get(matchId);
         return line ? replayEvents(id, game ?? 'unknown', line, texts) : undefined;
+      },
+      digest: (matchId) => {
+        const line = byId.get(matchId);
+        return line ? digestEvents(id, game ?? 'unknown', line) : undefined;
       },
     },
   };
@@ -98,4 +105,18 @@ function replayEvents(run: string, game: string, line: TranscriptLine, text: Tok
   const stream = new EventStream(emitter, events.length);
   for (const [role, advantage] of Object.entries(line.advantages ?? {})) stream.publish({ type: 'advantage', matchId: line.matchId, role, ...advantage });
   return events.map((event) => ({ ...event, run }));
+}
+
+/** The match in few events: its start, each turn's whole text as one tokens event and its end, the verdicts. */
+function digestEvents(run: string, game: string, line: TranscriptLine): WireEvent[] {
+  const at = { seq: 0, run, matchId: line.matchId };
+  const events: WireEvent[] = [{ ...at, type: 'match-start', game, seed: line.seed, seats: line.seats, problemId: line.problemId, prompt: line.prompt, answer: line.answer }];
+  for (const turn of line.turns) {
+    events.push({ ...at, type: 'tokens', turn: turn.turn, position: 0, tokens: turn.responseIds, authors: turn.authors.map((author) => turn.roles[author] ?? turn.role), text: turn.text });
+    events.push({ ...at, type: 'turn-end', turn: turn.turn, role: turn.role, tokenCount: turn.responseIds.length, finish: turn.finish ?? 'length' });
+  }
+  for (const verdict of line.verdicts) {
+    events.push({ ...at, type: 'verdict', role: verdict.role, answerPresent: verdict.answer_present, correct: verdict.correct, judge: verdict.judge, turn: verdict.turn, ...(verdict.step === undefined ? {} : { step: verdict.step }) });
+  }
+  return events;
 }

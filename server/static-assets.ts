@@ -6,10 +6,13 @@ import { packageRoot } from '../native/io/package-root.ts';
 const viewer = (name: string) => join(packageRoot(), 'server', 'page', name);
 const uplot = (name: string) => join(dirname(createRequire(import.meta.url).resolve('uplot/package.json')), 'dist', name);
 
-/** Every URL the server answers besides /ws: the page, its module and style, and uPlot from node_modules (no CDN). */
+/** The page's ES modules (server/page/*.js): viewer.js imports the rest. */
+const PAGE_MODULES = ['viewer.js', 'dom.js', 'colors.js', 'match-view.js', 'match-list.js', 'curves.js', 'tournament.js'];
+
+/** Every URL the server answers besides /ws: the page, its modules and style, and uPlot from node_modules (no CDN). */
 export const ASSETS: Readonly<Record<string, { readonly file: string; readonly type: string }>> = {
   '/': { file: viewer('index.html'), type: 'text/html; charset=utf-8' },
-  '/viewer.js': { file: viewer('viewer.js'), type: 'text/javascript; charset=utf-8' },
+  ...Object.fromEntries(PAGE_MODULES.map((name) => [`/${name}`, { file: viewer(name), type: 'text/javascript; charset=utf-8' }])),
   '/viewer.css': { file: viewer('viewer.css'), type: 'text/css; charset=utf-8' },
   '/vendor/uplot.esm.js': { file: uplot('uPlot.esm.js'), type: 'text/javascript; charset=utf-8' },
   '/vendor/uplot.min.css': { file: uplot('uPlot.min.css'), type: 'text/css; charset=utf-8' },

@@ -1,10 +1,14 @@
 import { validationMetrics } from '../engine/trainer/metrics-line.ts';
-import type { LiveMatch, MatchPage, MatchSummary, MetricsPoint, RunInfo, Snapshot, WireEvent } from './wire.ts';
+import type { PayoffTable } from '../core/tournament/payoff.ts';
+import { matchRow, passes, type MatchRow } from './match-index.ts';
+import type { LiveMatch, MatchFilter, MatchPage, MatchSummary, MetricsPoint, RunInfo, Snapshot, WireEvent } from './wire.ts';
 
 /** A run's finished matches that the hub does not hold itself: a recorded run's, read back from its transcripts. */
 export interface MatchArchive {
   summaries(): readonly MatchSummary[];
   events(matchId: string): readonly WireEvent[] | undefined;
+  /** The match in a few events (its start, each turn's whole text, the verdicts): what its list row and search read. */
+  digest(matchId: string): readonly WireEvent[] | undefined;
 }
 
 export interface WatchStateLimits {
@@ -14,11 +18,13 @@ export interface WatchStateLimits {
   readonly liveMatches: number;
   /** Train-step metrics kept per run. */
   readonly metricsPerRun: number;
-  /** Finished matches a snapshot lists per recorded run (newest). */
-  readonly listedPerArchive: number;
+  /** Finished matches of a live run the list can find (summaries and their searchable text; the oldest go first). */
+  readonly listedPerRun: number;
+  /** Ratings kept per entrant (one per round). */
+  readonly ratingsPerEntrant: number;
 }
 
-export const DEFAULT_WATCH_LIMITS: WatchStateLimits = { finishedMatches: 128, liveMatches: 512, metricsPerRun: 2000, listedPerArchive: 256 };
+export const DEFAULT_WATCH_LIMITS: WatchStateLimits = { finishedMatches: 128, liveMatches: 512, metricsPerRun: 2000, listedPerRun: 10_000, ratingsPerEntrant: 1000 };
 
 interface HeldMatch {
   summary: MatchSummary;
@@ -30,7 +36,8 @@ const keyOf = (run: string, matchId: string) => `${run}\u0000${matchId}`;
 
 /**
  * Everything a snapshot holds, kept up to date event by event and bounded: live matches with their text so far,
- * a ring of recent finished matches with their events (for scrubbing), recent metrics per run, the leaderboard.
+ * a ring of recent finished matches with their events (for scrubbing), recent metrics per run, ratings over rounds;
+ * and every run's finished matches as list rows, which the list pages through with filters.
  */
 export class WatchState {
   private readonly runs = new Map<string, RunInfo>();
@@ -38,7 +45,11 @@ export class WatchState {
   private readonly live = new Map<string, HeldMatch>();
   private readonly finished = new Map<string, HeldMatch>();
   private readonly metrics = new Map<string, MetricsPoint[]>();
-  private readonly ratings = new Map<string, { entrant: string; rating: number; system: string }>();
+  private readonly ratings = new Map<string, { entrant: string; system: string; history: number[] }>();
+  /** Per run, its finished matches as list rows, oldest first: a live run's as they end, a recorded run's when first asked for. */
+  private readonly rows = new Map<string, MatchRow[]>();
+  /** Per tournament run, its latest payoff table. */
+  private readonly payoffs = new Map<string, PayoffTable>();
   private lastSeq = -1;
 
   constructor(private readonly limits: WatchStateLimits = DEFAULT_WATCH_LIMITS) {}
@@ -83,8 +94,15 @@ export class WatchState {
       case 'validation':
         this.addMetrics(event.run, [{ step: event.step, metrics: validationMetrics(event.role, event.accuracy, event.answerPresent) }]);
         return;
-      case 'rating-change':
-        this.ratings.set(event.entrant, { entrant: event.entrant, rating: event.after, system: event.system });
+      case 'rating-change': {
+        const rating = this.ratings.get(event.entrant) ?? { entrant: event.entrant, system: event.system, history: [event.before] };
+        rating.history.push(event.after);
+        if (rating.history.length > this.limits.ratingsPerEntrant) rating.history.splice(0, rating.history.length - this.limits.ratingsPerEntrant);
+        this.ratings.set(event.entrant, rating);
+        return;
+      }
+      case 'payoff-table':
+        this.payoffs.set(event.run, event.table);
         return;
       case 'match-start': {
         const summary: MatchSummary = { run: event.run, matchId: event.matchId, game: event.game, seats: event.seats, problemId: event.problemId, tokenCount: 0, finished: false };
@@ -109,17 +127,42 @@ export class WatchState {
           held.summary = { ...held.summary, finished: true, outcome: event.outcome };
           this.finished.set(key, held);
           if (this.finished.size > this.limits.finishedMatches) this.finished.delete(this.finished.keys().next().value as string);
+          this.addRow(event.run, matchRow(held.summary, held.events));
         }
       }
     }
   }
 
-  /** Matches [offset, offset + limit) of a recorded run's archive, oldest first; undefined for a run without one. */
-  matchPage(run: string, offset: number, limit: number): MatchPage | undefined {
+  /** Matches [offset, offset + limit) of a run's finished matches that pass `filter`, newest first; undefined for an unknown run. */
+  matchPage(run: string, offset: number, limit: number, filter: MatchFilter = {}, query?: number): MatchPage | undefined {
+    const rows = this.rowsOf(run);
+    if (!rows) return undefined;
+    const matches: MatchSummary[] = [];
+    let total = 0;
+    for (let i = rows.length - 1; i >= 0; i--) {
+      if (!passes(rows[i], filter)) continue;
+      if (total >= offset && matches.length < limit) matches.push(rows[i].summary);
+      total += 1;
+    }
+    return { type: 'matches', run, ...(query === undefined ? {} : { query }), total, offset, matches };
+  }
+
+  private rowsOf(run: string): MatchRow[] | undefined {
+    if (!this.runs.has(run)) return undefined;
+    let rows = this.rows.get(run);
     const archive = this.archives.get(run);
-    if (!archive) return undefined;
-    const all = archive.summaries();
-    return { type: 'matches', run, total: all.length, offset, matches: all.slice(offset, offset + limit) };
+    if (!rows && archive) {
+      rows = archive.summaries().map((summary) => matchRow(summary, archive.digest(summary.matchId) ?? []));
+      this.rows.set(run, rows);
+    }
+    return rows ?? [];
+  }
+
+  private addRow(run: string, row: MatchRow): void {
+    const rows = this.rows.get(run) ?? [];
+    rows.push(row);
+    if (rows.length > this.limits.listedPerRun) rows.splice(0, rows.length - this.limits.listedPerRun);
+    this.rows.set(run, rows);
   }
 
   /** A finished (or live) match's events, from the ring or the run's archive. */
@@ -129,7 +172,6 @@ export class WatchState {
   }
 
   snapshot(): Snapshot {
-    const archived = [...this.archives.values()].flatMap((archive) => archive.summaries().slice(-this.limits.listedPerArchive));
     return {
       type: 'snapshot',
       seq: this.lastSeq,
@@ -138,8 +180,10 @@ export class WatchState {
         return archive ? { ...run, matches: archive.summaries().length } : run;
       }),
       live: [...this.live.values()].map((held): LiveMatch => ({ ...held.summary, spans: held.spans })),
-      finished: [...archived, ...[...this.finished.values()].map((held) => held.summary)],
-      leaderboard: [...this.ratings.values()].sort((a, b) => b.rating - a.rating),
+      finished: [...this.finished.values()].map((held) => held.summary),
+      leaderboard: [...this.ratings.values()].map(({ entrant, system, history }) => ({ entrant, system, rating: history[history.length - 1] })).sort((a, b) => b.rating - a.rating),
+      ratings: [...this.ratings.values()],
+      payoffs: Object.fromEntries(this.payoffs),
       metrics: Object.fromEntries(this.metrics),
     };
   }

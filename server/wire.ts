@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { LudusEvent } from '../core/events.ts';
+import type { PayoffTable } from '../core/tournament/payoff.ts';
 
 /** What a run is doing, as the viewer lists it. `recorded` is a finished run replayed from its directory. */
 export type RunStatus = 'running' | 'paused' | 'finished' | 'recorded';
@@ -10,8 +11,10 @@ export interface RunInfo {
   readonly status: RunStatus;
   /** Control actions this run accepts (with its token). */
   readonly actions: readonly ControlAction[];
-  /** A recorded run: how many finished matches it holds (the snapshot lists the newest; the rest come by `matches`). */
+  /** A recorded run: how many finished matches it holds (the list asks for them by `matches`, a page at a time). */
   readonly matches?: number;
+  /** The curves the viewer draws first, larger (the game's headline: metric keys, `*` for every role or policy). */
+  readonly headline?: readonly string[];
 }
 
 /** A run's status changed: part of the numbered stream so the page orders it with the matches. */
@@ -33,6 +36,12 @@ export interface MatchSummary {
   readonly tokenCount: number;
   readonly finished: boolean;
   readonly outcome?: Readonly<Record<string, number>>;
+  /** The training step the match fed (matches of a training run). */
+  readonly step?: number;
+  /** The problem's text as a spectator may see it, shortened. */
+  readonly prompt?: string;
+  /** The grader's verdict on each judged role's answer: correct or not. */
+  readonly verdicts?: Readonly<Record<string, boolean>>;
 }
 
 /** A live match so far: its text as runs of one author each. */
@@ -54,6 +63,10 @@ export interface Snapshot {
   /** The most recent finished matches, newest last; their events come with a `match` request. */
   readonly finished: readonly MatchSummary[];
   readonly leaderboard: readonly { readonly entrant: string; readonly rating: number; readonly system: string }[];
+  /** Each entrant's rating after every round so far, the first entry its rating before the first (tournaments). */
+  readonly ratings: readonly { readonly entrant: string; readonly system: string; readonly history: readonly number[] }[];
+  /** Per tournament run, its payoff table after the latest round (`table[a][b]`: a's wins, draws and losses against b). */
+  readonly payoffs: Readonly<Record<string, PayoffTable>>;
   readonly metrics: Readonly<Record<string, readonly MetricsPoint[]>>;
 }
 
@@ -65,10 +78,12 @@ export type ServerMessage =
   | { readonly type: 'control-ok'; readonly run: string; readonly action: ControlAction }
   | WireErrorMessage;
 
-/** A page of a recorded run's finished matches, oldest first: matches [offset, offset + matches.length) of `total`. */
+/** A page of a run's finished matches that pass `filter`, newest first: matches [offset, offset + matches.length) of `total`. */
 export interface MatchPage {
   readonly type: 'matches';
   readonly run: string;
+  /** The request's `query`, echoed: a page answers the list's latest question only. */
+  readonly query?: number;
   readonly total: number;
   readonly offset: number;
   readonly matches: readonly MatchSummary[];
@@ -77,6 +92,25 @@ export interface MatchPage {
 /** The most matches one page holds. */
 export const MATCH_PAGE_LIMIT = 500;
 
+/** Which finished matches a list shows; every part optional, all parts must hold. */
+export const MatchFilterSchema = z.strictObject({
+  /** The training step the match fed. */
+  step: z.number().int().min(0).optional(),
+  /** Narrows outcome and verdict to this role (else: any role). */
+  role: z.string().max(100).optional(),
+  /** The sign of the role's outcome. */
+  outcome: z.enum(['positive', 'zero', 'negative']).optional(),
+  /** The grader's verdict on the role's answer. */
+  verdict: z.enum(['correct', 'wrong', 'unjudged']).optional(),
+  /** Matches where the first entrant sat against the second (a payoff cell); in a one-seat game, the first entrant's. */
+  seats: z.tuple([z.string().max(200), z.string().max(200)]).optional(),
+  /** Matches whose id starts with this: a group (same step and problem) when it ends in `/`. */
+  group: z.string().max(500).optional(),
+  /** Words that must all occur in the problem or the match's text (case-insensitive). */
+  text: z.string().max(200).optional(),
+});
+export type MatchFilter = z.infer<typeof MatchFilterSchema>;
+
 export const CONTROL_ACTIONS = ['pause', 'resume', 'start-match'] as const;
 export type ControlAction = (typeof CONTROL_ACTIONS)[number];
 
@@ -84,7 +118,14 @@ export const ClientMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('control'), run: z.string().max(200), action: z.enum(CONTROL_ACTIONS), token: z.string().max(200) }),
   z.strictObject({ type: z.literal('match'), run: z.string().max(200), matchId: z.string().max(500) }),
   z.strictObject({ type: z.literal('resync') }),
-  z.strictObject({ type: z.literal('matches'), run: z.string().max(200), offset: z.number().int().min(0), limit: z.number().int().min(1).max(MATCH_PAGE_LIMIT) }),
+  z.strictObject({
+    type: z.literal('matches'),
+    run: z.string().max(200),
+    offset: z.number().int().min(0),
+    limit: z.number().int().min(1).max(MATCH_PAGE_LIMIT),
+    filter: MatchFilterSchema.optional(),
+    query: z.number().int().min(0).optional(),
+  }),
 ]);
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 

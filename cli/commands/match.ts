@@ -45,6 +45,7 @@ export function register(program: Command): void {
           id: 'match',
           game: game.id,
           view: game.view,
+          headline: game.headline,
           control: {
             startMatch: () => {
               if (!session) throw new Error('the first match has not started yet');

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { ownSecretsOnly, type View } from '../../core/game/view.ts';
-import type { Problem } from '../../core/tasks/task.ts';
+import type { Game } from '../../core/game/define-game.ts';
+import { DEFAULT_HEADLINE } from '../../core/game/headline.ts';
+import { ownSecretsOnly } from '../../core/game/view.ts';
 import { gameFor } from '../../engine/trainer/run-pieces.ts';
 import { findRunDirs, loadRecordedRun, type RecordedRun } from '../../server/run-replay.ts';
 import { spectatorView } from '../../server/spectator-view.ts';
@@ -21,16 +22,23 @@ export function register(program: Command): void {
   program
     .command('serve')
     .description('the match viewer over recorded runs of any game: every match replayed from its transcript, turn by turn and token by token, with the training curves')
-    .requiredOption('--runs <dir>', 'a run directory (with transcripts.jsonl), or a directory of them')
+    .requiredOption('--runs <dirs>', 'a run directory (with transcripts.jsonl), a directory of them, or several of either separated by commas (their curves can be overlaid)')
     .option(...pluginOption)
     .option('--port <n>', `viewer port (0 picks a free one; default ${DEFAULT_VIEWER_PORT})`, parsePort)
     .option('--allow-origin <origin>', 'also accept WebSocket connections from pages of this origin (repeatable)', (v, all: string[]) => [...all, v], [])
     .action(async (opts: ServeOptions) => {
-      const runs = await readableRuns(await findRunDirs(opts.runs));
+      const dirs = [];
+      for (const dir of opts.runs.split(',').filter((part) => part.trim() !== '')) dirs.push(...(await findRunDirs(dir.trim())));
+      const runs = await readableRuns(dirs);
       if (runs.length === 0) fail('FILE_NOT_FOUND', `${opts.runs}: none of its runs could be read (see the warnings above)`, { dir: opts.runs });
+      checkDistinctIds(runs);
       const server = await startViewer({ ...opts, watch: true });
       for (const run of runs) {
-        server.hub.addRun({ id: run.id, game: run.game ?? 'unknown', status: 'recorded', view: spectatorView(await viewOf(run, opts.plugin)) }, { archive: run.archive, metrics: run.metrics });
+        const game = await gameOf(run, opts.plugin);
+        server.hub.addRun(
+          { id: run.id, game: run.game ?? 'unknown', status: 'recorded', view: spectatorView(game?.view ?? ownSecretsOnly), headline: game?.headline ?? DEFAULT_HEADLINE },
+          { archive: run.archive, metrics: run.metrics },
+        );
       }
       process.stderr.write(`watch: ${server.url}\nreplaying ${runs.map((run) => `${run.id} (${run.archive.summaries().length} matches)`).join(', ')}; Ctrl-C to stop\n`);
       await new Promise<void>((resolve) => {
@@ -41,11 +49,21 @@ export function register(program: Command): void {
     });
 }
 
-/** The run's game's own view (built from its config and plugins), so a replay hides what the live run hid. */
-async function viewOf(run: RecordedRun, plugins: readonly string[]): Promise<View<string, Problem>> {
-  if (!run.record) return ownSecretsOnly;
+/** The run's game as it was built (from its config and plugins): its view hides in a replay what the live run hid. */
+async function gameOf(run: RecordedRun, plugins: readonly string[]): Promise<Pick<Game, 'view' | 'headline'> | undefined> {
+  if (!run.record) return undefined;
   const catalog = await composePlugins(await loadPluginFiles([...run.record.config.plugins, ...plugins]));
-  return catalog.games.has(run.record.game) ? gameFor(catalog, run.record.config).view : ownSecretsOnly;
+  return catalog.games.has(run.record.game) ? gameFor(catalog, run.record.config) : undefined;
+}
+
+/** A run is named by its directory's name in the viewer (and in match URLs): two runs of one name are refused. */
+function checkDistinctIds(runs: readonly RecordedRun[]): void {
+  const seen = new Map<string, string>();
+  for (const run of runs) {
+    const other = seen.get(run.id);
+    if (other !== undefined) fail('INPUT_INVALID', `--runs: ${other} and ${run.dir} are both named "${run.id}"; runs shown together need distinct directory names`, { dir: run.dir });
+    seen.set(run.id, run.dir);
+  }
 }
 
 /** Every run that reads back; one that does not (a corrupt log, no tokenizer, no permission) is skipped with a warning. */

@@ -44,7 +44,7 @@ export function register(program: Command): void {
     const server = opts.watch ? await startViewer(opts) : undefined;
     const events: Record<string, LudusEmitter> = {};
     for (const { id: game, game: built } of games) {
-      if (server) events[game] = liveRun(server.hub, { id: `${id}/${game}`, game, status: 'running', view: spectatorView(built.view) });
+      if (server) events[game] = liveRun(server.hub, { id: `${id}/${game}`, game, status: 'running', view: spectatorView(built.view), headline: built.headline });
     }
     if (server) process.stderr.write(`watch: ${server.url}\n`);
     const rpc = await WorkerRpc.spawn<TournamentMethods>(siblingModule(import.meta.url, '../training/tournament-worker'), { label: 'tournament worker' });

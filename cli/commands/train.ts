@@ -41,7 +41,7 @@ export function register(program: Command): void {
     // The run itself goes to a worker thread; this one keeps the viewer and the progress bar responsive.
     let training: WorkerTraining | undefined;
     const watched = opts.watch
-      ? await watchRun(opts, { id: runId, game: game.id, view: game.view, control: { pause: () => void training?.pause(), resume: () => void training?.resume() } })
+      ? await watchRun(opts, { id: runId, game: game.id, view: game.view, headline: game.headline, control: { pause: () => void training?.pause(), resume: () => void training?.resume() } })
       : undefined;
     let result: TrainResult;
     try {

@@ -4,6 +4,7 @@ import type { Problem } from '../tasks/task.ts';
 import { actingRoles, type Protocol } from '../protocols/protocol.ts';
 import type { RewardRule } from './rewards.ts';
 import { distinctSteps, Rotations, type Rotation, type RotationStep } from './rotations.ts';
+import { DEFAULT_HEADLINE, headlineKeyProblem, type Headline } from './headline.ts';
 import { ownSecretsOnly, type View } from './view.ts';
 
 /** Loss terms a trainable role adds to the clipped policy gradient. */
@@ -55,6 +56,8 @@ export interface GameDefinition<Role extends string, Problem> {
    * trainer; the config's own fields win). Agon: its two policies are LoRA adapters over one frozen base.
    */
   readonly policyDefaults?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** The curves the viewer draws first, larger (metric keys, `*` for every role or policy); DEFAULT_HEADLINE when absent. */
+  readonly headline?: Headline;
 }
 
 /** A validated game: its definition with every default filled in, and its knobs (the papers' hyperparameters) alongside. */
@@ -100,6 +103,11 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
   }
   if (definition.defaultTask !== undefined && (typeof definition.defaultTask !== 'string' || definition.defaultTask === '')) invalid('defaultTask', 'must be a task name');
   for (const name of Object.keys(definition.policyDefaults ?? {})) if (!policies.includes(name)) invalid('policyDefaults', `names "${name}", which is not one of the game's policies`);
+  if (definition.headline !== undefined && !Array.isArray(definition.headline)) invalid('headline', 'must be a list of metric keys');
+  for (const key of definition.headline ?? []) {
+    const problem = headlineKeyProblem(key);
+    if (problem) invalid('headline', problem);
+  }
   const validateOn = definition.validateOn ?? definition.trainable[0];
   if (!roles.has(validateOn)) invalid('validateOn', `names "${validateOn}", which is not one of the roles`);
 
@@ -113,6 +121,7 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
     sharedTurns: definition.sharedTurns ?? (() => 0),
     validateOn,
     policyDefaults: definition.policyDefaults ?? {},
+    headline: definition.headline ?? DEFAULT_HEADLINE,
   }) as Game<Role, P, Knobs>;
 }
 

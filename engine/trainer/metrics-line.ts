@@ -37,6 +37,8 @@ export interface PolicyMetrics {
 export interface MetricsLine {
   readonly step: number;
   readonly seconds: number;
+  /** Response tokens sampled at this step, over every match (what "tokens seen" adds up); absent in older runs. */
+  readonly tokens?: number;
   /** Who sat where, and who learned. */
   readonly seats: Readonly<Record<string, string>>;
   readonly trains: readonly string[];
@@ -44,9 +46,9 @@ export interface MetricsLine {
   readonly policies: Readonly<Record<string, PolicyMetrics>>;
 }
 
-/** A metrics line's numbers, flat: `seconds`, `role/<role>/<name>`, `policy/<policy>/<name>` (what curves plot). */
-export function flatMetrics(line: Pick<MetricsLine, 'seconds' | 'roles' | 'policies'>): Record<string, number> {
-  const flat: Record<string, number> = { seconds: line.seconds };
+/** A metrics line's numbers, flat: `seconds`, `tokens`, `role/<role>/<name>`, `policy/<policy>/<name>` (what curves plot). */
+export function flatMetrics(line: Pick<MetricsLine, 'seconds' | 'tokens' | 'roles' | 'policies'>): Record<string, number> {
+  const flat: Record<string, number> = { seconds: line.seconds, ...(line.tokens === undefined ? {} : { tokens: line.tokens }) };
   for (const [kind, groups] of [['role', line.roles], ['policy', line.policies]] as const) {
     for (const [name, metrics] of Object.entries(groups)) {
       for (const [key, value] of Object.entries(metrics)) if (typeof value === 'number' && Number.isFinite(value)) flat[`${kind}/${name}/${key}`] = value;

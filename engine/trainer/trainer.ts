@@ -206,6 +206,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       const line: MetricsLine = {
         step,
         seconds: (performance.now() - started) / 1000,
+        tokens: matches.reduce((sum, match) => sum + match.turns.reduce((n, turn) => n + turn.tokens.length, 0), 0),
         seats: rotation.seats,
         trains: rotation.trains,
         roles: roleMetrics(game, matches, learned),

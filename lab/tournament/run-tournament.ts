@@ -184,6 +184,7 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
       const first = streams.get(games[0].id)!;
       const after = ratingsOf(state);
       for (const entrant of state.pool) first.publish({ type: 'rating-change', entrant: entrant.name, before: before[entrant.name] ?? after[entrant.name], after: after[entrant.name], system: 'openskill μ − 3σ' });
+      first.publish({ type: 'payoff-table', round: round + 1, table: structuredClone(state.payoff.overall) });
 
       await replaceDirectory(stateDir, async (temp) => {
         const { updates, advantages } = await trainRound(

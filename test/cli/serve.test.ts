@@ -41,9 +41,16 @@ describe('ludus serve', () => {
           ],
           metrics: { recorded: [{ step: 1 }] },
         });
-        const finishedOf = (run: string) => (snapshot.type === 'snapshot' ? snapshot.finished.filter((match) => match.run === run) : []);
-        expect(finishedOf('torn')).toHaveLength(finishedOf('recorded').length - 1);
-        expect(snapshot.type === 'snapshot' && snapshot.finished.map((match) => match.matchId)).toContain(line.matchId);
+        expect(snapshot.type === 'snapshot' && snapshot.runs.map((run) => run.matches)).toEqual([transcripts.trim().split('\n').length, transcripts.trim().split('\n').length - 1]);
+        spectator.send({ type: 'matches', run: 'recorded', offset: 0, limit: 500, query: 1 });
+        spectator.send({ type: 'matches', run: 'torn', offset: 0, limit: 500, query: 2 });
+        const pageOf = async (query: number) => {
+          const page = await spectator.next((message) => message.type === 'matches' && message.query === query);
+          return page.type === 'matches' ? page.matches.map((match) => match.matchId) : [];
+        };
+        const [recorded, tornMatches] = [await pageOf(1), await pageOf(2)];
+        expect(tornMatches).toHaveLength(recorded.length - 1);
+        expect(recorded).toContain(line.matchId);
         spectator.send({ type: 'match', run: 'recorded', matchId: line.matchId });
         const reply = await spectator.next((message) => message.type === 'match');
         const events: readonly WireEvent[] = reply.type === 'match' ? reply.events : [];
@@ -57,6 +64,19 @@ describe('ludus serve', () => {
       } finally {
         expect(await served.stop()).toBe(0);
       }
+    });
+  });
+
+  describe('having two runs of one name among the directories', () => {
+    it('should exit 2 with INPUT_INVALID naming both', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'ludus-serve-twice-'));
+      const config = join(dir, 'tiny.json');
+      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 8, validateEvery: 0, finalComparison: 0 }));
+      expect((await runLudus(['train', 'grpo', '--config', config, '--steps', '1', '--out', join(dir, 'a', 'run'), '--no-watch', '--threads', '1'])).code).toBe(0);
+      await cp(join(dir, 'a', 'run'), join(dir, 'b', 'run'), { recursive: true });
+      const result = await runLudus(['serve', '--runs', `${join(dir, 'a')},${join(dir, 'b', 'run')}`, '--port', '0']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`[INPUT_INVALID] --runs: ${join(dir, 'a', 'run')} and ${join(dir, 'b', 'run')} are both named "run"`);
     });
   });
 

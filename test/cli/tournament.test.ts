@@ -45,6 +45,9 @@ describe('ludus tournament', () => {
       expect(ratings.every((event) => event.run === 'run/grpo' && event.system.startsWith('openskill'))).toBe(true);
       expect(spectator.events.some((event) => event.type === 'match-start' && event.game === 'grpo')).toBe(true);
       expect(spectator.events.some((event) => event.type === 'train-step')).toBe(true);
+      const tables = spectator.events.flatMap((event) => (event.type === 'payoff-table' ? [event] : []));
+      expect(tables.map((event) => event.round)).toEqual([1, 2]);
+      expect(tables.every((event) => event.run === 'run/grpo')).toBe(true);
     });
   });
 

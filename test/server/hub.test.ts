@@ -365,4 +365,52 @@ describe('BroadcastHub', () => {
       expect(server.hub.stats.clients).toBe(1);
     });
   });
+
+  describe("having a live run's finished matches", () => {
+    const finish = (hub: BroadcastHub, matchId: string, text: string, correct: boolean) => {
+      hub.publish('run', event({ type: 'match-start', matchId, game: 'tandem', seed: 1, seats: { senior: 'senior', junior: 'junior' }, prompt: `problem ${matchId}` }));
+      hub.publish('run', token(matchId, 0, text));
+      hub.publish('run', event({ type: 'verdict', matchId, role: 'senior', judge: 'grader', correct, answerPresent: true }));
+      hub.publish('run', event({ type: 'match-end', matchId, outcome: { senior: correct ? 1 : 0, junior: correct ? 1 : 0 } }));
+    };
+
+    it('should answer a filtered query newest first, a page at a time, with the query echoed and the filtered total', () => {
+      const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0 });
+      hub.addRun({ id: 'run', game: 'tandem', status: 'running', headline: ['role/*/correct'] });
+      for (let i = 0; i < 6; i++) finish(hub, `step-${i}/p/0/0`, i % 2 ? 'no carry here' : 'carry the one', i % 3 === 0);
+      hub.flush();
+      const socket = new FakeSocket();
+      hub.attach(socket.asWebSocket());
+      ask(socket, { type: 'matches', run: 'run', offset: 0, limit: 2, filter: { text: 'CARRY the' }, query: 7 });
+      ask(socket, { type: 'matches', run: 'run', offset: 2, limit: 2, filter: { text: 'carry the' }, query: 8 });
+      ask(socket, { type: 'matches', run: 'run', offset: 0, limit: 10, filter: { role: 'senior', verdict: 'wrong' } });
+      ask(socket, { type: 'matches', run: 'nope', offset: 0, limit: 10 });
+      ask(socket, { type: 'matches', run: 'run', offset: 0, limit: 10, filter: { outcome: 'great' } });
+      hub.close();
+      const [snapshot, first, second, wrong, unknown, invalid] = socket.messages;
+      expect(snapshot).toMatchObject({ type: 'snapshot', runs: [{ id: 'run', headline: ['role/*/correct'] }] });
+      expect(first).toMatchObject({ type: 'matches', query: 7, total: 3, offset: 0, matches: [{ matchId: 'step-4/p/0/0', step: 5, prompt: 'problem step-4/p/0/0' }, { matchId: 'step-2/p/0/0' }] });
+      expect(second).toMatchObject({ type: 'matches', query: 8, total: 3, offset: 2, matches: [{ matchId: 'step-0/p/0/0', verdicts: { senior: true } }] });
+      expect(wrong.type === 'matches' && wrong.matches.map((m) => m.matchId)).toEqual(['step-5/p/0/0', 'step-4/p/0/0', 'step-2/p/0/0', 'step-1/p/0/0']);
+      expect(unknown).toMatchObject({ type: 'error', code: 'RUN_UNKNOWN' });
+      expect(invalid).toMatchObject({ type: 'error', code: 'MESSAGE_INVALID' });
+    });
+
+    it("should keep each entrant's rating after every round, and the latest payoff table", () => {
+      const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0 });
+      hub.addRun({ id: 'run', game: 'agon', status: 'running' });
+      for (const [round, before, after] of [[1, 0, 2], [2, 2, 3]]) {
+        hub.publish('run', event({ type: 'rating-change', entrant: 'ann', before, after, system: 'openskill' }));
+        hub.publish('run', event({ type: 'rating-change', entrant: 'bob', before: -before, after: -after, system: 'openskill' }));
+        hub.publish('run', event({ type: 'payoff-table', round, table: { ann: { bob: { wins: round, draws: 0, losses: 0 } }, bob: { ann: { wins: 0, draws: 0, losses: round } } } }));
+      }
+      hub.flush();
+      const socket = new FakeSocket();
+      hub.attach(socket.asWebSocket());
+      hub.close();
+      const [snapshot] = socket.messages;
+      expect(snapshot).toMatchObject({ ratings: [{ entrant: 'ann', history: [0, 2, 3] }, { entrant: 'bob', history: [0, -2, -3] }], leaderboard: [{ entrant: 'ann', rating: 3 }, { entrant: 'bob', rating: -3 }] });
+      expect(snapshot.type === 'snapshot' && snapshot.payoffs).toEqual({ run: { ann: { bob: { wins: 2, draws: 0, losses: 0 } }, bob: { ann: { wins: 0, draws: 0, losses: 2 } } } });
+    });
+  });
 });

@@ -3,10 +3,12 @@ import { chromium, type Browser } from 'playwright-core';
 import { LUDUS_BIN } from '../../support/cli.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
+/** Headless, nothing fetched in the background, software rendering: pixels the same on every machine. */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu'];
 
 /** Debian's Chromium, headless. No fallback: a machine without it fails here (.ci/run installs it). */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless'] });
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
 export interface ServingLudus {

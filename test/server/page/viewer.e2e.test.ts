@@ -8,6 +8,7 @@ import { withheldSummary } from '../../../games/agon/summary.ts';
 import { loadTokenizer } from '../../../plugins/tokenizers/hf-tokenizer.ts';
 import { runLudus } from '../../support/cli.ts';
 import { launchChromium, serveLudus, type ServingLudus } from './browser.ts';
+import { colorDistance, parseColor, strokeColors } from './pixels.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -76,28 +77,56 @@ describe('the viewer page in Chromium', () => {
     });
   });
 
-  describe('having a recorded run (ludus serve --runs)', () => {
-    it('should replay a finished match token by token, scrub through it and draw the curves', async () => {
+  describe('having two recorded tandem runs (ludus serve --runs a,b)', () => {
+    it('should replay a finished match token by token, scrub through it turn by turn and draw the headline first, in the role colours', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'ludus-viewer-'));
       const config = join(dir, 'tiny.json');
       await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 160, validateEvery: 1, validationProblems: 2, finalComparison: 0 }));
       const trained = await runLudus(['train', 'tandem', '--config', config, '--steps', '2', '--out', join(dir, 'runs', 'tiny'), '--no-watch', '--threads', '1']);
       expect(trained.code).toBe(0);
+      const other = await runLudus(['train', 'tandem', '--config', config, '--steps', '2', '--seed', '2', '--out', join(dir, 'more', 'other'), '--no-watch', '--threads', '1']);
+      expect(other.code).toBe(0);
       const lines = (await readFile(join(dir, 'runs', 'tiny', 'transcripts.jsonl'), 'utf8'))
         .trim()
         .split('\n')
-        .map((line) => JSON.parse(line) as { matchId: string; turns: { responseIds: number[]; text: string; authors: number[]; finish: string }[] })
-        .map((line) => ({ matchId: line.matchId, ...line.turns[0] }));
+        .map((line) => JSON.parse(line) as { matchId: string; prompt: string; outcome: Record<string, number>; turns: { responseIds: number[]; text: string; authors: number[]; finish: string }[] })
+        .map((line) => ({ matchId: line.matchId, prompt: line.prompt, outcome: line.outcome, ...line.turns[0] }));
 
-      const served = await serveLudus(['serve', '--runs', join(dir, 'runs'), '--port', '0']);
+      const served = await serveLudus(['serve', '--runs', `${join(dir, 'runs')},${join(dir, 'more', 'other')}`, '--port', '0']);
       try {
         const { page, requested } = await open(served.url);
+        await page.setViewportSize({ width: 1400, height: 1000 });
         await page.waitForSelector('#runs li[data-run="tiny"][data-status="recorded"]');
+        await page.waitForSelector('#runs li[data-run="other"][data-status="recorded"]');
         await expect(page.locator('#finished li').count()).resolves.toBe(lines.length);
-        // Grouped by step, each step a group; a recorded run is a replay, with no controls.
-        await expect(page.locator('#finished details summary').allTextContents()).resolves.toEqual(['tiny · step-1 (2)', 'tiny · step-0 (2)']);
+        // Each row shows the problem and each role's outcome; a recorded run is a replay, with no controls.
+        const first = page.locator(`#finished li[data-match="${lines.at(-1)!.matchId}"]`);
+        await expect(first.locator('.row-problem').textContent()).resolves.toBe(lines.at(-1)!.prompt.replace(/\s+/g, ' ').slice(0, 160));
+        await expect(first.locator('.row-role').allTextContents()).resolves.toEqual(Object.entries(lines.at(-1)!.outcome).map(([role, value]) => expect.stringMatching(new RegExp(`^${role} ${value}`))));
         await expect(page.locator('#connection').textContent()).resolves.toBe('replay');
         await expect(page.locator('#control').isHidden()).resolves.toBe(true);
+        await expect(page.locator('#watching').textContent()).resolves.toBe(`tiny · tandem · step 2 · ${lines.length} matches recorded`);
+
+        // The headline renders first: above every other curve and the match list, in the first screen.
+        await page.waitForSelector('#charts figure[data-section="headline"][data-curve="reward_mean"] canvas');
+        const headline = await page.locator('#charts figure[data-section="headline"]').evaluateAll((nodes) => nodes.map((node) => `${node.dataset.kind}/${node.dataset.curve}`));
+        expect(headline).toEqual(['role/reward_mean', 'role/correct', 'validation/accuracy', 'role/share']);
+        const lowestHeadline = Math.max(...(await page.locator('#charts figure[data-section="headline"]').evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().bottom))));
+        expect(lowestHeadline).toBeLessThan(1000);
+        const others = await page.locator('#charts details, #finished').evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().top));
+        expect(Math.min(...others)).toBeGreaterThanOrEqual(lowestHeadline);
+        await expect(page.locator('#charts details.internals').getAttribute('open')).resolves.toBeNull();
+        await expect(page.locator('#charts details.internals figure[data-curve="lr"]').count()).resolves.toBe(1);
+        // Each curve is stroked in its legend's colour, and the senior's is the colour its tokens have (--senior).
+        const senior = parseColor(await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--senior')));
+        for (const curve of ['correct', 'share', 'reward_mean']) {
+          const strokes = await strokeColors(browser, page, `#charts figure[data-section="headline"][data-curve="${curve}"]`);
+          expect(strokes.every((series) => series.ok), JSON.stringify(strokes)).toBe(true);
+          const seniorSeries = strokes.find((series) => series.label === 'senior')!;
+          expect(colorDistance(seniorSeries.legend, senior)).toBe(0);
+          if (curve !== 'reward_mean') expect(seniorSeries.distances.length).toBeGreaterThan(0);
+        }
+
         // A match that ended on its end-of-text token and that both authors wrote (the seed is fixed, so one is there).
         const line = lines.find((candidate) => candidate.finish === 'stop' && new Set(candidate.authors).size > 1)!;
         expect(line).toBeDefined();
@@ -110,19 +139,51 @@ describe('the viewer page in Chromium', () => {
         // The end-of-text token is a marker, not text; a turn both authors wrote says so.
         expect(shown.at(-1)).toMatchObject({ text: '', special: '<|endoftext|>' });
         await expect(page.locator('.turn-label').first().textContent()).resolves.toMatch(/co-written by senior \(senior\) and junior \(junior\)|co-written by junior \(junior\) and senior \(senior\)/);
+        await expect(page.locator('#outcome .group-title').textContent()).resolves.toBe('group of 2');
 
         await page.locator('#scrub').fill('10');
         await expect(tokenCount(page)).resolves.toBeLessThan(10);
         await expect(page.locator('#outcome').textContent()).resolves.toBe('');
         await page.locator('#scrub').fill(String(await page.locator('#scrub').getAttribute('max')));
         await expect(tokenCount(page)).resolves.toBe(line.responseIds.length);
-        await page.waitForSelector('#charts figure[data-curve="reward_mean"][data-kind="role"] canvas');
+        // The arrow keys go turn by turn: back to where the turn had just ended (all tokens, no reward yet), then the start.
+        await page.locator('body').press('ArrowLeft');
+        await expect(tokenCount(page)).resolves.toBe(line.responseIds.length);
+        await expect(page.locator('#outcome .finished').count()).resolves.toBe(0);
+        await page.locator('body').press('ArrowLeft');
+        await expect(tokenCount(page)).resolves.toBe(0);
+        await page.locator('body').press('ArrowRight');
+        await expect(tokenCount(page)).resolves.toBe(line.responseIds.length);
+        await page.locator('body').press('ArrowRight');
+        await expect(page.locator('#outcome .finished').count()).resolves.toBe(1);
+
+        // The match has a URL; opened cold in another page, it shows that match.
+        const url = page.url();
+        expect(new URL(url).hash).toBe(`#tiny/${encodeURIComponent(line.matchId)}`);
+        const cold = await browser.newPage();
+        await cold.goto(url);
+        await cold.waitForFunction((n) => document.querySelectorAll('#transcript .tok').length === n, line.responseIds.length);
+        await expect(cold.locator('#match-title').textContent()).resolves.toContain(line.matchId);
+        await expect(cold.locator(`#finished li.selected`).getAttribute('data-match')).resolves.toBe(line.matchId);
+        await cold.close();
+
         await page.waitForSelector('#charts figure[data-curve="loss"][data-kind="policy"] canvas');
         await page.waitForSelector('#charts figure[data-curve="grad_norm"][data-kind="policy"] canvas');
-        await page.waitForSelector('#charts figure[data-curve="accuracy"][data-kind="validation"] canvas');
         await page.check('#smooth');
         await page.waitForSelector('#charts figure[data-curve="accuracy"][data-kind="validation"] canvas');
         await expect(page.locator('#outcome .advantage').count()).resolves.toBe(1);
+
+        // Two runs overlaid: a series per run, labelled by run, each in its run's colour; the x axis in tokens seen.
+        await page.check('input[data-overlay="tiny"]');
+        await page.check('input[data-overlay="other"]');
+        await page.selectOption('#axis', 'tokens');
+        const figure = '#charts figure[data-section="headline"][data-curve="correct"]';
+        await page.waitForFunction((selector) => document.querySelectorAll(`${selector} .u-legend .u-series`).length === 2, figure);
+        await expect(page.locator(`${figure} .u-legend .u-label`).allTextContents()).resolves.toEqual(['tiny · senior', 'other · senior']);
+        const overlaid = await strokeColors(browser, page, figure);
+        expect(overlaid.every((series) => series.ok), JSON.stringify(overlaid)).toBe(true);
+        expect(colorDistance(overlaid[0].legend, overlaid[1].legend)).toBeGreaterThan(100);
+        await expect(page.locator(`${figure} .u-axis`).first().textContent()).resolves.not.toContain('1.5');
         expect(requested.every((url) => url.startsWith(served.url))).toBe(true);
         await page.close();
       } finally {
@@ -130,28 +191,69 @@ describe('the viewer page in Chromium', () => {
       }
     });
 
-    it('should reach every match of a long recorded run, page by page', async () => {
+    it('should filter and search a run of 1,920 matches within 200 ms in the page, and page through every one', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'ludus-viewer-long-'));
       const config = join(dir, 'tiny.json');
-      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 16, validateEvery: 0, finalComparison: 0 }));
+      await writeFile(config, JSON.stringify({ problemsPerStep: 2, groupSize: 2, maxNewTokens: 16, validateEvery: 0, finalComparison: 0 }));
       const out = join(dir, 'runs', 'long');
       expect((await runLudus(['train', 'grpo', '--config', config, '--steps', '1', '--out', out, '--no-watch', '--threads', '1'])).code).toBe(0);
-      // 600 recorded matches: the same two, under 300 steps' names (more than a snapshot lists).
+      // 1,920 recorded matches: the same four, under 480 steps' names.
       const recorded = (await readFile(join(out, 'transcripts.jsonl'), 'utf8')).trim().split('\n');
-      const many = Array.from({ length: 300 }, (_, step) => recorded.map((line) => line.replaceAll('"step-0/', `"step-${step}/`).replace(/"step":1,/, `"step":${step + 1},`))).flat();
+      const many = Array.from({ length: 480 }, (_, step) => recorded.map((line) => line.replaceAll('"step-0/', `"step-${step}/`).replace(/"step":1,/, `"step":${step + 1},`))).flat();
       await writeFile(join(out, 'transcripts.jsonl'), `${many.join('\n')}\n`);
+      const lines = many.map((line) => JSON.parse(line) as TranscriptLine);
+      const word = lines[0].prompt.split(/\s+/).find((w) => /\d/.test(w))!.replace(/[^0-9]/g, '');
+      const expected = {
+        all: lines.length,
+        wrong: lines.filter((line) => line.verdicts.some((v) => v.role === 'senior' && v.judge === 'grader' && v.step === undefined && !v.correct)).length,
+        search: lines.filter((line) => `${line.matchId}\n${line.problemId}\n${line.prompt}\n${line.turns.map((turn) => turn.text).join('')}`.toLowerCase().includes(word)).length,
+        step: 2,
+      };
+      expect(expected.search).toBeGreaterThan(0);
+      expect(expected.search).toBeLessThan(lines.length);
       const served = await serveLudus(['serve', '--runs', join(dir, 'runs'), '--port', '0']);
       try {
         const { page } = await open(served.url);
         await page.waitForSelector('#runs li[data-run="long"]');
-        await expect(page.locator('#finished li').count()).resolves.toBeLessThan(600);
-        while (await page.locator('#older').isVisible()) {
+        await page.waitForFunction((n) => document.querySelector('#match-count')?.textContent === `${n} matches`, expected.all);
+        await expect(page.locator('#finished li').count()).resolves.toBe(50);
+        /** Sets a filter control as a person would and measures, in the page, until the list shows the answer. */
+        const timed = (selector: string, value: string) =>
+          page.evaluate(
+            async ({ selector, value }) => {
+              const control = document.querySelector<HTMLInputElement | HTMLSelectElement>(selector)!;
+              const list = document.querySelector<HTMLElement>('#finished')!;
+              const started = performance.now();
+              control.value = value;
+              control.dispatchEvent(new Event('input', { bubbles: true }));
+              const asked = list.dataset.asked;
+              while (list.dataset.answered !== asked) await new Promise((resolve) => requestAnimationFrame(resolve));
+              return { ms: performance.now() - started, count: document.querySelector('#match-count')!.textContent };
+            },
+            { selector, value },
+          );
+        const searched = await timed('#filter-text', word);
+        expect(searched.count).toBe(`${expected.search} match${expected.search === 1 ? '' : 'es'}`);
+        expect(searched.ms).toBeLessThan(200);
+        await timed('#filter-text', '');
+        await timed('#filter-role', 'senior');
+        const wrong = await timed('#filter-verdict', 'wrong');
+        expect(wrong.count).toBe(`${expected.wrong} match${expected.wrong === 1 ? '' : 'es'}`);
+        expect(wrong.ms).toBeLessThan(200);
+        await timed('#filter-verdict', '');
+        const step = await timed('#filter-step', '17');
+        expect(step.count).toBe('4 matches');
+        expect(step.ms).toBeLessThan(200);
+        await expect(page.locator('#finished li').evaluateAll((items) => items.map((item) => item.dataset.match!.split('/')[0]))).resolves.toEqual(['step-16', 'step-16', 'step-16', 'step-16']);
+        await page.click('#filter-clear');
+        await page.waitForFunction((n) => document.querySelector('#match-count')?.textContent === `${n} matches`, expected.all);
+        while (await page.locator('#more').isVisible()) {
           const before = await page.locator('#finished li').count();
-          await page.click('#older');
+          await page.click('#more');
           await page.waitForFunction((n) => document.querySelectorAll('#finished li').length > n, before);
         }
-        await expect(page.locator('#finished li').count()).resolves.toBe(600);
-        await expect(page.locator('#finished li[data-match^="step-0/"]').count()).resolves.toBe(2);
+        await expect(page.locator('#finished li').count()).resolves.toBe(1920);
+        await expect(page.locator('#finished li[data-match^="step-0/"]').count()).resolves.toBe(4);
         await page.close();
       } finally {
         await served.stop();
@@ -186,9 +288,21 @@ describe('the viewer page in Chromium', () => {
         });
         expect(before).toBe(line.turns[0].stepEnds[0]);
         await expect(page.locator('.turn[data-turn="0"] .step-verdict[data-step="0"]').getAttribute('data-judge')).resolves.toBe('closer');
+        // The arrow keys go turn by turn: back to the end of the opener's turn, the closer's not yet begun.
+        await page.locator('body').press('ArrowLeft');
+        await page.locator('body').press('ArrowLeft');
+        await expect(page.locator('.turn[data-turn="1"] .tok').count()).resolves.toBe(0);
+        await expect(page.locator('.turn[data-turn="0"] .tok').count()).resolves.toBeGreaterThan(0);
         await page.waitForSelector('#charts figure[data-curve="reward_mean"][data-kind="role"] canvas');
         const series = await page.evaluate(() => Array.from(document.querySelectorAll('#charts figure[data-curve="loss"] .u-legend .u-series th')).map((th) => th.textContent));
         expect(series.filter((name) => name !== 'step')).toEqual(['alice', 'bob']);
+        // A user game's curves are stroked in its roles' and policies' legend colours, one colour each.
+        await page.setViewportSize({ width: 1400, height: 1000 });
+        for (const figure of ['#charts figure[data-section="headline"][data-curve="reward_mean"]', '#charts figure[data-curve="loss"][data-kind="policy"]']) {
+          const strokes = await strokeColors(browser, page, figure);
+          expect(strokes.every((stroke) => stroke.ok) && strokes.some((stroke) => stroke.distances.length > 0), JSON.stringify(strokes)).toBe(true);
+          expect(colorDistance(strokes[0].legend, strokes[1].legend)).toBeGreaterThan(60);
+        }
         await page.close();
       } finally {
         await served.stop();
@@ -260,6 +374,11 @@ describe('the viewer page in Chromium, on Agon', () => {
         await expect(page.locator('.turn[data-turn="0"] .withheld-answer').textContent()).resolves.toContain('withheld from the challenger');
         // The challenge's column shows no summary of its own.
         await expect(page.locator('.turn[data-turn="1"] .read-summary').count()).resolves.toBe(0);
+        // A two-policy game's role curves, in their legend colours.
+        await page.setViewportSize({ width: 1400, height: 1000 });
+        const strokes = await strokeColors(browser, page, '#charts figure[data-section="headline"][data-curve="reward_mean"]');
+        expect(strokes.map((stroke) => stroke.label)).toEqual(['challenger', 'drafter']);
+        expect(strokes.every((stroke) => stroke.ok) && strokes.some((stroke) => stroke.distances.length > 0), JSON.stringify(strokes)).toBe(true);
         expect(requested.every((url) => url.startsWith(served.url))).toBe(true);
         await page.close();
       } finally {

@@ -1,0 +1,123 @@
+// The list of a run's finished matches, found by what they are: filters (step, role, outcome, verdict, the two
+// entrants of a payoff cell) and text search are answered by the server a page at a time, newest first.
+import { colorOf } from './colors.js';
+import { $, el, round } from './dom.js';
+
+const PAGE = 50;
+
+export class MatchList {
+  /** `request(message, onReply)` sends a `matches` query; `open(run, matchId)` shows a match. */
+  constructor({ request, open }) {
+    this.request = request;
+    this.open = open;
+    this.run = null;
+    this.rows = [];
+    this.total = 0;
+    this.latest = 0;
+    this.seats = null;
+    this.roles = new Set();
+    for (const id of ['filter-step', 'filter-role', 'filter-outcome', 'filter-verdict', 'filter-text']) $(id).addEventListener('input', () => this.query());
+    $('filter-clear').onclick = () => this.clear();
+    $('more').onclick = () => this.query(this.rows.length);
+  }
+
+  /** The filter the controls say, without empty parts. */
+  filter() {
+    const step = $('filter-step').value.trim();
+    const filter = {
+      ...(step !== '' && Number.isInteger(Number(step)) ? { step: Number(step) } : {}),
+      ...($('filter-role').value ? { role: $('filter-role').value } : {}),
+      ...($('filter-outcome').value ? { outcome: $('filter-outcome').value } : {}),
+      ...($('filter-verdict').value ? { verdict: $('filter-verdict').value } : {}),
+      ...($('filter-text').value.trim() ? { text: $('filter-text').value.trim().slice(0, 200) } : {}),
+      ...(this.seats ? { seats: this.seats } : {}),
+    };
+    return filter;
+  }
+
+  show(run) {
+    if (run === this.run) return;
+    this.run = run;
+    this.roles = new Set();
+    this.query();
+  }
+
+  /** Matches between two entrants (a payoff cell). */
+  between(row, column) {
+    this.seats = [row, column];
+    $('filter-seats').textContent = `${row} against ${column}`;
+    $('filter-seats').hidden = false;
+    this.query();
+  }
+
+  clear() {
+    for (const id of ['filter-step', 'filter-text']) $(id).value = '';
+    for (const id of ['filter-role', 'filter-outcome', 'filter-verdict']) $(id).value = '';
+    this.seats = null;
+    $('filter-seats').hidden = true;
+    this.query();
+  }
+
+  /** Asks for the page at `offset` (0: a fresh list); only the latest question's answer is drawn. */
+  query(offset = 0) {
+    if (!this.run) return;
+    const asked = ++this.latest;
+    const list = $('finished');
+    list.dataset.asked = String(asked);
+    this.request({ type: 'matches', run: this.run, offset, limit: PAGE, filter: this.filter() }, (page) => {
+      if (asked !== this.latest) return;
+      this.rows = offset === 0 ? page.matches.slice() : [...this.rows, ...page.matches];
+      this.total = page.total;
+      this.render();
+      list.dataset.answered = String(asked);
+    });
+  }
+
+  /** A finished match of the listed run: the first page is asked again (at most once a second) so it shows. */
+  changed(run) {
+    if (run !== this.run || this.rows.length > PAGE) return;
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.query();
+    }, 1000);
+  }
+
+  render() {
+    for (const match of this.rows) for (const role of Object.keys(match.seats ?? {})) this.roles.add(role);
+    const roleSelect = $('filter-role');
+    const chosen = roleSelect.value;
+    roleSelect.replaceChildren(el('option', { value: '' }, 'any role'), ...[...this.roles].map((role) => el('option', { value: role }, role)));
+    roleSelect.value = chosen;
+    $('match-count').textContent = `${this.total} match${this.total === 1 ? '' : 'es'}`;
+    $('finished').replaceChildren(...this.rows.map((match) => this.item(match)));
+    $('more').hidden = this.rows.length >= this.total;
+    this.mark();
+  }
+
+  item(match) {
+    const item = el('li', { title: match.matchId });
+    item.dataset.run = match.run;
+    item.dataset.match = match.matchId;
+    const problem = el('div', { className: 'row-problem' }, (match.prompt ?? match.problemId ?? match.matchId).replace(/\s+/g, ' '));
+    const facts = el('div', { className: 'row-facts' });
+    if (match.step !== undefined) facts.append(el('span', { className: 'row-step' }, `step ${match.step}`));
+    for (const [role, value] of Object.entries(match.outcome ?? {})) {
+      const verdict = match.verdicts?.[role];
+      const chip = el('span', { className: 'row-role' }, `${role} ${round(value)}${verdict === undefined ? '' : verdict ? ' ✓' : ' ✗'}`);
+      chip.style.setProperty('--c', colorOf(role));
+      if (verdict !== undefined) chip.dataset.correct = String(verdict);
+      facts.append(chip);
+    }
+    item.append(problem, facts);
+    item.onclick = () => this.open(match.run, match.matchId);
+    return item;
+  }
+
+  mark(selected = this.selected) {
+    this.selected = selected;
+    for (const item of document.querySelectorAll('.matches li')) {
+      item.classList.toggle('selected', selected != null && item.dataset.match === selected.matchId && item.dataset.run === selected.run);
+    }
+  }
+}
