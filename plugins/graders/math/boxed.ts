@@ -6,6 +6,10 @@ const BOX_COMMANDS = ['\\boxed', '\\fbox'];
 const LIST_SEPARATOR = /^[\s$]*(?:,|;|\band\b|\bor\b|\\text\{\s*(?:and|or|,)\s*\})[\s$]*$/;
 /** A run of boxes is only looked back over this far between two boxes. */
 const MAX_SEPARATOR_CHARS = 40;
+/** Math-Verify's run of boxes: anything under 10 characters between two boxes, or under 70 with a separator. */
+const MV_ANY_GAP = 10;
+const MV_SEPARATED_GAP = 70;
+const MV_SEPARATOR = /and|or|,|;/;
 
 interface Box {
   /** Where the `\boxed` command starts. */
@@ -23,12 +27,17 @@ interface Box {
  * come back joined by commas (`\boxed{1}, \boxed{2}` gives `1, 2`). Undefined when there is no box, when the last
  * one is empty, or when it never closes (a truncated final answer is no answer, even if an earlier box was complete).
  */
-export function lastBoxed(text: string, budget: StepBudget = new StepBudget()): string | undefined {
-  return lastBox(text, budget)?.answer;
+export function lastBoxed(text: string, budget: StepBudget = new StepBudget(), lenient = false): string | undefined {
+  return lastBox(text, budget, lenient)?.answer;
 }
 
-/** What the last box holds (see `lastBoxed`); `truncated` when it never closes. Undefined when there is no box. */
-export function lastBox(text: string, budget: StepBudget): { answer?: string; truncated: boolean } | undefined {
+/**
+ * What the last box holds (see `lastBoxed`); `truncated` when it never closes. Undefined when there is no box.
+ * `lenient` (Math-Verify's rules): boxes side by side belong to the run too (`\boxed{3}\boxed{8}`, `\boxed{3} \quad
+ * \boxed{8}`): under 10 characters of anything between them, or under 70 with "and", "or", a comma or `;` among them
+ * and a different content.
+ */
+export function lastBox(text: string, budget: StepBudget, lenient = false): { answer?: string; truncated: boolean } | undefined {
   const boxes = new BoxesBackwards(text, budget);
   const last = boxes.before(text.length);
   if (last === undefined) return undefined;
@@ -36,12 +45,20 @@ export function lastBox(text: string, budget: StepBudget): { answer?: string; tr
   const contents = [last.content];
   for (let box = last; ; ) {
     const previous = boxes.before(box.at);
-    if (previous?.content === undefined || box.at - previous.end > MAX_SEPARATOR_CHARS) break;
-    if (!LIST_SEPARATOR.test(text.slice(previous.end, box.at))) break;
+    if (previous?.content === undefined) break;
+    if (!(lenient ? mvSameRun(text.slice(previous.end, box.at), previous.content, contents[contents.length - 1]) : listed(text, previous, box))) break;
     contents.push(previous.content);
     box = previous;
   }
   return { answer: contents.reverse().join(', '), truncated: false };
+}
+
+function listed(text: string, previous: Box, box: Box): boolean {
+  return box.at - previous.end <= MAX_SEPARATOR_CHARS && LIST_SEPARATOR.test(text.slice(previous.end, box.at));
+}
+
+function mvSameRun(between: string, content: string, next: string): boolean {
+  return between.length < MV_ANY_GAP || (between.length < MV_SEPARATED_GAP && content !== next && MV_SEPARATOR.test(between));
 }
 
 /**
