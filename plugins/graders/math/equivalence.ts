@@ -167,13 +167,23 @@ class Comparison {
     return gold.name === pred.name && gold.interval !== undefined && pred.interval !== undefined && this.equal(gold.interval, pred.interval);
   }
 
+  /** Math-Verify's: the same sign (either way round) and the same difference; `3x < 24` is not `x < 8`. */
   private sameRelation(a: Relation, b: Relation): boolean {
-    return a.strict === b.strict && proportional(a.diff, b.diff, 'positive', this.budget);
+    return a.strict === b.strict && expressionsEqual(a.diff, b.diff, this.budget);
   }
 
+  /**
+   * Same shape, equal cell by cell. Under Math-Verify's rules (sympy's numbers) an integer never equals a decimal
+   * cell by rounding (`1` against `1.000000`), only when every cell of the two is exactly equal: a matrix of
+   * fractions and a whole number is not matched by its six-decimal rounding, one without whole numbers is.
+   */
   private matricesEqual(a: Answer[][], b: Answer[][]): boolean {
     if (a.length !== b.length || a.some((row, i) => row.length !== b[i].length)) return false;
-    return a.every((row, i) => row.every((cell, j) => this.equal(cell, b[i][j])));
+    if (!a.every((row, i) => row.every((cell, j) => this.equal(cell, b[i][j])))) return false;
+    if (!this.lenient) return true;
+    const cells = a.flatMap((row, i) => row.map((cell, j) => [constantValue(cell, this.budget), constantValue(b[i][j], this.budget)] as const));
+    const integerAgainstDecimal = cells.some(([x, y]) => x !== undefined && y !== undefined && ((isInteger(x) && isDecimal(y)) || (isDecimal(x) && isInteger(y))));
+    return !integerAgainstDecimal || cells.every(([x, y]) => x?.kind === 'exact' && y?.kind === 'exact' && sameRational(x.q, y.q));
   }
 
   private sameSet(a: Answer[], b: Answer[]): boolean {
@@ -213,6 +223,15 @@ class Comparison {
   }
 }
 
+/** The value of a cell without variables; undefined for anything else. */
+function constantValue(answer: Answer, budget: StepBudget): Value | undefined {
+  if (answer.kind !== 'expression' || freeVariables(answer.expr).size > 0) return undefined;
+  return evaluate(answer.expr, new Map(), budget);
+}
+
+const isInteger = (v: Value): boolean => v.kind === 'exact' && !v.decimal && v.q.d === 1n;
+const isDecimal = (v: Value): boolean => v.kind === 'exact' && v.decimal;
+
 const difference = (left: Expr, right: Expr): Expr => ({ kind: 'sum', terms: [{ negative: false, expr: left }, { negative: true, expr: right }] });
 
 /**
@@ -220,7 +239,7 @@ const difference = (left: Expr, right: Expr): Expr => ({ kind: 'sum', terms: [{ 
  * same line, plane, curve or inequality written up to a factor. Points where `b` is 0 or either is undefined are
  * skipped; at least MIN_COMPARABLE_POINTS must be compared.
  */
-export function proportional(a: Expr, b: Expr, sign: 'positive' | 'nonzero', budget: StepBudget): boolean {
+function proportional(a: Expr, b: Expr, sign: 'positive' | 'nonzero', budget: StepBudget): boolean {
   const names = [...freeVariables(b, freeVariables(a))].sort();
   const rng = new Rng(SAMPLE_SEED);
   let ratio: Value | undefined;

@@ -60,9 +60,11 @@ export function mathAnswersEqual(gold: string, pred: string, budget: StepBudget 
     const g = normalizeAnswer(gold, budget, rules);
     const p = normalizeAnswer(pred, budget, rules);
     if (g.latex === '' || p.latex === '') return false;
-    if (g.worded === p.worded && compact(g.latex) === compact(p.latex)) return true;
-    const golds = readings(g, parseAnswer(g, budget, rules));
-    const preds = readings(p, parseAnswer(p, budget, rules));
+    const mv = rules === 'math-verify';
+    const samePercent = !mv || g.percent === p.percent || (p.plainPercent && !g.percent);
+    if (g.worded === p.worded && samePercent && compact(g.latex) === compact(p.latex)) return true;
+    const golds = readings(g, parseAnswer(g, budget, rules), !mv);
+    const preds = readings(p, parseAnswer(p, budget, rules), !mv || p.plainPercent);
     return golds.some((x) => preds.some((y) => answersEqual(x, y, budget, rules)));
   } catch (error) {
     if (error instanceof BudgetExceeded) return false;
@@ -70,9 +72,13 @@ export function mathAnswersEqual(gold: string, pred: string, budget: StepBudget 
   }
 }
 
-/** `10\%` reads as 10 and as 0.1. */
-function readings(normalized: NormalizedAnswer, answer: Answer): Answer[] {
+/**
+ * `10\%` reads as 0.1, and as 10 where `asWritten` (ludus's rules always; Math-Verify's only for a prediction's
+ * plain-text `10%` or `10 percent`, whose digits it keeps as the answer's text).
+ */
+function readings(normalized: NormalizedAnswer, answer: Answer, asWritten: boolean): Answer[] {
   if (!normalized.percent || answer.kind !== 'expression') return [answer];
   const hundred = { kind: 'number', value: { n: 100n, d: 1n }, decimal: false } as const;
-  return [answer, { kind: 'expression', expr: { kind: 'product', factors: [{ divide: false, expr: answer.expr }, { divide: true, expr: hundred }] } }];
+  const fraction: Answer = { kind: 'expression', expr: { kind: 'product', factors: [{ divide: false, expr: answer.expr }, { divide: true, expr: hundred }] } };
+  return asWritten ? [answer, fraction] : [fraction];
 }

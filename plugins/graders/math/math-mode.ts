@@ -20,6 +20,8 @@ interface Span {
 const MAX_LISTED_SPANS = 6;
 const SPAN_LIST_SEPARATOR = /^\s*(?:,?and|,?or|,)\s*$/;
 /** A plain number after the last span, as Math-Verify finds one: after a space, `=` or the start, maybe a currency sign. */
+/** `$40$%`, `$40$ percent`: a percent sign or word right after the span belongs to it. */
+const PERCENT_AFTER = /^\s*(?:\\?%|[Pp]ercent|[Pp]ct)/;
 const PLAIN_NUMBER_AFTER = /(?:^|[\s=])(?:\*\*)?[$€£¥₹]?-?\d/;
 
 /**
@@ -41,7 +43,7 @@ export function lastMathSpanListed(text: string, budget: StepBudget): string | u
   const after = text.slice(last.end, last.end + 2_000);
   budget.tick(after.length);
   if (PLAIN_NUMBER_AFTER.test(after.replace(/\\\$/g, ' '))) return undefined;
-  const contents = [last.content];
+  const contents = [PERCENT_AFTER.test(after) ? `${last.content}\\%` : last.content];
   for (let span = last; contents.length < MAX_LISTED_SPANS; ) {
     const previous = lastSpan(text, span.open, budget);
     if (!previous || previous.end > span.open || !SPAN_LIST_SEPARATOR.test(text.slice(previous.end, span.open))) break;

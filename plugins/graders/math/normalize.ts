@@ -8,6 +8,11 @@ export interface NormalizedAnswer {
   latex: string;
   /** A `%` was dropped: `10\%` may mean 10 or 0.1. */
   percent: boolean;
+  /**
+   * The percent was plain text (`40%`, `40 percent`), not LaTeX's `\%`: Math-Verify's plain numbers keep the digits
+   * as their text, so such a prediction also matches a gold written without the percent.
+   */
+  plainPercent: boolean;
   /** The answer is words (`\text{Monday}`, `even`), compared as lower-case text. */
   worded: boolean;
 }
@@ -51,6 +56,8 @@ const PRESENTATION: [RegExp, string][] = [
 
 const DEGREES = /\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![a-zA-Z])|\\circ(?![a-zA-Z])|\\degree(?![a-zA-Z])/g;
 const PERCENT = /\\?%/g;
+/** `40 percent`, `40 pct`: a percent in words after a number (Math-Verify's plain numbers). */
+const PERCENT_WORD = /(?<=\d)\s*(?:percent(?:age)?|pct)\b/gi;
 const BARE_FUNCTION_NAMES = /(?<![\\a-zA-Z])(sqrt|pi|infty|sin|cos|tan|ln|log|exp)(?![a-zA-Z])/g;
 const TEXT_COMMAND = /\\(?:text|textbf|textit|textrm|textsf|texttt|textnormal|mathrm|mathbf|mathit|mathsf|mathtt|mbox|hbox)\s*\{/g;
 const SQUARED_OR_CUBED = /^\s*\^\s*(?:\{\s*[23]\s*\}|[23])/;
@@ -75,8 +82,9 @@ const rewrite = (s: string, rules: [RegExp, string][]): string => rules.reduce((
  */
 export function normalizeAnswer(raw: string, budget: StepBudget = new StepBudget(), rules?: GradingRules): NormalizedAnswer {
   let s = rewrite(stripMathDelimiters(rewrite(raw.trim(), UNICODE)), PRESENTATION).replace(DEGREES, '');
-  if (lenient(rules)) s = rewrite(s, RELATION_SPELLINGS);
+  if (lenient(rules)) s = rewrite(s, RELATION_SPELLINGS).replace(PERCENT_WORD, '%');
   const percent = s.includes('%');
+  const plainPercent = /(?<!\\)%/.test(s);
   s = s.replace(PERCENT, '');
   const text = unwrapTextCommands(s, budget, 1);
   const numberInText = lenient(rules) && text.words.length > 0 && text.numbered;
@@ -85,10 +93,10 @@ export function normalizeAnswer(raw: string, budget: StepBudget = new StepBudget
   s = s.replace(/\\in(?![a-zA-Z])/g, '=');
   s = stripTrailingUnits(s.replace(/\s+/g, ' ').trim());
   s = s.replace(/[\s.,;:]+$/, '').replace(/^[\s.,;:]+(?!\d)/, '').trim();
-  if (SPACE_GROUPED.test(s)) s = s.replace(/ /g, '');
+  if (SPACE_GROUPED.test(s) && !lenient(rules)) s = s.replace(/ /g, '');
   const letters = s.replace(ENVIRONMENT_NAME, ' ').replace(/\\[a-zA-Z]+/g, ' ');
   const worded = numberInText || text.words.some((w) => letters.includes(w)) || /[a-zA-Z]{4,}/.test(letters);
-  return { latex: s, percent, worded };
+  return { latex: s, percent, plainPercent, worded };
 }
 
 function stripMathDelimiters(s: string): string {
