@@ -144,9 +144,11 @@ class Comparison {
    * a gold that is a bare value is matched by the last side of a predicted relation (`k = 45`, `AB = 4`, a chain
    * `a + b = b + a = 101`), but a gold relation is not matched by a bare value; two equations match side by side;
    * a gold inequality is matched by the interval it leaves, a gold interval not by an inequality (which a model
-   * could copy from the question). Under Math-Verify's rules two equations also match up to a nonzero factor
-   * (`x + y = 1`, `2x + 2y = 2`, `y = x + 1` against `x - y + 1 = 0`), and two inequalities relation by relation, in
-   * order, up to a positive factor (`y > 4` against `-y < -4`, `3x < 15` against `x < 5`).
+   * could copy from the question). Under Math-Verify's rules two equations in two or more variables also match up to
+   * a nonzero factor, as solving them for one variable gives the same (`x + y = 1` against `2x + 2y = 2`, `y = x + 1`
+   * against `x - y + 1 = 0`; not `x = 4` against `2x = 8`, which sympy solves to bare values Math-Verify cannot pair),
+   * and two inequalities relation by relation, in order, each with the same difference either way round (`y > 4`
+   * against `-y < -4`; not `3x < 15` against `x < 5`, nor `5 > x > 1` against `1 < x < 5`).
    */
   private relationEqual(gold: Answer, pred: Answer): boolean {
     if (gold.kind === 'equation' && pred.kind === 'equation') return this.equationsEqual(gold, pred);
@@ -186,9 +188,9 @@ class Comparison {
     return !integerAgainstDecimal || cells.every(([x, y]) => x?.kind === 'exact' && y?.kind === 'exact' && sameRational(x.q, y.q));
   }
 
+  /** Every gold member is matched by a predicted one and every predicted one matches a gold one (gold always first). */
   private sameSet(a: Answer[], b: Answer[]): boolean {
-    const covers = (xs: Answer[], ys: Answer[]): boolean => xs.every((x) => ys.some((y) => this.equal(x, y)));
-    return covers(a, b) && covers(b, a);
+    return a.every((x) => b.some((y) => this.equal(x, y))) && b.every((y) => a.some((x) => this.equal(x, y)));
   }
 
   private sameMultiset(a: Answer[], b: Answer[]): boolean {
@@ -206,7 +208,9 @@ class Comparison {
   private equationsEqual(a: Equation, b: Equation): boolean {
     const same = (x: Expr, y: Expr): boolean => expressionsEqual(x, y, this.budget);
     if ((same(a.left, b.left) && same(a.right, b.right)) || (same(a.left, b.right) && same(a.right, b.left))) return true;
-    return this.lenient && proportional(difference(a.left, a.right), difference(b.left, b.right), 'nonzero', this.budget);
+    if (!this.lenient) return false;
+    const [x, y] = [difference(a.left, a.right), difference(b.left, b.right)];
+    return freeVariables(x).size >= 2 && freeVariables(y).size >= 2 && proportional(x, y, 'nonzero', this.budget);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { decimalComma } from './bare.ts';
+import { firstPlainAnswer } from './plain-number.ts';
 import type { StepBudget } from './budget.ts';
 import { firstMathSpan } from './math-mode.ts';
 import { isProse } from './prose.ts';
@@ -28,7 +28,11 @@ export function finalAnswerPhrase(text: string, budget: StepBudget, lenient = fa
   const math = firstMathSpan(line);
   const answer = (math ?? untilSentenceEnd(line).replace(LEADING_WORDS, '')).replace(/^[\s*:]+|[\s*]+$/g, '');
   if (answer === '' || isProse(answer)) return undefined;
-  return lenient && math === undefined ? decimalComma(answer) : answer;
+  if (!lenient || math !== undefined) return answer;
+  // Math-Verify reads plain text only for numbers and digit expressions, after the last `=` when there is one:
+  // "The answer is odd." has none, "Answer: \dfrac{3}{4}" only 3.
+  const equals = line.lastIndexOf('=');
+  return firstPlainAnswer(` ${equals < 0 ? line : line.slice(equals + 1)}`, budget);
 }
 
 /** `5. I hope it is correct.` gives `5`; a decimal point (`3.5`) is not a sentence end. */
