@@ -1,5 +1,5 @@
 import { parseGradeLine } from '../graded-line.ts';
-import { FULL_EXTRACTION, type ExtractionStep } from '../math/extract.ts';
+import { defaultRules, FULL_EXTRACTION, type ExtractionStep } from '../math/extract.ts';
 import { gradeMath } from '../math/grade-math.ts';
 import type { GraderLine } from './grader-lines.ts';
 
@@ -29,6 +29,7 @@ export function benchGrader(lines: readonly GraderLine[], extraction: readonly E
   const ms: number[] = [];
   const steps: number[] = [];
   const byFamily = new Map<string, number[]>();
+  const rules = defaultRules(extraction);
   let errors = 0;
   let present = 0;
   let correct = 0;
@@ -38,7 +39,7 @@ export function benchGrader(lines: readonly GraderLine[], extraction: readonly E
     try {
       const request = parseGradeLine(text, i + 1);
       if ('error' in request) throw new Error(request.error.message);
-      const grade = gradeMath(request.gold, request.pred, { extraction });
+      const grade = gradeMath(request.gold, request.pred, { extraction, rules });
       steps.push(grade.steps);
       present += grade.answer_present ? 1 : 0;
       correct += grade.correct ? 1 : 0;

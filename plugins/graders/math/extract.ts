@@ -5,7 +5,7 @@ import type { StepBudget } from './budget.ts';
 import { finalAnswerPhrase } from './final-answer.ts';
 import { lastMathSpan, lastMathSpanListed } from './math-mode.ts';
 import { isProse } from './prose.ts';
-import { lenient, type GradingRules } from './rules.ts';
+import { GRADING_RULES, lenient, type GradingRules } from './rules.ts';
 
 /**
  * Where an answer is looked for in a response, one place after another:
@@ -23,6 +23,20 @@ export const STRICT_EXTRACTION: readonly ExtractionStep[] = ['boxed'];
 export const FULL_EXTRACTION: readonly ExtractionStep[] = EXTRACTION_STEPS;
 
 export const EXTRACTION_ORDERS = { strict: STRICT_EXTRACTION, full: FULL_EXTRACTION } as const;
+
+/**
+ * The rules an order is graded under unless told otherwise: boxed answers only is the RL reward's format and keeps
+ * ludus's strict rules; any order reading more of a response is for external data, graded as `math-full` is.
+ */
+export function defaultRules(order: readonly ExtractionStep[]): GradingRules {
+  return order.every((step) => step === 'boxed') ? 'strict' : 'math-verify';
+}
+
+/** `strict` or `math-verify`; anything else is INPUT_INVALID naming `what`. */
+export function parseGradingRules(spec: string, what = '--rules'): GradingRules {
+  if (!(GRADING_RULES as readonly string[]).includes(spec)) fail('INPUT_INVALID', `${what}: unknown rules "${spec}" (known: ${GRADING_RULES.join(', ')})`, { rules: spec });
+  return spec as GradingRules;
+}
 
 export interface Extracted {
   answer: string;

@@ -5,6 +5,8 @@ import { isProse } from './prose.ts';
 const MAX_SPANS_TRIED = 8;
 /** Inside math mode two plain words already mean prose: `$5 and then $7` is two prices, not an answer. */
 const PROSE_WORDS_IN_MATH = 2;
+/** Math-Verify reads any span as math; three words still make one prose, but `$BD:DC = 3:4$` is math. */
+const PROSE_WORDS_IN_MATH_MV = 3;
 /** Marks that end a proof or pad a line (`$\blacksquare$`), not answers. */
 const DECORATION = /^(?:\\(?:square|blacksquare|Box|qed|checkmark|ldots|cdots|dots|quad|qquad)\s*)+$/;
 
@@ -38,14 +40,14 @@ export function lastMathSpan(text: string, budget: StepBudget): string | undefin
  * instead (undefined here, so the `bare` step finds it): the rightmost of the two wins.
  */
 export function lastMathSpanListed(text: string, budget: StepBudget): string | undefined {
-  const last = lastSpan(text, text.length, budget);
+  const last = lastSpan(text, text.length, budget, PROSE_WORDS_IN_MATH_MV);
   if (!last) return undefined;
   const after = text.slice(last.end, last.end + 2_000);
   budget.tick(after.length);
   if (PLAIN_NUMBER_AFTER.test(after.replace(/\\\$/g, ' '))) return undefined;
   const contents = [PERCENT_AFTER.test(after) ? `${last.content}\\%` : last.content];
   for (let span = last; contents.length < MAX_LISTED_SPANS; ) {
-    const previous = lastSpan(text, span.open, budget);
+    const previous = lastSpan(text, span.open, budget, PROSE_WORDS_IN_MATH_MV);
     if (!previous || previous.end > span.open || !SPAN_LIST_SEPARATOR.test(text.slice(previous.end, span.open))) break;
     contents.push(previous.content);
     span = previous;
@@ -53,7 +55,7 @@ export function lastMathSpanListed(text: string, budget: StepBudget): string | u
   return contents.reverse().join(', ');
 }
 
-function lastSpan(text: string, before: number, budget: StepBudget): Span | undefined {
+function lastSpan(text: string, before: number, budget: StepBudget, proseWords = PROSE_WORDS_IN_MATH): Span | undefined {
   let limit = before;
   for (let tried = 0; tried < MAX_SPANS_TRIED && limit > 0; tried++) {
     budget.tick();
@@ -65,7 +67,7 @@ function lastSpan(text: string, before: number, budget: StepBudget): Span | unde
       limit = span.open;
       continue;
     }
-    if (/[0-9a-zA-Z\\]/.test(content) && !isProse(content, PROSE_WORDS_IN_MATH)) return { ...span, content };
+    if (/[0-9a-zA-Z\\]/.test(content) && !isProse(content, proseWords)) return { ...span, content };
     // One delimiter back: an opener taken for a closer (`$` pairs are ambiguous) gets its turn as a closer.
     limit = span.open + 1;
   }
