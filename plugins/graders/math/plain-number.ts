@@ -17,7 +17,8 @@ const EXPRESSION_CHARS = String.raw`[\d.\s${OPERATORS}]`;
 const EXPRESSION = String.raw`-?\(?-?\d${EXPRESSION_CHARS}*[${OPERATORS}]${EXPRESSION_CHARS}*[\d)](?=(?:\*\*)?(?:[.,:\s)$]|$))`;
 /** `\frac{1}{2}` of plain numbers is LaTeX Math-Verify finds even outside math delimiters. */
 const SIMPLE_FRACTION = String.raw`-?\\frac\{-?\d+(?:[.,]\d+)?\}\{-?\d+(?:[.,]\d+)?\}`;
-const PLAIN = new RegExp(`(${SIMPLE_FRACTION})|${PREFIX}(?:(${EXPRESSION})|(${NUMBER}${PERCENT}))`, 'g');
+const SIMPLE = new RegExp(SIMPLE_FRACTION, 'g');
+const PLAIN = new RegExp(`${PREFIX}(?:(${EXPRESSION})|(${NUMBER}${PERCENT}))`, 'g');
 /** A plain run that ends in spaces or a full stop: these belong to the sentence, not the expression. */
 const TRAILING = /[\s.]+$/;
 
@@ -34,25 +35,55 @@ export function plainNumber(answer: string): string {
   return answer.replace(/^(-?\d+),(\d+)/, '$1.$2');
 }
 
-function* plainAnswers(text: string, budget: StepBudget): Generator<{ end: number; answer: string }> {
+/** Runs of the characters a plain expression is made of: found in one pass, without backtracking. */
+const RUN = /[\d.\s+\-*×/^()÷]+/g;
+/** Past this many characters a run is only read at its end (or its start, for the first answer). */
+const MAX_RUN = 256;
+/** Room around a run for a currency sign or `**` before it and a percent word after it. */
+const BEFORE_RUN = 3;
+const AFTER_RUN = 12;
+
+/**
+ * Every plain answer of `text` with where it ends. The patterns backtrack, so they only ever run over a window of
+ * at most MAX_RUN characters around one run of expression characters: time stays linear in `text`, whatever it holds.
+ */
+function* plainAnswers(text: string, budget: StepBudget, from: 'start' | 'end'): Generator<{ end: number; answer: string }> {
+  RUN.lastIndex = 0;
+  for (let run = RUN.exec(text); run; run = RUN.exec(text)) {
+    budget.tick(run[0].length);
+    if (!/\d/.test(run[0])) continue;
+    const start = from === 'end' ? Math.max(run.index, RUN.lastIndex - MAX_RUN) : run.index;
+    const end = from === 'start' ? Math.min(RUN.lastIndex, run.index + MAX_RUN) : RUN.lastIndex;
+    const windowStart = Math.max(0, start - BEFORE_RUN);
+    yield* matchesIn(text.slice(windowStart, end + AFTER_RUN), windowStart, budget);
+  }
+  SIMPLE.lastIndex = 0;
+  for (let match = SIMPLE.exec(text); match; match = SIMPLE.exec(text)) {
+    budget.tick(match[0].length);
+    yield { end: match.index + match[0].length, answer: match[0] };
+  }
+}
+
+function* matchesIn(window: string, offset: number, budget: StepBudget): Generator<{ end: number; answer: string }> {
   PLAIN.lastIndex = 0;
-  for (let match = PLAIN.exec(text); match; match = PLAIN.exec(text)) {
+  for (let match = PLAIN.exec(window); match; match = PLAIN.exec(window)) {
     budget.tick(match[0].length + 1);
-    const raw = (match[1] ?? match[2] ?? match[3]).replace(TRAILING, '');
-    if (raw !== '') yield { end: match.index + match[0].length, answer: match[3] === undefined ? raw : plainNumber(raw) };
+    const raw = (match[1] ?? match[2]).replace(TRAILING, '');
+    if (raw !== '') yield { end: offset + match.index + match[0].length, answer: match[1] !== undefined ? raw : plainNumber(raw) };
     if (match[0].length === 0) PLAIN.lastIndex++;
   }
 }
 
 /** The first plain number or expression of `text` (what follows "the answer is"), read as Math-Verify does. */
 export function firstPlainAnswer(text: string, budget: StepBudget): string | undefined {
-  for (const found of plainAnswers(text, budget)) return found.answer;
-  return undefined;
+  let first: { end: number; answer: string } | undefined;
+  for (const found of plainAnswers(text, budget, 'start')) if (first === undefined || found.end < first.end) first = found;
+  return first?.answer;
 }
 
 /** The plain number or expression of `text` that ends last (a response's final number), read as Math-Verify does. */
 export function lastPlainAnswer(text: string, budget: StepBudget): string | undefined {
   let last: { end: number; answer: string } | undefined;
-  for (const found of plainAnswers(text, budget)) if (last === undefined || found.end >= last.end) last = found;
+  for (const found of plainAnswers(text, budget, 'end')) if (last === undefined || found.end >= last.end) last = found;
   return last?.answer;
 }
