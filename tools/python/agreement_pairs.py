@@ -10,6 +10,7 @@ answers, several boxes, unordered collections, equations, extraction from long a
 false accepts), drawn with seeded random numbers, each drawn once right and once wrong where a wrong one exists. A
 quarter of the templates of every family (picked by the seed, not by us) form the `held-out` split: the grader's
 rules are written against the `dev` split only, and the held-out one says how well they carry to unseen forms.
+The `late` split was written after the rules, in the style of whole solutions, and measured once.
 """
 import json
 import random
@@ -592,6 +593,113 @@ FAMILIES = {
 }
 
 
+# ---------------------------------------------------------------- late: written after the rules, graded once
+SOLUTION = "Let us set up the problem. We denote the unknown quantity and write the equations.\n\nStep 1: simplify.\nStep 2: solve.\n\n"
+
+
+@T
+def late_decimal_comma_solution(rng):
+    d = dec(rng, 2)
+    return [(d, f"{SOLUTION}The mass is therefore {d.replace('.', ',')} g"), (d, f"{SOLUTION}So m = {d.replace('.', ',')}"), (d, f"{SOLUTION}So m = {wrong_decimal(d).replace('.', ',')}")]
+
+
+@T
+def late_relation_solution(rng):
+    a = rng.randint(1, 12)
+    return [(f"n \\geq {a}", f"{SOLUTION}Hence $n \\ge {a}$."), (f"n > {a}", f"{SOLUTION}Hence $\\boxed{{{a} < n}}$"), (f"n \\leq {a}", f"{SOLUTION}Hence $n < {a}$."), (f"n \\ne {a}", f"{SOLUTION}Hence $\\boxed{{n\\neq {a}}}$")]
+
+
+@T
+def late_interval_solution(rng):
+    a = rng.randint(-6, 0)
+    b = a + rng.randint(1, 8)
+    return [(f"[{a}, {b})", f"{SOLUTION}The solution set is $\\boxed{{[{a},{b})}}$."), (f"{a} \\le x < {b}", f"{SOLUTION}So $x \\in \\left[{a}, {b}\\right)$."), (f"{a} \\le x < {b}", f"{SOLUTION}So $x \\in ({a}, {b})$.")]
+
+
+@T
+def late_labelled_solution(rng):
+    a, b = rng.randint(1, 9), rng.randint(10, 19)
+    return [(f"({a}, {b})", f"{SOLUTION}Thus $(m, n) = \\boxed{{({a}, {b})}}$."), (f"({a}, {b})", f"{SOLUTION}Thus $\\boxed{{m={a},\\ n={b}}}$."), (str(b), f"{SOLUTION}Thus the length is $\\boxed{{CD = {b}}}$."), (f"({a}, {b})", f"{SOLUTION}Thus $m = {b}$ and $n = {a}$.")]
+
+
+@T
+def late_boxes_solution(rng):
+    a, b = sorted(rng.sample(range(-9, 15), 2))
+    return [(f"{a}, {b}", f"{SOLUTION}The roots are $\\boxed{{{a}}}$ and $\\boxed{{{b}}}$."), (f"{a}, {b}", f"{SOLUTION}$x_1 = \\boxed{{{a}}}, \\quad x_2 = \\boxed{{{b}}}$"), (f"{b}", f"{SOLUTION}We first guessed \\boxed{{{a}}}, which fails the check. The answer is \\boxed{{{b}}}.")]
+
+
+@T
+def late_unordered_solution(rng):
+    xs = sorted(rng.sample(range(-9, 15), 3))
+    ys = list(xs)
+    rng.shuffle(ys)
+    return [(", ".join(map(str, xs)), f"{SOLUTION}The solutions are $x = {ys[0]}, {ys[1]}, {ys[2]}$."), (f"\\{{{', '.join(map(str, xs))}\\}}", f"{SOLUTION}$\\boxed{{\\{{{', '.join(map(str, ys))}\\}}}}$"), (", ".join(map(str, xs)), f"{SOLUTION}$\\boxed{{{', '.join(map(str, ys[:2]))}}}$")]
+
+
+@T
+def late_equation_solution(rng):
+    a, b, c = rng.randint(1, 6), rng.randint(1, 6), rng.randint(1, 12)
+    k = rng.randint(2, 4)
+    return [(f"{a}x + {b}y = {c}", f"{SOLUTION}The line is $\\boxed{{{k * a}x + {k * b}y - {k * c} = 0}}$."), (f"y = {a}x + {b}", f"{SOLUTION}The line is $\\boxed{{y - {b} = {a}x}}$."), (f"y = {a}x + {b}", f"{SOLUTION}The line is $\\boxed{{y = {a}x + {b + 1}}}$."), (str(a * b), f"{SOLUTION}$P = {a} \\cdot {b} = \\boxed{{{a * b}}}$")]
+
+
+@T
+def late_extraction_styles(rng):
+    n = rng.randint(2, 500)
+    return [
+        (str(n), f"{SOLUTION}**Final Answer**\n\n$$\\boxed{{{n}}}$$"),
+        (str(n), f"{SOLUTION}The final answer is ${n}$."),
+        (str(n), f"{SOLUTION}Therefore, the total number of marbles is {n}."),
+        (str(n), f"<think>\nHmm, {n + 1}? Let me recount.\n</think>\n\nThe count is {n}."),
+        (str(n), f"{SOLUTION}Answer: {n + 3}"),
+    ]
+
+
+@T
+def late_approx_solution(rng):
+    a, b = rng.randint(1, 9), rng.randint(11, 19)
+    v = a / b
+    return [(f"\\frac{{{a}}}{{{b}}}", f"{SOLUTION}So the probability is $\\frac{{{a}}}{{{b}}} \\approx {v:.3f}$."), (f"{v:.3f}", f"{SOLUTION}$P \\approx {v:.3f}$"), (f"{v:.3f}", f"{SOLUTION}$P = \\frac{{{a}}}{{{b}}} \\approx {v:.3f}$")]
+
+
+@T
+def late_matrix_solution(rng):
+    a, b = rng.randint(1, 9), rng.randint(2, 9)
+    gold = mat([[f"\\frac{{{a}}}{{{b}}}", "0"], ["0", f"\\frac{{{b}}}{{{a}}}"]])
+    right = mat([[f"{a / b:.6f}", "0"], ["0", f"{b / a:.6f}"]], "bmatrix")
+    exact = mat([[f"{a}/{b}", "0"], ["0", f"{b}/{a}"]])
+    return [(gold, f"{SOLUTION}$$\\boxed{{{right}}}$$"), (gold, f"{SOLUTION}$$\\boxed{{{exact}}}$$")]
+
+
+@T
+def late_text_percent_solution(rng):
+    p = rng.randint(5, 95)
+    w = rng.choice(WORDS)
+    return [(f"{p}\\%", f"{SOLUTION}The increase is $\\boxed{{{p}\\%}}$."), (f"{p}\\%", f"{SOLUTION}The increase is {p}%."), (f"{p / 100}", f"{SOLUTION}The increase is $\\boxed{{{p}\\%}}$."), (f"\\text{{{w}}}", f"{SOLUTION}So the answer is $\\boxed{{\\text{{{w}}}}}$."), (f"\\text{{{w}}}", f"{SOLUTION}So the answer is {w}.")]
+
+
+@T
+def late_false_accepts(rng):
+    a, b = rng.randint(1, 9), rng.randint(10, 99)
+    return [(f"{a}{b}", f"{SOLUTION}$$\n{a}\n{b}\n$$"), (f"{a}", f"{SOLUTION}$\\boxed{{{a}{b}}}$"), (f"x = {a}", f"{SOLUTION}$\\boxed{{x^2 = {a * a}}}$")]
+
+
+LATE = {
+    "decimal-comma": [late_decimal_comma_solution],
+    "relations": [late_relation_solution, late_interval_solution],
+    "labelled": [late_labelled_solution],
+    "several-boxes": [late_boxes_solution],
+    "unordered": [late_unordered_solution],
+    "equations": [late_equation_solution],
+    "extraction": [late_extraction_styles, late_approx_solution],
+    "matrices": [late_matrix_solution],
+    "text-percent": [late_text_percent_solution],
+    "false-accepts": [late_false_accepts],
+}
+LATE_SEED = 20261204
+LATE_DRAWS = 4
+
+
 def main() -> None:
     rng = random.Random(SEED)
     seen = set()
@@ -605,6 +713,16 @@ def main() -> None:
                     seen.add((gold, pred))
                     split = "held-out" if template.template in held else "dev"
                     print(json.dumps({"family": family, "template": template.template, "split": split, "gold": gold, "pred": pred}))
+    # Written after the rules and measured once: how the rules carry to forms written later, in longer responses.
+    rng = random.Random(LATE_SEED)
+    for family, templates in LATE.items():
+        for template in templates:
+            for _ in range(LATE_DRAWS):
+                for gold, pred in template(rng):
+                    if (gold, pred) in seen:
+                        continue
+                    seen.add((gold, pred))
+                    print(json.dumps({"family": family, "template": template.template, "split": "late", "gold": gold, "pred": pred}))
 
 
 if __name__ == "__main__":
