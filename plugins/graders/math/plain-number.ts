@@ -35,55 +35,95 @@ export function plainNumber(answer: string): string {
   return answer.replace(/^(-?\d+),(\d+)/, '$1.$2');
 }
 
-/** Runs of the characters a plain expression is made of: found in one pass, without backtracking. */
-const RUN = /[\d.\s+\-*×/^()÷]+/g;
+/** Runs of the characters a plain number or expression is made of: found in one pass, without backtracking. */
+const RUN = /[\d.,\s+\-*×/^()÷]+/g;
 /** Past this many characters a run is only read at its end (or its start, for the first answer). */
 const MAX_RUN = 256;
-/** Room around a run for a currency sign or `**` before it and a percent word after it. */
-const BEFORE_RUN = 3;
+/** Room after a run for a percent word. */
 const AFTER_RUN = 12;
+const CURRENCY = /[$€£¥₹]/;
+const STARTS_ANSWER = /[\s=]/;
+
+interface Found {
+  end: number;
+  answer: string;
+}
 
 /**
- * Every plain answer of `text` with where it ends. The patterns backtrack, so they only ever run over a window of
- * at most MAX_RUN characters around one run of expression characters: time stays linear in `text`, whatever it holds.
+ * The runs of expression characters holding a digit, in order. The patterns backtrack, so they only ever run over
+ * a window of at most MAX_RUN characters around one run, and only over the runs needed (the first or the last that
+ * holds an answer): time stays linear in `text`, whatever it holds.
  */
-function* plainAnswers(text: string, budget: StepBudget, from: 'start' | 'end'): Generator<{ end: number; answer: string }> {
+function digitRuns(text: string, budget: StepBudget): { start: number; end: number }[] {
+  const runs: { start: number; end: number }[] = [];
   RUN.lastIndex = 0;
   for (let run = RUN.exec(text); run; run = RUN.exec(text)) {
     budget.tick(run[0].length);
-    if (!/\d/.test(run[0])) continue;
-    const start = from === 'end' ? Math.max(run.index, RUN.lastIndex - MAX_RUN) : run.index;
-    const end = from === 'start' ? Math.min(RUN.lastIndex, run.index + MAX_RUN) : RUN.lastIndex;
-    const windowStart = Math.max(0, start - BEFORE_RUN);
-    yield* matchesIn(text.slice(windowStart, end + AFTER_RUN), windowStart, budget);
+    if (/\d/.test(run[0])) runs.push({ start: run.index, end: RUN.lastIndex });
   }
-  SIMPLE.lastIndex = 0;
-  for (let match = SIMPLE.exec(text); match; match = SIMPLE.exec(text)) {
-    budget.tick(match[0].length);
-    yield { end: match.index + match[0].length, answer: match[0] };
-  }
+  return runs;
 }
 
-function* matchesIn(window: string, offset: number, budget: StepBudget): Generator<{ end: number; answer: string }> {
+/** The plain answers found around one run, `from` its start or its end when it is longer than MAX_RUN. */
+function answersAround(text: string, run: { start: number; end: number }, from: 'start' | 'end', budget: StepBudget): Found[] {
+  let start = from === 'end' ? Math.max(run.start, run.end - MAX_RUN) : run.start;
+  const end = from === 'start' ? Math.min(run.end, run.start + MAX_RUN) : run.end;
+  // The window's first character stands for what precedes it in `text`: a space where an answer may start there,
+  // an `x` where it may not (`x5`, or the middle of a long run), so the patterns' `^` means what it says.
+  let guard = 'x';
+  if (start > run.start) {
+    const space = text.slice(start, end).search(/\s/);
+    if (space >= 0) [start, guard] = [start + space + 1, ' '];
+  } else {
+    const before = text[start - 1];
+    const startsHere = (c: string | undefined) => c === undefined || STARTS_ANSWER.test(c);
+    if (startsHere(before)) guard = ' ';
+    else if (CURRENCY.test(before)) guard = `${startsHere(text[start - 2]) ? ' ' : 'x'}${before}`;
+  }
+  const offset = start - guard.length;
+  const window = guard + text.slice(start, end + AFTER_RUN);
+  const found: Found[] = [];
   PLAIN.lastIndex = 0;
   for (let match = PLAIN.exec(window); match; match = PLAIN.exec(window)) {
     budget.tick(match[0].length + 1);
     const raw = (match[1] ?? match[2]).replace(TRAILING, '');
-    if (raw !== '') yield { end: offset + match.index + match[0].length, answer: match[1] !== undefined ? raw : plainNumber(raw) };
+    if (raw !== '') found.push({ end: offset + match.index + match[0].length, answer: match[1] !== undefined ? raw : plainNumber(raw) });
     if (match[0].length === 0) PLAIN.lastIndex++;
   }
+  return found;
+}
+
+function simpleFractions(text: string, budget: StepBudget): Found[] {
+  const found: Found[] = [];
+  SIMPLE.lastIndex = 0;
+  for (let match = SIMPLE.exec(text); match; match = SIMPLE.exec(text)) {
+    budget.tick(match[0].length);
+    found.push({ end: match.index + match[0].length, answer: match[0] });
+  }
+  return found;
 }
 
 /** The first plain number or expression of `text` (what follows "the answer is"), read as Math-Verify does. */
 export function firstPlainAnswer(text: string, budget: StepBudget): string | undefined {
-  let first: { end: number; answer: string } | undefined;
-  for (const found of plainAnswers(text, budget, 'start')) if (first === undefined || found.end < first.end) first = found;
-  return first?.answer;
+  const fraction = simpleFractions(text, budget)[0];
+  for (const run of digitRuns(text, budget)) {
+    if (fraction && fraction.end <= run.start) return fraction.answer;
+    const found = answersAround(text, run, 'start', budget)[0];
+    if (found) return fraction && fraction.end < found.end ? fraction.answer : found.answer;
+  }
+  return fraction?.answer;
 }
 
 /** The plain number or expression of `text` that ends last (a response's final number), read as Math-Verify does. */
 export function lastPlainAnswer(text: string, budget: StepBudget): string | undefined {
-  let last: { end: number; answer: string } | undefined;
-  for (const found of plainAnswers(text, budget, 'end')) if (last === undefined || found.end >= last.end) last = found;
-  return last?.answer;
+  const fractions = simpleFractions(text, budget);
+  const fraction = fractions[fractions.length - 1];
+  const runs = digitRuns(text, budget);
+  for (let i = runs.length - 1; i >= 0; i--) {
+    if (fraction && fraction.end >= runs[i].end + AFTER_RUN) return fraction.answer;
+    const found = answersAround(text, runs[i], 'end', budget);
+    const last = found.reduce<Found | undefined>((best, f) => (best === undefined || f.end >= best.end ? f : best), undefined);
+    if (last) return fraction && fraction.end > last.end ? fraction.answer : last.answer;
+  }
+  return fraction?.answer;
 }
