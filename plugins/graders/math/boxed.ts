@@ -1,5 +1,6 @@
 import { closingBrace } from './braces.ts';
 import { StepBudget } from './budget.ts';
+import { MAX_LISTED_SPANS, PERCENT_AFTER, SPAN_LIST_SEPARATOR } from './math-mode.ts';
 
 const BOX_COMMANDS = ['\\boxed', '\\fbox'];
 /** What may stand between boxes that list several answers: `\boxed{1}, \boxed{2}`, `$\boxed{1}$ and $\boxed{2}$`. */
@@ -60,12 +61,6 @@ export function lastBox(text: string, budget: StepBudget, lenient = false): { an
   return { answer: contents.reverse().join(', '), truncated: false };
 }
 
-/** `$\boxed{40}$%`: a percent right after the span belongs to its answer. */
-const PERCENT_AFTER = /^\s*(?:\\?%|[Pp]ercent|[Pp]ct)/;
-
-/** Spans listed before the last one: only this between a span's closer and the next span's opener. */
-const SPAN_LIST_SEPARATOR = /^\s*(?:,?and|,?or|,)\s*$/;
-const MAX_LISTED_SPANS = 6;
 
 /** The boxes of the last box's span, then of the spans listed before it, in the order written. */
 function spanRun(text: string, boxes: BoxesBackwards, last: Box, span: MathSpan, budget: StepBudget): string[] {

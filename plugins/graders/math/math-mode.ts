@@ -19,11 +19,12 @@ interface Span {
 }
 
 /** Math-Verify joins up to five more spans listed before the last: `$x = 1$ or $x = 2$`, `$3$, $5$ and $7$`. */
-const MAX_LISTED_SPANS = 6;
-const SPAN_LIST_SEPARATOR = /^\s*(?:,?and|,?or|,)\s*$/;
+export const MAX_LISTED_SPANS = 6;
+/** What may stand between two listed spans: only this between a span's closer and the next span's opener. */
+export const SPAN_LIST_SEPARATOR = /^\s*(?:,?and|,?or|,)\s*$/;
 /** A plain number after the last span, as Math-Verify finds one: after a space, `=` or the start, maybe a currency sign. */
 /** `$40$%`, `$40$ percent`: a percent sign or word right after the span belongs to it. */
-const PERCENT_AFTER = /^\s*(?:\\?%|[Pp]ercent|[Pp]ct)/;
+export const PERCENT_AFTER = /^\s*(?:\\?%|[Pp]ercent|[Pp]ct)/;
 const PLAIN_NUMBER_AFTER = /(?:^|[\s=])(?:\*\*)?[$€£¥₹]?-?\d/;
 
 /**
