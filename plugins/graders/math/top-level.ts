@@ -30,6 +30,8 @@ export interface TopLevelParts {
 
 /** `text` cut at every separator of `separators` (characters or `\commands`) outside all brackets, parts trimmed. */
 export function splitTopLevelAny(text: string, separators: ReadonlySet<string>): TopLevelParts {
+  // Most parts hold none of the separators: the engine's own search says so without a scan.
+  if (![...separators].some((separator) => text.includes(separator))) return { parts: [text.trim()], separators: [] };
   const parts: string[] = [];
   const found: string[] = [];
   let start = 0;
