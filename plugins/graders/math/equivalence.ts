@@ -95,7 +95,7 @@ class Comparison {
     if (this.lenient && (a.kind === 'words' || b.kind === 'words')) return wordsEqual(a, b);
     if (a.kind === 'words' || a.kind === 'unparsed') return b.kind === a.kind && b.text === a.text;
     if (b.kind === 'words' || b.kind === 'unparsed') return false;
-    if (a.kind === 'expression' && b.kind === 'expression') return expressionsEqual(a.expr, b.expr, budget);
+    if (a.kind === 'expression' && b.kind === 'expression') return this.lenient ? this.numbersEqual(a, b) : expressionsEqual(a.expr, b.expr, budget);
     if (a.kind === 'matrix' || b.kind === 'matrix') return a.kind === 'matrix' && b.kind === 'matrix' && this.matricesEqual(a.rows, b.rows);
     if (this.lenient && isCollection(a) && isCollection(b)) return this.collectionsEqual(a, b);
     if (a.kind === 'ordered' && b.kind === 'ordered') return this.orderedEqual(a, b);
@@ -108,6 +108,16 @@ class Comparison {
     if (a.kind === 'set' && a.items.length === 1) return this.equal(a.items[0], b);
     if (b.kind === 'set' && b.items.length === 1) return this.equal(a, b.items[0]);
     return false;
+  }
+
+  /**
+   * Under Math-Verify's rules a whole number and a decimal (sympy's `Integer` against a `Float`) are equal only when
+   * exactly equal: `100` = `100.0` ≠ `100.0000001`, while `\frac{1}{3}` = `0.333333` as ever.
+   */
+  private numbersEqual(a: Extract<Answer, { kind: 'expression' }>, b: Extract<Answer, { kind: 'expression' }>): boolean {
+    const [x, y] = [constantValue(a, this.budget), constantValue(b, this.budget)];
+    if (x !== undefined && y !== undefined && ((isInteger(x) && isDecimal(y)) || (isDecimal(x) && isInteger(y)))) return exactlyEqual(x, y);
+    return expressionsEqual(a.expr, b.expr, this.budget);
   }
 
   private orderedEqual(a: Extract<Answer, { kind: 'ordered' }>, b: Extract<Answer, { kind: 'ordered' }>): boolean {
@@ -185,7 +195,7 @@ class Comparison {
     if (!this.lenient) return true;
     const cells = a.flatMap((row, i) => row.map((cell, j) => [constantValue(cell, this.budget), constantValue(b[i][j], this.budget)] as const));
     const integerAgainstDecimal = cells.some(([x, y]) => x !== undefined && y !== undefined && ((isInteger(x) && isDecimal(y)) || (isDecimal(x) && isInteger(y))));
-    return !integerAgainstDecimal || cells.every(([x, y]) => x?.kind === 'exact' && y?.kind === 'exact' && sameRational(x.q, y.q));
+    return !integerAgainstDecimal || cells.every(([x, y]) => x !== undefined && y !== undefined && exactlyEqual(x, y));
   }
 
   /** Every gold member is matched by a predicted one and every predicted one matches a gold one (gold always first). */
@@ -233,6 +243,7 @@ function constantValue(answer: Answer, budget: StepBudget): Value | undefined {
   return evaluate(answer.expr, new Map(), budget);
 }
 
+const exactlyEqual = (x: Value, y: Value): boolean => x.kind === 'exact' && y.kind === 'exact' && sameRational(x.q, y.q);
 const isInteger = (v: Value): boolean => v.kind === 'exact' && !v.decimal && v.q.d === 1n;
 const isDecimal = (v: Value): boolean => v.kind === 'exact' && v.decimal;
 

@@ -66,8 +66,13 @@ const ENVIRONMENT_NAME = /\\(?:begin|end)\{[a-zA-Z*]*\}/g;
 /** `1 000`, `7 425 000.5`: digits grouped by spaces, the whole answer. */
 const SPACE_GROUPED = /^[-+]?\d{1,3}(?: \d{3})+(?:\.\d+)?$/;
 
-/** Math-Verify's spellings of one relation: `!=`, `\ne` and `\not=` are `\neq`; `>=` and `<=` are `\ge` and `\le`. */
+/**
+ * Math-Verify's spellings of one relation: `!=`, `\ne` and `\not=` are `\neq`; `>=` and `<=` are `\ge` and `\le`;
+ * and `\mathbb{R}` is `(-\infty, \infty)`.
+ */
 const RELATION_SPELLINGS: [RegExp, string][] = [
+  // The real line is the interval of all reals.
+  [/\\mathbb\s*\{?R\}?(?![a-zA-Z])/g, '(-\\infty, \\infty)'],
   [/!=|\\not\s*=|\\ne(?![a-zA-Z])/g, '\\neq '],
   [/>=/g, '\\ge '],
   [/<=/g, '\\le '],

@@ -170,6 +170,21 @@ describe('Math-Verify’s rules (math-full)', () => {
     });
   });
 
+  describe('having a whole number against a decimal', () => {
+    holds([
+      ['250', '$\\boxed{250.0}$', true],
+      ['250', '$\\boxed{250.0000004}$', false],
+      ['250.0000004', '$\\boxed{250}$', false],
+      ['\\frac{2}{3}', '$\\boxed{0.666667}$', true],
+      ['\\sqrt{5}', '$\\boxed{2.236068}$', true],
+      ['\\mathbb{R}', '$\\boxed{(-\\infty, \\infty)}$', true],
+    ]);
+
+    it('should round the whole number too under ludus’s rules', () => {
+      expect(strict('250', '\\boxed{250.0000004}').correct).toBe(true);
+    });
+  });
+
   describe('having words and percents', () => {
     holds([
       ['\\text{no}', '\\boxed{no}', true],
