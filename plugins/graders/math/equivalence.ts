@@ -135,17 +135,20 @@ class Comparison {
   private collectionsEqual(a: Extract<Answer, { kind: 'set' | 'list' | 'ordered' }>, b: Extract<Answer, { kind: 'set' | 'list' | 'ordered' }>): boolean {
     if (a.kind === 'ordered' && b.kind === 'ordered') return this.orderedEqual(a, b);
     if (a.kind === 'ordered') {
-      const members = this.distinct(b.items);
+      const members = this.distinct(b.items, a.items.length + 1);
       return a.open === '(' && members.length === a.items.length && a.items.every((item, i) => this.equal(item, members[i]));
     }
     if (b.kind === 'ordered' && b.open !== '(') return false;
     return this.sameSet(a.items, b.items);
   }
 
-  /** Members with later repeats dropped, in the order written. */
-  private distinct(items: Answer[]): Answer[] {
+  /** Members with later repeats dropped, in the order written; no more than `most` (enough to tell a size apart). */
+  private distinct(items: Answer[], most: number): Answer[] {
     const out: Answer[] = [];
-    for (const item of items) if (!out.some((kept) => this.equal(kept, item))) out.push(item);
+    for (const item of items) {
+      if (!out.some((kept) => this.equal(kept, item))) out.push(item);
+      if (out.length >= most) break;
+    }
     return out;
   }
 
