@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
-import { FULL_EXTRACTION, parseExtractionOrder, STRICT_EXTRACTION } from '../../plugins/graders/math/extract.ts';
+import { defaultRules, FULL_EXTRACTION, parseExtractionOrder, STRICT_EXTRACTION } from '../../plugins/graders/math/extract.ts';
 import type { Grader } from '../../core/grading/verdict.ts';
 import { EVAL_DEFAULTS, evaluate, type EvalBenchmark, type EvalModel, type EvalOptions } from '../../lab/eval/evaluate.ts';
 import { DRIFT_DEFAULTS } from '../../lab/eval/drift.ts';
@@ -164,11 +164,15 @@ export function register(program: Command): void {
     });
 }
 
-/** `auto`: the generated tasks keep the boxed format their reward asks for; external JSONL sets get the full order. */
+/**
+ * `auto`: the generated tasks keep the boxed format (and strict rules) their reward asks for; external JSONL sets get
+ * the full order and Math-Verify's rules, as `math-full` grades.
+ */
 function graderFor(task: string, extract: string): Grader {
   if (extract === 'auto' && graderForTask(task) === 'exact') return gradeExact;
   const extraction = extract === 'auto' ? (task.endsWith('.jsonl') ? FULL_EXTRACTION : STRICT_EXTRACTION) : parseExtractionOrder(extract);
-  return (gold, pred) => gradeMath(gold, pred, { extraction });
+  const rules = defaultRules(extraction);
+  return (gold, pred) => gradeMath(gold, pred, { extraction, rules });
 }
 
 interface ParsedFlags {

@@ -105,7 +105,7 @@ export const TrainConfigSchema = z
       ),
     normalization: Normalization.default('token-mean').describe("how a step's loss is averaged: over trained tokens, per sequence, or over a constant token budget (ours: token-mean, verl's default; the papers do not say)"),
     advantage: z.string().min(1).default('grpo').describe('the base advantage estimator: grpo, dr-grpo, rloo, reinforce++, reinforce++-baseline, or a plugin\'s; a game may adapt it per role'),
-    grader: z.string().min(1).default('math').describe('the grader the reward pays by: math (boxed answers as mathematics), math-full (the answer wherever it is), exact (boxed text as text)'),
+    grader: z.string().min(1).default('math').describe('the grader the reward pays by: math (boxed answers as mathematics), math-full (the answer wherever it is, compared with the rules of Math-Verify 0.8.0 as well, see docs/grading.md), exact (boxed text as text)'),
     checkpointEvery: z.number().int().positive().default(10).describe('steps between checkpoints (every trainable policy, its optimizer, the trainer state)'),
     validateEvery: z.number().int().min(0).default(10).describe("steps between validations (the grader's verdicts on the task's validation problems, disjoint from its test problems, under the game's own protocol) that keep best/; 0 turns it off"),
     validationProblems: z.number().int().positive().max(MAX_EVAL_PROBLEMS).default(32).describe("problems per validation, from the task's validation split (its test split for a task without one)"),

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { LudusErrorCode } from '../../core/errors.ts';
 import { parseJsonExactNumbers } from '../../core/exact-json.ts';
-import { FULL_EXTRACTION, type ExtractionStep } from './math/extract.ts';
+import { defaultRules, FULL_EXTRACTION, type ExtractionStep } from './math/extract.ts';
 import { gradeMath } from './math/grade-math.ts';
+import type { GradingRules } from './math/rules.ts';
 
 export interface GradedLine {
   answer_present: boolean;
@@ -43,12 +44,18 @@ export function parseGradeLine(text: string, lineNumber: number): GradeRequestLi
 
 /**
  * Grades one JSON line `{"gold": string | number, "pred": string}`; `lineNumber` counts from 1. External data
- * was not written for this grader, so the prediction's answer is looked for in every place (`extraction`).
+ * was not written for this grader, so the prediction's answer is looked for in every place (`extraction`) and
+ * compared as `math-full` does (`rules`: Math-Verify's rules unless the order is boxed answers only).
  */
-export function gradeJsonLine(text: string, lineNumber: number, extraction: readonly ExtractionStep[] = FULL_EXTRACTION): GradedLine | LineError {
+export function gradeJsonLine(
+  text: string,
+  lineNumber: number,
+  extraction: readonly ExtractionStep[] = FULL_EXTRACTION,
+  rules: GradingRules = defaultRules(extraction),
+): GradedLine | LineError {
   const request = parseGradeLine(text, lineNumber);
   if ('error' in request) return request;
-  const { answer_present, correct } = gradeMath(request.gold, request.pred, { extraction });
+  const { answer_present, correct } = gradeMath(request.gold, request.pred, { extraction, rules });
   return { answer_present, correct };
 }
 

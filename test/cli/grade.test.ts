@@ -67,6 +67,23 @@ describe('ludus grade', () => {
     });
   });
 
+  describe('having rules named', () => {
+    it('should compare with Math-Verify’s rules by default and with ludus’s strict ones under --rules strict', async () => {
+      const file = join(dir, 'rules.jsonl');
+      await writeFile(file, `${JSON.stringify({ gold: '3, 8', pred: '\\boxed{3}\\boxed{8}' })}\n${JSON.stringify({ gold: '2.5', pred: 'It takes 2,5 hours.' })}\n`);
+      const byDefault = await runLudus(['grade', '--jsonl', file]);
+      const strict = await runLudus(['grade', '--jsonl', file, '--rules', 'strict']);
+      expect(outputLines(byDefault.stdout)).toEqual([{ answer_present: true, correct: true }, { answer_present: true, correct: true }]);
+      expect(outputLines(strict.stdout)).toEqual([{ answer_present: true, correct: false }, { answer_present: true, correct: false }]);
+    });
+
+    it('should exit 2 with INPUT_INVALID naming --rules for unknown ones', async () => {
+      const result = await runLudus(['grade', '--jsonl', join(dir, 'missing.jsonl'), '--rules', 'lenient']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('[INPUT_INVALID] --rules: unknown rules "lenient" (known: strict, math-verify)');
+    });
+  });
+
   describe('having bad lines among good ones', () => {
     it('should put an error line in the place of each, report it on stderr, finish the rest, and exit 2', async () => {
       const file = join(dir, 'mixed.jsonl');

@@ -17,7 +17,10 @@ const TOKENS = [
   'the', 'answer', 'is', 'Final Answer:', 'The final answer is', 'cm', 'dollars', 'and', 'or', 'Monday', '1e9', '0.333',
 ];
 
-const GOLDS = ['5', '-5', '\\frac{3}{4}', '0.75', '28\\%', '1000', '(1, 2)', '\\{1, 2\\}', '[0, 1)', 'x^2+1', '2\\sqrt{3}', '\\pi', 'x = 3', 'x > 3', '\\text{Monday}', '7:32', '\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}'];
+const GOLDS = [
+  '5', '-5', '\\frac{3}{4}', '0.75', '28\\%', '1000', '(1, 2)', '\\{1, 2\\}', '[0, 1)', 'x^2+1', '2\\sqrt{3}', '\\pi', 'x = 3', 'x > 3',
+  '\\text{Monday}', '7:32', '\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}', '2x + 3y = 6', '-1 < x \\le 2', '3.75',
+];
 
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[rng.int(items.length)];
 
@@ -46,6 +49,13 @@ const ADVERSARIAL: readonly [string, (rng: Rng) => string][] = [
   ['big matrix', (rng) => { const n = 1 + rng.int(60); const row = Array(n).fill('x').join(' & '); return `\\boxed{\\begin{pmatrix}${Array(n).fill(row).join(' \\\\ ')}\\end{pmatrix}}`; }],
   ['backslashes', (rng) => '\\'.repeat(1 + rng.int(100_000))],
   ['prose', (rng) => 'so we keep going and the value is large. '.repeat(1 + rng.int(20_000))],
+  // Math-Verify's rules (math-full) read more of a response: runs of plain digits and operators, spans listed with
+  // "and", every box of a span, `\approx` chains, decimal commas.
+  ['plain digits', (rng) => `${pick(rng, ['1 ', '1+', '2,5 ', '(1', '- 1', '1.'])}`.repeat(1 + rng.int(50_000)) + pick(rng, ['x', '', '.', ' apples'])],
+  ['listed spans', (rng) => '$1$ and '.repeat(1 + rng.int(20_000))],
+  ['boxes in a span', (rng) => `$${'\\boxed{1} '.repeat(1 + rng.int(5000))}$`],
+  ['approx chain', (rng) => `$x ${'\\approx 1 '.repeat(1 + rng.int(20_000))}$`],
+  ['assignments', (rng) => `\\boxed{${Array.from({ length: 1 + rng.int(3000) }, (_, i) => `a_{${i}}=${i}`).join(', ')}}`],
 ];
 
 /** About a megabyte of reasoning before a final answer; a few of these go into every run. */

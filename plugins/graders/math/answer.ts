@@ -1,10 +1,11 @@
 import type { StepBudget } from './budget.ts';
 import type { Expr } from './expression.ts';
-import { inequality } from './inequality.ts';
+import { inequality, relationParts, type Relation } from './inequality.ts';
 import { matrixRows } from './matrix.ts';
 import type { NormalizedAnswer } from './normalize.ts';
 import { parseExpression } from './parse-expression.ts';
 import { rational } from './rational.ts';
+import { lenient, type GradingRules } from './rules.ts';
 import { enclosingBrackets, splitTopLevel } from './top-level.ts';
 import { Unparseable } from './unparseable.ts';
 
@@ -17,10 +18,16 @@ export type Answer =
   | { kind: 'chain'; text: string; last: Answer }
   /** `x = 3`, `f(x) = x^2`, `x \in [0, 1)`: a value given a name; it equals the bare value too. */
   | { kind: 'named'; name: string; value: Answer }
-  /** `x > 3`, `-1 \le x < 2`: the interval of `name` the inequality leaves. */
-  | { kind: 'inequality'; name: string; interval: Answer }
-  /** Points, tuples, vectors and intervals: brackets and order matter. */
-  | { kind: 'ordered'; open: '(' | '['; close: ')' | ']'; items: Answer[] }
+  /**
+   * `x > 3`, `-1 \le x < 2`: the interval of `name` the inequality leaves (none when no side is a lone variable,
+   * `2x + 1 > 5`); under Math-Verify's rules also each relation of the chain, in order, as `diff < 0` or `diff ≤ 0`.
+   */
+  | { kind: 'inequality'; name: string; interval?: Answer; parts?: Relation[] }
+  /**
+   * Points, tuples, vectors and intervals: brackets and order matter. `names`: an assignment list `a=1, b=4` read as
+   * the tuple of its values (Math-Verify's rules), the names in order.
+   */
+  | { kind: 'ordered'; open: '(' | '['; close: ')' | ']'; items: Answer[]; names?: string[] }
   /** `\{…\}` or `{…}` with commas: order and repeats do not matter. */
   | { kind: 'set'; items: Answer[] }
   /** Bare `a, b` or `a; b` ("all solutions, separated by commas"): order does not matter, repeats do. */
@@ -38,9 +45,9 @@ const PLUS_MINUS = /\\(?:pm|mp)(?![a-zA-Z])/;
 const ANSWER_NAME = /^(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_(?:\{[^{}]*\}|[a-zA-Z0-9]))?'*(?:\([^()]*\))?$/;
 const MIXED_NUMBER = /^([-+]?)(\d+)\s*(?:\\frac(?:\{(\d+)\}|(\d))(?:\{(\d+)\}|(\d))|\s(\d+)\/(\d+))$/;
 
-export function parseAnswer(normalized: NormalizedAnswer, budget: StepBudget): Answer {
+export function parseAnswer(normalized: NormalizedAnswer, budget: StepBudget, rules?: GradingRules): Answer {
   if (normalized.worded) return { kind: 'words', text: wordsOf(normalized.latex) };
-  return structure(normalized.latex, budget, 1);
+  return new Structure(budget, lenient(rules)).of(normalized.latex, 1);
 }
 
 /** Worded answers compare case-blind with spacing and LaTeX escapes ignored. */
@@ -48,11 +55,49 @@ export function wordsOf(latex: string): string {
   return latex.toLowerCase().replace(/\\/g, '').replace(/\s+/g, ' ').trim();
 }
 
-export const compact = (text: string): string => text.replace(/\s+/g, '');
+/**
+ * Whitespace dropped, except between two digits: `2\n9` stays two numbers, never the 29 a split line would fake.
+ */
+export const compact = (text: string): string => text.replace(/\s+/g, (space, at: number) => (/\d/.test(text[at - 1] ?? '') && /\d/.test(text[at + space.length] ?? '') ? ' ' : ''));
 
-function structure(text: string, budget: StepBudget, depth: number): Answer {
+const APPROX = '\\approx';
+
+/** Reads an answer's shape; `lenient` adds Math-Verify's rules (`rules.ts`). */
+class Structure {
+  constructor(
+    private readonly budget: StepBudget,
+    private readonly lenient: boolean,
+  ) {}
+
+  of(text: string, depth: number): Answer {
+    return structure(text, this.budget, depth, this);
+  }
+
+  /** `x = \frac{1}{3} \approx 0.33` is `x = \frac{1}{3}`; `p \approx 0.33` (a name first) is 0.33. */
+  approximation(text: string): string {
+    if (!this.lenient) return text;
+    const parts = splitTopLevel(text, APPROX);
+    if (parts.length < 2 || parts.some((part) => part === '')) return text;
+    return ANSWER_NAME.test(parts[0]) ? parts[parts.length - 1] : parts[0];
+  }
+
+  /** `a=1, b=4` (every item a value under its own name) is the tuple `(1, 4)`, remembering the names. */
+  assignments(items: Answer[]): Answer | undefined {
+    if (!this.lenient || items.length < 2 || !items.every((item) => item.kind === 'named')) return undefined;
+    const names = items.map((item) => (item as Extract<Answer, { kind: 'named' }>).name);
+    if (new Set(names).size !== names.length) return undefined;
+    return { kind: 'ordered', open: '(', close: ')', items: items.map((item) => (item as Extract<Answer, { kind: 'named' }>).value), names };
+  }
+
+  relations(text: string): Relation[] | undefined {
+    return this.lenient ? relationParts(text, this.budget) : undefined;
+  }
+}
+
+function structure(raw: string, budget: StepBudget, depth: number, reader: Structure): Answer {
   budget.enter(depth);
-  const inner = (part: string): Answer => structure(part, budget, depth + 1);
+  const inner = (part: string): Answer => reader.of(part, depth + 1);
+  const text = reader.approximation(raw);
   if (EMPTY_SET.test(text)) return { kind: 'set', items: [] };
   const rows = matrixRows(text);
   if (rows) return { kind: 'matrix', rows: rows.map((row) => row.map(inner)) };
@@ -74,11 +119,17 @@ function structure(text: string, budget: StepBudget, depth: number): Answer {
     if (items.length > 1) return { kind: 'ordered', open: enclosed.open, close: enclosed.close as ')' | ']', items: items.map(inner) };
   }
   const items = splitTopLevel(text, ',');
-  if (items.length > 1) return { kind: 'list', items: items.map(inner) };
+  if (items.length > 1) {
+    const answers = items.map(inner);
+    return reader.assignments(answers) ?? { kind: 'list', items: answers };
+  }
   const sides = splitTopLevel(text, '=');
   if (sides.length > 1) return relation(text, sides, budget, inner);
   const bounds = inequality(text);
-  if (bounds) return { kind: 'inequality', name: compact(bounds.name), interval: { kind: 'ordered', open: bounds.open, close: bounds.close, items: [bounds.low, bounds.high].map(inner) } };
+  const parts = reader.relations(text);
+  const withParts = parts ? { parts } : {};
+  if (bounds) return { kind: 'inequality', name: compact(bounds.name), interval: { kind: 'ordered', open: bounds.open, close: bounds.close, items: [bounds.low, bounds.high].map(inner) }, ...withParts };
+  if (parts) return { kind: 'inequality', name: '', parts };
   const ratio = splitTopLevel(text, ':');
   if (ratio.length === 2 && ratio.every((side) => side !== '')) return leaf(`\\frac{${ratio[0]}}{${ratio[1]}}`, budget);
   return leaf(text, budget);

@@ -1,3 +1,4 @@
+import { firstPlainAnswer } from './plain-number.ts';
 import type { StepBudget } from './budget.ts';
 import { firstMathSpan } from './math-mode.ts';
 import { isProse } from './prose.ts';
@@ -14,7 +15,7 @@ const MAX_ANSWER_LINE = 2_000;
  * first math span there, else the words up to the end of the sentence. Undefined when nothing follows or what
  * follows is a sentence rather than an answer.
  */
-export function finalAnswerPhrase(text: string, budget: StepBudget): string | undefined {
+export function finalAnswerPhrase(text: string, budget: StepBudget, lenient = false): string | undefined {
   PHRASE.lastIndex = 0;
   let after = -1;
   for (let match = PHRASE.exec(text); match; match = PHRASE.exec(text)) {
@@ -26,7 +27,12 @@ export function finalAnswerPhrase(text: string, budget: StepBudget): string | un
   budget.tick(line.length);
   const math = firstMathSpan(line);
   const answer = (math ?? untilSentenceEnd(line).replace(LEADING_WORDS, '')).replace(/^[\s*:]+|[\s*]+$/g, '');
-  return answer === '' || isProse(answer) ? undefined : answer;
+  if (answer === '' || isProse(answer)) return undefined;
+  if (!lenient || math !== undefined) return answer;
+  // Math-Verify reads plain text only for numbers and digit expressions, after the last `=` when there is one:
+  // "The answer is odd." has none, "Answer: \dfrac{3}{4}" only 3.
+  const equals = line.lastIndexOf('=');
+  return firstPlainAnswer(` ${equals < 0 ? line : line.slice(equals + 1)}`, budget);
 }
 
 /** `5. I hope it is correct.` gives `5`; a decimal point (`3.5`) is not a sentence end. */

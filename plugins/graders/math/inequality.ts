@@ -1,4 +1,8 @@
+import type { StepBudget } from './budget.ts';
+import type { Expr } from './expression.ts';
+import { parseExpression } from './parse-expression.ts';
 import { splitTopLevelAny } from './top-level.ts';
+import { Unparseable } from './unparseable.ts';
 
 /** Relation signs: `<` and `>` and their TeX names (`≤`, `≥` are turned into `\le`, `\ge` by normalization). */
 const LESS = new Map([['<', false], ['\\lt', false], ['\\le', true], ['\\leq', true], ['\\leqslant', true]]);
@@ -38,3 +42,29 @@ export function inequality(text: string): Bounds | undefined {
 
 const below = (name: string, high: string, inclusive: boolean): Bounds => ({ name, low: '-\\infty', high, open: '(', close: inclusive ? ']' : ')' });
 const above = (name: string, low: string, inclusive: boolean): Bounds => ({ name, low, high: '\\infty', open: inclusive ? '[' : '(', close: ')' });
+
+/** One relation of an inequality as `diff < 0` (strict) or `diff ≤ 0`: `x > 3` is `3 - x < 0`. */
+export interface Relation {
+  strict: boolean;
+  diff: Expr;
+}
+
+/**
+ * `2x + 1 > 5`, `-y < -4`, `a < x \le b`: each relation of the chain in order, both sides parsed; undefined when there
+ * is no relation sign or a side does not parse.
+ */
+export function relationParts(text: string, budget: StepBudget): Relation[] | undefined {
+  const { parts, separators } = splitTopLevelAny(text, SIGNS);
+  if (separators.length === 0 || parts.some((p) => p === '')) return undefined;
+  try {
+    const sides = parts.map((part) => parseExpression(part, budget));
+    return separators.map((sign, i) => {
+      const less = LESS.has(sign);
+      const [low, high] = less ? [sides[i], sides[i + 1]] : [sides[i + 1], sides[i]];
+      return { strict: !(LESS.get(sign) ?? GREATER.get(sign)), diff: { kind: 'sum', terms: [{ negative: false, expr: low }, { negative: true, expr: high }] } };
+    });
+  } catch (error) {
+    if (error instanceof Unparseable) return undefined;
+    throw error;
+  }
+}

@@ -5,21 +5,59 @@ import { isProse } from './prose.ts';
 const MAX_SPANS_TRIED = 8;
 /** Inside math mode two plain words already mean prose: `$5 and then $7` is two prices, not an answer. */
 const PROSE_WORDS_IN_MATH = 2;
+/** Math-Verify reads any span as math; three words still make one prose, but `$BD:DC = 3:4$` is math. */
+const PROSE_WORDS_IN_MATH_MV = 3;
 /** Marks that end a proof or pad a line (`$\blacksquare$`), not answers. */
 const DECORATION = /^(?:\\(?:square|blacksquare|Box|qed|checkmark|ldots|cdots|dots|quad|qquad)\s*)+$/;
 
 interface Span {
   /** Where the opening delimiter starts. */
   open: number;
+  /** Just past the closing delimiter. */
+  end: number;
   content: string;
 }
+
+/** Math-Verify joins up to five more spans listed before the last: `$x = 1$ or $x = 2$`, `$3$, $5$ and $7$`. */
+export const MAX_LISTED_SPANS = 6;
+/** What may stand between two listed spans: only this between a span's closer and the next span's opener. */
+export const SPAN_LIST_SEPARATOR = /^\s*(?:,?and|,?or|,)\s*$/;
+/** A plain number after the last span, as Math-Verify finds one: after a space, `=` or the start, maybe a currency sign. */
+/** `$40$%`, `$40$ percent`: a percent sign or word right after the span belongs to it. */
+export const PERCENT_AFTER = /^\s*(?:\\?%|[Pp]ercent|[Pp]ct)/;
+const PLAIN_NUMBER_AFTER = /(?:^|[\s=])(?:\*\*)?[$€£¥₹]?-?\d/;
 
 /**
  * The content of the last `$…$`, `$$…$$`, `\(…\)` or `\[…\]` in `text` that holds math rather than prose.
  * Read backwards from the end with the engine's own string search, so a megabyte costs a few scans, not a parse.
  */
 export function lastMathSpan(text: string, budget: StepBudget): string | undefined {
-  let limit = text.length;
+  return lastSpan(text, text.length, budget)?.content;
+}
+
+/**
+ * Math-Verify's reading of the last math span: spans listed before it with only "and", "or" or a comma between them
+ * join it as one answer (`$x = 1$ or $x = 2$` is `x = 1, x = 2`), and a plain number written after it is the answer
+ * instead (undefined here, so the `bare` step finds it): the rightmost of the two wins.
+ */
+export function lastMathSpanListed(text: string, budget: StepBudget): string | undefined {
+  const last = lastSpan(text, text.length, budget, PROSE_WORDS_IN_MATH_MV);
+  if (!last) return undefined;
+  const after = text.slice(last.end, last.end + 2_000);
+  budget.tick(after.length);
+  if (PLAIN_NUMBER_AFTER.test(after.replace(/\\\$/g, ' '))) return undefined;
+  const contents = [PERCENT_AFTER.test(after) ? `${last.content}\\%` : last.content];
+  for (let span = last; contents.length < MAX_LISTED_SPANS; ) {
+    const previous = lastSpan(text, span.open, budget, PROSE_WORDS_IN_MATH_MV);
+    if (!previous || previous.end > span.open || !SPAN_LIST_SEPARATOR.test(text.slice(previous.end, span.open))) break;
+    contents.push(previous.content);
+    span = previous;
+  }
+  return contents.reverse().join(', ');
+}
+
+function lastSpan(text: string, before: number, budget: StepBudget, proseWords = PROSE_WORDS_IN_MATH): Span | undefined {
+  let limit = before;
   for (let tried = 0; tried < MAX_SPANS_TRIED && limit > 0; tried++) {
     budget.tick();
     const span = spanEndingBefore(text, limit, budget);
@@ -30,7 +68,7 @@ export function lastMathSpan(text: string, budget: StepBudget): string | undefin
       limit = span.open;
       continue;
     }
-    if (/[0-9a-zA-Z\\]/.test(content) && !isProse(content, PROSE_WORDS_IN_MATH)) return content;
+    if (/[0-9a-zA-Z\\]/.test(content) && !isProse(content, proseWords)) return { ...span, content };
     // One delimiter back: an opener taken for a closer (`$` pairs are ambiguous) gets its turn as a closer.
     limit = span.open + 1;
   }
@@ -55,15 +93,15 @@ function spanEndingBefore(text: string, limit: number, budget: StepBudget): Span
   if (close === display || close === inline) {
     const opener = close === display ? '\\[' : '\\(';
     const open = text.lastIndexOf(opener, close - 1);
-    return open < 0 ? undefined : { open, content: text.slice(open + 2, close) };
+    return open < 0 ? undefined : { open, end: close + 2, content: text.slice(open + 2, close) };
   }
   const double = close > 0 && text[close - 1] === '$' && text[close - 2] !== '\\';
   if (double) {
     const open = text.lastIndexOf('$$', close - 2);
-    return open < 0 ? undefined : { open, content: text.slice(open + 2, close - 1) };
+    return open < 0 ? undefined : { open, end: close + 1, content: text.slice(open + 2, close - 1) };
   }
   const open = lastUnescaped(text, '$', close - 1, budget);
-  return open < 0 ? undefined : { open, content: text.slice(open + 1, close) };
+  return open < 0 ? undefined : { open, end: close + 1, content: text.slice(open + 1, close) };
 }
 
 /** Last `char` at or before `from` that is not written `\char`. */

@@ -1,5 +1,6 @@
 import { closingBrace } from './braces.ts';
 import { StepBudget } from './budget.ts';
+import { lenient, type GradingRules } from './rules.ts';
 import { isUnitPhrase } from './units.ts';
 
 /** An answer's LaTeX with presentation removed; `percent` and `worded` say what was seen on the way. */
@@ -7,6 +8,11 @@ export interface NormalizedAnswer {
   latex: string;
   /** A `%` was dropped: `10\%` may mean 10 or 0.1. */
   percent: boolean;
+  /**
+   * The percent was plain text (`40%`, `40 percent`), not LaTeX's `\%`: Math-Verify's plain numbers keep the digits
+   * as their text, so such a prediction also matches a gold written without the percent.
+   */
+  plainPercent: boolean;
   /** The answer is words (`\text{Monday}`, `even`), compared as lower-case text. */
   worded: boolean;
 }
@@ -50,6 +56,8 @@ const PRESENTATION: [RegExp, string][] = [
 
 const DEGREES = /\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![a-zA-Z])|\\circ(?![a-zA-Z])|\\degree(?![a-zA-Z])/g;
 const PERCENT = /\\?%/g;
+/** `40 percent`, `40 pct`: a percent in words after a number (Math-Verify's plain numbers). */
+const PERCENT_WORD = /(?<=\d)\s*(?:percent(?:age)?|pct)\b/gi;
 const BARE_FUNCTION_NAMES = /(?<![\\a-zA-Z])(sqrt|pi|infty|sin|cos|tan|ln|log|exp)(?![a-zA-Z])/g;
 const TEXT_COMMAND = /\\(?:text|textbf|textit|textrm|textsf|texttt|textnormal|mathrm|mathbf|mathit|mathsf|mathtt|mbox|hbox)\s*\{/g;
 const SQUARED_OR_CUBED = /^\s*\^\s*(?:\{\s*[23]\s*\}|[23])/;
@@ -58,23 +66,42 @@ const ENVIRONMENT_NAME = /\\(?:begin|end)\{[a-zA-Z*]*\}/g;
 /** `1 000`, `7 425 000.5`: digits grouped by spaces, the whole answer. */
 const SPACE_GROUPED = /^[-+]?\d{1,3}(?: \d{3})+(?:\.\d+)?$/;
 
+/**
+ * Math-Verify's spellings of one relation: `!=`, `\ne` and `\not=` are `\neq`; `>=` and `<=` are `\ge` and `\le`;
+ * and `\mathbb{R}` is `(-\infty, \infty)`.
+ */
+const RELATION_SPELLINGS: [RegExp, string][] = [
+  // The real line is the interval of all reals.
+  [/\\mathbb\s*\{?R\}?(?![a-zA-Z])/g, '(-\\infty, \\infty)'],
+  [/!=|\\not\s*=|\\ne(?![a-zA-Z])/g, '\\neq '],
+  [/>=/g, '\\ge '],
+  [/<=/g, '\\le '],
+];
+
 const rewrite = (s: string, rules: [RegExp, string][]): string => rules.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), s);
 
-/** Text commands nested deeper than the budget's depth, and every character their braces make it scan, are charged to `budget`. */
-export function normalizeAnswer(raw: string, budget: StepBudget = new StepBudget()): NormalizedAnswer {
+/**
+ * Text commands nested deeper than the budget's depth, and every character their braces make it scan, are charged to
+ * `budget`. Under Math-Verify's rules (`rules`) relation signs have one spelling, and a `\text{}` holding a number
+ * and words (`\text{36 apples}`) makes the answer words, as Math-Verify reads text as a name.
+ */
+export function normalizeAnswer(raw: string, budget: StepBudget = new StepBudget(), rules?: GradingRules): NormalizedAnswer {
   let s = rewrite(stripMathDelimiters(rewrite(raw.trim(), UNICODE)), PRESENTATION).replace(DEGREES, '');
+  if (lenient(rules)) s = rewrite(s, RELATION_SPELLINGS).replace(PERCENT_WORD, '%');
   const percent = s.includes('%');
+  const plainPercent = /(?<!\\)%/.test(s);
   s = s.replace(PERCENT, '');
   const text = unwrapTextCommands(s, budget, 1);
+  const numberInText = lenient(rules) && text.words.length > 0 && text.numbered;
   s = text.latex.replace(BARE_FUNCTION_NAMES, '\\$1');
   s = s.replace(/\s+(?:and|or)\s+/g, ', ');
   s = s.replace(/\\in(?![a-zA-Z])/g, '=');
   s = stripTrailingUnits(s.replace(/\s+/g, ' ').trim());
   s = s.replace(/[\s.,;:]+$/, '').replace(/^[\s.,;:]+(?!\d)/, '').trim();
-  if (SPACE_GROUPED.test(s)) s = s.replace(/ /g, '');
+  if (SPACE_GROUPED.test(s) && !lenient(rules)) s = s.replace(/ /g, '');
   const letters = s.replace(ENVIRONMENT_NAME, ' ').replace(/\\[a-zA-Z]+/g, ' ');
-  const worded = text.words.some((w) => letters.includes(w)) || /[a-zA-Z]{4,}/.test(letters);
-  return { latex: s, percent, worded };
+  const worded = numberInText || text.words.some((w) => letters.includes(w)) || /[a-zA-Z]{4,}/.test(letters);
+  return { latex: s, percent, plainPercent, worded };
 }
 
 function stripMathDelimiters(s: string): string {
@@ -90,9 +117,10 @@ function stripMathDelimiters(s: string): string {
  * `\text{…}`-like commands give way to their content: unit phrases vanish (with a following ^2/^3),
  * "and"/"or" become commas, other words stay and are remembered so the answer can be judged as words.
  */
-function unwrapTextCommands(s: string, budget: StepBudget, depth: number): { latex: string; words: string[] } {
+function unwrapTextCommands(s: string, budget: StepBudget, depth: number): { latex: string; words: string[]; numbered: boolean } {
   budget.enter(depth);
   const words: string[] = [];
+  let numbered = false;
   let out = '';
   let from = 0;
   TEXT_COMMAND.lastIndex = 0;
@@ -112,11 +140,12 @@ function unwrapTextCommands(s: string, budget: StepBudget, depth: number): { lat
       out += ', ';
     } else {
       words.push(...content.words, ...(phrase.match(/[a-zA-Z]{2,}/g) ?? []));
+      numbered ||= content.numbered || (/\d/.test(phrase) && /[a-zA-Z]{2,}/.test(phrase));
       out += ` ${phrase} `;
     }
     TEXT_COMMAND.lastIndex = from;
   }
-  return { latex: out + s.slice(from), words };
+  return { latex: out + s.slice(from), words, numbered };
 }
 
 const LONGEST_UNIT_PHRASE = 4;

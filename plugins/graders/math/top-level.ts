@@ -2,15 +2,12 @@ const OPENERS = new Set(['(', '[', '{', '\\{']);
 const CLOSERS = new Set([')', ']', '}', '\\}']);
 const COMMAND = /\\(?:[a-zA-Z]+|.)/y;
 
-interface Scanned {
-  at: number;
-  token: string;
-  /** Brackets around this token, counting the token itself when it is a bracket. */
-  depth: number;
-}
-
-/** Characters and `\commands` of `text` with their bracket depth; all bracket kinds count alike, so `[0, 1)` nests. */
-function* scan(text: string): Generator<Scanned> {
+/**
+ * Calls `visit(at, token, depth)` for the characters and `\commands` of `text` with their bracket depth (all bracket
+ * kinds count alike, so `[0, 1)` nests; a bracket counts itself). A plain loop: this runs over every answer at
+ * every level of its structure, so it allocates nothing per character.
+ */
+function scan(text: string, visit: (at: number, token: string, depth: number) => boolean | void): void {
   let depth = 0;
   for (let at = 0; at < text.length; ) {
     let token = text[at];
@@ -19,7 +16,7 @@ function* scan(text: string): Generator<Scanned> {
       token = COMMAND.exec(text)?.[0] ?? token;
     }
     if (OPENERS.has(token)) depth++;
-    yield { at, token, depth };
+    if (visit(at, token, depth) === false) return;
     if (CLOSERS.has(token)) depth--;
     at += token.length;
   }
@@ -33,16 +30,18 @@ export interface TopLevelParts {
 
 /** `text` cut at every separator of `separators` (characters or `\commands`) outside all brackets, parts trimmed. */
 export function splitTopLevelAny(text: string, separators: ReadonlySet<string>): TopLevelParts {
+  // Most parts hold none of the separators: the engine's own search says so without a scan.
+  if (![...separators].some((separator) => text.includes(separator))) return { parts: [text.trim()], separators: [] };
   const parts: string[] = [];
   const found: string[] = [];
   let start = 0;
-  for (const { at, token, depth } of scan(text)) {
+  scan(text, (at, token, depth) => {
     if (depth === 0 && separators.has(token)) {
       parts.push(text.slice(start, at).trim());
       found.push(token);
       start = at + token.length;
     }
-  }
+  });
   parts.push(text.slice(start).trim());
   return { parts, separators: found };
 }
@@ -67,10 +66,11 @@ export function enclosingBrackets(text: string): Enclosed | undefined {
   if (braces ? close !== (open === '{' ? '}' : '\\}') : close === '}' || close === '\\}') return undefined;
   const closeAt = text.length - close.length;
   if (closeAt < open.length) return undefined;
-  for (const { at, token, depth } of scan(text)) {
-    if (depth === 1 && CLOSERS.has(token)) {
-      if (at !== closeAt) return undefined;
-    }
-  }
+  let wraps = true;
+  scan(text, (at, token, depth) => {
+    if (depth === 1 && CLOSERS.has(token) && at !== closeAt) wraps = false;
+    return wraps;
+  });
+  if (!wraps) return undefined;
   return { open: open as Enclosed['open'], close: close as Enclosed['close'], inner: text.slice(open.length, closeAt) };
 }

@@ -12,7 +12,7 @@ function shapeOf(answer: Answer): unknown {
     case 'chain':
       return { [answer.kind]: shapeOf(answer.last) };
     case 'inequality':
-      return { inequality: [answer.name, shapeOf(answer.interval)] };
+      return { inequality: [answer.name, answer.interval && shapeOf(answer.interval)] };
     case 'matrix':
       return { matrix: answer.rows.map((row) => row.map(shapeOf)) };
     case 'ordered':

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { GradingRules } from '../../../../plugins/graders/math/rules.ts';
 import { normalizeAnswer } from '../../../../plugins/graders/math/normalize.ts';
 
-const latexOf = (raw: string): string => normalizeAnswer(raw).latex;
+const latexOf = (raw: string, rules?: GradingRules): string => normalizeAnswer(raw, undefined, rules).latex;
 
 describe('normalizeAnswer', () => {
   describe('having presentation-only LaTeX', () => {
@@ -64,8 +65,33 @@ describe('normalizeAnswer', () => {
 
   describe('having a percent sign', () => {
     it('should drop it and say so', () => {
-      expect(normalizeAnswer('10\\%')).toEqual({ latex: '10', percent: true, worded: false });
+      expect(normalizeAnswer('10\\%')).toEqual({ latex: '10', percent: true, plainPercent: false, worded: false });
       expect(normalizeAnswer('10').percent).toBe(false);
+    });
+
+    it('should tell a plain-text percent from LaTeX’s, and read one in words under Math-Verify’s rules', () => {
+      expect(normalizeAnswer('12%')).toMatchObject({ latex: '12', percent: true, plainPercent: true });
+      expect(normalizeAnswer('12 percent', undefined, 'math-verify')).toMatchObject({ latex: '12', percent: true, plainPercent: true });
+      expect(normalizeAnswer('12 percent')).toMatchObject({ latex: '12', percent: false });
+    });
+  });
+
+  describe('having Math-Verify’s rules', () => {
+    it('should spell each relation one way', () => {
+      for (const raw of ['x != 3', 'x \\ne 3', 'x \\not= 3', 'x \\neq 3']) expect(latexOf(raw, 'math-verify')).toBe('x \\neq 3');
+      expect(latexOf('x >= 3', 'math-verify')).toBe('x \\ge 3');
+      expect(latexOf('x != 3')).toBe('x != 3');
+    });
+
+    it('should make a text holding a number and words into words', () => {
+      expect(normalizeAnswer('\\text{36 apples}', undefined, 'math-verify').worded).toBe(true);
+      expect(normalizeAnswer('36 \\text{apples}', undefined, 'math-verify')).toMatchObject({ latex: '36', worded: false });
+      expect(normalizeAnswer('\\text{36 apples}')).toMatchObject({ latex: '36', worded: false });
+    });
+
+    it('should keep digits grouped by plain spaces apart', () => {
+      expect(latexOf('1 000', 'math-verify')).toBe('1 000');
+      expect(latexOf('1 000')).toBe('1000');
     });
   });
 
