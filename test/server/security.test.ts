@@ -253,7 +253,8 @@ describe('the model servers as an attacker on the same machine meets them', () =
     });
 
     it('should refuse a padded forward_backward that would need more memory than is free with 413 when submitted, allocating nothing', async () => {
-      const created = await post(trainer.url, `${TRAINER_API}/create_model`, { request_id: 'full-1', base_model: 'default', learner: { objective: 'policy-gradient' } });
+      // A learner asked to run every row at once (microBatchRows far above the batch): the estimate of that one run decides.
+      const created = await post(trainer.url, `${TRAINER_API}/create_model`, { request_id: 'full-1', base_model: 'default', learner: { objective: 'policy-gradient', microBatchRows: 100_000 } });
       expect(created.status).toBe(200);
       const modelId = ((await post(trainer.url, `${TRAINER_API}/retrieve_future`, { request_id: 'full-1', wait_ms: 30_000 })).json as { result: { model_id: string } }).result.model_id;
       // 2,000 datums of one token beside one of 320: a 100 KB body that pads to 2,001 × 320 positions in one run.
@@ -266,7 +267,22 @@ describe('the model servers as an attacker on the same machine meets them', () =
       expect(answer.json.error?.message).toContain('2001 rows × 320 tokens');
       expect(process.memoryUsage().rss - before).toBeLessThan(200 * 2 ** 20);
       expect((await post(trainer.url, `${TRAINER_API}/retrieve_future`, { request_id: 'fb-1', wait_ms: 0 })).status).toBe(400);
-      await post(trainer.url, `${TRAINER_API}/unload_model`, { model_id: modelId });
+      expect((await post(trainer.url, `${TRAINER_API}/unload_model`, { model_id: modelId })).status).toBe(200);
+    });
+
+    it('should refuse the same padded body by its padded size under the default --max-batch-tokens, before the model is asked', async () => {
+      const bounded = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN });
+      try {
+        const datum = (n: number) => ({ model_input: { chunks: [{ type: 'encoded_text', tokens: Array(n).fill(3) }] }, loss_fn_inputs: { target_tokens: Array(n).fill(4), weights: Array(n).fill(1), logprobs: Array(n).fill(-1), advantages: Array(n).fill(0.5) } });
+        await post(bounded.url, `${TRAINER_API}/create_model`, { request_id: 'm', base_model: 'default' });
+        const modelId = ((await post(bounded.url, `${TRAINER_API}/retrieve_future`, { request_id: 'm', wait_ms: 30_000 })).json as { result: { model_id: string } }).result.model_id;
+        const answer = await post(bounded.url, `${TRAINER_API}/forward_backward`, { request_id: 'fb', model_id: modelId, loss_fn: 'ppo', data: [datum(320), ...Array.from({ length: 2000 }, () => datum(1))] });
+        expect(answer.status).toBe(413);
+        expect(answer.json.error?.message).toContain('2001 datums padded to 320 tokens');
+        expect(answer.json.error?.message).toContain('--max-batch-tokens');
+      } finally {
+        await bounded.close();
+      }
     });
 
     it('should refuse requests past their own bounds with a coded 4xx naming the bound: adapters, models, tokens, learning rate, LoRA rank', async () => {
