@@ -50,6 +50,7 @@ export class HttpRuntime implements MatchRuntime {
   }
 
   async generate(call: RolloutCall): Promise<RolloutResult> {
+    this.dialect.checkCall({ temperature: call.sampling.temperature, topP: call.sampling.topP, scoring: call.partnerLogprobs === true });
     const versions = await this.served.ensure(call.policies);
     const spec: ScheduleSpec = call.schedule ?? { kind: 'solo' };
     const schedule = buildSchedule(spec);
@@ -93,6 +94,7 @@ export class HttpRuntime implements MatchRuntime {
             seed: spanSeed,
             stopTokenIds: [...call.stopTokens, ...handoffStops],
             stopStrings: call.stopStrings?.[row] ?? [],
+            eosTokenIds: this.pool.policy(policy).config.eosTokenIds,
           };
           const { path, body } = this.dialect.sample(request);
           return this.served.servers(policy).post(seed, path, body, (json) => this.dialect.parseSample(json, request), aborted.signal);

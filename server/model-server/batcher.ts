@@ -183,13 +183,15 @@ export class Batcher {
     );
   }
 
-  /** Teacher-forced log-probabilities of the prompt's tokens at the job's temperature (as the sampled ones are; 0 reads as 1). */
+  /**
+   * Teacher-forced log-probabilities of the prompt's tokens from the raw logits, whatever the job's temperature: as
+   * vLLM's prompt_logprobs and SGLang's input_token_logprobs are, so that loopback tests meet what the real servers do.
+   */
   private async promptLogprobs(job: SampleJob): Promise<(number | null)[]> {
     this.scorer ??= await Scorer.create(this.policy, { threads: this.options.threads });
-    const temperature = job.sampling.temperature > 0 ? job.sampling.temperature : 1;
     const [scored] = await this.scorer.score([job.prompt], { full: true });
     const V = this.policy.config.vocabSize;
-    return job.prompt.map((token, t) => (t === 0 ? null : temperedLogprob(scored.full!.subarray((t - 1) * V, t * V), token, temperature)));
+    return job.prompt.map((token, t) => (t === 0 ? null : temperedLogprob(scored.full!.subarray((t - 1) * V, t * V), token, 1)));
   }
 }
 

@@ -33,6 +33,7 @@ export function samplingRoutes(models: ServedModels): Map<string, Route> {
       async (body) => {
         const request = parseRequest(VllmCompletionRequestSchema, body, 'POST /v1/completions');
         if ((request.logprobs ?? 0) > 0 || (request.prompt_logprobs ?? 0) > 0) fail('REQUEST_INVALID', 'logprobs and prompt_logprobs: only 0 is served (the chosen tokens\' own log-probabilities, no alternatives)', { field: 'logprobs' });
+        refuseNonNeutral(request);
         const served = models.get(request.model);
         const prompts = isBatch(request.prompt) ? request.prompt : [request.prompt];
         const stopStrings = request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop;
@@ -82,6 +83,7 @@ export function samplingRoutes(models: ServedModels): Map<string, Route> {
       async (body) => {
         const request = parseRequest(SglangGenerateRequestSchema, body, 'POST /generate');
         if ((request.top_logprobs_num ?? 0) > 0) fail('REQUEST_INVALID', 'top_logprobs_num: only 0 is served (no alternatives)', { field: 'top_logprobs_num' });
+        refuseNonNeutral(request.sampling_params);
         const served = models.get(request.lora_path);
         const params = request.sampling_params;
         const prompts = isBatch(request.input_ids) ? request.input_ids : [request.input_ids];
@@ -93,7 +95,8 @@ export function samplingRoutes(models: ServedModels): Map<string, Route> {
               maxTokens: params.max_new_tokens,
               sampling: { temperature: params.temperature, topP: params.top_p, topK: Math.max(params.top_k, 0) },
               ...seedOf(params.sampling_seed, i),
-              stopTokenIds: params.stop_token_ids ?? [],
+              // As SGLang: under ignore_eos the stop ids are not checked either (Req._check_token_based_finish).
+              stopTokenIds: params.ignore_eos ? [] : (params.stop_token_ids ?? []),
               stopStrings: params.stop === undefined ? [] : typeof params.stop === 'string' ? [params.stop] : params.stop,
               ignoreEos: params.ignore_eos,
               promptLogprobs: request.return_logprob && start >= 0,
@@ -113,7 +116,8 @@ export function samplingRoutes(models: ServedModels): Map<string, Route> {
             ...(request.return_logprob
               ? {
                   output_token_logprobs: outcome.tokens.map((id, t) => [outcome.logprobs[t], id, null]),
-                  ...(outcome.promptLogprobs ? { input_token_logprobs: prompts[i].slice(start).map((id, k) => [outcome.promptLogprobs![start + k], id, null]) } : {}),
+                  // As SGLang serializes them: `[None] + input_token_logprobs[:-1]` against the tokens from logprob_start_len, so the first is None.
+                  ...(outcome.promptLogprobs ? { input_token_logprobs: prompts[i].slice(start).map((id, k) => [k === 0 ? null : outcome.promptLogprobs![start + k], id, null]) } : {}),
                 }
               : {}),
           },
@@ -164,6 +168,14 @@ export function samplingRoutes(models: ServedModels): Map<string, Route> {
     ['POST /reset_prefix_cache', async () => ok('')],
     ['POST /flush_cache', async () => ok('Cache flushed.\n')],
   ]);
+}
+
+/** Penalties and min-p are not implemented here: a request for one is refused, not silently sampled without it. */
+function refuseNonNeutral(params: { min_p: number; repetition_penalty: number; presence_penalty: number; frequency_penalty: number }): void {
+  const neutral = { min_p: 0, repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 } as const;
+  for (const [field, value] of Object.entries(neutral)) {
+    if (params[field as keyof typeof neutral] !== value) fail('REQUEST_INVALID', `${field}: only ${value} (off) is served by ludus serve-model`, { field });
+  }
 }
 
 function isBatch(prompt: readonly number[] | readonly (readonly number[])[]): prompt is number[][] {

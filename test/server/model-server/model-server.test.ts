@@ -50,14 +50,6 @@ describe('ludus serve-model', () => {
       expect(choice.logprobs?.tokens).toEqual(rollouts[0].tokens.map((id) => `token_id:${id}`));
       expect(choice.finish_reason).toBe(rollouts[0].finish === 'length' ? 'length' : 'stop');
     });
-
-    it('should score a sequence through prompt_logprobs at the request temperature, agreeing with the sampled log-probabilities', async () => {
-      const sampled = VllmCompletionResponseSchema.parse((await post(server, '/v1/completions', completion())).json()).choices[0];
-      const sequence = [...prompt, ...sampled.token_ids!];
-      const scored = VllmCompletionResponseSchema.parse((await post(server, '/v1/completions', { prompt: sequence, max_tokens: 1, temperature: 0.6, prompt_logprobs: 0 })).json()).choices[0];
-      expect(scored.prompt_logprobs![0]).toBeNull();
-      sampled.token_ids!.forEach((id, t) => expect(scored.prompt_logprobs![prompt.length + t]![String(id)].logprob).toBeCloseTo(sampled.logprobs!.token_logprobs[t]!, 4));
-    });
   });
 
   describe('having the same request through SGLang\'s /generate', () => {
