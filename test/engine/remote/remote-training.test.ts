@@ -26,9 +26,9 @@ function serveModel(): Promise<{ url: string; child: ChildProcess }> {
 }
 
 /** A short run on the shipped base, in-process or with rollouts from the two servers; its metrics (less timings) and transcripts. */
-async function trained(overrides: Partial<TrainConfigInput>, servers?: readonly string[]) {
-  const config = tinyConfig({ steps: 2, maxNewTokens: 32, ...overrides, ...(servers ? { rolloutServers: { dialect: 'vllm', servers: [...servers] } } : {}) });
-  const { out } = await runTraining(config);
+async function trained(overrides: Partial<TrainConfigInput>, servers?: readonly string[], onStep?: (line: { step: number }) => void) {
+  const config = tinyConfig({ steps: 2, maxNewTokens: 32, ...overrides, ...(servers ? { rolloutServers: { dialect: 'vllm', servers: [...servers], backoffMs: 20 } } : {}) });
+  const { out } = await runTraining(config, onStep ? { onStep } : {});
   const metrics = (await jsonl<Record<string, unknown>>(join(out, 'metrics.jsonl'))).map(({ seconds: _, ...line }) => line);
   const transcripts = await jsonl<Transcript>(join(out, 'transcripts.jsonl'));
   // What the run pushed to the servers: the trained policy's last version, written where the servers read it.
@@ -85,4 +85,28 @@ describe('training with rollouts from two `ludus serve-model` processes on loopb
       expect(remote.metrics).toEqual(local.metrics);
     }, 300_000);
   });
+});
+
+describe('training over two `ludus serve-model` processes, one of them killed in the middle of the run', () => {
+  let servers: { url: string; child: ChildProcess }[] = [];
+
+  beforeAll(async () => {
+    servers = await Promise.all([serveModel(), serveModel()]);
+  }, 120_000);
+
+  afterAll(() => {
+    for (const { child } of servers) child.kill('SIGTERM');
+  });
+
+  it('should finish on the survivor and record the very metrics and transcripts of the undisturbed run', async () => {
+    const undisturbed = await trained({ game: 'grpo', steps: 3 });
+    const survived = await trained({ game: 'grpo', steps: 3 }, servers.map((s) => s.url), (line) => {
+      // Killed as step 2 begins: its weight push and all its rows find the server gone.
+      if (line.step === 1) servers[1].child.kill('SIGKILL');
+    });
+    expect(servers[1].child.signalCode).toBe('SIGKILL');
+    expect(survived.metrics.map((line) => line.step)).toEqual([1, 2, 3]);
+    expect(survived.transcripts).toEqual(undisturbed.transcripts);
+    expect(survived.metrics).toEqual(undisturbed.metrics);
+  }, 300_000);
 });
