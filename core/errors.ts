@@ -38,7 +38,13 @@ export type LudusErrorCode =
   | 'REMOTE_MISCONFIGURED'
   | 'ADAPTER_RANK_MISMATCH'
   | 'ADAPTER_TARGET_MISMATCH'
-  | 'ADAPTER_BASE_MISMATCH';
+  | 'ADAPTER_BASE_MISMATCH'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'PATH_FORBIDDEN'
+  | 'CONTENT_TYPE_UNSUPPORTED'
+  | 'REQUEST_TOO_LARGE'
+  | 'SERVER_BUSY';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

@@ -58,6 +58,9 @@ function objectsOf(schema: z.ZodType): Def[] {
   return [];
 }
 
+/** An object's own field of that name: never one its shape inherits (`__proto__`, `constructor` in a config are unknown keys). */
+const ownField = (def: Def, key: string): z.ZodType | undefined => (def.shape !== undefined && Object.hasOwn(def.shape, key) ? def.shape[key] : undefined);
+
 const isOpen = (def: Def): boolean => def.catchall !== undefined && defOf(def.catchall).type !== 'never';
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -74,7 +77,7 @@ function firstUnknownKey(schema: z.ZodType, value: unknown, path: string[]): { p
   const objects = isPlainObject(value) ? objectsOf(schema).filter((object) => fitsLiterals(object, value)) : [];
   if (isPlainObject(value) && objects.length > 0) {
     for (const [key, child] of Object.entries(value)) {
-      const field = objects.find((object) => object.shape?.[key] !== undefined)?.shape?.[key];
+      const field = objects.map((object) => ownField(object, key)).find((found) => found !== undefined);
       if (field === undefined) {
         if (!objects.some(isOpen)) return { path, key };
         continue;
@@ -103,7 +106,7 @@ function keysAt(schema: z.ZodType, path: readonly string[]): string[] {
     current = current.flatMap((s) => {
       const def = defOf(unwrap(s));
       if (def.type === 'array' && def.element) return [def.element];
-      return objectsOf(s).flatMap((object) => (object.shape?.[step] ? [object.shape[step]] : []));
+      return objectsOf(s).flatMap((object) => ownField(object, step) ?? []);
     });
   }
   return [...new Set(current.flatMap((s) => objectsOf(s).flatMap((def) => Object.keys(def.shape ?? {}))))];

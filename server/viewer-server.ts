@@ -4,6 +4,7 @@ import { WebSocketServer } from 'ws';
 import { LudusError } from '../core/errors.ts';
 import { BroadcastHub, type HubOptions } from './hub.ts';
 import { OriginAllowlist } from './origin-allowlist.ts';
+import { hostAllowed } from './request-guard.ts';
 import { StaticAssets } from './static-assets.ts';
 
 export interface ViewerServerOptions {
@@ -39,6 +40,7 @@ export async function startViewerServer(options: ViewerServerOptions): Promise<V
     socket.on('error', () => socket.destroy());
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (path !== '/ws') return reject(socket, 404, 'Not Found');
+    if (!hostAllowed(request.headers.host)) return reject(socket, 403, 'Forbidden: host not allowed');
     if (!origins.allows(request.headers.origin)) return reject(socket, 403, 'Forbidden: origin not allowed');
     wss.handleUpgrade(request, socket, head, (ws) => hub.attach(ws));
   });
@@ -73,6 +75,11 @@ function listen(http: Server, port: number, host: string): Promise<number> {
 }
 
 async function serveAsset(assets: StaticAssets, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  // A page whose DNS name was rebound to this machine sends its own name as Host: it gets nothing here.
+  if (!hostAllowed(request.headers.host)) {
+    response.writeHead(403, { 'content-type': 'text/plain' }).end('host not allowed\n');
+    return;
+  }
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     response.writeHead(405, { allow: 'GET, HEAD' }).end();
     return;

@@ -15,6 +15,7 @@ import { median } from '../../native/bench/engine-bench.ts';
 import { RolloutServersSchema, TrainerServerSchema } from '../../engine/remote/remote-config.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import { wordBoundary } from '../../plugins/tokenizers/word-boundary.ts';
+import { newControlToken } from '../../server/control-token.ts';
 import { startModelServer } from '../../server/model-server/model-server.ts';
 import { startTrainerServer } from '../../server/trainer-server/trainer-server.ts';
 import { Rng } from '../../core/rng.ts';
@@ -86,7 +87,8 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
   const maxLen = pool.policy('senior').config.maxPositionEmbeddings;
   const problems = (await taskByName(options.task)).problems('test', options.rows);
   const prompts = problems.map((problem) => pool.tokenizer.encode(problem.prompt));
-  const server = await startModelServer({ model: options.model, task: options.task, name: 'base', host: '127.0.0.1', port: 0, rows: options.rows, threads: options.threads });
+  const token = newControlToken();
+  const server = await startModelServer({ model: options.model, task: options.task, name: 'base', host: '127.0.0.1', port: 0, rows: options.rows, threads: options.threads, token, allowDirs: [tmpdir()] });
   const syncDir = await mkdtemp(join(tmpdir(), 'ludus-bench-remote-'));
   const local = new DecoderPool(pool, { rows: options.rows, maxLen, threads: options.threads });
   const remote = new Map<number, HttpRuntime>();
@@ -94,7 +96,7 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
     let runtime = remote.get(spanTokens);
     if (!runtime) {
       const config = RolloutServersSchema.parse({ dialect: 'vllm', servers: [server.url], spanTokens, maxConcurrency: options.rows });
-      runtime = await HttpRuntime.open(pool, config, { rows: options.rows, maxLen, syncDir });
+      runtime = await HttpRuntime.open(pool, config, { rows: options.rows, maxLen, syncDir, token });
       remote.set(spanTokens, runtime);
     }
     return runtime;
@@ -131,7 +133,7 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
       for (const span of options.spans) tandemRates.bySpan.get(span)!.push(await rate(await http(span), repeat, true));
     }
     progress('SGLang stop ids: rows stopping at EOS, with and without ignore_eos');
-    const sglangStops = await sglangStopWaste(server.url, pool, prompts, options.tokens);
+    const sglangStops = await sglangStopWaste(server.url, token, pool, prompts, options.tokens);
     progress(`trainer API: ${options.trainSteps} steps in-process and through ludus serve-trainer, interleaved`);
     const trainer = await benchTrainer(options);
     const solo = { inProcessTokS: median(soloRates.local), httpTokS: median(soloRates.http) };
@@ -166,8 +168,8 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
 }
 
 /** What SGLang's ignoring of stop ids under ignore_eos costs, counted on `ludus serve-model` (which treats them as SGLang does). */
-async function sglangStopWaste(url: string, pool: PolicyPool, prompts: readonly number[][], tokens: number): Promise<RemoteBenchReport['sglangStops']> {
-  const servers = new ServerPool([url], { maxConcurrency: prompts.length, timeoutMs: 600_000, retries: 0, backoffMs: 0 });
+async function sglangStopWaste(url: string, token: string, pool: PolicyPool, prompts: readonly number[][], tokens: number): Promise<RemoteBenchReport['sglangStops']> {
+  const servers = new ServerPool([url], { maxConcurrency: prompts.length, timeoutMs: 600_000, retries: 0, backoffMs: 0, token });
   const eos = pool.policy('senior').config.eosTokenIds;
   const counts = await Promise.all(
     prompts.map(async (prompt, row) => {
@@ -191,9 +193,10 @@ async function benchTrainer(options: RemoteBenchOptions): Promise<RemoteBenchRep
   const [mine, theirs] = [(await loadPolicy(dir)).policy, (await loadPolicy(dir)).policy];
   const learnerConfig = { objective: 'policy-gradient' as const, optimizer: { lr: 1e-4 }, threads: options.threads };
   const local = await Learner.create(mine.config, mine.weights, learnerConfig);
-  const server = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: options.threads, task: options.task });
+  const token = newControlToken();
+  const server = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: options.threads, task: options.task, token });
   try {
-    const remote = await RemoteLearner.open(TrainerServerSchema.parse({ url: server.url }), { policy: theirs, baseModel: dir, task: options.task, learner: learnerConfig });
+    const remote = await RemoteLearner.open(TrainerServerSchema.parse({ url: server.url }), { policy: theirs, baseModel: dir, task: options.task, learner: learnerConfig, token });
     const rng = new Rng(7);
     const { rows, tokens: cols } = options;
     const vocab = mine.config.vocabSize;

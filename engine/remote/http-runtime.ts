@@ -7,7 +7,7 @@ import type { PolicyPool } from '../policies/policy-pool.ts';
 import type { MatchRuntime, RolloutCall, RolloutResult } from '../match/runtime.ts';
 import { stopStringMatcher } from '../match/stop-strings.ts';
 import type { Dialect, SampleRequest } from './dialect.ts';
-import type { RolloutServers } from './remote-config.ts';
+import { tokenFrom, type RolloutServers } from './remote-config.ts';
 import { ServedPolicies } from './served-policies.ts';
 import { coWriteRow } from './span-and-cut.ts';
 import { sglangDialect } from './sglang-dialect.ts';
@@ -50,9 +50,10 @@ export class HttpRuntime implements MatchRuntime {
     readonly maxLen: number,
   ) {}
 
-  static async open(pool: PolicyPool, config: RolloutServers, options: { rows: number; maxLen: number; syncDir: string; stale?: readonly string[] }): Promise<HttpRuntime> {
+  /** `token`: the servers' bearer token, when not the value of the config's `tokenEnv`. */
+  static async open(pool: PolicyPool, config: RolloutServers, options: { rows: number; maxLen: number; syncDir: string; stale?: readonly string[]; token?: string }): Promise<HttpRuntime> {
     const dialect = DIALECTS[config.dialect];
-    const served = await ServedPolicies.open(pool, config, dialect, options.syncDir, options.stale);
+    const served = await ServedPolicies.open(pool, config, dialect, options.syncDir, options.stale, options.token ?? tokenFrom(config));
     return new HttpRuntime(pool, served, dialect, config, options.rows, options.maxLen);
   }
 

@@ -2,6 +2,16 @@ import { z } from 'zod';
 
 const ServerUrl = z.url({ protocol: /^https?$/ }).describe('a base URL such as http://10.0.0.5:8000');
 
+/** The token is read from the environment, never from the config, so it is not recorded with the run. */
+const TokenEnv = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+  .default('LUDUS_TOKEN')
+  .describe("the environment variable whose value is sent as \"Authorization: Bearer <token>\" (ludus's servers require it; vLLM and SGLang when started with --api-key); nothing is sent when it is unset (ours)");
+
+/** The bearer token a config's servers are sent: the value of its `tokenEnv`, if set. */
+export const tokenFrom = (config: { readonly tokenEnv: string }): string | undefined => process.env[config.tokenEnv] || undefined;
+
 /** Where one policy is served, when not on every server of the pool. */
 const ServedPolicySchema = z.strictObject({
   servers: z.array(ServerUrl).min(1).optional().describe("this policy's servers; the pool's `servers` when absent"),
@@ -29,6 +39,7 @@ export const RolloutServersSchema = z.strictObject({
     .min(1)
     .default(4)
     .describe("co-decoding over HTTP: tokens asked of the active author per request, cut where the schedule hands off (ours: measured in `ludus bench remote`)"),
+  tokenEnv: TokenEnv,
   maxConcurrency: z.number().int().min(1).default(64).describe('requests in flight per server (ours)'),
   timeoutMs: z.number().int().positive().default(120_000).describe('per request attempt (ours)'),
   retries: z.number().int().min(0).default(3).describe('further attempts after a transport failure, a 5xx or malformed JSON; never after a 4xx (ours)'),
@@ -45,6 +56,7 @@ export type RolloutServersInput = z.input<typeof RolloutServersSchema>;
  */
 export const TrainerServerSchema = z.strictObject({
   url: ServerUrl.describe('base URL of the trainer server (`ludus serve-trainer`)'),
+  tokenEnv: TokenEnv,
   timeoutMs: z.number().int().positive().default(120_000).describe('per request attempt; a result is long-polled for at most half of it (ours)'),
   retries: z.number().int().min(0).default(3).describe('further attempts after a transport failure, a 5xx or malformed JSON (a resubmitted call runs once: calls carry request ids); never after a 4xx (ours)'),
   backoffMs: z.number().int().min(0).default(250).describe('wait before the first retry, doubled for each next one (ours)'),

@@ -6,7 +6,7 @@ import type { AdamWState, AdamWStepResult } from '../../native/train/adamw.ts';
 import { stepStats, type ForwardBackwardOptions, type ForwardBackwardStats, type LearnBatch, type OptimStepOptions, type StepOptions, type StepStats } from '../../native/train/learner.ts';
 import type { LearnerConfigInput } from '../../native/train/learner-config.ts';
 import type { TrainingBackend } from '../trainer/training-backend.ts';
-import type { TrainerServerConfig } from './remote-config.ts';
+import { tokenFrom, type TrainerServerConfig } from './remote-config.ts';
 import { adamWState, datumsOf, forwardBackwardStats, lossFnConfig, optimStepResult, TrainerClient } from './trainer-client.ts';
 import { decodeTensor, encodeTensor, encodeTensors, fingerprint, type WireTensors } from './trainer-wire.ts';
 
@@ -21,6 +21,8 @@ export interface RemoteLearnerRequest {
   readonly learner: LearnerConfigInput;
   /** AdamW moments to continue from (a resumed run's): the server is then given the policy's weights too. */
   readonly optimizer?: AdamWState;
+  /** The server's bearer token, when not the value of the config's `tokenEnv`. */
+  readonly token?: string;
 }
 
 /**
@@ -41,7 +43,7 @@ export class RemoteLearner implements TrainingBackend {
 
   static async open(config: TrainerServerConfig, request: RemoteLearnerRequest): Promise<RemoteLearner> {
     const { policy } = request;
-    const client = new TrainerClient(config);
+    const client = new TrainerClient(config, request.token ?? tokenFrom(config));
     await client.checkHealth();
     const lora = policy.config.lora;
     if (lora && request.adapterSeed === undefined) fail('CONFIG_INVALID', `policy "${policy.name}": an adapter trained remotely needs its seed`, { policy: policy.name });

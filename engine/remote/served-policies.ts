@@ -7,7 +7,7 @@ import { saveCheckpoint } from '../../native/io/checkpoint.ts';
 import type { PolicyPool } from '../policies/policy-pool.ts';
 import { TOKENIZER_FILE } from '../trainer/training-checkpoint.ts';
 import type { Dialect, HttpCall, ServedTarget } from './dialect.ts';
-import type { RolloutServers } from './remote-config.ts';
+import { tokenFrom, type RolloutServers } from './remote-config.ts';
 import { ServerPool } from './server-pool.ts';
 import { loadingAdapter, reportsTemperedLogprobs } from './server-probes.ts';
 
@@ -47,7 +47,7 @@ export class ServedPolicies {
    * The servers are taken to hold each policy's starting weights, except the `stale` ones (a resumed run's trained
    * policies), which are pushed before they first sample.
    */
-  static async open(pool: PolicyPool, config: RolloutServers, dialect: Dialect, syncDir: string, stale: readonly string[] = []): Promise<ServedPolicies> {
+  static async open(pool: PolicyPool, config: RolloutServers, dialect: Dialect, syncDir: string, stale: readonly string[] = [], token = tokenFrom(config)): Promise<ServedPolicies> {
     for (const name of Object.keys(config.policies)) {
       if (!pool.names.includes(name)) fail('CONFIG_INVALID', `rolloutServers.policies: no policy "${name}" in this run (its policies: ${pool.names.join(', ')})`, { field: `rolloutServers.policies.${name}` });
     }
@@ -58,7 +58,7 @@ export class ServedPolicies {
       const key = urls.join(' ');
       let servers = serverLists.get(key);
       if (!servers) {
-        servers = new ServerPool(urls, { maxConcurrency: config.maxConcurrency, timeoutMs: config.timeoutMs, retries: config.retries, backoffMs: config.backoffMs });
+        servers = new ServerPool(urls, { maxConcurrency: config.maxConcurrency, timeoutMs: config.timeoutMs, retries: config.retries, backoffMs: config.backoffMs, ...(token !== undefined ? { token } : {}) });
         serverLists.set(key, servers);
       }
       const model = config.policies[name]?.model;

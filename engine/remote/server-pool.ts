@@ -11,6 +11,8 @@ export interface ServerPoolOptions {
   readonly backoffMs: number;
   /** What the servers are, in messages ('rollout server' when absent). */
   readonly what?: string;
+  /** Sent on every request as `Authorization: Bearer <token>`. */
+  readonly token?: string;
 }
 
 /** How long a down server has to answer its health check before it is taken as still down (ours). */
@@ -158,7 +160,8 @@ export class ServerPool {
     try {
       const response = await fetch(url, {
         method,
-        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+        headers: { ...(this.options.token !== undefined ? { authorization: `Bearer ${this.options.token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
       status = response.status;

@@ -4,7 +4,7 @@ import { LudusError, type LudusErrorCode } from '../../core/errors.ts';
 import type { AdamWState, AdamWStepResult } from '../../native/train/adamw.ts';
 import type { ForwardBackwardOptions, ForwardBackwardStats, LearnBatch } from '../../native/train/learner.ts';
 import { parseAnswer } from './dialect.ts';
-import type { TrainerServerConfig } from './remote-config.ts';
+import { tokenFrom, type TrainerServerConfig } from './remote-config.ts';
 import { ServerPool } from './server-pool.ts';
 import {
   CreateModelResultSchema,
@@ -42,8 +42,9 @@ export class TrainerClient {
   private readonly server: ServerPool;
   private submitted: Promise<unknown> = Promise.resolve();
 
-  constructor(readonly config: TrainerServerConfig) {
-    this.server = new ServerPool([config.url], { maxConcurrency: 4, timeoutMs: config.timeoutMs, retries: config.retries, backoffMs: config.backoffMs, what: 'trainer server' });
+  /** `token`: the server's bearer token, when not the value of the config's `tokenEnv`. */
+  constructor(readonly config: TrainerServerConfig, token = tokenFrom(config)) {
+    this.server = new ServerPool([config.url], { maxConcurrency: 4, timeoutMs: config.timeoutMs, retries: config.retries, backoffMs: config.backoffMs, what: 'trainer server', ...(token !== undefined ? { token } : {}) });
   }
 
   checkHealth(): Promise<void> {

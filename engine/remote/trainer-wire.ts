@@ -7,10 +7,10 @@ import type { Weights } from '../../native/model/weights.ts';
  * modelled on Tinker's (`create_model`, `forward_backward` over Datums with per-token `target_tokens`, `logprobs` and
  * `advantages`, `optim_step`, `save_weights_for_sampler`, futures), but it is not Tinker's protocol: the fields and
  * their meanings are ours (the clip fields are PPO's epsilons, not Tinker's ratio bounds; `lora`, `name`,
- * `load_state`, `/health`), and neither a Tinker client nor a Tinker service can be spoken to with it. Every call but `retrieve_future` and `unload_model` is submitted under a client-chosen `request_id` and
- * answered at once with that id; its result is fetched with `retrieve_future`. Calls naming one model run in the order
- * they were submitted; a request id submitted twice (a retry) is one call. Tensors travel as base64 little-endian
- * float32 with their dims.
+ * `load_state`, `/health`), and neither a Tinker client nor a Tinker service can be spoken to with it. Every call but
+ * `retrieve_future` and `unload_model` is submitted under a client-chosen `request_id` and answered at once with that
+ * id; its result is fetched with `retrieve_future`. Calls naming one model run in the order they were submitted; a
+ * request id submitted twice (a retry) is one call. Tensors travel as base64 little-endian float32 with their dims.
  */
 export const TRAINER_API = '/api/v1';
 
@@ -84,13 +84,13 @@ export const OptimStepSchema = z.strictObject({
   request_id: RequestId,
   model_id: ModelId,
   /** This step's learning rate (schedules); the model's AdamW otherwise as created. */
-  adam_params: z.strictObject({ learning_rate: z.number().min(0) }).optional(),
+  adam_params: z.strictObject({ learning_rate: z.number().min(0).max(1, 'a learning rate above 1 is no AdamW step') }).optional(),
 });
 
 export const SaveWeightsSchema = z.strictObject({
   request_id: RequestId,
   model_id: ModelId,
-  name: z.string().regex(/^[\w.-]{1,64}$/, 'a name of letters, digits, _ . - (at most 64)'),
+  name: z.string().regex(/^[A-Za-z0-9_][\w.-]{0,63}$/, 'a name of letters, digits, _ . - (at most 64), not starting with "." or "-"'),
   /** Also answer with the trained tensors (an adapter's alone), so a client on another disk can load them. */
   return_weights: z.boolean().default(false),
 });

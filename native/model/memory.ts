@@ -50,3 +50,15 @@ export function ensureFits(what: string, bytes: number, details: Record<string, 
     fail('MEMORY_INSUFFICIENT', `${what} needs ${formatBytes(bytes)} but ${formatBytes(available)} of memory are available`, { ...details, bytes, available });
   }
 }
+
+/**
+ * What one forward+backward run over `rows` × `cols` tokens holds at its peak, from the config alone (ours: an upper
+ * estimate, checked against measured peaks in the learner's tests): per token, the logits and their log-softmax,
+ * softmax and gradient, and each layer's saved activations; per row, each layer's attention scores and probabilities
+ * with their gradients, which grow with the square of the length.
+ */
+export function trainRunBytes(c: ModelConfig, rows: number, cols: number): number {
+  const perToken = 4 * c.vocabSize + c.numLayers * (12 * c.hiddenSize + 6 * c.intermediateSize + 4 * c.numHeads * c.headDim);
+  const attention = 4 * c.numLayers * c.numHeads * cols * cols;
+  return rows * (cols * perToken + attention) * FLOAT_BYTES;
+}

@@ -1,7 +1,7 @@
 import { fail } from '../../core/errors.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { validateTensors, validateWeights, type Weights } from '../model/weights.ts';
-import { ensureFits, FLOAT_BYTES } from '../model/memory.ts';
+import { ensureFits, FLOAT_BYTES, trainRunBytes } from '../model/memory.ts';
 import { graphTensorShapes, trainableShapes } from '../model/lora.ts';
 import { Session, type Feeds, type HostTensor } from '../ort.ts';
 import { AdamW, type AdamWState, type AdamWStepResult } from './adamw.ts';
@@ -144,6 +144,17 @@ export class Learner {
     return new Learner(modelConfig, weights, parsed, new AdamW(trainable, parsed.optimizer), session, graph, klExact ? reference : undefined);
   }
 
+  /**
+   * Refuses, before anything is allocated, a forward+backward over `rows` × `cols` whose runs (of `microBatchRows`
+   * rows) cannot fit in memory: MEMORY_INSUFFICIENT naming the shape. Run by every forward_backward, and by a
+   * trainer server when the call is submitted.
+   */
+  ensureStepFits(rows: number, cols: number): void {
+    const perRun = Math.min(rows, this.config.microBatchRows ?? rows);
+    const hint = this.config.microBatchRows === undefined ? '; a smaller learner microBatchRows splits it' : '';
+    ensureFits(`a forward+backward run over ${perRun} rows × ${cols} tokens${hint}`, trainRunBytes(this.modelConfig, perRun, cols), { rows: perRun, cols });
+  }
+
   get maxSeqLen(): number {
     return this.config.maxSeqLen ?? this.modelConfig.maxPositionEmbeddings;
   }
@@ -170,6 +181,7 @@ export class Learner {
     // The exact KL reads the reference's weights, not per-token reference logprobs.
     validateLearnBatch(batch, { objective, klBeta: this.reference ? 0 : klBeta, vocabSize: this.modelConfig.vocabSize, maxSeqLen: this.maxSeqLen });
     const { rows, cols } = batch;
+    this.ensureStepFits(rows, cols);
     const inputs = perTokenInputs(batch, batch.normalization ?? this.config.normalization, this.config.constantTokens ?? cols, options.imitationWeight ?? this.config.imitationWeight);
     const perRun = this.config.microBatchRows ?? rows;
     const sums: ForwardBackwardStats = { loss: 0, tokens: 0, kl: 0, entropy: 0, clipped: 0, microBatches: 0 };

@@ -2,40 +2,97 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { LudusError, fail, type LudusErrorCode } from '../../core/errors.ts';
+import type { Refusal, RequestGuard } from '../request-guard.ts';
 
-/** What a route answers: JSON (the default), plain text, or an empty body. */
-export type Answer = { readonly status?: number; readonly json: unknown } | { readonly status?: number; readonly text: string };
+/** What a route answers: JSON (the default), plain text, an empty body, or Server-Sent Events (each a JSON `data:` line, then `data: [DONE]`). */
+export type Answer = { readonly status?: number; readonly json: unknown } | { readonly status?: number; readonly text: string } | { readonly status?: number; readonly events: readonly unknown[] };
 
 export type Route = (body: unknown) => Promise<Answer>;
 
 /** Routes by "METHOD /path". */
 export type Routes = ReadonlyMap<string, Route>;
 
-const MAX_BODY_BYTES = 256 * 2 ** 20;
+/** A route's own body bound, by "METHOD /path", where it differs from the server's (computed when a request comes). */
+export type BodyLimits = ReadonlyMap<string, () => number>;
 
-const STATUS: Partial<Record<LudusErrorCode, number>> = {
+/**
+ * The HTTP status of every coded error a route can raise: the caller's mistakes are 4xx (never retried by ludus's
+ * clients), the server's own failures 5xx. Exhaustive, so a new code must be placed.
+ */
+const STATUS: Record<LudusErrorCode, number> = {
   REQUEST_INVALID: 400,
   INPUT_INVALID: 400,
+  CONFIG_INVALID: 400,
   SEQUENCE_TOO_LONG: 400,
   ADAPTERS_UNSUPPORTED: 400,
   ADAPTER_BASE_MISMATCH: 400,
   ADAPTER_RANK_MISMATCH: 400,
   ADAPTER_TARGET_MISMATCH: 400,
-  CONFIG_INVALID: 400,
   TOKENIZER_MISMATCH: 400,
+  TOKENIZER_INVALID: 400,
+  MODEL_TYPE_UNSUPPORTED: 400,
+  SAFETENSORS_MALFORMED: 400,
+  SAFETENSORS_DTYPE_UNSUPPORTED: 400,
+  CHECKPOINT_MISSING_FILE: 400,
+  CHECKPOINT_TENSOR_MISSING: 400,
+  CHECKPOINT_TENSOR_SHAPE: 400,
+  DATA_INVALID: 400,
+  POLICY_INVALID: 400,
+  MASK_EMPTY: 400,
+  AUTHOR_SHARE_OUT_OF_BAND: 400,
+  TRAJECTORY_INVALID: 400,
+  LOG_LINE_INVALID: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  PATH_FORBIDDEN: 403,
   FILE_NOT_FOUND: 404,
   MODEL_NOT_SERVED: 404,
+  NOTHING_TO_RESUME: 404,
+  RUN_DIR_NOT_EMPTY: 409,
+  PLUGIN_CLASH: 409,
+  REQUEST_TOO_LARGE: 413,
+  MEMORY_INSUFFICIENT: 413,
+  CONTENT_TYPE_UNSUPPORTED: 415,
+  NON_FINITE: 422,
+  PLUGIN_INVALID: 500,
+  PLUGIN_LOAD_FAILED: 500,
+  GRAPH_INVALID: 500,
+  ENGINE_RUN_FAILED: 500,
+  WORKER_FAILED: 500,
+  REMOTE_UNAVAILABLE: 502,
+  REMOTE_REJECTED: 502,
+  REMOTE_RESPONSE_INVALID: 502,
+  REMOTE_UNSUPPORTED: 502,
+  REMOTE_MISCONFIGURED: 502,
+  DEVICE_UNAVAILABLE: 503,
+  SERVER_BUSY: 503,
 };
 
+/** The HTTP status a coded error answers with. */
+export const statusOf = (code: LudusErrorCode): number => STATUS[code] ?? 500;
+
+/** Node's own limits on a connection, so a slow or idle client holds nothing for long (ours). */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 60_000;
+const MAX_CONNECTIONS = 1024;
+
+/** On every answer: no sniffing a JSON body into something else, no caching of answers that carry weights. */
+const SAFE_HEADERS = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+
 /**
- * A JSON-over-HTTP server for a route table: bodies are parsed as JSON (malformed JSON, an unknown route or method is a
- * coded 4xx), a route's LudusError becomes its status with `{ error: { message, type, param, code } }` (OpenAI's error
- * shape, `code` the ludus code), anything else a 500 that names no internals.
+ * A JSON-over-HTTP server for a route table behind a {@link RequestGuard}: a request is refused by the guard before
+ * its body is read (401/403/413/415/503), then parsed as JSON (malformed JSON, an unknown route or method is a coded
+ * 4xx); a route's LudusError becomes its status with `{ error: { message, type, param, code } }` (OpenAI's error
+ * shape, `code` the ludus code), anything else a 500 that names no internals. `what` names the server in its log.
  */
-export function jsonServer(routes: Routes): Server {
-  return createServer((request, response) => {
-    void handle(routes, request, response);
+export function jsonServer(routes: Routes, guard: RequestGuard, what: string, bodyLimits: BodyLimits = new Map()): Server {
+  const server = createServer((request, response) => {
+    void handle(routes, guard, what, bodyLimits, request, response);
   });
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.maxConnections = MAX_CONNECTIONS;
+  return server;
 }
 
 /** Listens on host:port (0 picks a free port); resolves with the server's base URL. A port in use is INPUT_INVALID. */
@@ -67,38 +124,50 @@ export function parseRequest<S extends z.ZodType>(schema: S, body: unknown, what
   return result.data as z.output<S>;
 }
 
-async function handle(routes: Routes, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  try {
-    const path = (request.url ?? '/').split('?')[0];
-    const route = routes.get(`${request.method} ${path}`);
-    if (!route) {
-      const methods = [...routes.keys()].filter((key) => key.endsWith(` ${path}`)).map((key) => key.split(' ')[0]);
-      if (methods.length > 0) return send(response, 405, errorBody('REQUEST_INVALID', `${request.method} ${path}: use ${methods.join(' or ')}`));
-      return send(response, 404, errorBody('REQUEST_INVALID', `no route ${request.method} ${path}`));
-    }
-    const answer = await route(await readJson(request));
-    if ('text' in answer) {
-      response.writeHead(answer.status ?? 200, { 'content-type': 'text/plain; charset=utf-8' });
-      response.end(answer.text);
-    } else {
-      send(response, answer.status ?? 200, answer.json);
-    }
-  } catch (error) {
-    if (LudusError.is(error)) send(response, STATUS[error.code] ?? 500, errorBody(error.code, error.message, error.details.field));
-    else send(response, 500, errorBody('ENGINE_RUN_FAILED', 'internal error (see the server log)'));
-    if (!LudusError.is(error) || (STATUS[error.code] ?? 500) >= 500) process.stderr.write(`serve-model: ${(error as Error).stack ?? String(error)}\n`);
+async function handle(routes: Routes, guard: RequestGuard, what: string, bodyLimits: BodyLimits, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const preflight = guard.preflight(request);
+  if (preflight) {
+    if ('status' in preflight) return refuse(response, preflight);
+    response.writeHead(204, preflight.headers).end();
+    return;
   }
+  const path = (request.url ?? '/').split('?')[0];
+  const key = `${request.method} ${path}`;
+  const maxBody = bodyLimits.get(key)?.();
+  const refusal = guard.check(request, maxBody);
+  if (refusal) return refuse(response, refusal);
+  const cors = guard.corsHeaders(request);
+  await guard.admitted(async () => {
+    try {
+      const route = routes.get(key);
+      if (!route) {
+        const methods = [...routes.keys()].filter((key) => key.endsWith(` ${path}`)).map((key) => key.split(' ')[0]);
+        if (methods.length > 0) return send(response, 405, errorBody('REQUEST_INVALID', `${request.method} ${path}: use ${methods.join(' or ')}`), cors);
+        return send(response, 404, errorBody('REQUEST_INVALID', `no route ${request.method} ${path}`), cors);
+      }
+      const answer = await route(parseJson(await guard.readBody(request, maxBody)));
+      if ('text' in answer) {
+        response.writeHead(answer.status ?? 200, { ...SAFE_HEADERS, ...cors, 'content-type': 'text/plain; charset=utf-8' });
+        response.end(answer.text);
+      } else if ('events' in answer) {
+        response.writeHead(answer.status ?? 200, { ...SAFE_HEADERS, ...cors, 'content-type': 'text/event-stream; charset=utf-8' });
+        for (const event of answer.events) response.write(`data: ${JSON.stringify(event)}\n\n`);
+        response.end('data: [DONE]\n\n');
+      } else {
+        send(response, answer.status ?? 200, answer.json, cors);
+      }
+    } catch (error) {
+      const coded = LudusError.is(error);
+      const status = coded ? statusOf(error.code) : 500;
+      if (coded) send(response, status, errorBody(error.code, error.message, error.details.field), cors);
+      else send(response, 500, errorBody('ENGINE_RUN_FAILED', 'internal error (see the server log)'), cors);
+      if (status >= 500) process.stderr.write(`${what}: ${(error as Error).stack ?? String(error)}\n`);
+    }
+  });
 }
 
-async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) fail('REQUEST_INVALID', `request body over ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+function parseJson(body: Buffer): unknown {
+  const text = body.toString('utf8');
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text) as unknown;
@@ -107,14 +176,20 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   }
 }
 
-function errorBody(code: string, message: string, param?: unknown) {
-  const status = STATUS[code as LudusErrorCode] ?? 500;
-  const type = status === 404 ? 'NotFoundError' : status < 500 ? 'BadRequestError' : 'InternalServerError';
+function refuse(response: ServerResponse, refusal: Refusal): void {
+  send(response, refusal.status, errorBody(refusal.code, refusal.message), refusal.headers);
+}
+
+const ERROR_TYPES: Readonly<Record<number, string>> = { 401: 'AuthenticationError', 403: 'PermissionDeniedError', 404: 'NotFoundError', 409: 'ConflictError', 422: 'UnprocessableEntityError' };
+
+function errorBody(code: LudusErrorCode, message: string, param?: unknown) {
+  const status = statusOf(code);
+  const type = ERROR_TYPES[status] ?? (status < 500 ? 'BadRequestError' : 'InternalServerError');
   return { error: { message, type, param: typeof param === 'string' ? param : null, code } };
 }
 
-function send(response: ServerResponse, status: number, json: unknown): void {
+function send(response: ServerResponse, status: number, json: unknown, headers: Readonly<Record<string, string>> = {}): void {
   const body = JSON.stringify(json);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  response.writeHead(status, { ...SAFE_HEADERS, ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   response.end(body);
 }

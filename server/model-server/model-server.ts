@@ -1,6 +1,23 @@
+import { ConfinedPaths } from '../confined-paths.ts';
+import { mebibytes, RequestGuard } from '../request-guard.ts';
 import { closeServer, jsonServer, listen } from './json-routes.ts';
 import { samplingRoutes } from './sampling-routes.ts';
 import { ServedModels } from './served-models.ts';
+
+/** What one `ludus serve-model` takes at most; each a flag. */
+export interface ModelServerLimits {
+  /** Request bodies past this are refused before they are read (--max-body-mb). */
+  readonly maxBodyBytes: number;
+  /** Requests handled at once; more get 503 with Retry-After (--max-in-flight). */
+  readonly maxInFlight: number;
+  /** Adapters or models loaded beside the base (--max-adapters). */
+  readonly maxAdapters: number;
+  /** Prompt tokens plus tokens asked for, summed over a request's prompts (--max-request-tokens). */
+  readonly maxRequestTokens: number;
+}
+
+/** The limits' defaults (ours): ample for ludus's own clients, far below what would exhaust a machine. */
+export const MODEL_SERVER_LIMITS: ModelServerLimits = { maxBodyBytes: mebibytes(16), maxInFlight: 256, maxAdapters: 16, maxRequestTokens: 2 ** 20 };
 
 export interface ModelServerOptions {
   /** A model directory, or 'default' (the shipped base of `task`). */
@@ -14,6 +31,15 @@ export interface ModelServerOptions {
   /** Requests decoded together per batch. */
   readonly rows: number;
   readonly threads?: number;
+  /** Required on every request as `Authorization: Bearer <token>`. */
+  readonly token: string;
+  /** Directories that adapters and weights may be loaded from (none: loading is refused). */
+  readonly allowDirs?: readonly string[];
+  /** Host names besides localhost and IP literals that requests may address it by. */
+  readonly allowHosts?: readonly string[];
+  /** Browser origins allowed to call it (none by default). */
+  readonly allowOrigins?: readonly string[];
+  readonly limits?: Partial<ModelServerLimits>;
 }
 
 export interface ModelServer {
@@ -24,9 +50,15 @@ export interface ModelServer {
 
 /** `ludus serve-model`: ludus's own engine behind the vLLM and SGLang sampling subsets, listening once this resolves. */
 export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
-  const models = await ServedModels.load(options.model, { name: options.name, rows: options.rows, threads: options.threads, task: options.task });
-  const server = jsonServer(samplingRoutes(models));
-  const url = await listen(server, options.host, options.port);
+  const limits = { ...MODEL_SERVER_LIMITS, ...options.limits };
+  const paths = await ConfinedPaths.of(options.allowDirs ?? []);
+  const models = await ServedModels.load(options.model, { name: options.name, rows: options.rows, threads: options.threads, task: options.task, paths, maxAdapters: limits.maxAdapters });
+  const guard = new RequestGuard({ token: options.token, allowHosts: options.allowHosts, allowOrigins: options.allowOrigins, maxBodyBytes: limits.maxBodyBytes, maxInFlight: limits.maxInFlight });
+  const server = jsonServer(samplingRoutes(models, { maxRequestTokens: limits.maxRequestTokens }), guard, 'serve-model');
+  const url = await listen(server, options.host, options.port).catch(async (error: unknown) => {
+    await models.release();
+    throw error;
+  });
   return {
     url,
     models,

@@ -3,6 +3,7 @@ import { fail } from '../../core/errors.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import { SglangGenerateRequestSchema, SglangLoadLoraAdapterRequestSchema, SglangUnloadLoraAdapterRequestSchema, SglangUpdateWeightsFromDiskRequestSchema } from '../../engine/remote/sglang-wire.ts';
 import { TOKEN_ID_PREFIX, VllmCompletionRequestSchema, VllmLoadLoraAdapterRequestSchema, VllmUnloadLoraAdapterRequestSchema } from '../../engine/remote/vllm-wire.ts';
+import { ensureWithin } from '../request-guard.ts';
 import type { SampleJob, SampleOutcome } from './batcher.ts';
 import { parseRequest, type Route } from './json-routes.ts';
 import type { ServedModel, ServedModels } from './served-models.ts';
@@ -13,7 +14,10 @@ import type { ServedModel, ServedModels } from './served-models.ts';
  * strings, adapters by name (full model directories until ludus has LoRA), weights replaced from disk. ludus keeps
  * no prefix cache, so the cache resets answer at once.
  */
-export function samplingRoutes(models: ServedModels): Map<string, Route> {
+export function samplingRoutes(models: ServedModels, limits: { readonly maxRequestTokens: number }): Map<string, Route> {
+  /** Prompt tokens plus new tokens over a request's prompts: bounded before anything is queued. */
+  const bounded = (prompts: readonly (readonly number[])[], maxTokens: number, field: string) =>
+    ensureWithin(`${prompts.length} prompts of ${prompts.reduce((a, p) => a + p.length, 0)} tokens with ${maxTokens} new tokens each`, prompts.reduce((a, p) => a + p.length + maxTokens, 0), limits.maxRequestTokens, '--max-request-tokens', field);
   const decode = (ids: readonly number[]) => models.tokenizer.decode([...ids]);
   const eos = new Set(models.base.batcher.policy.config.eosTokenIds);
   const textOf = (outcome: SampleOutcome, keepStopString: boolean) => {
@@ -36,6 +40,7 @@ export function samplingRoutes(models: ServedModels): Map<string, Route> {
         refuseNonNeutral(request);
         const served = models.get(request.model);
         const prompts = isBatch(request.prompt) ? request.prompt : [request.prompt];
+        bounded(prompts, request.max_tokens, 'prompt');
         const stopStrings = request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop;
         const outcomes = await Promise.all(
           prompts.map((prompt, i) =>
@@ -87,6 +92,7 @@ export function samplingRoutes(models: ServedModels): Map<string, Route> {
         const served = models.get(request.lora_path);
         const params = request.sampling_params;
         const prompts = isBatch(request.input_ids) ? request.input_ids : [request.input_ids];
+        bounded(prompts, params.max_new_tokens, 'input_ids');
         const start = request.logprob_start_len;
         const outcomes = await Promise.all(
           prompts.map((prompt, i) =>

@@ -2,10 +2,12 @@ import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
 import { pathExists } from '../../native/io/files.ts';
 import { baseConfig } from '../../native/model/lora.ts';
+import { ensureFits, kvBytesPerPosition } from '../../native/model/memory.ts';
 import type { Policy } from '../../native/runtime/policy.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+import type { ConfinedPaths } from '../confined-paths.ts';
 import { Batcher } from './batcher.ts';
 
 export interface ServedModel {
@@ -24,6 +26,10 @@ export interface ServedModelsOptions {
   readonly rows: number;
   readonly threads?: number;
   readonly task?: string;
+  /** Where adapters and replacement weights may be loaded from. */
+  readonly paths: ConfinedPaths;
+  /** Adapters or models loaded beside the base at most. */
+  readonly maxAdapters: number;
 }
 
 /**
@@ -45,6 +51,8 @@ export class ServedModels {
     if (!(await pathExists(dir))) fail('FILE_NOT_FOUND', `${dir}: no model directory there`, { dir });
     const { policy, tokenizer } = await loadPolicy(dir, options.name);
     if (!tokenizer) fail('TOKENIZER_INVALID', `${dir}: no tokenizer.json, which serving token ids needs`, { dir });
+    const positions = policy.config.maxPositionEmbeddings;
+    ensureFits(`KV caches for --rows ${options.rows} × ${positions} positions`, options.rows * positions * kvBytesPerPosition(policy.config), { rows: options.rows });
     const decode = (ids: number[]) => tokenizer!.decode(ids);
     const base: ServedModel = { name: options.name, path: dir, version: '0', adapter: false, batcher: new Batcher(policy, { rows: options.rows, threads: options.threads, decode }) };
     return new ServedModels(base, tokenizer!, options);
@@ -62,9 +70,13 @@ export class ServedModels {
 
   async loadAdapter(name: string, path: string): Promise<void> {
     if (name === this.base.name || this.adapters.has(name)) fail('REQUEST_INVALID', `an adapter or model named "${name}" is already loaded; unload it first or load under a new name`, { field: 'lora_name' });
-    const policy = await this.compatible(path, name);
+    if (this.adapters.size >= this.options.maxAdapters) {
+      fail('REQUEST_TOO_LARGE', `${this.adapters.size} adapters are loaded, the most this server holds (--max-adapters); unload one first`, { field: 'lora_name' });
+    }
+    const real = await this.options.paths.confine(path, 'lora_path');
+    const policy = await this.compatible(real, name);
     const batcher = new Batcher(policy, { rows: this.options.rows, threads: this.options.threads, decode: (ids) => this.tokenizer.decode(ids) });
-    this.adapters.set(name, { name, path, version: '0', adapter: true, batcher });
+    this.adapters.set(name, { name, path: real, version: '0', adapter: true, batcher });
   }
 
   async unloadAdapter(name: string): Promise<void> {
@@ -75,9 +87,10 @@ export class ServedModels {
 
   /** Replaces the base model's weights (SGLang's update_weights_from_disk); requests decoding now finish on the old ones. */
   async updateBase(path: string, version: string | undefined): Promise<void> {
-    const policy = await this.compatible(path, this.base.name, true);
+    const real = await this.options.paths.confine(path, 'model_path');
+    const policy = await this.compatible(real, this.base.name, true);
     await this.base.batcher.replace(policy);
-    this.base.path = path;
+    this.base.path = real;
     this.base.version = version ?? String(Number(this.base.version) + 1);
   }
 
@@ -90,7 +103,6 @@ export class ServedModels {
    * it), or a PEFT adapter over such a base (beside it only).
    */
   private async compatible(path: string, name: string, replacesBase = false): Promise<Policy> {
-    if (!(await pathExists(path))) fail('FILE_NOT_FOUND', `${path}: no model directory there`, { path });
     const adapter = await pathExists(join(path, 'adapter_config.json'));
     if (adapter && replacesBase) fail('REQUEST_INVALID', `${path} is a PEFT adapter; the served weights are replaced by a full model directory only (load an adapter beside them instead)`, { path });
     const { policy } = await loadPolicy(path, name);

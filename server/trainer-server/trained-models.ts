@@ -25,7 +25,9 @@ import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter } from '../..
 import type { Weights } from '../../native/model/weights.ts';
 import { Learner, type LearnBatch } from '../../native/train/learner.ts';
 import { parseLearnerConfig, type LearnerConfig } from '../../native/train/learner-config.ts';
-import { resolveModelDir } from '../../plugins/policies/default-model.ts';
+import { DEFAULT_MODELS_DIR, resolveModelDir } from '../../plugins/policies/default-model.ts';
+import { checkName, within, type ConfinedPaths } from '../confined-paths.ts';
+import { ensureWithin } from '../request-guard.ts';
 import { TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 
@@ -47,6 +49,24 @@ export interface ModelPlan {
   readonly lora?: { readonly config: ReturnType<typeof parseLoraConfig>; readonly seed: number };
 }
 
+/** What one `ludus serve-trainer` takes at most; each a flag. */
+export interface TrainerLimits {
+  /** Models trained at once (--max-models). */
+  readonly maxModels: number;
+  /** Rows × padded tokens of one forward_backward call (--max-batch-tokens). */
+  readonly maxBatchTokens: number;
+}
+
+export interface TrainedModelsOptions {
+  readonly threads: number;
+  readonly task?: string;
+  /** ludus's own output folder: saves for samplers are written, replaced and removed only inside it. */
+  readonly samplerDir: string;
+  /** Where create_model may read a base model from (the shipped bases are always allowed). */
+  readonly paths: ConfinedPaths;
+  readonly limits: TrainerLimits;
+}
+
 /**
  * The models a `ludus serve-trainer` trains: each a base (or a LoRA adapter over it) with its own in-process ORT
  * learner, so a step taken here is the step the in-process learner takes. The checks that need no weights run when a
@@ -55,12 +75,17 @@ export interface ModelPlan {
 export class TrainedModels {
   private readonly models = new Map<string, TrainedModel>();
 
-  constructor(private readonly options: { readonly threads: number; readonly task?: string; readonly samplerDir: string }) {}
+  constructor(private readonly options: TrainedModelsOptions) {}
 
-  plan(body: z.output<typeof CreateModelSchema>): ModelPlan {
+  /** The checks of a create_model call that need no weights: the learner config, the model count, the base's place. */
+  async plan(body: z.output<typeof CreateModelSchema>): Promise<ModelPlan> {
+    if (this.models.size >= this.options.limits.maxModels) {
+      fail('REQUEST_TOO_LARGE', `${this.models.size} models are trained here, the most this server holds (--max-models); unload_model one first`, { field: 'base_model' });
+    }
     const learner = parseLearnerConfig({ ...body.learner, threads: this.options.threads });
     if (learner.klEstimator === 'exact') fail('REQUEST_INVALID', 'learner.klEstimator "exact" reads a reference model, which the trainer API does not carry; send per-token ref_logprobs (k3)', { field: 'learner.klEstimator' });
-    const dir = resolveModelDir(body.base_model, body.task ?? this.options.task);
+    const named = resolveModelDir(body.base_model, body.task ?? this.options.task);
+    const dir = within(DEFAULT_MODELS_DIR.replace(/\/+$/, ''), named) ? named : await this.options.paths.confine(named, 'base_model');
     const lora = body.lora
       ? { config: parseLoraConfig({ r: body.lora.rank, alpha: body.lora.alpha, targetModules: body.lora.target_modules, initStdB: body.lora.init_std_b }, 'lora'), seed: body.lora.seed }
       : undefined;
@@ -70,6 +95,9 @@ export class TrainedModels {
   async create(plan: ModelPlan): Promise<{ model_id: string; trainable_parameters: number; fingerprint: string }> {
     if (!(await pathExists(plan.dir))) fail('FILE_NOT_FOUND', `base_model: ${plan.dir}: no model directory there`, { field: 'base_model' });
     const { policy, tokenizer } = await loadPolicy(plan.dir);
+    if (plan.lora && plan.lora.config.r > policy.config.hiddenSize) {
+      fail('REQUEST_INVALID', `lora.rank ${plan.lora.config.r} is over the base's hidden size ${policy.config.hiddenSize}, past which a rank adds nothing`, { field: 'lora.rank' });
+    }
     const config = plan.lora ? withAdapter(policy.config, plan.lora.config) : policy.config;
     const weights: Weights = plan.lora ? adaptedWeights(policy.weights, initAdapter(config, plan.lora.seed)) : policy.weights;
     const learner = await Learner.create(config, weights, plan.learner);
@@ -77,6 +105,11 @@ export class TrainedModels {
     this.models.set(id, { id, config, learner, tokenizerJson: tokenizer?.json, baseDir: plan.dir });
     const trainable = [...learner.trainable.values()].reduce((n, t) => n + t.data.length, 0);
     return { model_id: id, trainable_parameters: trainable, fingerprint: fingerprint(learner.trainable) };
+  }
+
+  /** The bytes of the largest model's trained tensors (0 with none): what a load_state body carries three times over. */
+  largestTrainableBytes(): number {
+    return Math.max(0, ...[...this.models.values()].map((model) => [...model.learner.trainable.values()].reduce((n, t) => n + t.data.byteLength, 0)));
   }
 
   model(id: string): TrainedModel {
@@ -89,7 +122,9 @@ export class TrainedModels {
     if (objective !== model.learner.config.objective) {
       fail('REQUEST_INVALID', `loss_fn "${body.loss_fn}" does not match the model's learner objective "${model.learner.config.objective}"`, { field: 'loss_fn' });
     }
-    return learnBatch(body.data, objective === 'policy-gradient', body.loss_fn_config.normalization);
+    const batch = learnBatch(body.data, objective === 'policy-gradient', body.loss_fn_config.normalization, this.options.limits.maxBatchTokens);
+    model.learner.ensureStepFits(batch.rows, batch.cols);
+    return batch;
   }
 
   async forwardBackward(model: TrainedModel, batch: LearnBatch, body: z.output<typeof ForwardBackwardSchema>) {
@@ -111,12 +146,13 @@ export class TrainedModels {
 
   /** Writes the model as a directory a sampler loads (`ludus serve-model`'s load-adapter endpoints read it); the previous one is removed. */
   async saveForSampler(model: TrainedModel, body: z.output<typeof SaveWeightsSchema>) {
-    const path = join(this.options.samplerDir, model.id, body.name);
+    const path = join(this.options.samplerDir, model.id, checkName(body.name, 'name'));
+    if (!within(join(this.options.samplerDir, model.id), path) || path === join(this.options.samplerDir, model.id)) fail('PATH_FORBIDDEN', `name: "${body.name}" leads out of the model's folder`, { field: 'name' });
     const extraFiles: Record<string, string> = model.tokenizerJson === undefined ? {} : { [TOKENIZER_FILE]: JSON.stringify(model.tokenizerJson) };
     // An adapter in PEFT's layout over the base directory (what vLLM's and SGLang's load-adapter endpoints read), else a full model directory.
     if (model.config.lora) await saveAdapter(path, model.config, model.learner.weights, { baseModel: model.baseDir });
     else await saveCheckpoint(path, model.config, model.learner.weights, { extraFiles });
-    if (model.samplerPath !== undefined && model.samplerPath !== path) await rm(model.samplerPath, { recursive: true, force: true });
+    if (model.samplerPath !== undefined && model.samplerPath !== path && within(this.options.samplerDir, model.samplerPath)) await rm(model.samplerPath, { recursive: true, force: true });
     model.samplerPath = path;
     return {
       path,
@@ -172,10 +208,12 @@ export class TrainedModels {
  * Datums as one right-padded batch (token 0, weight 0 past each datum's end), flat row-major: every per-token input
  * as long as the datum's tokens, `logprobs` and `advantages` in every datum of a policy-gradient call.
  */
-function learnBatch(data: readonly Datum[], policyGradient: boolean, normalization: LearnBatch['normalization']): LearnBatch {
+function learnBatch(data: readonly Datum[], policyGradient: boolean, normalization: LearnBatch['normalization'], maxTokens: number): LearnBatch {
   const tokens = data.map((d) => d.model_input.chunks.flatMap((chunk) => chunk.tokens));
   const cols = Math.max(...tokens.map((t) => t.length));
   const rows = data.length;
+  // Padded to the longest datum: a call of many short datums and one long one is as large as all of them long.
+  ensureWithin(`forward_backward over ${rows} datums padded to ${cols} tokens`, rows * cols, maxTokens, '--max-batch-tokens', 'data');
   const has = (key: 'ref_logprobs' | 'imitation_weights') => data.some((d) => d.loss_fn_inputs[key] !== undefined);
   type Field = keyof Datum['loss_fn_inputs'];
   const fields: Field[] = ['target_tokens', 'weights', ...(policyGradient ? (['logprobs', 'advantages'] as const) : []), ...(has('ref_logprobs') ? (['ref_logprobs'] as const) : []), ...(has('imitation_weights') ? (['imitation_weights'] as const) : [])];

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { z } from 'zod';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   CreateModelSchema,
   ForwardBackwardSchema,
@@ -13,9 +13,24 @@ import {
   TRAINER_API,
   UnloadModelSchema,
 } from '../../engine/remote/trainer-wire.ts';
+import { ConfinedPaths } from '../confined-paths.ts';
 import { closeServer, jsonServer, listen, parseRequest, type Answer, type Route } from '../model-server/json-routes.ts';
+import { mebibytes, RequestGuard } from '../request-guard.ts';
 import { Futures } from './futures.ts';
-import { TrainedModels, type TrainedModel } from './trained-models.ts';
+import { TrainedModels, type TrainedModel, type TrainerLimits } from './trained-models.ts';
+
+/** What one `ludus serve-trainer` takes at most, each a flag (ours: ample for ludus's client, far from exhausting a machine). */
+export interface TrainerServerLimits extends TrainerLimits {
+  /** Request bodies past this are refused before they are read (--max-body-mb); load_state is bounded by the models' own size. */
+  readonly maxBodyBytes: number;
+  /** Requests handled at once; more get 503 with Retry-After (--max-in-flight). */
+  readonly maxInFlight: number;
+}
+
+export const TRAINER_SERVER_LIMITS: TrainerServerLimits = { maxBodyBytes: mebibytes(32), maxInFlight: 64, maxModels: 4, maxBatchTokens: 2 ** 18 };
+
+/** The trained tensors and their two moments in base64 (4/3 of 3 copies), with room for the JSON around them. */
+const loadStateBytes = (trainableBytes: number): number => 4 * trainableBytes + mebibytes(1);
 
 export interface TrainerServerOptions {
   readonly host: string;
@@ -27,6 +42,15 @@ export interface TrainerServerOptions {
   readonly task?: string;
   /** Where save_weights_for_sampler writes; a temporary directory removed on close when absent. */
   readonly samplerDir?: string;
+  /** Required on every request as `Authorization: Bearer <token>`. */
+  readonly token: string;
+  /** Directories create_model may read a base model from, besides the shipped bases. */
+  readonly allowDirs?: readonly string[];
+  /** Host names besides localhost and IP literals that requests may address it by. */
+  readonly allowHosts?: readonly string[];
+  /** Browser origins allowed to call it (none by default). */
+  readonly allowOrigins?: readonly string[];
+  readonly limits?: Partial<TrainerServerLimits>;
 }
 
 export interface TrainerServer {
@@ -41,8 +65,10 @@ export interface TrainerServer {
  * the work runs in the call's future, in submission order per model.
  */
 export async function startTrainerServer(options: TrainerServerOptions): Promise<TrainerServer> {
-  const samplerDir = options.samplerDir ?? (await mkdtemp(join(tmpdir(), 'ludus-trainer-')));
-  const models = new TrainedModels({ threads: options.threads, samplerDir, ...(options.task ? { task: options.task } : {}) });
+  const limits = { ...TRAINER_SERVER_LIMITS, ...options.limits };
+  const paths = await ConfinedPaths.of(options.allowDirs ?? []);
+  const samplerDir = options.samplerDir !== undefined ? resolve(options.samplerDir) : await mkdtemp(join(tmpdir(), 'ludus-trainer-'));
+  const models = new TrainedModels({ threads: options.threads, samplerDir, paths, limits, ...(options.task ? { task: options.task } : {}) });
   const futures = new Futures();
   const submitted = (requestId: string): Answer => ({ json: { request_id: requestId } });
   /**
@@ -67,7 +93,7 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
       async (raw) => {
         const body = parseRequest(CreateModelSchema, raw, 'create_model');
         if (!futures.has(body.request_id)) {
-          const plan = models.plan(body);
+          const plan = await models.plan(body);
           futures.submit(body.request_id, undefined, () => models.create(plan));
         }
         return submitted(body.request_id);
@@ -107,7 +133,9 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
       },
     ],
   ]);
-  const server = jsonServer(routes);
+  const guard = new RequestGuard({ token: options.token, allowHosts: options.allowHosts, allowOrigins: options.allowOrigins, maxBodyBytes: limits.maxBodyBytes, maxInFlight: limits.maxInFlight });
+  const bodyLimits = new Map([[`POST ${TRAINER_API}/load_state`, () => Math.max(limits.maxBodyBytes, loadStateBytes(models.largestTrainableBytes()))]]);
+  const server = jsonServer(routes, guard, 'serve-trainer', bodyLimits);
   const url = await listen(server, options.host, options.port);
   return {
     url,

@@ -42,6 +42,12 @@ describe('parseConfig', () => {
     it('should suggest nothing for a key like no field', () => {
       expect(refusal({ zebra: 1 }).message).toBe('[CONFIG_INVALID] run.json: unknown field "zebra"');
     });
+
+    it('should refuse keys every object inherits (__proto__, constructor), as JSON.parse makes them, at any level', () => {
+      expect(refusal(JSON.parse('{"__proto__": {"x": 1}}')).message).toContain('unknown field "__proto__"');
+      expect(refusal(JSON.parse('{"constructor": 5}')).message).toContain('unknown field "constructor"');
+      expect(refusal(JSON.parse('{"game": {"toString": 1}}')).message).toContain('unknown field "game.toString"');
+    });
   });
 
   describe('having an unknown key in a nested object the schema does not declare strict', () => {

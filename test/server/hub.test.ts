@@ -1,3 +1,4 @@
+import { get as httpGet } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LudusEvent, UnsequencedEvent } from '../../core/events.ts';
 import type { View } from '../../core/game/view.ts';
@@ -287,6 +288,20 @@ describe('BroadcastHub', () => {
       const otherPort = new Spectator(`ws://127.0.0.1:${server.port}/ws`, { origin: `http://127.0.0.1:${server.port + 1}` });
       spectators.push(otherPort);
       await expect(otherPort.opened).rejects.toThrow(/HTTP 403/);
+    });
+  });
+
+  describe('having a page whose DNS name was rebound to this machine', () => {
+    it('should refuse the page and the upgrade for a Host that is not localhost or an IP, and serve them to one that is', async () => {
+      const server = await serve();
+      const rebound = new Spectator(`ws://127.0.0.1:${server.port}/ws`, { headers: { host: `evil.example:${server.port}` } });
+      spectators.push(rebound);
+      await expect(rebound.opened).rejects.toThrow(/HTTP 403/);
+      const page = (host: string) =>
+        new Promise<number>((resolve, reject) => httpGet({ host: '127.0.0.1', port: server.port, path: '/', headers: { host } }, (r) => (r.resume(), resolve(r.statusCode ?? 0))).on('error', reject));
+      expect(await page(`evil.example:${server.port}`)).toBe(403);
+      expect(await page(`localhost:${server.port}`)).toBe(200);
+      await spectate(server, { headers: { host: `localhost:${server.port}` } });
     });
   });
 

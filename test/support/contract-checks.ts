@@ -10,6 +10,8 @@ export interface ContractTarget {
   readonly prompt: readonly number[];
   /** How close a scored log-probability must come to the sampled one: float noise on CPU, bf16 kernels on a GPU. */
   readonly tolerance: number;
+  /** The server's bearer token, if it takes one. */
+  readonly token?: string;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface ContractTarget {
  */
 export async function checkContract(target: ContractTarget): Promise<void> {
   const { dialect, prompt } = target;
-  const servers = new ServerPool([target.url], { maxConcurrency: 4, timeoutMs: 120_000, retries: 0, backoffMs: 0 });
+  const servers = new ServerPool([target.url], { maxConcurrency: 4, timeoutMs: 120_000, retries: 0, backoffMs: 0, ...(target.token ? { token: target.token } : {}) });
   await servers.checkHealth(dialect.healthPath);
   const sample = (request: SampleRequest): Promise<SampleResult> => {
     const { path, body } = dialect.sample(request);

@@ -10,6 +10,9 @@ import { RolloutServersSchema } from '../../../engine/remote/remote-config.ts';
 import { taskByName } from '../../../plugins/tasks/registry.ts';
 import { startModelServer, type ModelServer } from '../../../server/model-server/model-server.ts';
 import { killableProxy, type KillableProxy } from '../../support/killable-proxy.ts';
+import { TEST_TOKEN, useTestToken } from '../../support/server-token.ts';
+
+useTestToken();
 
 /**
  * Two rollout servers behind proxies that can die, mid-push or mid-sample, and come back: every rollout must still be
@@ -38,7 +41,7 @@ describe('the HTTP runtime when a rollout server dies and comes back', () => {
   const pathsFrom = (proxy: KillableProxy, from: number) => proxy.seen.slice(from).filter((path) => path !== '/health');
 
   beforeAll(async () => {
-    servers = await Promise.all([0, 1].map(() => startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 4, threads: 1 })));
+    servers = await Promise.all([0, 1].map(() => startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 4, threads: 1, token: TEST_TOKEN, allowDirs: [tmpdir()] })));
     proxies = await Promise.all(servers.map((server) => killableProxy(server.url)));
     pool = await PolicyPool.load([{ name: 'senior', init: 'default', trainable: true }], { task: 'arithmetic' });
     syncDir = await mkdtemp(join(tmpdir(), 'ludus-failover-'));

@@ -21,6 +21,9 @@ import { Scorer } from '../../../native/runtime/scorer.ts';
 import { taskByName } from '../../../plugins/tasks/registry.ts';
 import { startModelServer, type ModelServer } from '../../../server/model-server/model-server.ts';
 import { jsonl, runTraining, tinyConfig } from '../../support/training.ts';
+import { TEST_TOKEN, useTestToken } from '../../support/server-token.ts';
+
+useTestToken();
 
 const TEMPERATURE = 0.6;
 /** The only temperature at which vLLM and SGLang score partners right. */
@@ -38,7 +41,7 @@ describe('the HTTP runtime on ludus serve-model', () => {
   };
 
   beforeAll(async () => {
-    servers = await Promise.all([0, 1].map(() => startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 4, threads: 1 })));
+    servers = await Promise.all([0, 1].map(() => startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 4, threads: 1, token: TEST_TOKEN, allowDirs: [tmpdir()] })));
     pool = await PolicyPool.load(['senior', 'junior'].map((name) => ({ name, init: 'default', trainable: false })), { task: 'arithmetic' });
     syncDir = await mkdtemp(join(tmpdir(), 'ludus-sync-'));
   }, 60_000);

@@ -1,11 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrainConfigInput } from '../../../engine/trainer/train-config.ts';
 import { LUDUS_BIN } from '../../support/cli.ts';
+import { useTestToken } from '../../support/server-token.ts';
 import { jsonl, runTraining, tinyConfig } from '../../support/training.ts';
+
+useTestToken();
 
 interface Transcript {
   step: number;
@@ -16,7 +20,7 @@ interface Transcript {
 
 /** Starts `ludus serve-model default` in a child process on a free loopback port; resolves with its URL. */
 function serveModel(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [LUDUS_BIN, 'serve-model', 'default', '--task', 'arithmetic', '--port', '0', '--rows', '4', '--threads', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [LUDUS_BIN, 'serve-model', 'default', '--task', 'arithmetic', '--port', '0', '--rows', '4', '--threads', '1', '--allow-dir', tmpdir()], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {

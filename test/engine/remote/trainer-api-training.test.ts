@@ -7,7 +7,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LudusError } from '../../../core/errors.ts';
 import type { TrainConfigInput } from '../../../engine/trainer/train-config.ts';
 import { LUDUS_BIN } from '../../support/cli.ts';
+import { useTestToken } from '../../support/server-token.ts';
 import { jsonl, runTraining, tinyConfig } from '../../support/training.ts';
+
+useTestToken();
 
 /** `ludus serve-trainer` in a child process on loopback (a free port, or the one given); resolves with its URL. */
 function serveTrainer(port = 0, samplerDir?: string): Promise<{ url: string; child: ChildProcess }> {

@@ -12,9 +12,10 @@ import { saveAdapter } from '../../../native/io/adapter.ts';
 import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
 import { resolveModelDir } from '../../../plugins/policies/default-model.ts';
 import { startModelServer, type ModelServer } from '../../../server/model-server/model-server.ts';
+import { authorized, TEST_TOKEN } from '../../support/server-token.ts';
 
 const post = async (server: ModelServer, path: string, body: unknown) => {
-  const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: authorized({ 'content-type': 'application/json' }), body: typeof body === 'string' ? body : JSON.stringify(body) });
   const text = await response.text();
   return { status: response.status, text, json: () => JSON.parse(text) as Record<string, any> };
 };
@@ -27,7 +28,7 @@ describe('ludus serve-model', () => {
   const completion = (extra: Record<string, unknown> = {}) => ({ prompt, max_tokens: 12, temperature: 0.6, seed: 99, logprobs: 0, return_token_ids: true, return_tokens_as_token_ids: true, ...extra });
 
   beforeAll(async () => {
-    server = await startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 4, threads: 1 });
+    server = await startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 4, threads: 1, token: TEST_TOKEN, allowDirs: [tmpdir()] });
     pool = await PolicyPool.load([{ name: 'base', init: 'default', trainable: false }], { task: 'arithmetic' });
     prompt = pool.tokenizer.encode('Compute 47 + 38.\n\n');
   }, 60_000);
@@ -84,7 +85,7 @@ describe('ludus serve-model', () => {
         expect({ path, status: answer.status, code: answer.json().error.code }).toEqual({ path, status, code });
         expect(answer.json().error.message).toContain(mention);
       }
-      expect((await fetch(`${server.url}/v1/completions`)).status).toBe(405);
+      expect((await fetch(`${server.url}/v1/completions`, { headers: authorized() })).status).toBe(405);
     });
   });
 
@@ -99,7 +100,7 @@ describe('ludus serve-model', () => {
 
       expect((await post(server, '/v1/load_lora_adapter', { lora_name: 'senior-v1', lora_path: trained })).text).toContain("'senior-v1' added");
       expect((await post(server, '/v1/load_lora_adapter', { lora_name: 'senior-v1', lora_path: trained })).status).toBe(400);
-      const models = (await (await fetch(`${server.url}/v1/models`)).json()) as { data: { id: string }[] };
+      const models = (await (await fetch(`${server.url}/v1/models`, { headers: authorized() })).json()) as { data: { id: string }[] };
       expect(models.data.map((m) => m.id)).toEqual(['base', 'senior-v1']);
       const base = (await post(server, '/v1/completions', completion())).json().choices[0];
       const adapted = (await post(server, '/v1/completions', completion({ model: 'senior-v1' }))).json().choices[0];
@@ -130,7 +131,7 @@ describe('ludus serve-model', () => {
       expect(updated.json()).toMatchObject({ success: true });
       const after = (await post(server, '/v1/completions', completion())).json().choices[0];
       expect(after.logprobs.token_logprobs).toEqual(adapted.logprobs.token_logprobs);
-      const info = (await (await fetch(`${server.url}/get_model_info`)).json()) as { weight_version: string };
+      const info = (await (await fetch(`${server.url}/get_model_info`, { headers: authorized() })).json()) as { weight_version: string };
       expect(info.weight_version).toBe('1');
     });
   });

@@ -3,20 +3,22 @@ import { SglangGenerateOutputSchema } from '../../../engine/remote/sglang-wire.t
 import { VllmCompletionResponseSchema } from '../../../engine/remote/vllm-wire.ts';
 import { PolicyPool } from '../../../engine/policies/policy-pool.ts';
 import { startModelServer, type ModelServer } from '../../../server/model-server/model-server.ts';
+import { tmpdir } from 'node:os';
+import { authorized, TEST_TOKEN } from '../../support/server-token.ts';
 
 /** Where `ludus serve-model` must answer as vLLM and SGLang do (their sources, read), so loopback tests meet the real paths. */
 describe('ludus serve-model, on the points where vLLM and SGLang differ from what a client might assume', () => {
   let server: ModelServer;
   let prompt: number[];
   const post = async (path: string, body: unknown) => {
-    const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: authorized({ 'content-type': 'application/json' }), body: JSON.stringify(body) });
     return { status: response.status, json: (await response.json()) as Record<string, any> };
   };
   const completion = async (body: Record<string, unknown>) => VllmCompletionResponseSchema.parse((await post('/v1/completions', body)).json).choices[0];
   const generate = async (body: Record<string, unknown>) => SglangGenerateOutputSchema.parse((await post('/generate', body)).json);
 
   beforeAll(async () => {
-    server = await startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 4, threads: 1 });
+    server = await startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 4, threads: 1, token: TEST_TOKEN, allowDirs: [tmpdir()] });
     const pool = await PolicyPool.load([{ name: 'base', init: 'default', trainable: false }], { task: 'arithmetic' });
     prompt = pool.tokenizer.encode('Compute 47 + 38.\n\n');
   }, 60_000);

@@ -11,6 +11,9 @@ import type { LearnBatch } from '../../../native/train/learner.ts';
 import { resolveModelDir } from '../../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../../plugins/policies/load-policy.ts';
 import { startTrainerServer, type TrainerServer } from '../../../server/trainer-server/trainer-server.ts';
+import { authorized, TEST_TOKEN, useTestToken } from '../../support/server-token.ts';
+
+useTestToken();
 
 const LEARNER = { objective: 'policy-gradient' as const, optimizer: { lr: 1e-3 } };
 
@@ -42,7 +45,7 @@ async function faultyProxy(target: string, path: string, fault: '500' | 'malform
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const spoiled = req.url === path && hits++ < spoil;
-      const upstream = httpRequest(`${target}${req.url}`, { method: req.method, headers: { 'content-type': 'application/json' } }, (answer) => {
+      const upstream = httpRequest(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
         if (!spoiled) {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           return void answer.pipe(res);
@@ -72,7 +75,7 @@ async function faultyProxy(target: string, path: string, fault: '500' | 'malform
 }
 
 async function post(url: string, op: string, body: string): Promise<{ status: number; json: { error?: { code: string; param: string | null } } }> {
-  const response = await fetch(`${url}${TRAINER_API}/${op}`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  const response = await fetch(`${url}${TRAINER_API}/${op}`, { method: 'POST', body, headers: authorized({ 'content-type': 'application/json' }) });
   return { status: response.status, json: (await response.json()) as { error?: { code: string; param: string | null } } };
 }
 
@@ -82,7 +85,7 @@ describe('ludus serve-trainer (the trainer API) and its client', () => {
   const config = (url: string, overrides: object = {}) => TrainerServerSchema.parse({ url, timeoutMs: 10_000, retries: 2, backoffMs: 5, ...overrides });
 
   beforeAll(async () => {
-    server = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic' });
+    server = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN });
     vocab = (await loadPolicy(resolveModelDir('default', 'arithmetic'))).policy.config.vocabSize;
   }, 60_000);
 

@@ -1,0 +1,67 @@
+import { Option, type Command } from 'commander';
+import { fail } from '../core/errors.ts';
+import { mebibytes } from '../server/request-guard.ts';
+import { exposureWarning, serverToken, TOKEN_ENV, type ServerToken } from '../server/server-token.ts';
+
+/** The flags every ludus model server shares: its token, what it may read, who may call it, and how much at once. */
+export interface AccessFlags {
+  token?: string;
+  allowDir: string[];
+  allowHost: string[];
+  allowOrigin: string[];
+  maxBodyMb?: number;
+  maxInFlight?: number;
+}
+
+const repeatable = (value: string, all: string[]) => [...all, value];
+
+/** Adds the shared flags; `defaults` are the server's own limits (shown in --help). */
+export function accessOptions(command: Command, defaults: { readonly maxBodyBytes: number; readonly maxInFlight: number }, reads: string): Command {
+  return command
+    .addOption(new Option('--token <token>', `the token every request must send as "Authorization: Bearer <token>" (default: $${TOKEN_ENV}, else a random one printed at start)`))
+    .option('--allow-dir <dir>', `a directory ${reads} may be read from (repeatable; symlinks are resolved before the check)`, repeatable, [])
+    .option('--allow-host <name>', 'a host name requests may address this server by, besides localhost and IP addresses (repeatable)', repeatable, [])
+    .option('--allow-origin <origin>', 'a browser origin allowed to call this server (repeatable; none by default)', repeatable, [])
+    .option('--max-body-mb <n>', `request bodies larger than this are refused (default ${defaults.maxBodyBytes / 2 ** 20})`, (v) => positiveNumber(v, 'max-body-mb'))
+    .option('--max-in-flight <n>', `requests handled at once; more get 503 (default ${defaults.maxInFlight})`, (v) => positiveInteger(v, 'max-in-flight'));
+}
+
+/**
+ * The server options the flags give: `server` to spread into a server's options, `limits` into its limits (the
+ * server's defaults where a flag is absent), and the token with where it came from.
+ */
+export function accessSettings(flags: AccessFlags, defaults: { readonly maxBodyBytes: number; readonly maxInFlight: number }) {
+  const token = serverToken(flags.token);
+  return {
+    token,
+    server: { token: token.token, allowDirs: flags.allowDir, allowHosts: flags.allowHost, allowOrigins: flags.allowOrigin },
+    limits: { maxBodyBytes: flags.maxBodyMb !== undefined ? mebibytes(flags.maxBodyMb) : defaults.maxBodyBytes, maxInFlight: flags.maxInFlight ?? defaults.maxInFlight },
+  };
+}
+
+/**
+ * What a server prints once it listens: one JSON line on stdout for a parent process (with the token when it was
+ * generated here, as the only place it is shown), and on stderr the warning of a server reachable past loopback.
+ */
+export function announce(what: string, host: string, token: ServerToken, line: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ ...line, ...(token.generated ? { token: token.token } : {}) })}\n`);
+  const warning = exposureWarning(what, host);
+  if (warning) process.stderr.write(`warning: ${warning}\n`);
+  process.stderr.write(
+    token.generated
+      ? `${what}: token ${token.token} (every request sends it as "Authorization: Bearer <token>"; ludus's clients read it from $${TOKEN_ENV})\n`
+      : `${what}: requests must send the token given by ${TOKEN_ENV} or --token\n`,
+  );
+}
+
+export function positiveInteger(value: string, flag: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || n < 1) fail('INPUT_INVALID', `--${flag} "${value}" is not a positive integer`, { flag });
+  return n;
+}
+
+function positiveNumber(value: string, flag: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) fail('INPUT_INVALID', `--${flag} "${value}" is not a positive number`, { flag });
+  return n;
+}
