@@ -187,6 +187,19 @@ export class Batcher {
    * Teacher-forced log-probabilities of the prompt's tokens from the raw logits, whatever the job's temperature: as
    * vLLM's prompt_logprobs and SGLang's input_token_logprobs are, so that loopback tests meet what the real servers do.
    */
+  /**
+   * The next-token log-distribution (temperature 1) after every position of `sequence`, [length × V]: what top-k
+   * alternatives are read from. Runs between decoding rounds, as a weight replacement does.
+   */
+  async distributions(sequence: readonly number[]): Promise<Float32Array> {
+    let full: Float32Array | undefined;
+    await this.serialize(async () => {
+      this.scorer ??= await Scorer.create(this.policy, { threads: this.options.threads });
+      [{ full }] = await this.scorer.score([sequence], { full: true });
+    });
+    return full!;
+  }
+
   private async promptLogprobs(job: SampleJob): Promise<(number | null)[]> {
     this.scorer ??= await Scorer.create(this.policy, { threads: this.options.threads });
     const [scored] = await this.scorer.score([job.prompt], { full: true });

@@ -8,9 +8,10 @@ import { PolicyPool } from '../../../engine/policies/policy-pool.ts';
 import { HttpRuntime } from '../../../engine/remote/http-runtime.ts';
 import { RolloutServersSchema } from '../../../engine/remote/remote-config.ts';
 import { taskByName } from '../../../plugins/tasks/registry.ts';
-import { startModelServer, type ModelServer } from '../../../server/model-server/model-server.ts';
+import type { ModelServer } from '../../../server/model-server/model-server.ts';
+import { startTestModelServer } from '../../support/model-server.ts';
 import { killableProxy, type KillableProxy } from '../../support/killable-proxy.ts';
-import { TEST_TOKEN, useTestToken } from '../../support/server-token.ts';
+import { useTestToken } from '../../support/server-token.ts';
 
 useTestToken();
 
@@ -41,7 +42,7 @@ describe('the HTTP runtime when a rollout server dies and comes back', () => {
   const pathsFrom = (proxy: KillableProxy, from: number) => proxy.seen.slice(from).filter((path) => path !== '/health');
 
   beforeAll(async () => {
-    servers = await Promise.all([0, 1].map(() => startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 4, threads: 1, token: TEST_TOKEN, allowDirs: [tmpdir()] })));
+    servers = await Promise.all([0, 1].map(() => startTestModelServer()));
     proxies = await Promise.all(servers.map((server) => killableProxy(server.url)));
     pool = await PolicyPool.load([{ name: 'senior', init: 'default', trainable: true }], { task: 'arithmetic' });
     syncDir = await mkdtemp(join(tmpdir(), 'ludus-failover-'));

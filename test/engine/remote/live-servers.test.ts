@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { PolicyPool } from '../../../engine/policies/policy-pool.ts';
 import { sglangDialect } from '../../../engine/remote/sglang-dialect.ts';
 import { vllmDialect } from '../../../engine/remote/vllm-dialect.ts';
-import { startModelServer, type ModelServer } from '../../../server/model-server/model-server.ts';
-import { tmpdir } from 'node:os';
+import type { ModelServer } from '../../../server/model-server/model-server.ts';
+import { startTestModelServer } from '../../support/model-server.ts';
 import { checkContract } from '../../support/contract-checks.ts';
 import { TEST_TOKEN } from '../../support/server-token.ts';
 
@@ -21,7 +21,7 @@ describe('the remote contract on ludus serve-model', () => {
   let prompt: number[];
 
   beforeAll(async () => {
-    server = await startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 4, threads: 1, token: TEST_TOKEN, allowDirs: [tmpdir()] });
+    server = await startTestModelServer();
     const pool = await PolicyPool.load([{ name: 'base', init: 'default', trainable: false }], { task: 'arithmetic' });
     prompt = pool.tokenizer.encode('Compute 47 + 38.\n\n');
   }, 60_000);

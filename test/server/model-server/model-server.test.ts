@@ -71,9 +71,10 @@ describe('ludus serve-model', () => {
       const cases: [string, unknown, number, string, string][] = [
         ['/v1/completions', '{"prompt": [1, 2', 400, 'REQUEST_INVALID', 'not JSON'],
         ['/v1/completions', { prompt: [1, 2], max_tokens: 'many' }, 400, 'REQUEST_INVALID', 'max_tokens'],
-        ['/v1/completions', { prompt: [1, 2], n: 3 }, 400, 'REQUEST_INVALID', 'n'],
+        ['/v1/completions', { prompt: [1, 2], n: 17 }, 400, 'REQUEST_INVALID', 'n'],
         ['/v1/completions', { prompt: [1, 2], best_of: 2 }, 400, 'REQUEST_INVALID', 'best_of'],
-        ['/v1/completions', { prompt: [1, 2], logprobs: 5 }, 400, 'REQUEST_INVALID', 'only 0'],
+        ['/v1/completions', { prompt: [1, 2], logprobs: 21 }, 400, 'REQUEST_INVALID', 'logprobs'],
+        ['/v1/completions', { prompt: [1, 2], prompt_logprobs: 5 }, 400, 'REQUEST_INVALID', 'only 0'],
         ['/v1/completions', { prompt: [1, 2], model: 'nobody' }, 404, 'MODEL_NOT_SERVED', 'nobody'],
         ['/v1/completions', { prompt: [1, 2], max_tokens: 400 }, 400, 'SEQUENCE_TOO_LONG', '320 positions'],
         ['/v1/completions', { prompt: [1, 999999] }, 400, 'REQUEST_INVALID', 'vocabulary'],

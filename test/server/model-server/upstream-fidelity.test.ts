@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SglangGenerateOutputSchema } from '../../../engine/remote/sglang-wire.ts';
 import { VllmCompletionResponseSchema } from '../../../engine/remote/vllm-wire.ts';
 import { PolicyPool } from '../../../engine/policies/policy-pool.ts';
-import { startModelServer, type ModelServer } from '../../../server/model-server/model-server.ts';
-import { tmpdir } from 'node:os';
-import { authorized, TEST_TOKEN } from '../../support/server-token.ts';
+import type { ModelServer } from '../../../server/model-server/model-server.ts';
+import { startTestModelServer } from '../../support/model-server.ts';
+import { authorized } from '../../support/server-token.ts';
 
 /** Where `ludus serve-model` must answer as vLLM and SGLang do (their sources, read), so loopback tests meet the real paths. */
 describe('ludus serve-model, on the points where vLLM and SGLang differ from what a client might assume', () => {
@@ -18,7 +18,7 @@ describe('ludus serve-model, on the points where vLLM and SGLang differ from wha
   const generate = async (body: Record<string, unknown>) => SglangGenerateOutputSchema.parse((await post('/generate', body)).json);
 
   beforeAll(async () => {
-    server = await startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 4, threads: 1, token: TEST_TOKEN, allowDirs: [tmpdir()] });
+    server = await startTestModelServer();
     const pool = await PolicyPool.load([{ name: 'base', init: 'default', trainable: false }], { task: 'arithmetic' });
     prompt = pool.tokenizer.encode('Compute 47 + 38.\n\n');
   }, 60_000);
