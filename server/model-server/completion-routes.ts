@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { fail } from '../../core/errors.ts';
 import { TOKEN_ID_PREFIX, VllmCompletionRequestSchema } from '../../engine/remote/vllm-wire.ts';
+import { ensureFits } from '../../native/model/memory.ts';
 import { applyChatTemplate, type ChatMessage } from '../../plugins/tokenizers/chat-template.ts';
 import { ensureWithin } from '../request-guard.ts';
 import type { SampleJob, SampleOutcome } from './batcher.ts';
@@ -244,8 +245,11 @@ function promptsOf(prompt: string | readonly string[] | readonly number[] | read
 /** The k most likely tokens at each generated position, at the request's temperature (as the sampled log-probabilities are). */
 async function topAlternatives(served: ServedModel, prompt: readonly number[], tokens: readonly number[], k: number, temperature: number): Promise<Array<Array<[number, number]>>> {
   if (tokens.length === 0) return [];
-  const full = await served.batcher.distributions([...prompt, ...tokens]);
   const V = served.batcher.policy.config.vocabSize;
+  const length = prompt.length + tokens.length;
+  // The distributions are read whole from the scorer: [positions × vocabulary] float32, held until this answer is built.
+  ensureFits(`logprobs alternatives over ${length} positions × ${V} tokens`, 2 * length * V * Float32Array.BYTES_PER_ELEMENT, { field: 'logprobs' });
+  const full = await served.batcher.distributions([...prompt, ...tokens]);
   const T = temperature > 0 ? temperature : 1;
   return tokens.map((_, t) => {
     const row = full.subarray((prompt.length + t - 1) * V, (prompt.length + t) * V);
@@ -254,9 +258,21 @@ async function topAlternatives(served: ServedModel, prompt: readonly number[], t
     let sum = 0;
     for (const value of row) sum += Math.exp(value / T - max);
     const norm = max + Math.log(sum);
-    const order = Array.from(row.keys()).sort((a, b) => row[b] - row[a]).slice(0, k);
-    return order.map((id) => [id, row[id] / T - norm] as [number, number]);
+    return topIds(row, k).map((id) => [id, row[id] / T - norm] as [number, number]);
   });
+}
+
+/** The ids of the k largest values, largest first, in one pass (k is at most MAX_LOGPROBS). */
+function topIds(row: Float32Array, k: number): number[] {
+  const best: number[] = [];
+  for (let id = 0; id < row.length; id++) {
+    if (best.length === k && row[id] <= row[best[k - 1]]) continue;
+    let at = best.length;
+    while (at > 0 && row[best[at - 1]] < row[id]) at--;
+    best.splice(at, 0, id);
+    if (best.length > k) best.pop();
+  }
+  return best;
 }
 
 function usageOf(choices: readonly Sampled[]) {

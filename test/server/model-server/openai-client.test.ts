@@ -45,6 +45,8 @@ describe('ludus serve-model behind the official openai client', () => {
         top_logprobs!.forEach((alternatives, t) => {
           const values = Object.values(alternatives);
           expect(values).toHaveLength(3);
+          expect(values).toEqual([...values].sort((a, b) => b - a));
+          expect(values.reduce((a, v) => a + Math.exp(v), 0)).toBeLessThanOrEqual(1 + 1e-6);
           expect(Math.max(...values)).toBeGreaterThanOrEqual(token_logprobs![t] - 1e-4);
           if (Object.keys(alternatives).includes(tokens![t])) expect(alternatives[tokens![t]]).toBeCloseTo(token_logprobs![t], 4);
         });
