@@ -45,12 +45,17 @@ describe('ludus serve-model behind the official openai client', () => {
         top_logprobs!.forEach((alternatives, t) => {
           const values = Object.values(alternatives);
           expect(values).toHaveLength(3);
-          expect(values).toEqual([...values].sort((a, b) => b - a));
           expect(values.reduce((a, v) => a + Math.exp(v), 0)).toBeLessThanOrEqual(1 + 1e-6);
           expect(Math.max(...values)).toBeGreaterThanOrEqual(token_logprobs![t] - 1e-4);
           if (Object.keys(alternatives).includes(tokens![t])) expect(alternatives[tokens![t]]).toBeCloseTo(token_logprobs![t], 4);
         });
       }
+      // Greedy: every sampled token is the first of its alternatives.
+      const greedy = (await client.completions.create({ model: 'base', prompt, max_tokens: 10, temperature: 0, logprobs: 2, return_tokens_as_token_ids: true } as OpenAI.CompletionCreateParamsNonStreaming)).choices[0].logprobs!;
+      greedy.top_logprobs!.forEach((alternatives, t) => {
+        const [best] = Object.entries(alternatives).sort(([, a], [, b]) => b - a);
+        expect(best[0]).toBe(greedy.tokens![t]);
+      });
       // The same prompt as token ids, the same seed: the same first choice.
       const ids = server.models.tokenizer.encode(prompt);
       const viaIds = await client.completions.create({ model: 'base', prompt: ids as unknown as string, max_tokens: 10, seed: 5 });
