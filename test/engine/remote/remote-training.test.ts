@@ -110,3 +110,17 @@ describe('training over two `ludus serve-model` processes, one of them killed in
     expect(survived.metrics).toEqual(undisturbed.metrics);
   }, 300_000);
 });
+
+describe('tandem over two `ludus serve-model` processes, one of them killed in the middle of the run', () => {
+  const servers = twoServeModels();
+
+  it('should finish on the survivor and record the very metrics and transcripts of the undisturbed run over both, partners scored on the survivor', async () => {
+    const undisturbed = await trained({ game: 'tandem' }, servers().map((s) => s.url));
+    const survived = await trained({ game: 'tandem' }, servers().map((s) => s.url), (line) => {
+      if (line.step === 1) servers()[0].child.kill('SIGKILL');
+    });
+    expect(servers()[0].child.signalCode).toBe('SIGKILL');
+    expect(survived.transcripts).toEqual(undisturbed.transcripts);
+    expect(survived.metrics).toEqual(undisturbed.metrics);
+  }, 300_000);
+});
