@@ -20,6 +20,8 @@ export interface SampleJob {
   readonly ignoreEos: boolean;
   /** Also the prompt's own tokens' log-probabilities (the first is null). */
   readonly promptLogprobs: boolean;
+  /** Each token as it is decoded, with its log-probability (a stream). */
+  readonly onToken?: (token: number, logprob: number) => void;
 }
 
 export interface SampleOutcome {
@@ -166,6 +168,14 @@ export class Batcher {
       stopTokens: eos,
       padToken: this.policy.config.eosTokenIds[0] ?? 0,
       stopWhen: (row, tokens) => row < jobs.length && (stopIds[row].has(tokens[tokens.length - 1]) || matchesString(row, tokens) !== undefined),
+      ...(jobs.some((job) => job.onToken)
+        ? {
+            onStep: (_step: number, tokens: Int32Array, _authors: Int32Array, logprobs: Float64Array) =>
+              jobs.forEach((job, row) => {
+                if (tokens[row] >= 0) job.onToken?.(tokens[row], logprobs[row]);
+              }),
+          }
+        : {}),
     });
     return Promise.all(
       jobs.map(async (job, row) => {

@@ -6,6 +6,7 @@ import { ensureFits } from '../../native/model/memory.ts';
 import { applyChatTemplate, type ChatMessage } from '../../plugins/tokenizers/chat-template.ts';
 import { ensureWithin } from '../request-guard.ts';
 import type { SampleJob, SampleOutcome } from './batcher.ts';
+import { EventChannel } from './event-channel.ts';
 import { parseRequest, type Answer, type Route } from './json-routes.ts';
 import { refuseNonNeutral, seedOf, textOffsets } from './sampling-routes.ts';
 import type { ServedModel, ServedModels } from './served-models.ts';
@@ -48,6 +49,16 @@ const ChatRequestSchema = z.strictObject({
   top_logprobs: z.number().int().min(0).max(MAX_LOGPROBS).optional(),
 });
 
+type Job = Omit<SampleJob, 'prompt' | 'maxTokens' | 'seed' | 'onToken'> & { readonly seed?: number };
+
+/** How a streamed answer's chunks are written: before a choice's tokens, for each token, after its last one, and the usage. */
+interface Chunks {
+  readonly start?: (index: number) => unknown;
+  readonly token: (index: number, id: number, logprob: number, text: string, alternatives?: ReadonlyArray<readonly [number, number]>) => unknown;
+  readonly end: (sampled: Sampled, index: number) => unknown;
+  readonly usage?: (choices: readonly Sampled[]) => unknown;
+}
+
 /** One sampled choice and, where asked, the top alternatives at each of its positions. */
 interface Sampled {
   readonly outcome: SampleOutcome;
@@ -58,9 +69,9 @@ interface Sampled {
 /**
  * The OpenAI-compatible completion endpoints of `ludus serve-model`, as vLLM serves them where that is cheap: text
  * prompts tokenized with the model's tokenizer, chat completions through its chat template, `n` choices (the k-th
- * from (seed, k)), top-k alternatives for `logprobs`, and Server-Sent Events for `stream` (sent once the choices are
- * decoded, a chunk a token: the batcher decodes rows whole). Token-id prompts keep the very answers ludus's own
- * client reads.
+ * from (seed, k)), top-k alternatives for `logprobs`, and Server-Sent Events for `stream`, a chunk a token as it is
+ * decoded (with top-k alternatives, once the choice is decoded and scored). Token-id prompts keep the very answers
+ * ludus's own client reads.
  */
 export function completionRoutes(models: ServedModels, limits: { readonly maxRequestTokens: number }): Map<string, Route> {
   const decode = (ids: readonly number[]) => models.tokenizer.decode([...ids]);
@@ -72,10 +83,9 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
     const at = text.indexOf(outcome.stopReason);
     return at < 0 ? text : text.slice(0, at);
   };
-  /** The text each token adds, decoded over its prefix so a character split across tokens comes out whole. */
-  const pieces = (tokens: readonly number[]) => tokens.map((_, t) => decode(visible(tokens.slice(0, t + 1))).slice(decode(visible(tokens.slice(0, t))).length));
 
-  const sample = async (served: ServedModel, prompts: readonly (readonly number[])[], n: number, maxTokens: (prompt: readonly number[]) => number, job: Omit<SampleJob, 'prompt' | 'maxTokens' | 'seed'> & { seed?: number }, alternatives: number): Promise<Sampled[]> => {
+  /** Checks the request's size and queues its choices (prompt by prompt, n each; the k-th from (seed, k)): throws before anything is sent. */
+  const submit = (served: ServedModel, prompts: readonly (readonly number[])[], n: number, maxTokens: (prompt: readonly number[]) => number, job: Job, onToken?: (choice: number, token: number, logprob: number) => void) => {
     ensureWithin(
       `${prompts.length} prompts × ${n} choices`,
       prompts.reduce((a, p) => a + n * (p.length + maxTokens(p)), 0),
@@ -84,14 +94,47 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
       'prompt',
     );
     const rows = prompts.flatMap((prompt) => Array.from({ length: n }, () => prompt));
-    const outcomes = await Promise.all(rows.map((prompt, k) => served.batcher.submit({ ...job, prompt, maxTokens: maxTokens(prompt), ...seedOf(job.seed, k) })));
-    return Promise.all(
-      outcomes.map(async (outcome, k) => ({
-        outcome,
-        prompt: rows[k],
-        ...(alternatives > 0 ? { alternatives: await topAlternatives(served, rows[k], outcome.tokens, alternatives, job.sampling.temperature) } : {}),
-      })),
+    return rows.map((prompt, k) => ({
+      prompt,
+      outcome: served.batcher.submit({ ...job, prompt, maxTokens: maxTokens(prompt), ...seedOf(job.seed, k), ...(onToken ? { onToken: (token: number, logprob: number) => onToken(k, token, logprob) } : {}) }),
+    }));
+  };
+  const settle = (served: ServedModel, submitted: ReturnType<typeof submit>, alternatives: number, temperature: number): Promise<Sampled[]> =>
+    Promise.all(
+      submitted.map(async ({ prompt, outcome }) => {
+        const done = await outcome;
+        return { outcome: done, prompt, ...(alternatives > 0 ? { alternatives: await topAlternatives(served, prompt, done.tokens, alternatives, temperature) } : {}) };
+      }),
     );
+  /**
+   * A streamed answer: each token's chunk as it is decoded, then each choice's last chunk and the usage. Top-k
+   * alternatives need the whole choice scored, so with them the chunks follow once the choices are decoded.
+   */
+  const stream = (served: ServedModel, prompts: readonly (readonly number[])[], n: number, maxTokens: (prompt: readonly number[]) => number, job: Job, alternatives: number, chunks: Chunks): Answer => {
+    const channel = new EventChannel<unknown>();
+    const count = prompts.length * n;
+    const seen = Array.from({ length: count }, () => [] as number[]);
+    const incremental = alternatives === 0;
+    if (chunks.start) for (let k = 0; k < count; k++) channel.push(chunks.start(k));
+    const submitted = submit(served, prompts, n, maxTokens, job, incremental ? (k, token, logprob) => channel.push(chunks.token(k, token, logprob, pieceAfter(seen[k], token))) : undefined);
+    settle(served, submitted, alternatives, job.sampling.temperature).then(
+      (choices) => {
+        choices.forEach((sampled, k) => {
+          if (!incremental) sampled.outcome.tokens.forEach((token, t) => channel.push(chunks.token(k, token, sampled.outcome.logprobs[t], pieceAfter(seen[k], token), sampled.alternatives?.[t])));
+          channel.push(chunks.end(sampled, k));
+        });
+        if (chunks.usage) channel.push(chunks.usage(choices));
+        channel.close();
+      },
+      (error: unknown) => channel.close(error),
+    );
+    return { events: channel };
+  };
+  /** The text a token adds after `before` (then appended to it), decoded over the prefix so a character split across tokens comes out whole. */
+  const pieceAfter = (before: number[], token: number) => {
+    const was = decode(visible(before)).length;
+    before.push(token);
+    return decode(visible(before)).slice(was);
   };
 
   return new Map<string, Route>([
@@ -106,45 +149,34 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
         const prompts = promptsOf(request.prompt, (text) => models.tokenizer.encode(text));
         const stopStrings = request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop;
         const k = request.logprobs ?? 0;
-        const choices = await sample(
-          served,
-          prompts,
-          request.n,
-          () => request.max_tokens,
-          {
-            sampling: { temperature: request.temperature, topP: request.top_p, topK: Math.max(request.top_k, 0) },
-            ...(request.seed === undefined ? {} : { seed: request.seed }),
-            stopTokenIds: request.stop_token_ids,
-            stopStrings,
-            ignoreEos: request.ignore_eos,
-            promptLogprobs: request.prompt_logprobs !== undefined,
-          },
-          k,
-        );
+        const job: Job = {
+          sampling: { temperature: request.temperature, topP: request.top_p, topK: Math.max(request.top_k, 0) },
+          ...(request.seed === undefined ? {} : { seed: request.seed }),
+          stopTokenIds: request.stop_token_ids,
+          stopStrings,
+          ignoreEos: request.ignore_eos,
+          promptLogprobs: request.prompt_logprobs !== undefined,
+        };
         const tokenText = (id: number) => (request.return_tokens_as_token_ids ? `${TOKEN_ID_PREFIX}${id}` : decode([id]));
-        const top = (sampled: Sampled, from: number, to: number) => sampled.alternatives?.slice(from, to).map((alternatives) => Object.fromEntries(alternatives.map(([id, logprob]) => [tokenText(id), logprob]))) ?? null;
+        const topOf = (alternatives: ReadonlyArray<readonly [number, number]>) => Object.fromEntries(alternatives.map(([id, logprob]) => [tokenText(id), logprob]));
         const header = { id: `cmpl-${randomUUID()}`, object: 'text_completion', created: Math.floor(Date.now() / 1000), model: served.name };
-        const usage = usageOf(choices);
         if (request.stream) {
-          const events = choices.flatMap((sampled, index) => {
-            const texts = pieces(sampled.outcome.tokens);
-            const last = sampled.outcome.tokens.length - 1;
-            return sampled.outcome.tokens.map((id, t) => ({
-              ...header,
-              choices: [
-                {
-                  index,
-                  text: texts[t],
-                  logprobs: request.logprobs === undefined ? null : { tokens: [tokenText(id)], token_logprobs: [sampled.outcome.logprobs[t]], text_offset: [0], top_logprobs: top(sampled, t, t + 1) },
-                  finish_reason: t === last ? sampled.outcome.finish : null,
-                  stop_reason: t === last ? sampled.outcome.stopReason : null,
-                  ...(request.return_token_ids ? { token_ids: [id] } : {}),
-                },
-              ],
-            }));
+          const chunk = (choice: Record<string, unknown>) => ({ ...header, choices: [{ logprobs: null, finish_reason: null, stop_reason: null, ...choice }] });
+          return stream(served, prompts, request.n, () => request.max_tokens, job, k, {
+            token: (index, id, logprob, text, alternatives) =>
+              chunk({
+                index,
+                text,
+                ...(request.logprobs === undefined ? {} : { logprobs: { tokens: [tokenText(id)], token_logprobs: [logprob], text_offset: [0], top_logprobs: alternatives ? [topOf(alternatives)] : null } }),
+                ...(request.return_token_ids ? { token_ids: [id] } : {}),
+              }),
+            end: (sampled, index) => chunk({ index, text: '', finish_reason: sampled.outcome.finish, stop_reason: sampled.outcome.stopReason }),
+            ...(request.stream_options?.include_usage ? { usage: (choices: readonly Sampled[]) => ({ ...header, choices: [], usage: usageOf(choices) }) } : {}),
           });
-          return streamed(events, request.stream_options?.include_usage ? { ...header, choices: [], usage } : undefined);
         }
+        const choices = await settle(served, submit(served, prompts, request.n, () => request.max_tokens, job), k, request.temperature);
+        const top = (sampled: Sampled) => sampled.alternatives?.map(topOf) ?? null;
+        const usage = usageOf(choices);
         return {
           json: {
             ...header,
@@ -154,7 +186,7 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
               logprobs:
                 request.logprobs === undefined
                   ? null
-                  : { tokens: sampled.outcome.tokens.map(tokenText), token_logprobs: sampled.outcome.logprobs, text_offset: textOffsets(sampled.outcome.tokens, decode), top_logprobs: top(sampled, 0, sampled.outcome.tokens.length) },
+                  : { tokens: sampled.outcome.tokens.map(tokenText), token_logprobs: sampled.outcome.logprobs, text_offset: textOffsets(sampled.outcome.tokens, decode), top_logprobs: top(sampled) },
               finish_reason: sampled.outcome.finish,
               stop_reason: sampled.outcome.stopReason,
               ...(request.return_token_ids ? { token_ids: sampled.outcome.tokens, prompt_token_ids: sampled.prompt } : {}),
@@ -178,43 +210,33 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
         const room = served.batcher.maxLen - prompt.length;
         if (room < 1) fail('SEQUENCE_TOO_LONG', `the conversation is ${prompt.length} tokens through the chat template, leaving no room in the model's ${served.batcher.maxLen} positions`, { field: 'messages' });
         const asked = request.max_completion_tokens ?? request.max_tokens;
-        const choices = await sample(
-          served,
-          [prompt],
-          request.n,
-          () => asked ?? room,
-          {
-            sampling: { temperature: request.temperature, topP: request.top_p, topK: Math.max(request.top_k, 0) },
-            ...(request.seed === undefined ? {} : { seed: request.seed }),
-            stopTokenIds: [],
-            stopStrings: request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
-            ignoreEos: false,
-            promptLogprobs: false,
-          },
-          request.logprobs ? (request.top_logprobs ?? 0) : 0,
-        );
+        const job: Job = {
+          sampling: { temperature: request.temperature, topP: request.top_p, topK: Math.max(request.top_k, 0) },
+          ...(request.seed === undefined ? {} : { seed: request.seed }),
+          stopTokenIds: [],
+          stopStrings: request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
+          ignoreEos: false,
+          promptLogprobs: false,
+        };
+        const k = request.logprobs ? (request.top_logprobs ?? 0) : 0;
         const entry = (id: number, logprob: number) => {
           const token = decode([id]);
           return { token, logprob, bytes: [...Buffer.from(token, 'utf8')] };
         };
-        const logprobsOf = (sampled: Sampled, from: number, to: number) =>
-          request.logprobs
-            ? { content: sampled.outcome.tokens.slice(from, to).map((id, t) => ({ ...entry(id, sampled.outcome.logprobs[from + t]), top_logprobs: (sampled.alternatives?.[from + t] ?? []).map(([alt, logprob]) => entry(alt, logprob)) })) }
-            : null;
+        const logprobEntry = (id: number, logprob: number, alternatives: ReadonlyArray<readonly [number, number]> = []) => ({ ...entry(id, logprob), top_logprobs: alternatives.map(([alt, value]) => entry(alt, value)) });
         const header = { id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000), model: served.name };
-        const usage = usageOf(choices);
         if (request.stream) {
-          const chunk = (choice: Record<string, unknown>) => ({ ...header, object: 'chat.completion.chunk', choices: [choice] });
-          const events = choices.flatMap((sampled, index) => {
-            const texts = pieces(sampled.outcome.tokens);
-            return [
-              chunk({ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }),
-              ...sampled.outcome.tokens.map((_, t) => chunk({ index, delta: { content: texts[t] }, logprobs: logprobsOf(sampled, t, t + 1), finish_reason: null })),
-              chunk({ index, delta: {}, logprobs: null, finish_reason: sampled.outcome.finish, stop_reason: sampled.outcome.stopReason }),
-            ];
+          const chunk = (choice: Record<string, unknown>) => ({ ...header, object: 'chat.completion.chunk', choices: [{ logprobs: null, finish_reason: null, ...choice }] });
+          return stream(served, [prompt], request.n, () => asked ?? room, job, k, {
+            start: (index) => chunk({ index, delta: { role: 'assistant', content: '' } }),
+            token: (index, id, logprob, content, alternatives) => chunk({ index, delta: { content }, ...(request.logprobs ? { logprobs: { content: [logprobEntry(id, logprob, alternatives)] } } : {}) }),
+            end: (sampled, index) => chunk({ index, delta: {}, finish_reason: sampled.outcome.finish, stop_reason: sampled.outcome.stopReason }),
+            ...(request.stream_options?.include_usage ? { usage: (choices: readonly Sampled[]) => ({ ...header, object: 'chat.completion.chunk', choices: [], usage: usageOf(choices) }) } : {}),
           });
-          return streamed(events, request.stream_options?.include_usage ? { ...header, object: 'chat.completion.chunk', choices: [], usage } : undefined);
         }
+        const choices = await settle(served, submit(served, [prompt], request.n, () => asked ?? room, job), k, request.temperature);
+        const logprobsOf = (sampled: Sampled) => (request.logprobs ? { content: sampled.outcome.tokens.map((id, t) => logprobEntry(id, sampled.outcome.logprobs[t], sampled.alternatives?.[t])) } : null);
+        const usage = usageOf(choices);
         return {
           json: {
             ...header,
@@ -222,7 +244,7 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
             choices: choices.map((sampled, index) => ({
               index,
               message: { role: 'assistant', content: textOf(sampled.outcome, false) },
-              logprobs: logprobsOf(sampled, 0, sampled.outcome.tokens.length),
+              logprobs: logprobsOf(sampled),
               finish_reason: sampled.outcome.finish,
               stop_reason: sampled.outcome.stopReason,
             })),
@@ -280,9 +302,4 @@ function usageOf(choices: readonly Sampled[]) {
   const promptTokens = [...prompts].reduce((a, p) => a + p.length, 0);
   const completionTokens = choices.reduce((a, c) => a + c.outcome.tokens.length, 0);
   return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-}
-
-/** Server-Sent Events, as vLLM ends them: `data: [DONE]` after the last chunk (and the usage chunk, when asked). */
-function streamed(events: readonly unknown[], usage: unknown): Answer {
-  return { events: [...events, ...(usage === undefined ? [] : [usage])] };
 }

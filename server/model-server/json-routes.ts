@@ -5,7 +5,7 @@ import { LudusError, fail, type LudusErrorCode } from '../../core/errors.ts';
 import type { Refusal, RequestGuard } from '../request-guard.ts';
 
 /** What a route answers: JSON (the default), plain text, an empty body, or Server-Sent Events (each a JSON `data:` line, then `data: [DONE]`). */
-export type Answer = { readonly status?: number; readonly json: unknown } | { readonly status?: number; readonly text: string } | { readonly status?: number; readonly events: readonly unknown[] };
+export type Answer = { readonly status?: number; readonly json: unknown } | { readonly status?: number; readonly text: string } | { readonly status?: number; readonly events: AsyncIterable<unknown> | Iterable<unknown> };
 
 export type Route = (body: unknown) => Promise<Answer>;
 
@@ -151,7 +151,14 @@ async function handle(routes: Routes, guard: RequestGuard, what: string, bodyLim
         response.end(answer.text);
       } else if ('events' in answer) {
         response.writeHead(answer.status ?? 200, { ...SAFE_HEADERS, ...cors, 'content-type': 'text/event-stream; charset=utf-8' });
-        for (const event of answer.events) response.write(`data: ${JSON.stringify(event)}\n\n`);
+        try {
+          for await (const event of answer.events) response.write(`data: ${JSON.stringify(event)}\n\n`);
+        } catch (error) {
+          // The status is sent: a failure after it is the stream's last event, in the shape of an error answer.
+          const coded = LudusError.is(error);
+          response.write(`data: ${JSON.stringify(coded ? errorBody(error.code, error.message, error.details.field) : errorBody('ENGINE_RUN_FAILED', 'internal error (see the server log)'))}\n\n`);
+          if (!coded || statusOf(error.code) >= 500) process.stderr.write(`${what}: ${(error as Error).stack ?? String(error)}\n`);
+        }
         response.end('data: [DONE]\n\n');
       } else {
         send(response, answer.status ?? 200, answer.json, cors);

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { PolicyPool } from '../../../engine/policies/policy-pool.ts';
 import { sglangDialect } from '../../../engine/remote/sglang-dialect.ts';
 import { vllmDialect } from '../../../engine/remote/vllm-dialect.ts';
 import type { ModelServer } from '../../../server/model-server/model-server.ts';
@@ -22,8 +21,7 @@ describe('the remote contract on ludus serve-model', () => {
 
   beforeAll(async () => {
     server = await startTestModelServer();
-    const pool = await PolicyPool.load([{ name: 'base', init: 'default', trainable: false }], { task: 'arithmetic' });
-    prompt = pool.tokenizer.encode('Compute 47 + 38.\n\n');
+    prompt = server.models.tokenizer.encode('Compute 47 + 38.\n\n');
   }, 60_000);
 
   afterAll(async () => {

@@ -76,6 +76,17 @@ describe('ludus serve-model behind the official openai client', () => {
       }
       expect(text).toBe(whole.choices[0].text);
       expect(finish).toBe(whole.choices[0].finish_reason);
+      // Each token's log-probability as it is decoded; with top-k alternatives (scored once a choice is decoded) the same text.
+      const logprobs = (await client.completions.create({ ...request, logprobs: 0 })).choices[0].logprobs!.token_logprobs;
+      const streamed: number[] = [];
+      for await (const chunk of await client.completions.create({ ...request, logprobs: 0, stream: true })) streamed.push(...(chunk.choices[0].logprobs?.token_logprobs ?? []));
+      expect(streamed).toEqual(logprobs);
+      let withAlternatives = '';
+      for await (const chunk of await client.completions.create({ ...request, logprobs: 2, stream: true })) {
+        withAlternatives += chunk.choices[0].text;
+        if (chunk.choices[0].text !== '') expect(Object.keys(chunk.choices[0].logprobs!.top_logprobs![0])).toHaveLength(2);
+      }
+      expect(withAlternatives).toBe(whole.choices[0].text);
     });
   });
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SglangGenerateOutputSchema } from '../../../engine/remote/sglang-wire.ts';
 import { VllmCompletionResponseSchema } from '../../../engine/remote/vllm-wire.ts';
-import { PolicyPool } from '../../../engine/policies/policy-pool.ts';
 import type { ModelServer } from '../../../server/model-server/model-server.ts';
 import { startTestModelServer } from '../../support/model-server.ts';
 import { authorized } from '../../support/server-token.ts';
@@ -19,8 +18,7 @@ describe('ludus serve-model, on the points where vLLM and SGLang differ from wha
 
   beforeAll(async () => {
     server = await startTestModelServer();
-    const pool = await PolicyPool.load([{ name: 'base', init: 'default', trainable: false }], { task: 'arithmetic' });
-    prompt = pool.tokenizer.encode('Compute 47 + 38.\n\n');
+    prompt = server.models.tokenizer.encode('Compute 47 + 38.\n\n');
   }, 60_000);
 
   afterAll(async () => {
