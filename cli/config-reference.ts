@@ -28,7 +28,7 @@ const SECTIONS: readonly Section[] = [
   { title: 'Training config', intro: '`ludus train GAME --config FILE` (JSON). Every field is optional but `game`, which the command line gives.', schema: TrainConfigSchema },
   { title: 'Policy', intro: 'One entry of `policies`: a policy slot of the game, bound for this run.', schema: PolicyConfigSchema },
   { title: 'Rollout servers', intro: '`rolloutServers`: rollouts on vLLM or SGLang servers (or `ludus serve-model`) over HTTP; the learner stays in-process.', schema: RolloutServersSchema },
-  { title: 'Trainer server', intro: '`trainerServer`: every trainable policy learns through the trainer API of `ludus serve-trainer` (Tinker-style) instead of in-process; rollouts stay wherever `rolloutServers` puts them.', schema: TrainerServerSchema },
+  { title: 'Trainer server', intro: '`trainerServer`: every trainable policy learns through the trainer API of `ludus serve-trainer` (ludus\'s own API, modelled on Tinker\'s operations, not Tinker\'s protocol) instead of in-process; rollouts stay wherever `rolloutServers` puts them.', schema: TrainerServerSchema },
   { title: 'LoRA adapter', intro: '`adapter` of a policy: a LoRA adapter trained over its frozen `init` instead of a full copy.', schema: PolicyAdapterSchema },
   { title: 'Learning-rate schedule', intro: '`schedule`, at the top level or in a policy.', schema: LrScheduleSchema },
   { title: 'Knobs of `tandem`', intro: '`knobs` when `game` is `tandem` (Tandem RL).', schema: TandemKnobsSchema },

@@ -7,7 +7,10 @@ import type { ScheduleSpec } from '../../core/schedules/spec.ts';
 import { DecoderPool } from '../../engine/match/decoder-pool.ts';
 import type { MatchRuntime, RolloutCall } from '../../engine/match/runtime.ts';
 import { PolicyPool } from '../../engine/policies/policy-pool.ts';
+import type { SampleRequest } from '../../engine/remote/dialect.ts';
 import { HttpRuntime } from '../../engine/remote/http-runtime.ts';
+import { ServerPool } from '../../engine/remote/server-pool.ts';
+import { sglangDialect } from '../../engine/remote/sglang-dialect.ts';
 import { median } from '../../native/bench/engine-bench.ts';
 import { RolloutServersSchema, TrainerServerSchema } from '../../engine/remote/remote-config.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
@@ -64,6 +67,12 @@ export interface RemoteBenchReport {
    * serve-trainer` on loopback (forward_backward, optim_step, save_weights_for_sampler with the weights back).
    */
   readonly trainer: { readonly parameters: number; readonly inProcessMs: number; readonly apiMs: number; readonly apiOverInProcess: number; readonly identical: boolean };
+  /**
+   * Solo rows that stop at EOS, sent in SGLang's dialect: the tokens the server generates as ludus asks now (stopping
+   * at EOS, which the stop ids hold) and as it asked before (`ignore_eos: true`, under which SGLang ignores
+   * `stop_token_ids` and runs every row to its budget, as `ludus serve-model` does too), against the tokens kept.
+   */
+  readonly sglangStops: { readonly kept: number; readonly generated: number; readonly generatedIgnoringEos: number };
 }
 
 /**
@@ -123,6 +132,8 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
       tandemRates.local.push(await rate(local, repeat, true));
       for (const span of options.spans) tandemRates.bySpan.get(span)!.push(await rate(await http(span), repeat, true));
     }
+    progress('SGLang stop ids: rows stopping at EOS, with and without ignore_eos');
+    const sglangStops = await sglangStopWaste(server.url, token, pool, prompts, options.tokens);
     progress(`trainer API: ${options.trainSteps} steps in-process and through ludus serve-trainer, interleaved`);
     const trainer = await benchTrainer(options);
     const solo = { inProcessTokS: median(soloRates.local), httpTokS: median(soloRates.http) };
@@ -146,6 +157,7 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
         }),
       },
       trainer,
+      sglangStops,
     };
   } finally {
     for (const runtime of remote.values()) await runtime.release();
@@ -154,6 +166,26 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
     await rm(syncDir, { recursive: true, force: true });
   }
 }
+
+/** What SGLang's ignoring of stop ids under ignore_eos costs, counted on `ludus serve-model` (which treats them as SGLang does). */
+async function sglangStopWaste(url: string, token: string, pool: PolicyPool, prompts: readonly number[][], tokens: number): Promise<RemoteBenchReport['sglangStops']> {
+  const servers = new ServerPool([url], { maxConcurrency: prompts.length, timeoutMs: 600_000, retries: 0, backoffMs: 0, token });
+  const eos = pool.policy('senior').config.eosTokenIds;
+  const counts = await Promise.all(
+    prompts.map(async (prompt, row) => {
+      const request: SampleRequest = { target: {}, prompt, maxTokens: tokens, temperature: 1, topP: 1, seed: row + 1, stopTokenIds: eos, stopStrings: [], eosTokenIds: eos };
+      const { path, body } = sglangDialect.sample(request);
+      const asked = body as { sampling_params: Record<string, unknown> };
+      const generate = (ignoreEos: boolean) => servers.postTo(0, path, { ...asked, sampling_params: { ...asked.sampling_params, ignore_eos: ignoreEos } }, (json) => sglangDialect.parseSample(json, { ...request, stopTokenIds: ignoreEos ? [] : eos }));
+      const [now, before] = [await generate(false), await generate(true)];
+      const stop = before.tokens.findIndex((id) => eos.includes(id));
+      return { kept: stop < 0 ? before.tokens.length : stop + 1, generated: now.tokens.length, generatedIgnoringEos: before.tokens.length };
+    }),
+  );
+  return { kept: sum(counts.map((c) => c.kept)), generated: sum(counts.map((c) => c.generated)), generatedIgnoringEos: sum(counts.map((c) => c.generatedIgnoringEos)) };
+}
+
+const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
 /** The trainer API's cost: the same steps on two copies of the model, one learner in-process, one behind serve-trainer. */
 async function benchTrainer(options: RemoteBenchOptions): Promise<RemoteBenchReport['trainer']> {
@@ -211,6 +243,7 @@ export function formatRemoteBench(report: RemoteBenchReport): string {
     ),
     `  learner step (${w.rows} rows × ${w.tokens} tokens, ${trainer.parameters} parameters), in-process ${trainer.inProcessMs.toFixed(0)} ms`,
     `  learner step through the trainer API (serve-trainer on loopback) ${trainer.apiMs.toFixed(0)} ms   API / in-process (throughput) ${trainer.apiOverInProcess.toFixed(2)}   weights ${trainer.identical ? 'bit-identical' : 'DIFFER'} after every step`,
+    `  SGLang dialect, ${w.rows} rows stopping at EOS: ${report.sglangStops.kept} tokens kept, ${report.sglangStops.generated} generated stopping at EOS, ${report.sglangStops.generatedIgnoringEos} under ignore_eos (stop ids ignored)`,
     '',
   ].join('\n');
 }

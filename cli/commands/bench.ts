@@ -140,7 +140,7 @@ export function register(program: Command): void {
     });
   bench
     .command('remote')
-    .description('rollouts through `ludus serve-model` on loopback against the in-process decoders, same rows: solo, and tandem co-written by span-and-cut with the tokens it throws away; and learner steps through `ludus serve-trainer` against the in-process learner')
+    .description('rollouts through `ludus serve-model` on loopback against the in-process decoders, same rows: solo, and tandem co-written by span-and-cut with the tokens it throws away; the tokens SGLang would generate past a stop id under ignore_eos; and learner steps through `ludus serve-trainer` against the in-process learner')
     .option('--model <dir>', "model both policies start from, or 'default' (the shipped base)", 'default')
     .option('--task <name>', 'task the prompts come from', 'arithmetic')
     .option('--rows <n>', 'rows per call (decoder and server batch)', (v) => Number(v), 16)

@@ -17,6 +17,8 @@ export interface SampleRequest {
   readonly seed: number;
   readonly stopTokenIds: readonly number[];
   readonly stopStrings: readonly string[];
+  /** The served model's end-of-sequence ids as the policy's config names them (a server stops at these unless told not to). */
+  readonly eosTokenIds: readonly number[];
 }
 
 export interface SampleResult {
@@ -35,6 +37,14 @@ export interface ScoreRequest {
   readonly temperature: number;
 }
 
+/** What a rollout call asks of the servers, checked before any request is sent. */
+export interface CallShape {
+  readonly temperature: number;
+  readonly topP: number;
+  /** Whether partners' log-probabilities are scored (prompt log-probabilities of a co-written row). */
+  readonly scoring: boolean;
+}
+
 export interface HttpCall {
   readonly path: string;
   readonly body: unknown;
@@ -49,6 +59,8 @@ export interface HttpCall {
 export interface Dialect {
   readonly name: 'vllm' | 'sglang';
   readonly healthPath: string;
+  /** Refuses (REMOTE_UNSUPPORTED, saying why) a call whose log-probabilities this family's servers would get wrong. */
+  checkCall(call: CallShape): void;
   sample(request: SampleRequest): HttpCall;
   parseSample(json: unknown, request: SampleRequest): SampleResult;
   score(request: ScoreRequest): HttpCall;
@@ -60,6 +72,24 @@ export interface Dialect {
    * the family has no such endpoint. (A pushed adapter needs no flush: it has a new name, and caches are kept per adapter.)
    */
   updateWeights?(path: string, version: number): HttpCall;
+}
+
+/**
+ * Both families score a prompt from the raw logits, whatever the request's temperature (vLLM's `prompt_logprobs`,
+ * SGLang's `input_token_logprobs`): a partner's log-probability at T != 1 cannot be had from either without the whole
+ * distribution, so such a call is refused rather than recorded wrong.
+ */
+export function refuseTemperedScoring(family: string, call: CallShape): void {
+  if (call.scoring && call.temperature !== 1) {
+    fail('REMOTE_UNSUPPORTED', `${family} scores prompt tokens from the raw logits whatever the temperature, so partners' log-probabilities at temperature ${call.temperature} would be those of temperature 1; run this game at temperature 1 on ${family}, or in-process`, { temperature: call.temperature });
+  }
+}
+
+/** The token a server stopped at must be one the request named: a server that stops at an id of its own (an EOS the policy's config does not list, a default stop id) has ended the row where ludus would not. */
+export function checkStopToken(family: string, token: number | undefined, request: SampleRequest): void {
+  if (token !== undefined && !request.stopTokenIds.includes(token)) {
+    fail('REMOTE_RESPONSE_INVALID', `${family}: the server stopped at token ${token}, which is not among the request's stop ids [${request.stopTokenIds.join(', ')}]: its end-of-sequence or default stop ids differ from the policy's config`, { token });
+  }
 }
 
 /** An answer checked against its documented schema; REMOTE_RESPONSE_INVALID naming the first mismatch. */

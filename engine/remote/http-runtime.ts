@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { fail } from '../../core/errors.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import { buildSchedule, type ScheduleSpec } from '../../core/schedules/spec.ts';
 import type { Rollout } from '../../native/runtime/generate.ts';
@@ -11,6 +12,12 @@ import { ServedPolicies } from './served-policies.ts';
 import { coWriteRow } from './span-and-cut.ts';
 import { sglangDialect } from './sglang-dialect.ts';
 import { vllmDialect } from './vllm-dialect.ts';
+
+/** How each family is told to report log-probabilities at the sampling temperature. */
+const RAW_LOGPROBS_FIX: Readonly<Record<Dialect['name'], string>> = {
+  vllm: 'start vLLM with --logprobs-mode processed_logprobs',
+  sglang: 'start SGLang without SGLANG_RETURN_ORIGINAL_LOGPROB',
+};
 
 export const DIALECTS: Readonly<Record<RolloutServers['dialect'], Dialect>> = { vllm: vllmDialect, sglang: sglangDialect };
 
@@ -51,6 +58,10 @@ export class HttpRuntime implements MatchRuntime {
   }
 
   async generate(call: RolloutCall): Promise<RolloutResult> {
+    this.dialect.checkCall({ temperature: call.sampling.temperature, topP: call.sampling.topP, scoring: call.partnerLogprobs === true });
+    if (call.sampling.temperature !== 1 && this.served.rawLogprobServers.length > 0) {
+      fail('REMOTE_MISCONFIGURED', `${this.served.rawLogprobServers.join(', ')} report log-probabilities from the raw logits, not at the sampling temperature ${call.sampling.temperature}: ${RAW_LOGPROBS_FIX[this.dialect.name]}`, { servers: this.served.rawLogprobServers });
+    }
     const versions = await this.served.ensure(call.policies);
     const spec: ScheduleSpec = call.schedule ?? { kind: 'solo' };
     const schedule = buildSchedule(spec);
@@ -94,6 +105,7 @@ export class HttpRuntime implements MatchRuntime {
             seed: spanSeed,
             stopTokenIds: [...call.stopTokens, ...handoffStops],
             stopStrings: call.stopStrings?.[row] ?? [],
+            eosTokenIds: this.pool.policy(policy).config.eosTokenIds,
           };
           const { path, body } = this.dialect.sample(request);
           return this.served.servers(policy).post(seed, path, body, (json) => this.dialect.parseSample(json, request), aborted.signal);

@@ -50,8 +50,8 @@ export type RolloutServers = z.output<typeof RolloutServersSchema>;
 export type RolloutServersInput = z.input<typeof RolloutServersSchema>;
 
 /**
- * Learning through a trainer API (Tinker-style: create_model, forward_backward, optim_step, save_weights_for_sampler,
- * futures) served by `ludus serve-trainer`, instead of the in-process learner. Advantages, masks and loss weights are
+ * Learning through ludus's trainer API (operations modelled on Tinker's, not its protocol: create_model,
+ * forward_backward, optim_step, save_weights_for_sampler, futures) served by `ludus serve-trainer`, instead of the in-process learner. Advantages, masks and loss weights are
  * still built here; the server only takes gradients and updates, and the trained weights come back after each step.
  */
 export const TrainerServerSchema = z.strictObject({

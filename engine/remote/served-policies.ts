@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { fail } from '../../core/errors.ts';
+import { LudusError, fail } from '../../core/errors.ts';
 import { saveAdapter } from '../../native/io/adapter.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
 import type { PolicyPool } from '../policies/policy-pool.ts';
@@ -9,6 +9,7 @@ import { TOKENIZER_FILE } from '../trainer/training-checkpoint.ts';
 import type { Dialect, HttpCall, ServedTarget } from './dialect.ts';
 import { tokenFrom, type RolloutServers } from './remote-config.ts';
 import { ServerPool } from './server-pool.ts';
+import { loadingAdapter, reportsTemperedLogprobs } from './server-probes.ts';
 
 interface Served {
   readonly servers: ServerPool;
@@ -24,6 +25,9 @@ interface Served {
  * directory under `syncDir` and loaded on its servers (an adapter under a new name per version, or the served
  * weights replaced), the previous version's adapter unloaded and its directory removed. Adapter names carry a tag of
  * this run, so runs sharing servers (or a resumed run meeting its earlier adapters) never collide.
+ *
+ * A server that fails a request or a push leaves its pool (ServerPool); before every call the down servers are asked
+ * whether they are back, and one that is gets every policy's current weights pushed to it before it is used again.
  */
 export class ServedPolicies {
   private readonly tag = randomUUID().slice(0, 8);
@@ -34,6 +38,8 @@ export class ServedPolicies {
     private readonly dialect: Dialect,
     private readonly syncDir: string,
     private readonly served: ReadonlyMap<string, Served>,
+    /** Servers found reporting log-probabilities from the raw logits (engine/remote/server-probes.ts). */
+    readonly rawLogprobServers: readonly string[],
   ) {}
 
   /**
@@ -60,7 +66,20 @@ export class ServedPolicies {
     }
     if (config.sync === 'full') checkFullSync(pool, config, dialect, served);
     await Promise.all([...serverLists.values()].map((servers) => servers.checkHealth(dialect.healthPath)));
-    return new ServedPolicies(pool, config, dialect, syncDir, served);
+    const probes = ['The answer is', 'Once upon a time'].map((text) => pool.tokenizer.encode(text));
+    const raw: string[] = [];
+    for (const servers of serverLists.values()) {
+      const target = [...served.values()].find((entry) => entry.servers === servers)!.target;
+      for (const server of servers.live()) if (!(await reportsTemperedLogprobs(servers, server, dialect, target, probes))) raw.push(servers.urls[server]);
+    }
+    const policies = new ServedPolicies(pool, config, dialect, syncDir, served, raw);
+    // Adapters go to the servers at connect time, so a server that cannot take them (rank, slots, LoRA off) is known at once.
+    if (config.sync === 'adapter') {
+      const adapters = pool.names.filter((name) => pool.policy(name).config.lora !== undefined);
+      for (const name of adapters) served.get(name)!.version = -1;
+      await policies.ensure(adapters);
+    }
+    return policies;
   }
 
   servers(policy: string): ServerPool {
@@ -71,8 +90,14 @@ export class ServedPolicies {
     return this.entry(policy).target;
   }
 
-  /** Pushes every listed policy whose weights changed since its servers got them; returns the versions now served. */
+  /**
+   * Brings back the servers that are up again (each re-synced first), then pushes every listed policy whose weights
+   * changed since its servers got them; returns the versions now served.
+   */
   async ensure(policies: readonly string[]): Promise<number[]> {
+    for (const servers of new Set([...this.served.values()].map((entry) => entry.servers))) {
+      await servers.revive(this.dialect.healthPath, (server) => this.resync(servers, server));
+    }
     for (const name of new Set(policies)) {
       const entry = this.entry(name);
       const version = this.pool.version(name);
@@ -92,13 +117,37 @@ export class ServedPolicies {
       await this.broadcast(entry.servers, this.dialect.updateWeights!(dir, version));
     } else {
       const adapter = `${name}-v${version}-${this.tag}`;
-      await this.broadcast(entry.servers, this.dialect.loadAdapter(adapter, dir));
+      await loadingAdapter(this.dialect, adapter, policy.config.lora?.r, () => this.broadcast(entry.servers, this.dialect.loadAdapter(adapter, dir)));
       entry.target = { ...entry.target, adapter };
       if (previous.target.adapter !== undefined) await this.broadcast(entry.servers, this.dialect.unloadAdapter(previous.target.adapter));
     }
     entry.version = version;
     entry.dir = dir;
     if (previous.dir !== undefined) await rm(previous.dir, { recursive: true, force: true });
+  }
+
+  /**
+   * Gives a server that is back the current weights of every policy it serves: the adapter of the current version
+   * (unloaded first, in case it survived), or the served weights replaced; a policy still at its starting weights needs
+   * nothing. A failure leaves the server down.
+   */
+  private async resync(servers: ServerPool, server: number): Promise<void> {
+    for (const [name, entry] of this.served) {
+      if (entry.servers !== servers || entry.dir === undefined) continue;
+      if (this.config.sync === 'full') {
+        await this.sendTo(servers, server, this.dialect.updateWeights!(entry.dir, entry.version));
+      } else if (entry.target.adapter !== undefined) {
+        const adapter = entry.target.adapter;
+        await this.sendTo(servers, server, this.dialect.unloadAdapter(adapter)).catch((error: unknown) => {
+          if (!LudusError.is(error, 'REMOTE_REJECTED')) throw error;
+        });
+        await loadingAdapter(this.dialect, adapter, this.pool.policy(name).config.lora?.r, () => this.sendTo(servers, server, this.dialect.loadAdapter(adapter, entry.dir!)));
+      }
+    }
+  }
+
+  private sendTo(servers: ServerPool, server: number, call: HttpCall): Promise<unknown> {
+    return servers.postTo(server, call.path, call.body, (json) => call.check?.(json));
   }
 
   /** Unloads the adapters this run loaded (best effort: a server already gone is no reason to fail the run's end). */

@@ -15,6 +15,9 @@ export interface ServerPoolOptions {
   readonly token?: string;
 }
 
+/** How long a down server has to answer its health check before it is taken as still down (ours). */
+const REVIVE_PROBE_MS = 2_000;
+
 /** A failure worth another attempt: the connection, the clock, the server's own error, a body cut short. */
 class TransportError extends Error {}
 
@@ -24,6 +27,9 @@ class TransportError extends Error {}
  * server's 4xx (REMOTE_REJECTED) or on a body of the wrong shape (REMOTE_RESPONSE_INVALID). Work is assigned by key
  * (`serverFor`), the same key to the same server, so a row's requests meet its prefix cache and a seed replays on
  * the server it ran on; a server that fails every attempt is marked down and its keys move to the next live server.
+ * Broadcasts (weight pushes) go to the live servers and succeed while one of them takes the push; one that fails it is
+ * marked down, so no live server ever holds older weights than another. A down server rejoins only through `revive`,
+ * which re-syncs it first.
  */
 export class ServerPool {
   private readonly down = new Set<number>();
@@ -74,9 +80,57 @@ export class ServerPool {
     }
   }
 
-  /** POSTs to every server (weight sync, cache flushes); all must succeed. */
-  async broadcast<T>(path: string, body: unknown, parse: (json: unknown) => T, servers: readonly number[] = this.urls.map((_, i) => i)): Promise<T[]> {
-    return Promise.all(servers.map((server) => this.attempts(server, 'POST', path, body, parse)));
+  /** The servers not marked down. */
+  live(): number[] {
+    return this.urls.map((_, server) => server).filter((server) => !this.down.has(server));
+  }
+
+  /**
+   * POSTs to every live server (weight sync): a server that fails every attempt leaves the pool, the others keep the
+   * push; a refusal (4xx, a body of the wrong shape) fails the broadcast, and so does every server failing.
+   */
+  async broadcast<T>(path: string, body: unknown, parse: (json: unknown) => T): Promise<T[]> {
+    const servers = this.live();
+    if (servers.length === 0) return fail('REMOTE_UNAVAILABLE', `every ${this.options.what ?? 'rollout server'} is down (${this.urls.join(', ')})`, { servers: this.urls });
+    const results = await Promise.allSettled(servers.map((server) => this.attempts(server, 'POST', path, body, parse)));
+    const refused = results.find((result): result is PromiseRejectedResult => result.status === 'rejected' && !LudusError.is(result.reason, 'REMOTE_UNAVAILABLE'));
+    if (refused) throw refused.reason;
+    results.forEach((result, k) => {
+      if (result.status === 'rejected') this.down.add(servers[k]);
+    });
+    const taken = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    if (taken.length === 0) throw (results[0] as PromiseRejectedResult).reason;
+    return taken;
+  }
+
+  /** POSTs to one server, with the pool's retries, whether it is marked down or not (probes, re-syncs). */
+  postTo<T>(server: number, path: string, body: unknown, parse: (json: unknown) => T): Promise<T> {
+    return this.attempts(server, 'POST', path, body, parse);
+  }
+
+  /**
+   * Brings back the down servers that answer `healthPath` again: each is re-synced first (`resync` pushes the current
+   * weights to it) and rejoins only once that succeeded; one still dead, or failing its re-sync, stays down. Returns
+   * the servers that rejoined.
+   */
+  async revive(healthPath: string, resync: (server: number) => Promise<void>): Promise<number[]> {
+    const back: number[] = [];
+    for (const server of [...this.down]) {
+      const healthy = await this.once(`${this.urls[server].replace(/\/+$/, '')}${healthPath}`, 'GET', undefined, undefined, Math.min(this.options.timeoutMs, REVIVE_PROBE_MS)).then(
+        () => true,
+        () => false,
+      );
+      if (!healthy) continue;
+      try {
+        await resync(server);
+      } catch (error) {
+        if (LudusError.is(error, 'REMOTE_UNAVAILABLE')) continue;
+        throw error;
+      }
+      this.down.delete(server);
+      back.push(server);
+    }
+    return back;
   }
 
   private async attempts<T>(server: number, method: 'GET' | 'POST', path: string, body: unknown, parse: (json: unknown) => T, signal?: AbortSignal): Promise<T> {
@@ -99,8 +153,8 @@ export class ServerPool {
   }
 
   /** One attempt: the parsed JSON body (undefined for an empty 2xx), or a TransportError, or REMOTE_REJECTED for a 4xx. */
-  private async once(url: string, method: 'GET' | 'POST', body: unknown, signal?: AbortSignal): Promise<unknown> {
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+  private async once(url: string, method: 'GET' | 'POST', body: unknown, signal?: AbortSignal, timeoutMs = this.options.timeoutMs): Promise<unknown> {
+    const timeout = AbortSignal.timeout(timeoutMs);
     let text: string;
     let status: number;
     try {
@@ -113,7 +167,7 @@ export class ServerPool {
       status = response.status;
       text = await response.text();
     } catch (error) {
-      const reason = timeout.aborted ? `no whole answer within ${this.options.timeoutMs} ms` : describe(error);
+      const reason = timeout.aborted ? `no whole answer within ${timeoutMs} ms` : describe(error);
       throw new TransportError(reason);
     }
     if (status >= 500) throw new TransportError(`HTTP ${status}: ${text.slice(0, 300)}`);

@@ -13,6 +13,12 @@ export const SglangSamplingParamsSchema = z.strictObject({
   top_p: z.number().gt(0).max(1).default(1),
   /** -1: off. */
   top_k: z.number().int().min(-1).default(-1),
+  /** 0: off. */
+  min_p: z.number().min(0).max(1).default(0),
+  /** 1: off. */
+  repetition_penalty: z.number().gt(0).default(1),
+  presence_penalty: z.number().default(0),
+  frequency_penalty: z.number().default(0),
   stop: z.union([z.string(), z.array(z.string())]).optional(),
   stop_token_ids: z.array(TokenId).optional(),
   ignore_eos: z.boolean().default(false),

@@ -33,7 +33,7 @@ export interface CreateModelRequest {
 }
 
 /**
- * The trainer API's client (Tinker-style): every call is submitted under a fresh request id (so a retried submission
+ * The trainer API's client (ludus's own API, engine/remote/trainer-wire.ts): every call is submitted under a fresh request id (so a retried submission
  * is one call) and returns a future; submissions go out one after another, so the server runs one model's calls in
  * the order they were made; the future polls `retrieve_future` until the call is done. Transport failures and 5xx are
  * retried with backoff (ServerPool), a 4xx is REMOTE_REJECTED, a call that failed on the server raises its own code.

@@ -3,12 +3,14 @@ import { z } from 'zod';
 import type { Weights } from '../../native/model/weights.ts';
 
 /**
- * The trainer API's wire: Tinker-style (`create_model`, `forward_backward` over Datums with per-token `target_tokens`,
- * `logprobs` and `advantages`, `optim_step`, `save_weights_for_sampler`, futures), spoken by `ludus serve-trainer` and
- * its client. Every call but `retrieve_future` and `unload_model` is submitted under a client-chosen `request_id` and
- * answered at once with that id; its result is fetched with `retrieve_future`. Calls naming one model run in the order
- * they were submitted; a request id submitted twice (a retry) is one call. Tensors travel as base64 little-endian
- * float32 with their dims. Field names follow Tinker's where it has the field; the rest are ours.
+ * The trainer API's wire: ludus's own, spoken by `ludus serve-trainer` and its client alone. Its operations are
+ * modelled on Tinker's (`create_model`, `forward_backward` over Datums with per-token `target_tokens`, `logprobs` and
+ * `advantages`, `optim_step`, `save_weights_for_sampler`, futures), but it is not Tinker's protocol: the fields and
+ * their meanings are ours (the clip fields are PPO's epsilons, not Tinker's ratio bounds; `lora`, `name`,
+ * `load_state`, `/health`), and neither a Tinker client nor a Tinker service can be spoken to with it. Every call but
+ * `retrieve_future` and `unload_model` is submitted under a client-chosen `request_id` and answered at once with that
+ * id; its result is fetched with `retrieve_future`. Calls naming one model run in the order they were submitted; a
+ * request id submitted twice (a retry) is one call. Tensors travel as base64 little-endian float32 with their dims.
  */
 export const TRAINER_API = '/api/v1';
 

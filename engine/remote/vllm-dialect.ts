@@ -1,5 +1,5 @@
 import { fail } from '../../core/errors.ts';
-import { parseAnswer, type Dialect, type SampleRequest, type SampleResult } from './dialect.ts';
+import { checkStopToken, parseAnswer, refuseTemperedScoring, type Dialect, type SampleRequest, type SampleResult } from './dialect.ts';
 import { TOKEN_ID_PREFIX, VllmCompletionResponseSchema, type VllmCompletionChoice, type VllmCompletionRequest } from './vllm-wire.ts';
 
 /**
@@ -7,16 +7,25 @@ import { TOKEN_ID_PREFIX, VllmCompletionResponseSchema, type VllmCompletionChoic
  * log-probabilities (`return_token_ids`, `logprobs: 0` with `return_tokens_as_token_ids`), `stop_token_ids`, a
  * per-request `seed`; scoring through `prompt_logprobs` with `max_tokens: 1`; adapters chosen by `model` and loaded
  * through `/v1/load_lora_adapter` (the server needs `--enable-lora` and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True, and
- * `--logprobs-mode processed_logprobs` so log-probabilities are those of the temperature-scaled distribution).
+ * `--logprobs-mode processed_logprobs` so log-probabilities are those of the temperature-scaled distribution, which
+ * engine/remote/server-probes.ts checks at connect time). Every sampling field vLLM would otherwise fill from the
+ * model's generation_config.json is sent, at its neutral value (VLLM_NEUTRAL_SAMPLING).
  */
 export const vllmDialect: Dialect = {
   name: 'vllm',
   healthPath: '/health',
+  checkCall(call) {
+    refuseTemperedScoring('vLLM', call);
+    if (call.topP < 1) {
+      fail('REMOTE_UNSUPPORTED', `vLLM's processed log-probabilities are those of the distribution after top-p truncation, renormalized; ludus records the untruncated one the learner recomputes, so top_p ${call.topP} is refused on vLLM (use 1, or SGLang, whose log-probabilities are taken before truncation)`, { topP: call.topP });
+    }
+  },
   sample(request) {
     const body: VllmCompletionRequest = {
       ...modelOf(request.target),
       prompt: [...request.prompt],
       max_tokens: request.maxTokens,
+      ...VLLM_NEUTRAL_SAMPLING,
       temperature: request.temperature,
       top_p: request.topP,
       seed: request.seed,
@@ -38,13 +47,16 @@ export const vllmDialect: Dialect = {
       fail('REMOTE_RESPONSE_INVALID', `vLLM completion: ${tokens.length} tokens but ${logprobs.filter((lp) => lp !== null).length} log-probabilities`);
     }
     if (tokens.length > request.maxTokens) fail('REMOTE_RESPONSE_INVALID', `vLLM completion: ${tokens.length} tokens, more than max_tokens ${request.maxTokens}`);
-    return { tokens: [...tokens], logprobs: logprobs as number[], finish: finishOf(choice) };
+    const finish = finishOf(choice);
+    if (finish === 'stop') checkStopToken('vLLM completion', typeof choice.stop_reason === 'number' ? choice.stop_reason : tokens[tokens.length - 1], request);
+    return { tokens: [...tokens], logprobs: logprobs as number[], finish };
   },
   score(request) {
     const body: VllmCompletionRequest = {
       ...modelOf(request.target),
       prompt: [...request.sequence],
       max_tokens: 1,
+      ...VLLM_NEUTRAL_SAMPLING,
       temperature: request.temperature,
       seed: 0,
       prompt_logprobs: 0,
@@ -63,6 +75,13 @@ export const vllmDialect: Dialect = {
   unloadAdapter: (name) => ({ path: '/v1/unload_lora_adapter', body: { lora_name: name } }),
   // Only served with VLLM_SERVER_DEV_MODE=1; adapters under new names need no reset.
 };
+
+/**
+ * The neutral value of every sampling field that vLLM fills, when a request leaves it out, from the model's
+ * generation_config.json (CompletionRequest._DEFAULT_SAMPLING_PARAMS; Qwen3 ships top_k 20, for one): sent always, so
+ * the server samples the distribution the learner assumes.
+ */
+export const VLLM_NEUTRAL_SAMPLING = { top_k: 0, min_p: 0, repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 } as const;
 
 function modelOf(target: SampleRequest['target']): { model?: string } {
   const model = target.adapter ?? target.model;

@@ -17,6 +17,12 @@ export const VllmCompletionRequestSchema = z.strictObject({
   top_p: z.number().gt(0).max(1).default(1),
   /** 0 or -1: off. */
   top_k: z.number().int().min(-1).default(0),
+  /** 0: off. */
+  min_p: z.number().min(0).max(1).default(0),
+  /** 1: off. */
+  repetition_penalty: z.number().gt(0).default(1),
+  presence_penalty: z.number().default(0),
+  frequency_penalty: z.number().default(0),
   seed: z.number().int().optional(),
   n: z.literal(1).default(1),
   stop: z.union([z.string(), z.array(z.string())]).optional(),

@@ -111,7 +111,7 @@ export const TrainConfigSchema = z
     validationProblems: z.number().int().positive().max(MAX_EVAL_PROBLEMS).default(32).describe("problems per validation, from the task's validation split (its test split for a task without one)"),
     maxConsecutiveNonFinite: z.number().int().positive().default(3).describe('non-finite updates are skipped; this many in a row abort the run'),
     rolloutServers: RolloutServersSchema.optional().describe('rollouts on vLLM or SGLang servers (or `ludus serve-model`) over HTTP instead of the in-process decoders (see Rollout servers below)'),
-    trainerServer: TrainerServerSchema.optional().describe('every trainable policy learns through a Tinker-style trainer API (`ludus serve-trainer`) instead of the in-process learner (see Trainer server below)'),
+    trainerServer: TrainerServerSchema.optional().describe('every trainable policy learns through the ludus trainer API (`ludus serve-trainer`; modelled on the operations of Tinker, not its protocol) instead of the in-process learner (see Trainer server below)'),
     finalComparison: z
       .number()
       .int()

@@ -22,10 +22,11 @@ export interface GenerateOptions {
   /** Fed to rows that have finished while others go on. */
   padToken?: number;
   /**
-   * Streamer: called after each step with the tokens just emitted (-1 for finished rows). A promise it returns is
-   * awaited before the next step, so a streamer can pace generation (a match watched at reading speed).
+   * Streamer: called after each step with the tokens just emitted (-1 for finished rows), their authors and their
+   * log-probabilities. A promise it returns is awaited before the next step, so a streamer can pace generation (a
+   * match watched at reading speed).
    */
-  onStep?: (step: number, tokens: Int32Array, authors: Int32Array) => unknown;
+  onStep?: (step: number, tokens: Int32Array, authors: Int32Array, logprobs: Float64Array) => unknown;
   signal?: AbortSignal;
 }
 
@@ -64,6 +65,7 @@ export async function generate(decoder: Decoder, prompts: readonly (readonly num
   const done = Uint8Array.from(budget, (limit) => (limit > 0 ? 0 : 1));
   const emitted = new Int32Array(B);
   const emittedAuthors = new Int32Array(B);
+  const emittedLogprobs = new Float64Array(B);
   let remaining = done.reduce((count, d) => count + (d ? 0 : 1), 0);
 
   decoder.setTemperature(options.sampling.temperature);
@@ -96,6 +98,7 @@ export async function generate(decoder: Decoder, prompts: readonly (readonly num
       }
       emitted[row] = token;
       emittedAuthors[row] = a;
+      emittedLogprobs[row] = logprob;
       const finish = stop.has(token) ? 'stop' : options.stopWhen?.(row, rollout.tokens) ? 'stop-sequence' : rollout.tokens.length >= budget[row] ? 'length' : undefined;
       if (finish) {
         done[row] = 1;
@@ -105,7 +108,7 @@ export async function generate(decoder: Decoder, prompts: readonly (readonly num
         author[row] = schedule.next(row, token);
       }
     }
-    const streamed = options.onStep?.(step, emitted, emittedAuthors);
+    const streamed = options.onStep?.(step, emitted, emittedAuthors, emittedLogprobs);
     if (streamed instanceof Promise) await streamed;
     if (remaining === 0 || step + 1 === options.maxNewTokens) break;
     const pad = options.padToken ?? 0;

@@ -20,6 +20,8 @@ export interface SampleJob {
   readonly ignoreEos: boolean;
   /** Also the prompt's own tokens' log-probabilities (the first is null). */
   readonly promptLogprobs: boolean;
+  /** Each token as it is decoded, with its log-probability (a stream). */
+  readonly onToken?: (token: number, logprob: number) => void;
 }
 
 export interface SampleOutcome {
@@ -166,6 +168,14 @@ export class Batcher {
       stopTokens: eos,
       padToken: this.policy.config.eosTokenIds[0] ?? 0,
       stopWhen: (row, tokens) => row < jobs.length && (stopIds[row].has(tokens[tokens.length - 1]) || matchesString(row, tokens) !== undefined),
+      ...(jobs.some((job) => job.onToken)
+        ? {
+            onStep: (_step: number, tokens: Int32Array, _authors: Int32Array, logprobs: Float64Array) =>
+              jobs.forEach((job, row) => {
+                if (tokens[row] >= 0) job.onToken?.(tokens[row], logprobs[row]);
+              }),
+          }
+        : {}),
     });
     return Promise.all(
       jobs.map(async (job, row) => {
@@ -183,13 +193,28 @@ export class Batcher {
     );
   }
 
-  /** Teacher-forced log-probabilities of the prompt's tokens at the job's temperature (as the sampled ones are; 0 reads as 1). */
+  /**
+   * Teacher-forced log-probabilities of the prompt's tokens from the raw logits, whatever the job's temperature: as
+   * vLLM's prompt_logprobs and SGLang's input_token_logprobs are, so that loopback tests meet what the real servers do.
+   */
+  /**
+   * The next-token log-distribution (temperature 1) after every position of `sequence`, [length × V]: what top-k
+   * alternatives are read from. Runs between decoding rounds, as a weight replacement does.
+   */
+  async distributions(sequence: readonly number[]): Promise<Float32Array> {
+    let full: Float32Array | undefined;
+    await this.serialize(async () => {
+      this.scorer ??= await Scorer.create(this.policy, { threads: this.options.threads });
+      [{ full }] = await this.scorer.score([sequence], { full: true });
+    });
+    return full!;
+  }
+
   private async promptLogprobs(job: SampleJob): Promise<(number | null)[]> {
     this.scorer ??= await Scorer.create(this.policy, { threads: this.options.threads });
-    const temperature = job.sampling.temperature > 0 ? job.sampling.temperature : 1;
     const [scored] = await this.scorer.score([job.prompt], { full: true });
     const V = this.policy.config.vocabSize;
-    return job.prompt.map((token, t) => (t === 0 ? null : temperedLogprob(scored.full!.subarray((t - 1) * V, t * V), token, temperature)));
+    return job.prompt.map((token, t) => (t === 0 ? null : temperedLogprob(scored.full!.subarray((t - 1) * V, t * V), token, 1)));
   }
 }
 

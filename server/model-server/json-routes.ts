@@ -4,8 +4,8 @@ import type { z } from 'zod';
 import { LudusError, fail, type LudusErrorCode } from '../../core/errors.ts';
 import type { Refusal, RequestGuard } from '../request-guard.ts';
 
-/** What a route answers: JSON (the default), plain text, or an empty body. */
-export type Answer = { readonly status?: number; readonly json: unknown } | { readonly status?: number; readonly text: string };
+/** What a route answers: JSON (the default), plain text, an empty body, or Server-Sent Events (each a JSON `data:` line, then `data: [DONE]`). */
+export type Answer = { readonly status?: number; readonly json: unknown } | { readonly status?: number; readonly text: string } | { readonly status?: number; readonly events: AsyncIterable<unknown> | Iterable<unknown> };
 
 export type Route = (body: unknown) => Promise<Answer>;
 
@@ -62,6 +62,8 @@ const STATUS: Record<LudusErrorCode, number> = {
   REMOTE_UNAVAILABLE: 502,
   REMOTE_REJECTED: 502,
   REMOTE_RESPONSE_INVALID: 502,
+  REMOTE_UNSUPPORTED: 502,
+  REMOTE_MISCONFIGURED: 502,
   DEVICE_UNAVAILABLE: 503,
   SERVER_BUSY: 503,
 };
@@ -147,6 +149,17 @@ async function handle(routes: Routes, guard: RequestGuard, what: string, bodyLim
       if ('text' in answer) {
         response.writeHead(answer.status ?? 200, { ...SAFE_HEADERS, ...cors, 'content-type': 'text/plain; charset=utf-8' });
         response.end(answer.text);
+      } else if ('events' in answer) {
+        response.writeHead(answer.status ?? 200, { ...SAFE_HEADERS, ...cors, 'content-type': 'text/event-stream; charset=utf-8' });
+        try {
+          for await (const event of answer.events) response.write(`data: ${JSON.stringify(event)}\n\n`);
+        } catch (error) {
+          // The status is sent: a failure after it is the stream's last event, in the shape of an error answer.
+          const coded = LudusError.is(error);
+          response.write(`data: ${JSON.stringify(coded ? errorBody(error.code, error.message, error.details.field) : errorBody('ENGINE_RUN_FAILED', 'internal error (see the server log)'))}\n\n`);
+          if (!coded || statusOf(error.code) >= 500) process.stderr.write(`${what}: ${(error as Error).stack ?? String(error)}\n`);
+        }
+        response.end('data: [DONE]\n\n');
       } else {
         send(response, answer.status ?? 200, answer.json, cors);
       }

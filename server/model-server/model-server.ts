@@ -1,6 +1,7 @@
 import { ConfinedPaths } from '../confined-paths.ts';
 import { mebibytes, RequestGuard } from '../request-guard.ts';
 import { closeServer, jsonServer, listen } from './json-routes.ts';
+import { completionRoutes } from './completion-routes.ts';
 import { samplingRoutes } from './sampling-routes.ts';
 import { ServedModels } from './served-models.ts';
 
@@ -54,7 +55,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   const paths = await ConfinedPaths.of(options.allowDirs ?? []);
   const models = await ServedModels.load(options.model, { name: options.name, rows: options.rows, threads: options.threads, task: options.task, paths, maxAdapters: limits.maxAdapters });
   const guard = new RequestGuard({ token: options.token, allowHosts: options.allowHosts, allowOrigins: options.allowOrigins, maxBodyBytes: limits.maxBodyBytes, maxInFlight: limits.maxInFlight });
-  const server = jsonServer(samplingRoutes(models, { maxRequestTokens: limits.maxRequestTokens }), guard, 'serve-model');
+  const routes = new Map([...samplingRoutes(models, { maxRequestTokens: limits.maxRequestTokens }), ...completionRoutes(models, { maxRequestTokens: limits.maxRequestTokens })]);
+  const server = jsonServer(routes, guard, 'serve-model');
   const url = await listen(server, options.host, options.port).catch(async (error: unknown) => {
     await models.release();
     throw error;

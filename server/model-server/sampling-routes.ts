@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { fail } from '../../core/errors.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import { SglangGenerateRequestSchema, SglangLoadLoraAdapterRequestSchema, SglangUnloadLoraAdapterRequestSchema, SglangUpdateWeightsFromDiskRequestSchema } from '../../engine/remote/sglang-wire.ts';
-import { TOKEN_ID_PREFIX, VllmCompletionRequestSchema, VllmLoadLoraAdapterRequestSchema, VllmUnloadLoraAdapterRequestSchema } from '../../engine/remote/vllm-wire.ts';
+import { VllmLoadLoraAdapterRequestSchema, VllmUnloadLoraAdapterRequestSchema } from '../../engine/remote/vllm-wire.ts';
 import { ensureWithin } from '../request-guard.ts';
 import type { SampleJob, SampleOutcome } from './batcher.ts';
 import { parseRequest, type Route } from './json-routes.ts';
@@ -10,7 +10,7 @@ import type { ServedModel, ServedModels } from './served-models.ts';
 
 /**
  * The sampling and weight-management endpoints of `ludus serve-model`, in vLLM's and SGLang's dialects over the same
- * engine: completions with token ids and log-probabilities, prompt log-probabilities, seeds, stop tokens and
+ * engine (vLLM's `/v1/completions` and `/v1/chat/completions` in completion-routes.ts): completions with token ids and log-probabilities, prompt log-probabilities, seeds, stop tokens and
  * strings, adapters by name (full model directories until ludus has LoRA), weights replaced from disk. ludus keeps
  * no prefix cache, so the cache resets answer at once.
  */
@@ -33,60 +33,11 @@ export function samplingRoutes(models: ServedModels, limits: { readonly maxReque
     ['GET /v1/models', async () => ({ json: { object: 'list', data: models.names.map((id) => modelCard(models.get(id), models.base)) } })],
     ['GET /get_model_info', async () => ({ json: { model_path: models.base.path, tokenizer_path: models.base.path, is_generation: true, weight_version: models.base.version } })],
     [
-      'POST /v1/completions',
-      async (body) => {
-        const request = parseRequest(VllmCompletionRequestSchema, body, 'POST /v1/completions');
-        if ((request.logprobs ?? 0) > 0 || (request.prompt_logprobs ?? 0) > 0) fail('REQUEST_INVALID', 'logprobs and prompt_logprobs: only 0 is served (the chosen tokens\' own log-probabilities, no alternatives)', { field: 'logprobs' });
-        const served = models.get(request.model);
-        const prompts = isBatch(request.prompt) ? request.prompt : [request.prompt];
-        bounded(prompts, request.max_tokens, 'prompt');
-        const stopStrings = request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop;
-        const outcomes = await Promise.all(
-          prompts.map((prompt, i) =>
-            served.batcher.submit({
-              prompt,
-              maxTokens: request.max_tokens,
-              sampling: { temperature: request.temperature, topP: request.top_p, topK: Math.max(request.top_k, 0) },
-              ...seedOf(request.seed, i),
-              stopTokenIds: request.stop_token_ids,
-              stopStrings,
-              ignoreEos: request.ignore_eos,
-              promptLogprobs: request.prompt_logprobs !== undefined,
-            } satisfies SampleJob),
-          ),
-        );
-        const choices = outcomes.map((outcome, index) => ({
-          index,
-          text: textOf(outcome, request.include_stop_str_in_output ?? false),
-          logprobs:
-            request.logprobs === undefined
-              ? null
-              : { tokens: outcome.tokens.map((id) => (request.return_tokens_as_token_ids ? `${TOKEN_ID_PREFIX}${id}` : decode([id]))), token_logprobs: outcome.logprobs, text_offset: textOffsets(outcome.tokens, decode), top_logprobs: null },
-          finish_reason: outcome.finish,
-          stop_reason: outcome.stopReason,
-          ...(request.return_token_ids ? { token_ids: outcome.tokens, prompt_token_ids: prompts[index] } : {}),
-          // rank is not computed (null): ludus returns the chosen tokens' log-probabilities only.
-          prompt_logprobs: outcome.promptLogprobs?.map((logprob, t) => (logprob === null ? null : { [String(prompts[index][t])]: { logprob, rank: null, decoded_token: decode([prompts[index][t]]) } })) ?? null,
-        }));
-        const promptTokens = prompts.reduce((a, p) => a + p.length, 0);
-        const completionTokens = outcomes.reduce((a, o) => a + o.tokens.length, 0);
-        return {
-          json: {
-            id: `cmpl-${randomUUID()}`,
-            object: 'text_completion',
-            created: Math.floor(Date.now() / 1000),
-            model: served.name,
-            choices,
-            usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
-          },
-        };
-      },
-    ],
-    [
       'POST /generate',
       async (body) => {
         const request = parseRequest(SglangGenerateRequestSchema, body, 'POST /generate');
         if ((request.top_logprobs_num ?? 0) > 0) fail('REQUEST_INVALID', 'top_logprobs_num: only 0 is served (no alternatives)', { field: 'top_logprobs_num' });
+        refuseNonNeutral(request.sampling_params);
         const served = models.get(request.lora_path);
         const params = request.sampling_params;
         const prompts = isBatch(request.input_ids) ? request.input_ids : [request.input_ids];
@@ -99,7 +50,8 @@ export function samplingRoutes(models: ServedModels, limits: { readonly maxReque
               maxTokens: params.max_new_tokens,
               sampling: { temperature: params.temperature, topP: params.top_p, topK: Math.max(params.top_k, 0) },
               ...seedOf(params.sampling_seed, i),
-              stopTokenIds: params.stop_token_ids ?? [],
+              // As SGLang: under ignore_eos the stop ids are not checked either (Req._check_token_based_finish).
+              stopTokenIds: params.ignore_eos ? [] : (params.stop_token_ids ?? []),
               stopStrings: params.stop === undefined ? [] : typeof params.stop === 'string' ? [params.stop] : params.stop,
               ignoreEos: params.ignore_eos,
               promptLogprobs: request.return_logprob && start >= 0,
@@ -119,7 +71,8 @@ export function samplingRoutes(models: ServedModels, limits: { readonly maxReque
             ...(request.return_logprob
               ? {
                   output_token_logprobs: outcome.tokens.map((id, t) => [outcome.logprobs[t], id, null]),
-                  ...(outcome.promptLogprobs ? { input_token_logprobs: prompts[i].slice(start).map((id, k) => [outcome.promptLogprobs![start + k], id, null]) } : {}),
+                  // As SGLang serializes them: `[None] + input_token_logprobs[:-1]` against the tokens from logprob_start_len, so the first is None.
+                  ...(outcome.promptLogprobs ? { input_token_logprobs: prompts[i].slice(start).map((id, k) => [k === 0 ? null : outcome.promptLogprobs![start + k], id, null]) } : {}),
                 }
               : {}),
           },
@@ -172,16 +125,24 @@ export function samplingRoutes(models: ServedModels, limits: { readonly maxReque
   ]);
 }
 
-function isBatch(prompt: readonly number[] | readonly (readonly number[])[]): prompt is number[][] {
+/** Penalties and min-p are not implemented here: a request for one is refused, not silently sampled without it. */
+export function refuseNonNeutral(params: { min_p: number; repetition_penalty: number; presence_penalty: number; frequency_penalty: number }): void {
+  const neutral = { min_p: 0, repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 } as const;
+  for (const [field, value] of Object.entries(neutral)) {
+    if (params[field as keyof typeof neutral] !== value) fail('REQUEST_INVALID', `${field}: only ${value} (off) is served by ludus serve-model`, { field });
+  }
+}
+
+export function isBatch(prompt: readonly number[] | readonly (readonly number[])[]): prompt is number[][] {
   return Array.isArray(prompt[0]);
 }
 
 /** A batch of prompts under one seed: the first samples from the seed, the i-th from (seed, i). */
-function seedOf(seed: number | undefined, index: number): { seed?: number } {
+export function seedOf(seed: number | undefined, index: number): { seed?: number } {
   return seed === undefined ? {} : { seed: index === 0 ? seed : deriveSeed(seed, index) };
 }
 
-function textOffsets(tokens: readonly number[], decode: (ids: readonly number[]) => string): number[] {
+export function textOffsets(tokens: readonly number[], decode: (ids: readonly number[]) => string): number[] {
   const offsets: number[] = [];
   let at = 0;
   for (const id of tokens) {

@@ -129,6 +129,9 @@ describe('ludus bench remote', () => {
       expect(three.requestsPerRow).toBeLessThan(one.requestsPerRow);
       expect(report.trainer.identical).toBe(true);
       expect(report.trainer.apiOverInProcess).toBeCloseTo(report.trainer.inProcessMs / report.trainer.apiMs, 5);
+      // Stopping at EOS generates exactly what is kept; under ignore_eos every row runs to its budget.
+      expect(report.sglangStops.generated).toBe(report.sglangStops.kept);
+      expect(report.sglangStops.generatedIgnoringEos).toBe(2 * 12);
     });
   });
 

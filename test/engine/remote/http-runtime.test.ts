@@ -26,6 +26,8 @@ import { TEST_TOKEN, useTestToken } from '../../support/server-token.ts';
 useTestToken();
 
 const TEMPERATURE = 0.6;
+/** The only temperature at which vLLM and SGLang score partners right. */
+const SCORED_TEMPERATURE = 1;
 
 describe('the HTTP runtime on ludus serve-model', () => {
   let servers: ModelServer[];
@@ -74,8 +76,8 @@ describe('the HTTP runtime on ludus serve-model', () => {
     });
   });
 
-  describe('having tandem matches co-written over two servers by span-and-cut, the senior trained away from the junior', () => {
-    it('should hand off exactly where the schedule says, every token sampled by its own author from the whole prefix', async () => {
+  describe.each(['vllm', 'sglang'] as const)('having tandem matches co-written over two servers by span-and-cut in the %s dialect, the senior trained away from the junior', (dialect) => {
+    it('should hand off exactly where the schedule says, every token sampled by its own author from the whole prefix, partners scored through the server\'s real padding', async () => {
       const tandem = await PolicyPool.load(
         [
           { name: 'senior', init: 'default', trainable: true },
@@ -85,17 +87,22 @@ describe('the HTTP runtime on ludus serve-model', () => {
       );
       for (const [, tensor] of tandem.policy('senior').weights) for (let i = 0; i < tensor.data.length; i += 5) tensor.data[i] *= 1.3;
       tandem.bump('senior');
-      const runtime = await open('vllm', servers.map((s) => s.url), tandem);
-      const config = TrainConfigSchema.parse({ game: 'tandem', maxNewTokens: 40, temperature: TEMPERATURE });
+      const runtime = await open(dialect, servers.map((s) => s.url), tandem);
+      const config = TrainConfigSchema.parse({ game: 'tandem', maxNewTokens: 40, temperature: SCORED_TEMPERATURE });
       const game = gameFor(await composePlugins(), config);
-      const arena = arenaFor(game, runtime, tandem.tokenizer, tandem.policy('senior').config.eosTokenIds, { temperature: TEMPERATURE, topP: 1, maxNewTokens: 40 });
+      const arenaAt = (temperature: number) => arenaFor(game, runtime, tandem.tokenizer, tandem.policy('senior').config.eosTokenIds, { temperature, topP: 1, maxNewTokens: 40 });
       const problems = (await taskByName('arithmetic')).problems('test', 2);
-      const matches = await playMatches(arena, { problems, copies: 2, seats: game.rotation.at(0).seats, seeds: { generation: 5, schedule: 6 }, label: 'http' });
+      const play = (temperature: number) => playMatches(arenaAt(temperature), { problems, copies: 2, seats: game.rotation.at(0).seats, seeds: { generation: 5, schedule: 6 }, label: 'http' });
+      // Both servers score prompts from the raw logits: partners' log-probabilities at another temperature are refused before a request is sent.
+      const requestsBefore = runtime.traffic.requests;
+      await expect(play(TEMPERATURE)).rejects.toMatchObject({ code: 'REMOTE_UNSUPPORTED' });
+      expect(runtime.traffic.requests).toBe(requestsBefore);
+      const matches = await play(SCORED_TEMPERATURE);
       const trajectories = matches.map((match) => trajectoryOf(match, match.turns[0]));
       const scoredBy = await Promise.all(
         ['senior', 'junior'].map(async (name) => {
           const scorer = await Scorer.create(tandem.policy(name), { threads: 1 });
-          const scored = await referenceLogprobs(scorer, trajectories, TEMPERATURE);
+          const scored = await referenceLogprobs(scorer, trajectories, SCORED_TEMPERATURE);
           await scorer.release();
           return scored;
         }),

@@ -30,9 +30,9 @@ function serveModel(): Promise<{ url: string; child: ChildProcess }> {
 }
 
 /** A short run on the shipped base, in-process or with rollouts from the two servers; its metrics (less timings) and transcripts. */
-async function trained(overrides: Partial<TrainConfigInput>, servers?: readonly string[]) {
-  const config = tinyConfig({ steps: 2, maxNewTokens: 32, ...overrides, ...(servers ? { rolloutServers: { dialect: 'vllm', servers: [...servers] } } : {}) });
-  const { out } = await runTraining(config);
+async function trained(overrides: Partial<TrainConfigInput>, servers?: readonly string[], onStep?: (line: { step: number }) => void) {
+  const config = tinyConfig({ steps: 2, maxNewTokens: 32, ...overrides, ...(servers ? { rolloutServers: { dialect: 'vllm', servers: [...servers], backoffMs: 20 } } : {}) });
+  const { out } = await runTraining(config, onStep ? { onStep } : {});
   const metrics = (await jsonl<Record<string, unknown>>(join(out, 'metrics.jsonl'))).map(({ seconds: _, ...line }) => line);
   const transcripts = await jsonl<Transcript>(join(out, 'transcripts.jsonl'));
   // What the run pushed to the servers: the trained policy's last version, written where the servers read it.
@@ -41,21 +41,25 @@ async function trained(overrides: Partial<TrainConfigInput>, servers?: readonly 
   return { metrics, transcripts, pushed };
 }
 
-describe('training with rollouts from two `ludus serve-model` processes on loopback, the learner in-process', () => {
+/** Two serve-model processes for the enclosing describe, started before its tests and stopped after. */
+function twoServeModels(): () => { url: string; child: ChildProcess }[] {
   let servers: { url: string; child: ChildProcess }[] = [];
-
   beforeAll(async () => {
     servers = await Promise.all([serveModel(), serveModel()]);
   }, 120_000);
-
   afterAll(() => {
     for (const { child } of servers) child.kill('SIGTERM');
   });
+  return () => servers;
+}
+
+describe('training with rollouts from two `ludus serve-model` processes on loopback, the learner in-process', () => {
+  const servers = twoServeModels();
 
   describe('having grpo (solo rows, each one request seeded with its own seed)', () => {
     it('should record the very metrics and transcripts of the in-process run with the same seed', async () => {
       const local = await trained({ game: 'grpo' });
-      const remote = await trained({ game: 'grpo' }, servers.map((s) => s.url));
+      const remote = await trained({ game: 'grpo' }, servers().map((s) => s.url));
       expect(local.pushed).toEqual([]);
       expect(remote.pushed).toContain(join('senior', 'v1'));
       expect(new Set(remote.transcripts.filter((t) => t.step === 2).map((t) => t.turns[0].versions[0]))).toEqual(new Set([1]));
@@ -67,7 +71,7 @@ describe('training with rollouts from two `ludus serve-model` processes on loopb
   describe('having tandem (co-written by span-and-cut, the senior pushed after each step)', () => {
     it('should play the same problems with the same seeds, every token by the author its schedule names, sampled by the version then trained', async () => {
       const local = await trained({ game: 'tandem' });
-      const remote = await trained({ game: 'tandem' }, servers.map((s) => s.url));
+      const remote = await trained({ game: 'tandem' }, servers().map((s) => s.url));
       // Spans are seeded by (row seed, position) where the in-process decoder draws one stream per row: the tokens differ.
       const played = (run: typeof local) => run.transcripts.map((t) => ({ step: t.step, matchId: t.matchId, seeds: t.seeds, prompt: t.turns[0].promptIds }));
       expect(played(remote)).toEqual(played(local));
@@ -83,10 +87,40 @@ describe('training with rollouts from two `ludus serve-model` processes on loopb
     it('should record the very metrics and transcripts of the in-process run with the same seed', async () => {
       const adapter = { policies: { senior: { adapter: { r: 4 } } } };
       const local = await trained({ game: 'grpo', ...adapter });
-      const remote = await trained({ game: 'grpo', ...adapter }, servers.map((s) => s.url));
+      const remote = await trained({ game: 'grpo', ...adapter }, servers().map((s) => s.url));
       expect(remote.pushed).toContain(join('senior', 'v1', 'adapter_config.json'));
       expect(remote.transcripts).toEqual(local.transcripts);
       expect(remote.metrics).toEqual(local.metrics);
     }, 300_000);
   });
+});
+
+describe('training over two `ludus serve-model` processes, one of them killed in the middle of the run', () => {
+  const servers = twoServeModels();
+
+  it('should finish on the survivor and record the very metrics and transcripts of the undisturbed run', async () => {
+    const undisturbed = await trained({ game: 'grpo', steps: 3 });
+    const survived = await trained({ game: 'grpo', steps: 3 }, servers().map((s) => s.url), (line) => {
+      // Killed as step 2 begins: its weight push and all its rows find the server gone.
+      if (line.step === 1) servers()[1].child.kill('SIGKILL');
+    });
+    expect(servers()[1].child.signalCode).toBe('SIGKILL');
+    expect(survived.metrics.map((line) => line.step)).toEqual([1, 2, 3]);
+    expect(survived.transcripts).toEqual(undisturbed.transcripts);
+    expect(survived.metrics).toEqual(undisturbed.metrics);
+  }, 300_000);
+});
+
+describe('tandem over two `ludus serve-model` processes, one of them killed in the middle of the run', () => {
+  const servers = twoServeModels();
+
+  it('should finish on the survivor and record the very metrics and transcripts of the undisturbed run over both, partners scored on the survivor', async () => {
+    const undisturbed = await trained({ game: 'tandem' }, servers().map((s) => s.url));
+    const survived = await trained({ game: 'tandem' }, servers().map((s) => s.url), (line) => {
+      if (line.step === 1) servers()[0].child.kill('SIGKILL');
+    });
+    expect(servers()[0].child.signalCode).toBe('SIGKILL');
+    expect(survived.transcripts).toEqual(undisturbed.transcripts);
+    expect(survived.metrics).toEqual(undisturbed.metrics);
+  }, 300_000);
 });

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { LudusError } from '../../../core/errors.ts';
 import { parseAnswer } from '../../../engine/remote/dialect.ts';
 import { ServerPool } from '../../../engine/remote/server-pool.ts';
 
@@ -141,6 +142,43 @@ describe('ServerPool', () => {
         code: 'REMOTE_UNAVAILABLE',
         message: expect.stringContaining('http://127.0.0.1:9'),
       });
+    });
+  });
+
+  describe('having a broadcast while one of two servers is dead', () => {
+    it('should push to the live one, take the dead one out of the pool, and fail only when a server refuses or none takes it', async () => {
+      const a = await scripted((_q, r) => json(r, 200, '{"ok":true}'));
+      const pool = new ServerPool([a.url, 'http://127.0.0.1:9'], { ...options, retries: 0 });
+      await expect(pool.broadcast('/load', {}, parse)).resolves.toEqual([{ ok: true }]);
+      expect(pool.live()).toEqual([0]);
+      expect(pool.serverFor(1)).toBe(0);
+      const refusing = await scripted((_q, r) => json(r, 400, '{"error":{"message":"rank 64 > max_lora_rank 16"}}'));
+      await expect(new ServerPool([a.url, refusing.url], options).broadcast('/load', {}, parse)).rejects.toMatchObject({ code: 'REMOTE_REJECTED' });
+      await expect(new ServerPool(['http://127.0.0.1:9'], { ...options, retries: 0 }).broadcast('/load', {}, parse)).rejects.toMatchObject({ code: 'REMOTE_UNAVAILABLE' });
+    });
+  });
+
+  describe('having a down server that answers its health check again', () => {
+    it('should re-sync it before it rejoins, and keep it out while it is dead or its re-sync fails', async () => {
+      let alive = false;
+      const b = await scripted((_q, r) => (alive ? json(r, 200, '{"ok":true}') : r.socket?.destroy()));
+      const a = await scripted((_q, r) => json(r, 200, '{"ok":true}'));
+      const pool = new ServerPool([a.url, b.url], { ...options, retries: 0 });
+      await pool.broadcast('/load', {}, parse);
+      expect(pool.live()).toEqual([0]);
+      const resynced: number[] = [];
+      expect(await pool.revive('/health', async (server) => void resynced.push(server))).toEqual([]);
+      expect(resynced).toEqual([]);
+      alive = true;
+      const failing = async () => {
+        throw new LudusError('REMOTE_UNAVAILABLE', 'died again');
+      };
+      expect(await pool.revive('/health', failing)).toEqual([]);
+      expect(pool.live()).toEqual([0]);
+      expect(await pool.revive('/health', async (server) => void resynced.push(server))).toEqual([1]);
+      expect(resynced).toEqual([1]);
+      expect(pool.live()).toEqual([0, 1]);
+      expect(pool.serverFor(1)).toBe(1);
     });
   });
 });
