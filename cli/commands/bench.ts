@@ -20,7 +20,8 @@ import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts'
 import { benchTournament, formatTournamentBench } from '../../lab/tournament/bench/tournament-bench.ts';
 import { composePlugins } from '../composition/compose.ts';
 import { gameFor } from '../../engine/trainer/run-pieces.ts';
-import { forceThreadsOption, threadsOption } from '../options.ts';
+import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
+import { ensureDevice } from '../../native/ort.ts';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
 export function register(program: Command): void {
@@ -50,15 +51,21 @@ export function register(program: Command): void {
     .option('--phases <list>', `real-shape presets: only these measurements (${REAL_SIZE_PHASES.join(', ')}; default all), each PyTorch baseline with its own`)
     .option('--real-size', 'the real-size benchmark (a checkpoint on disk, each measurement in a process of its own); the default for the real-shape presets')
     .option('--seed <n>', 'seed', (v) => Number(v), 1)
+    .addOption(deviceOption('where score, decode and train run: cpu, webgpu or cuda (docs/gpu.md). On a GPU the real-size benchmark runs at any preset, with the GPU\'s ceiling measured by a large matmul and the scores compared with the CPU\'s'))
+    .option('--matmul-size <n>', 'on a GPU: side of the float32 square products its ceiling is measured with', (v) => Number(v), 4096)
     .option('--json', 'print one JSON line')
     .action(async (opts) => {
       const onProgress = (label: string) => process.stderr.write(`bench: ${label}\n`);
-      if (opts.realSize || REAL_SHAPE_PRESETS.includes(opts.preset)) {
+      const device = parseDevice(opts.device);
+      await ensureDevice(device);
+      if (opts.realSize || REAL_SHAPE_PRESETS.includes(opts.preset) || device !== 'cpu') {
         const batches = opts.batches === undefined ? REAL_SIZE_DEFAULTS.batches : parseBatches(opts.batches);
         const newTokens = Object.fromEntries(batches.map((b) => [String(b), opts.newTokens ?? (b === 1 ? 16 : 32)]));
         const report = await benchRealSize({
           preset: opts.preset,
           threads: opts.threads,
+          device,
+          matmulSize: opts.matmulSize,
           seed: opts.seed,
           batches,
           newTokens,
@@ -68,7 +75,8 @@ export function register(program: Command): void {
           trainCols: opts.trainLen,
           trainSteps: opts.trainSteps ?? REAL_SIZE_DEFAULTS.trainSteps,
           scoreTokens: REAL_SIZE_DEFAULTS.scoreTokens,
-          torch: opts.torch,
+          // PyTorch's baselines are CPU ones: beside a GPU run only when asked for.
+          torch: device !== 'cpu' && opts.torch === 'auto' ? 'off' : opts.torch,
           ...(opts.phases === undefined ? {} : { phases: parsePhases(opts.phases) }),
           onProgress,
         });
@@ -240,7 +248,7 @@ async function gradeFileWithCli(lines: string[], extract: string): Promise<{ exi
 }
 
 function parsePhases(text: string): string[] {
-  const phases = text.split(',').map((part) => part.trim());
+  const phases = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
   const unknown = phases.filter((name) => !REAL_SIZE_PHASES.includes(name));
   if (unknown.length > 0) fail('INPUT_INVALID', `--phases ${text}: unknown ${unknown.join(', ')} (known: ${REAL_SIZE_PHASES.join(', ')})`);
   return phases;

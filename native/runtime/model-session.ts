@@ -9,12 +9,14 @@ export type { WeightBinding } from '../model/decode-graph.ts';
 export interface ModelSessionOptions {
   threads?: number;
   device?: Device;
-  /** Default: 'inputs' on CPU, 'initializers' on CUDA (see WeightBinding). */
+  /** Default: 'inputs' on CPU, 'initializers' on a GPU (see WeightBinding). */
   weights?: WeightBinding;
 }
 
-/** The binding a session on `device` uses when none is asked for: inputs on CPU; on CUDA initializers, copied to the device once. */
-export const resolveBinding = (options: ModelSessionOptions): WeightBinding => options.weights ?? (options.device === 'cuda' ? 'initializers' : 'inputs');
+/** The binding a session on `device` uses when none is asked for: inputs on CPU; on a GPU initializers, copied to the device once. */
+export const resolveBinding = (options: ModelSessionOptions): WeightBinding => options.weights ?? (onGpu(options.device) ? 'initializers' : 'inputs');
+
+export const onGpu = (device: Device | undefined): boolean => device !== undefined && device !== 'cpu';
 
 /** Architectures equal under this key build identical graphs, so with weights as inputs they share one session. */
 export function architectureKey(c: ModelConfig): string {
@@ -37,9 +39,9 @@ export async function openModelSession(
   options: ModelSessionOptions & { label: string; adapterStack?: boolean },
 ): Promise<Session> {
   const binding = resolveBinding(options);
-  if (binding === 'initializers' && options.device !== 'cuda') {
+  if (binding === 'initializers' && !onGpu(options.device)) {
     // On the CPU onnxruntime keeps its own copy of baked weights and prepacks the GEMM operands from it: two copies at
-    // the peak (on CUDA the copy goes to the device, whose memory this process cannot see).
+    // the peak (on a GPU the copy goes to the device, whose memory this process cannot see).
     const bytes = [...weights.values()].reduce((sum, t) => sum + t.data.byteLength, 0);
     ensureFits(`session ${options.label} with its weights baked in as initializers`, 2 * bytes, { binding });
   }

@@ -139,7 +139,7 @@ export class Learner {
       weightedPositionsOnly: true,
       klExact,
     });
-    const session = await Session.create(graph.model, { threads: parsed.threads, label: `learner ${parsed.objective}` });
+    const session = await Session.create(graph.model, { threads: parsed.threads, device: parsed.device, label: `learner ${parsed.objective}` });
     const trainable = new Map(graph.trainableNames.map((name) => [name, weights.get(name)!]));
     return new Learner(modelConfig, weights, parsed, new AdamW(trainable, parsed.optimizer), session, graph, klExact ? reference : undefined);
   }
@@ -246,7 +246,7 @@ export class Learner {
     if (batch.targets) checkLength('targets', batch.targets, rows * cols);
     if (!this.scoreSession) {
       const graph = buildScoreGraph(this.modelConfig);
-      this.scoreSession = await Session.create(graph.model, { threads: this.config.threads, label: 'learner score' });
+      this.scoreSession = await Session.create(graph.model, { threads: this.config.threads, device: this.config.device, label: 'learner score' });
     }
     const all: RowWindow = { r0: 0, r1: rows, cols, used: cols };
     const out = await this.scoreSession.run(
