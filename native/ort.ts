@@ -31,7 +31,10 @@ export interface SessionOptions {
    * as DeviceTensor, to be fed to a later run without passing through JavaScript: the decoder's resident KV caches.
    */
   residentOutputs?: readonly string[];
-  /** onnxruntime's verbose session log on the process's stderr (node placements; see placement.ts). */
+  /**
+   * onnxruntime's verbose session log on the process's stderr (node placements; see placement.ts). Default: on where
+   * the environment has LUDUS_ORT_VERBOSE=1, so the placement of any command's graphs can be read (docs/gpu.md).
+   */
   verboseLog?: boolean;
 }
 
@@ -158,7 +161,7 @@ export class Session {
         enableCpuMemArena: options.memoryArena ?? true,
         enableMemPattern: true,
         executionMode: 'sequential',
-        logSeverityLevel: options.verboseLog ? 0 : 3,
+        logSeverityLevel: (options.verboseLog ?? process.env.LUDUS_ORT_VERBOSE === '1') ? 0 : 3,
         logVerbosityLevel: 0,
         ...(resident.length > 0 ? { preferredOutputLocation: Object.fromEntries(resident.map((name) => [name, device === 'webgpu' ? 'gpu-buffer' : 'cpu'])) } : {}),
         ...(options.externalData ? { externalData: options.externalData.map(({ path, data }) => ({ path, data })) } : {}),

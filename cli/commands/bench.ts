@@ -22,6 +22,7 @@ import { composePlugins } from '../composition/compose.ts';
 import { gameFor } from '../../engine/trainer/run-pieces.ts';
 import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
 import { ensureDevice } from '../../native/ort.ts';
+import { CHECKED_GRAPHS, checkPlacement, type CheckedGraph } from '../../native/bench/placement-check.ts';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
 export function register(program: Command): void {
@@ -93,6 +94,26 @@ export function register(program: Command): void {
         onProgress,
       });
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatEngineBench(report));
+    });
+  bench
+    .command('placement')
+    .description("where the decode, score and train graphs run on a device: from onnxruntime's verbose session log, the nodes its provider did not take (they run on the CPU, with a copy each way per run)")
+    .addOption(deviceOption())
+    .option('--preset <name>', `model preset the graphs are built for (${Object.keys(PRESETS).join(', ')})`, 'qwen3-4m')
+    .option('--graphs <list>', `graphs to check (${CHECKED_GRAPHS.join(', ')})`, CHECKED_GRAPHS.join(','))
+    .option('--json', 'print one JSON line')
+    .action(async (opts: { device: string; preset: string; graphs: string; json?: boolean }) => {
+      const device = parseDevice(opts.device);
+      await ensureDevice(device);
+      const graphs = opts.graphs.split(',').map((g) => g.trim()) as CheckedGraph[];
+      const unknown = graphs.filter((g) => !CHECKED_GRAPHS.includes(g));
+      if (unknown.length > 0) fail('INPUT_INVALID', `--graphs ${opts.graphs}: unknown ${unknown.join(', ')} (known: ${CHECKED_GRAPHS.join(', ')})`, { flag: 'graphs' });
+      const report = await checkPlacement({ device, preset: opts.preset, graphs });
+      process.stdout.write(
+        opts.json
+          ? `${JSON.stringify({ device, preset: opts.preset, graphs: report })}\n`
+          : report.map((r) => `${r.graph.padEnd(7)} ${JSON.stringify(r.counts)}; not on ${device}: ${r.count} (${r.ops.map(([op, n]) => `${op} ×${n}`).join(', ') || 'none'}); copies ${r.copies}\n`).join(''),
+      );
     });
   bench
     .command('checkpoint')

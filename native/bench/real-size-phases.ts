@@ -15,6 +15,7 @@ import type { Policy } from '../runtime/policy.ts';
 import { Scorer } from '../runtime/scorer.ts';
 import { median, round, SAMPLING, syntheticBoundary } from './engine-bench.ts';
 import { writeRandomCheckpoint } from './random-checkpoint.ts';
+import { placementPhase } from './placement-check.ts';
 import { benchTrainOn } from './train-bench.ts';
 import { twoAdaptersAtBatches } from './two-adapters-decode.ts';
 
@@ -322,5 +323,6 @@ export const PHASES = {
   train: trainPhase,
   'matmul-peak': matmulPeakPhase,
   'device-matmul': deviceMatmulPhase,
+  placement: placementPhase,
   dtype: dtypePhase,
 } as const;

@@ -57,7 +57,7 @@ type Refusal = { error: { code: string; message: string } };
 const refused = (r: PhaseResult): r is Refusal => 'error' in r;
 
 /** The phase entry beside this module; from the sources it runs under tsx's loader, from dist/ as plain JavaScript. */
-function phaseCommand(): string[] {
+export function phaseCommand(): string[] {
   const entry = fileURLToPath(siblingModule(import.meta.url, 'real-size-phase'));
   return entry.endsWith('.ts') ? ['--import', import.meta.resolve('tsx'), entry] : [entry];
 }
