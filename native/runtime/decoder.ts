@@ -7,6 +7,7 @@ import { architectureKey, openModelSession, resolveBinding, weightFeeds, type We
 import { assertSharedTokenizer, type Policy } from './policy.ts';
 import { baseOf, stackAdapters, unstackableReason, writeStackSlice } from '../model/lora.ts';
 import type { Weights } from '../model/weights.ts';
+import type { OpSet } from '../model/op-set.ts';
 
 export interface DecoderOptions {
   /** Rows stepped together; caches are sized for it once. */
@@ -25,8 +26,10 @@ export interface DecoderOptions {
   sync?: 'lockstep' | 'lazy' | 'auto';
   threads?: number;
   device?: Device;
-  /** How the weights reach onnxruntime (WeightBinding); default inputs on CPU, initializers on CUDA. */
+  /** How the weights reach onnxruntime (WeightBinding); default inputs on CPU, initializers on a GPU. */
   weights?: WeightBinding;
+  /** The ops the graphs are written in (OpSet); default by device. */
+  opSet?: OpSet;
   /**
    * The policies are LoRA adapters of one shape over one shared base (unstackableReason): each row is written by one
    * of them (its route, which must not change within a rollout), and every step is ONE run over all rows, the base's
@@ -92,7 +95,7 @@ interface Member {
   rowIndex: Int32Array;
 }
 
-type Resolved = { batch: number; maxLen: number; threads: number; device: Device; lazy: boolean; weights: WeightBinding };
+type Resolved = { batch: number; maxLen: number; threads: number; device: Device; lazy: boolean; weights: WeightBinding; opSet?: OpSet };
 
 /** A stacked decoder's adapters: the policies, their copies as the graph's stacks, and each lane's adapter. */
 interface Stack {
@@ -162,6 +165,7 @@ export class Decoder {
       device: options.device ?? 'cpu',
       lazy: sync === 'lazy' || (sync === 'auto' && options.batch <= LAZY_MAX_BATCH),
       weights: resolveBinding(options),
+      opSet: options.opSet,
     };
     if (options.coDecoded && !options.stacked) fail('INPUT_INVALID', 'coDecoded is an option of a decoder of stacked adapters (stacked: true)');
     if (options.stacked) {
@@ -195,6 +199,7 @@ export class Decoder {
         threads: this.options.threads,
         device: this.options.device,
         weights: this.options.weights,
+        opSet: this.options.opSet,
         label: stacked ? `decode(${this.stack!.policies.length} adapters)` : `decode(${policy.name})`,
         adapterStack: stacked,
       });

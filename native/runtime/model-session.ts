@@ -1,6 +1,7 @@
 import type { ModelConfig } from '../model/config.ts';
 import { buildDecodeGraph, weightLocation, type DecodeGraphOptions, type WeightBinding } from '../model/decode-graph.ts';
 import { ensureFits } from '../model/memory.ts';
+import { OPSET, type OpSet } from '../model/op-set.ts';
 import type { Weights } from '../model/weights.ts';
 import { Session, type Device, type Feeds } from '../ort.ts';
 
@@ -11,6 +12,8 @@ export interface ModelSessionOptions {
   device?: Device;
   /** Default: 'inputs' on CPU, 'initializers' on a GPU (see WeightBinding). */
   weights?: WeightBinding;
+  /** The ops the graph is written in (OpSet); default 'gpu' on a GPU, 'cpu' on the CPU. */
+  opSet?: OpSet;
 }
 
 /** The binding a session on `device` uses when none is asked for: inputs on CPU; on a GPU initializers, copied to the device once. */
@@ -45,8 +48,9 @@ export async function openModelSession(
     const bytes = [...weights.values()].reduce((sum, t) => sum + t.data.byteLength, 0);
     ensureFits(`session ${options.label} with its weights baked in as initializers`, 2 * bytes, { binding });
   }
-  const graph = buildDecodeGraph(config, { output, weights: binding, adapterStack: options.adapterStack });
+  const opSet = options.opSet ?? (onGpu(options.device) ? 'gpu' : 'cpu');
+  const graph = buildDecodeGraph(config, { output, weights: binding, adapterStack: options.adapterStack, opSet });
   const externalData =
     binding === 'initializers' ? [...weights].map(([name, t]) => ({ path: weightLocation(name), data: new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength) })) : undefined;
-  return Session.create(graph.toBytes(), { threads: options.threads, device: options.device, label: options.label, externalData });
+  return Session.create(graph.toBytes(OPSET[opSet]), { threads: options.threads, device: options.device, label: options.label, externalData });
 }

@@ -17,11 +17,13 @@ function logprobGap(dist: Distributions, policy: number, row: number, referenceR
 describe('Decoder', () => {
   const open = decoderOpener();
 
-  for (const [variant, overrides] of Object.entries(VARIANTS)) {
-    describe(`having a ${variant} model and ragged prompts`, () => {
+  // The GPU path as a GPU opens it (weights baked in, the GPU op set), run here by the CPU provider.
+  const paths = { cpu: {}, gpu: { opSet: 'gpu', weights: 'initializers' } } as const;
+  for (const [variant, overrides] of Object.entries(VARIANTS)) for (const [path, options] of Object.entries(paths)) {
+    describe(`having a ${variant} model, ragged prompts and the ${path} path`, () => {
       it('should match the reference forward pass at every prefill and decode position', async () => {
         const { config, weights, policy } = randomModel(overrides);
-        const decoder = await open([policy], { batch: 3, maxLen: 16, threads: 1 });
+        const decoder = await open([policy], { batch: 3, maxLen: 16, threads: 1, ...options });
         const sequences = [
           [1, 5, 9, 13, 2, 7, 40, 3],
           [4, 8, 15, 16, 23, 42, 11, 9],
