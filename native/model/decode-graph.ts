@@ -28,10 +28,17 @@ export interface DecodeGraphOptions {
   adapterStack?: boolean;
   /** The ops the graph is written in (OpSet): 'cpu' (default) or 'gpu'. Encode it at OPSET[opSet]. */
   opSet?: OpSet;
+  /**
+   * 'host' (default): the graph returns only the new keys and values, which the caller writes into its caches.
+   * 'resident': it returns each whole cache with the new positions appended (present_key_i = past ‖ new along the
+   * positions), for a caller that keeps the caches on the device and feeds them back (ResidentCaches).
+   */
+  cache?: 'host' | 'resident';
 }
 
 export const cacheName = (layer: number, kind: 'key' | 'value'): string => `past_${kind}_${layer}`;
 export const newKvName = (layer: number, kind: 'key' | 'value'): string => `new_${kind}_${layer}`;
+export const presentName = (layer: number, kind: 'key' | 'value'): string => `present_${kind}_${layer}`;
 
 /** The external-data file name of a weight in 'initializers' graphs. */
 export const weightLocation = (name: string): string => `${name}.bin`;
@@ -53,7 +60,7 @@ export const weightLocation = (name: string): string => `${name}.bin`;
  * the vocabulary projection, so a member that writes no row runs a KV-only forward); for 'all' targets [B,S] int64;
  * past_key_i / past_value_i [B,Hkv,C,hd] with any capacity C >= 1.
  * Outputs: probs [N,V] (softmax of logits·inv_temperature), or logprobs [B,S,V] and target_logprobs [B,S];
- * new_key_i, new_value_i.
+ * new_key_i, new_value_i (or, with `cache: 'resident'`, present_key_i, present_value_i [B,Hkv,C+S,hd]).
  */
 export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): Graph {
   const g = new Graph('ludus_decode');
@@ -130,9 +137,14 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
     const qRows = g.op1('Reshape', [g.op1('Transpose', [g.op1('Reshape', [q, qGrouped])], { perm: [0, 2, 3, 1, 4] }), batchHeadsRows]);
     const newKey = g.op1('Transpose', [g.op1('Reshape', [k, perHead])], { perm: [0, 2, 1, 3] });
     const newValue = g.op1('Transpose', [g.op1('Reshape', [v, perHead])], { perm: [0, 2, 1, 3] });
-    g.output(newKey, newKvName(i, 'key'));
-    g.output(newValue, newKvName(i, 'value'));
     const { key: pastKey, value: pastValue } = caches[i];
+    if (options.cache === 'resident') {
+      g.output(g.op1('Concat', [pastKey, newKey], { axis: 2 }), presentName(i, 'key'));
+      g.output(g.op1('Concat', [pastValue, newValue], { axis: 2 }), presentName(i, 'value'));
+    } else {
+      g.output(newKey, newKvName(i, 'key'));
+      g.output(newValue, newKvName(i, 'value'));
+    }
     const pastScores = g.op1('Add', [ops.matmulTActivations(qRows, pastKey), pastMask]);
     const newScores = g.op1('Add', [ops.matmulTActivations(qRows, newKey), chunkMask]);
     const probs = g.op1('Softmax', [g.op1('Concat', [pastScores, newScores], { axis: -1 })], { axis: -1 });

@@ -1,5 +1,5 @@
 import type { ModelConfig } from '../model/config.ts';
-import { buildDecodeGraph, weightLocation, type DecodeGraphOptions, type WeightBinding } from '../model/decode-graph.ts';
+import { buildDecodeGraph, presentName, weightLocation, type DecodeGraphOptions, type WeightBinding } from '../model/decode-graph.ts';
 import { ensureFits } from '../model/memory.ts';
 import { OPSET, type OpSet } from '../model/op-set.ts';
 import type { Weights } from '../model/weights.ts';
@@ -14,6 +14,8 @@ export interface ModelSessionOptions {
   weights?: WeightBinding;
   /** The ops the graph is written in (OpSet); default 'gpu' on a GPU, 'cpu' on the CPU. */
   opSet?: OpSet;
+  /** Where a decode graph's KV caches live (DecodeGraphOptions.cache); default 'host'. */
+  cache?: 'host' | 'resident';
 }
 
 /** The binding a session on `device` uses when none is asked for: inputs on CPU; on a GPU initializers, copied to the device once. */
@@ -49,8 +51,9 @@ export async function openModelSession(
     ensureFits(`session ${options.label} with its weights baked in as initializers`, 2 * bytes, { binding });
   }
   const opSet = options.opSet ?? (onGpu(options.device) ? 'gpu' : 'cpu');
-  const graph = buildDecodeGraph(config, { output, weights: binding, adapterStack: options.adapterStack, opSet });
+  const graph = buildDecodeGraph(config, { output, weights: binding, adapterStack: options.adapterStack, opSet, cache: options.cache });
+  const residentOutputs = options.cache === 'resident' ? Array.from({ length: config.numLayers }, (_, i) => [presentName(i, 'key'), presentName(i, 'value')]).flat() : undefined;
   const externalData =
     binding === 'initializers' ? [...weights].map(([name, t]) => ({ path: weightLocation(name), data: new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength) })) : undefined;
-  return Session.create(graph.toBytes(OPSET[opSet]), { threads: options.threads, device: options.device, label: options.label, externalData });
+  return Session.create(graph.toBytes(OPSET[opSet]), { threads: options.threads, device: options.device, label: options.label, externalData, residentOutputs });
 }
