@@ -19,6 +19,12 @@ export interface RealSizeOptions {
   device?: Device;
   /** On a GPU: the side n of the n × n float32 products its ceiling is measured with (default 4096). */
   matmulSize?: number;
+  /**
+   * What a GPU run measures beyond the CPU's, also asked for on the CPU (tests): the ceiling as one large matmul
+   * ('matmul'; default on a GPU) or decode-sized GEMMs ('gemm'), and the score taken again on the CPU as the reference.
+   */
+  ceiling?: 'matmul' | 'gemm';
+  cpuReference?: boolean;
   seed: number;
   batches: number[];
   /** New tokens per rollout at each batch. */
@@ -105,7 +111,9 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
   const phases: Record<string, PhaseResult> = {};
   const torch = options.torch === 'off' ? null : await torchVersion();
   if (options.torch === 'on' && !torch) throw new Error('--torch on: torch is not importable');
-  const wanted = (name: string) => name === 'checkpoint' || (options.phases ?? (device === 'cpu' ? REAL_SIZE_PHASES : DEVICE_PHASES)).includes(name.split(':')[0]);
+  const listed = options.phases ?? (device === 'cpu' ? REAL_SIZE_PHASES : DEVICE_PHASES);
+  // The CPU's reference score goes with the score.
+  const wanted = (name: string) => name === 'checkpoint' || listed.includes(name === 'score:cpu' ? 'score' : name);
   const run = (name: string, label: string, extra: Record<string, unknown> = {}) => runAs(name.split(':')[0], name, label, extra);
   const runAs = async (module: string, name: string, label: string, extra: Record<string, unknown> = {}) => {
     if (!wanted(name)) return null;
@@ -127,7 +135,7 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
   };
   try {
     await run('checkpoint', `writing a random ${options.preset} checkpoint (BF16)`, { preset: options.preset });
-    if (device === 'cpu') await run('matmul-peak', "onnxruntime's float32 GEMM peak on this machine", { hidden: config.hiddenSize, intermediate: config.intermediateSize });
+    if ((options.ceiling ?? (device === 'cpu' ? 'gemm' : 'matmul')) === 'gemm') await run('matmul-peak', "onnxruntime's float32 GEMM peak on this machine", { hidden: config.hiddenSize, intermediate: config.intermediateSize });
     else await runAs('device-matmul', 'matmul-peak', `the ${device} ceiling: float32 ${options.matmulSize ?? 4096}² products`, { size: options.matmulSize ?? 4096 });
     await run('dtype', 'float32 against float16 cast in the graph: weights and KV caches', { hidden: config.hiddenSize, intermediate: config.intermediateSize, kvHeads: config.numKvHeads, headDim: config.headDim, heads: config.numHeads });
     await run('load', 'loading the checkpoint');
@@ -136,7 +144,7 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
     const tokensFile = join(dir, 'tokens.json');
     await writeFile(tokensFile, JSON.stringify(tokens));
     await run('score', `ludus score on ${device}, ${options.scoreTokens} tokens`, { tokensFile });
-    if (device !== 'cpu') await run('score:cpu', 'the same scoring on the CPU, the reference', { tokensFile, device: 'cpu' });
+    if (options.cpuReference ?? device !== 'cpu') await run('score:cpu', 'the same scoring on the CPU, the reference', { tokensFile, device: 'cpu' });
     await torchRun('torch-score', 'the PyTorch reference scores the same tokens', ['qwen3_reference.py', 'score', '--checkpoint', ctx.dir, '--tokens', tokensFile, '--threads', String(options.threads)]);
     const decodeOptions = { batches: options.batches, newTokens: options.newTokens, promptTokens: options.promptTokens, repeats: options.repeats };
     await run('decode', `solo and tandem decode at B = ${options.batches.join(', ')}`, decodeOptions);
