@@ -8,7 +8,8 @@
 #   tools/device-check.sh verify DIR                  here: copies the repository's files and the bundle into DIR
 #                                                     as the device gets them, unpacks, runs `ludus --version` and a
 #                                                     CPU score with nothing but the bundle's Node on PATH.
-#   tools/device-check.sh run [--device D]            on the GPU machine, from the repository root with .device/
+#   tools/device-check.sh run [--device D] [--preset P] [--bundle-dir DIR]
+#                                                     on the GPU machine, from the repository root with .device/
 #                                                     beside it: unpacks, sets up Vulkan, runs the checks, writes
 #                                                     one JSON report to $OUT/device-report.json (or .device/out/).
 #
@@ -148,10 +149,12 @@ step() {
 }
 
 run() {
-  local device=webgpu
+  local device=webgpu preset=qwen3-0.6b bundle_from="$ROOT/.device"
   while [ $# -gt 0 ]; do
     case "$1" in
       --device) device="$2"; shift ;;
+      --preset) preset="$2"; shift ;;
+      --bundle-dir) bundle_from="$2"; shift ;;
       *) die "run: unknown argument $1" ;;
     esac
     shift
@@ -160,7 +163,7 @@ run() {
   local report_dir="${OUT:-$ROOT/.device/out}"
   mkdir -p "$report_dir"
   work=$(mktemp -d)
-  unpack "$(find_bundle "$ROOT/.device")" "$bundle_dir" "$ROOT"
+  unpack "$(find_bundle "$bundle_from")" "$bundle_dir" "$ROOT"
   export PATH="$bundle_dir/node/bin:$PATH"
   setup_vulkan "$bundle_dir"
   local threads
@@ -174,7 +177,8 @@ run() {
   # Score against the CPU, tandem decode, a training step, at a small preset first: the quick answer.
   step small 90 "${ludus[@]}" bench engine --device "$device" --preset qwen3-4m --batches 1,16,64 --threads "$threads" --json
   # The bench rows at the qwen3-0.6b preset: ceiling, score vs CPU, solo and tandem decode at B = 1, 16, 64, training.
-  step bench 270 "${ludus[@]}" bench engine --device "$device" --preset qwen3-0.6b --threads "$threads" --json
+  # Each phase prints its numbers to stderr as it ends: a run cut short keeps them in the report (stderr_tail).
+  step bench 270 "${ludus[@]}" bench engine --device "$device" --preset "$preset" --threads "$threads" --json
   # CUDA through the same code: the npm package's CUDA binaries are not in the bundle (they come from NuGet).
   step cuda 30 "${ludus[@]}" score --model default --tokens 1,2,3 --device cuda --json
   node - "$work" "$report_dir/device-report.json" "$device" "$((SECONDS - started))" <<'EOF'
@@ -186,7 +190,7 @@ const read = (name) => {
   let result = null;
   try { result = JSON.parse(stdout.split('\n').pop()); } catch { result = stdout.slice(-2000) || null; }
   const log = readFileSync(`${work}/${name}.log`, 'utf8');
-  return { exit: code, wall_s: wall, result, ...(code === 0 ? {} : { stderr_tail: log.slice(-3000) }) };
+  return { exit: code, wall_s: wall, result, ...(code === 0 ? {} : { stderr_tail: log.slice(-20000) }) };
 };
 const steps = Object.fromEntries(['version', 'placement', 'small', 'bench', 'cuda'].filter((n) => existsSync(`${work}/${n}.rc`)).map((n) => [n, read(n)]));
 const report = {
@@ -207,5 +211,5 @@ case "${1:-}" in
   pack) shift; pack "$@" ;;
   verify) shift; verify "$@" ;;
   run) shift; run "$@" ;;
-  *) die "usage: tools/device-check.sh pack [--fast] [--out DIR] | verify DIR [BUNDLE_DIR] | run [--device webgpu|cuda]" ;;
+  *) die "usage: tools/device-check.sh pack [--fast] [--out DIR] | verify DIR [BUNDLE_DIR] | run [--device webgpu|cuda] [--preset P] [--bundle-dir DIR]" ;;
 esac
