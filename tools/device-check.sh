@@ -74,7 +74,7 @@ pack() {
     tar -C "$stage" -cf - . | gzip -1 > "$bundle"
   else
     bundle="$out/bundle.tar.xz"
-    tar -C "$stage" -cf - . | xz -9e -T"$(nproc)" > "$bundle"
+    tar -C "$stage" -cf - . | xz -9 -T"$(nproc)" > "$bundle"
   fi
   local size tree
   size=$(stat -c %s "$bundle")

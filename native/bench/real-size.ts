@@ -56,8 +56,8 @@ export const REAL_SIZE_DEFAULTS = {
 /** The measurements a run may be limited to, in the order they run; each PyTorch baseline runs with its ludus phase. */
 export const REAL_SIZE_PHASES: readonly string[] = ['matmul-peak', 'dtype', 'load', 'score', 'decode', 'adapters', 'train', 'train:lora'];
 
-/** The default measurements on a GPU: its ceiling, scoring (against the CPU's), solo and tandem decode, training. */
-export const DEVICE_PHASES: readonly string[] = ['matmul-peak', 'load', 'score', 'decode', 'train'];
+/** The default measurements on a GPU: its ceiling, scoring (against the CPU's), solo and tandem decode, training; no load phase, which would only time one more load of the checkpoint inside the device check's minutes. */
+export const DEVICE_PHASES: readonly string[] = ['matmul-peak', 'score', 'decode', 'train'];
 
 type Refusal = { error: { code: string; message: string } };
 const refused = (r: PhaseResult): r is Refusal => 'error' in r;
