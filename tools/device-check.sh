@@ -57,7 +57,8 @@ pack() {
   # Debian's Vulkan loader, for a machine whose image has none (Dawn opens libvulkan.so.1 at run time).
   local debs
   debs=$(mktemp -d)
-  if (cd "$debs" && apt-get download libvulkan1 >/dev/null 2>&1); then
+  # Stale package lists (a machine where apt-get update never ran) are refreshed once.
+  if (cd "$debs" && { apt-get download libvulkan1 >/dev/null 2>&1 || { apt-get update -qq >/dev/null 2>&1 && apt-get download libvulkan1 >/dev/null 2>&1; }; }); then
     dpkg -x "$debs"/libvulkan1_*.deb "$debs/x"
     cp -a "$debs"/x/usr/lib/*/libvulkan.so.1* "$stage/vulkan/"
   elif [ -e /usr/lib/x86_64-linux-gnu/libvulkan.so.1 ]; then
