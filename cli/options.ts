@@ -1,9 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { Option, type Command } from 'commander';
 import { fail } from '../core/errors.ts';
-import type { Device } from '../native/ort.ts';
+import { DEVICES, type Device } from '../native/ort.ts';
 
-export const deviceOption = (): Option => new Option('--device <device>', 'cpu, or cuda where onnxruntime-node was installed with its CUDA binaries').choices(['cpu', 'cuda']).default('cpu');
+/** --device, the same on every command that runs the engine on one: cpu, cuda or webgpu (docs/gpu.md). */
+export const deviceOption = (description = 'cpu; webgpu where a Vulkan, Metal or Direct3D 12 GPU driver is present; cuda where onnxruntime-node was installed with its CUDA binaries (docs/gpu.md)'): Option =>
+  new Option('--device <device>', description).choices([...DEVICES]).default('cpu');
 
 export const parseDevice = (value: string): Device => value as Device;
 

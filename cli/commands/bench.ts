@@ -22,7 +22,9 @@ import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts'
 import { benchTournament, formatTournamentBench } from '../../lab/tournament/bench/tournament-bench.ts';
 import { composePlugins } from '../composition/compose.ts';
 import { gameFor } from '../../engine/trainer/run-pieces.ts';
-import { forceThreadsOption, threadsOption } from '../options.ts';
+import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
+import { ensureDevice } from '../../native/ort.ts';
+import { CHECKED_GRAPHS, checkPlacement, type CheckedGraph } from '../../native/bench/placement-check.ts';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
 export function register(program: Command): void {
@@ -52,6 +54,8 @@ export function register(program: Command): void {
     .option('--phases <list>', `real-shape presets: only these measurements (${REAL_SIZE_PHASES.join(', ')}; default all), each PyTorch baseline with its own`)
     .option('--real-size', 'the real-size benchmark (a checkpoint on disk, each measurement in a process of its own); the default for the real-shape presets')
     .option('--seed <n>', 'seed', (v) => Number(v), 1)
+    .addOption(deviceOption('where score, decode and train run: cpu, webgpu or cuda (docs/gpu.md). On a GPU the real-size benchmark runs at any preset, with the GPU\'s ceiling measured by a large matmul and the scores compared with the CPU\'s'))
+    .option('--matmul-size <n>', 'on a GPU: side of the float32 square products its ceiling is measured with', (v) => Number(v), 4096)
     .option('--json', 'print one JSON line')
     .option('--save <dir>', 'also keep the report as a dated record in this directory (machine, commit, load before and after), for `ludus bench compare`')
     .action(async (opts) => {
@@ -60,12 +64,16 @@ export function register(program: Command): void {
       const keep = async (report: unknown) => {
         if (opts.save) process.stderr.write(`bench: record kept in ${await saveRecord(opts.save, await benchRecord(`engine-${opts.preset}`, report, loadBefore))}\n`);
       };
-      if (opts.realSize || REAL_SHAPE_PRESETS.includes(opts.preset)) {
+      const device = parseDevice(opts.device);
+      await ensureDevice(device);
+      if (opts.realSize || REAL_SHAPE_PRESETS.includes(opts.preset) || device !== 'cpu') {
         const batches = opts.batches === undefined ? REAL_SIZE_DEFAULTS.batches : parseBatches(opts.batches);
         const newTokens = Object.fromEntries(batches.map((b) => [String(b), opts.newTokens ?? (b === 1 ? 16 : 32)]));
         const report = await benchRealSize({
           preset: opts.preset,
           threads: opts.threads,
+          device,
+          matmulSize: opts.matmulSize,
           seed: opts.seed,
           batches,
           newTokens,
@@ -75,7 +83,8 @@ export function register(program: Command): void {
           trainCols: opts.trainLen,
           trainSteps: opts.trainSteps ?? REAL_SIZE_DEFAULTS.trainSteps,
           scoreTokens: REAL_SIZE_DEFAULTS.scoreTokens,
-          torch: opts.torch,
+          // PyTorch's baselines are CPU ones: beside a GPU run only when asked for.
+          torch: device !== 'cpu' && opts.torch === 'auto' ? 'off' : opts.torch,
           ...(opts.phases === undefined ? {} : { phases: parsePhases(opts.phases) }),
           onProgress,
         });
@@ -107,6 +116,26 @@ export function register(program: Command): void {
       const measures = compareReports(before.report, after.report, opts.threshold);
       if (measures.length === 0) fail('DATA_INVALID', `${oldPath} and ${newPath} share no numeric measure: are they reports of the same bench?`);
       process.stdout.write(opts.json ? `${JSON.stringify({ measures, regressions: measures.filter((m) => m.regression).map((m) => m.path) })}\n` : formatComparison(measures, { old: before.record, new: after.record }, opts.threshold));
+    });
+  bench
+    .command('placement')
+    .description("where the decode, score and train graphs run on a device: from onnxruntime's verbose session log, the nodes its provider did not take (they run on the CPU, with a copy each way per run)")
+    .addOption(deviceOption())
+    .option('--preset <name>', `model preset the graphs are built for (${Object.keys(PRESETS).join(', ')})`, 'qwen3-4m')
+    .option('--graphs <list>', `graphs to check (${CHECKED_GRAPHS.join(', ')})`, CHECKED_GRAPHS.join(','))
+    .option('--json', 'print one JSON line')
+    .action(async (opts: { device: string; preset: string; graphs: string; json?: boolean }) => {
+      const device = parseDevice(opts.device);
+      await ensureDevice(device);
+      const graphs = opts.graphs.split(',').map((g) => g.trim()) as CheckedGraph[];
+      const unknown = graphs.filter((g) => !CHECKED_GRAPHS.includes(g));
+      if (unknown.length > 0) fail('INPUT_INVALID', `--graphs ${opts.graphs}: unknown ${unknown.join(', ')} (known: ${CHECKED_GRAPHS.join(', ')})`, { flag: 'graphs' });
+      const report = await checkPlacement({ device, preset: opts.preset, graphs });
+      process.stdout.write(
+        opts.json
+          ? `${JSON.stringify({ device, preset: opts.preset, graphs: report })}\n`
+          : report.map((r) => `${r.graph.padEnd(7)} ${JSON.stringify(r.counts)}; not on ${device}: ${r.count} (${r.ops.map(([op, n]) => `${op} ×${n}`).join(', ') || 'none'}); copies ${r.copies}\n`).join(''),
+      );
     });
   bench
     .command('checkpoint')
@@ -262,7 +291,7 @@ async function gradeFileWithCli(lines: string[], extract: string): Promise<{ exi
 }
 
 function parsePhases(text: string): string[] {
-  const phases = text.split(',').map((part) => part.trim());
+  const phases = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
   const unknown = phases.filter((name) => !REAL_SIZE_PHASES.includes(name));
   if (unknown.length > 0) fail('INPUT_INVALID', `--phases ${text}: unknown ${unknown.join(', ')} (known: ${REAL_SIZE_PHASES.join(', ')})`);
   return phases;

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { LudusError } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 import { AgonExperimentConfigSchema } from '../../lab/experiments/agon-experiment-config.ts';
@@ -10,7 +10,7 @@ import { runTangoVsGrpo } from '../../lab/experiments/tango-vs-grpo.ts';
 import { composePlugins } from '../composition/compose.ts';
 import { readConfigFile } from '../config-file.ts';
 import { progressReporter } from '../progress.ts';
-import { forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
+import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
 
 const EXPERIMENTS = ['tandem-vs-grpo', 'tango-vs-grpo', 'agon-vs-grpo'] as const;
 
@@ -37,7 +37,7 @@ export function register(program: Command): void {
     .option('--out <dir>', 'experiment directory: one directory per run, eval/*.json, report.md with figures; rerun to resume (default runs/<name>)')
     .addOption(threadsOption(0))
     .addOption(forceThreadsOption())
-    .addOption(new Option('--device <device>', 'device of the evaluations (cuda where onnxruntime-node has its CUDA binaries); training runs on the CPU').choices(['cpu', 'cuda']).default('cpu'))
+    .addOption(deviceOption('device of the evaluations (cpu, webgpu, or cuda where onnxruntime-node has its CUDA binaries); training runs on the CPU'))
     .option('--no-progress', 'no progress bar on stderr')
     .action(async (name: string, opts: ExperimentOptions) => {
       if (!(EXPERIMENTS as readonly string[]).includes(name)) throw new LudusError('INPUT_INVALID', `unknown experiment "${name}"; known: ${EXPERIMENTS.join(', ')}`, { name });

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { planPolicies } from '../../engine/trainer/policy-plan.ts';
 import type { TrainResult } from '../../engine/trainer/trainer.ts';
-import { forceThreadsOption, threadsOption } from '../options.ts';
+import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
 import { pluginOption, resolveRun, type RunOptions } from '../run-config.ts';
 import { trainInWorker, type WorkerTraining } from '../training/train-in-worker.ts';
 import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
@@ -12,6 +12,7 @@ interface TrainOptions extends WatchOptions, RunOptions {
   out: string;
   resume?: boolean;
   threads: number;
+  device: string;
 }
 
 export function register(program: Command): void {
@@ -27,7 +28,8 @@ export function register(program: Command): void {
     .option('--resume', 'continue from <out>/checkpoint')
     .option('--model <dir>', "base model directory every policy starts from, or 'default' (the shipped base for the task)")
     .addOption(threadsOption(0))
-    .addOption(forceThreadsOption());
+    .addOption(forceThreadsOption())
+    .addOption(deviceOption('where the matches are decoded, references scored and policies trained: cpu, webgpu or cuda (docs/gpu.md); weights, gradients and AdamW stay in host memory'));
   watchOptions(command, 'the matches and training curves').action(async (gameName: string, opts: TrainOptions) => {
     const { config, game } = await resolveRun(gameName, opts);
     const began = performance.now();
@@ -46,7 +48,7 @@ export function register(program: Command): void {
     let result: TrainResult;
     try {
       training = await trainInWorker(
-        { out: opts.out, config, resume: opts.resume, threads: opts.threads },
+        { out: opts.out, config, resume: opts.resume, threads: opts.threads, device: parseDevice(opts.device) },
         {
           events: watched?.events,
           onStep: (line, total) => {

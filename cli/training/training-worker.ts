@@ -1,4 +1,5 @@
 import { parentPort } from 'node:worker_threads';
+import type { Device } from '../../native/ort.ts';
 import { EventEmitter } from 'eventemitter3';
 import type { LudusEmitter, LudusEvent } from '../../core/events.ts';
 import type { CallContext } from '../../native/worker/protocol.ts';
@@ -17,6 +18,7 @@ export interface WorkerTrainSpec {
   config: TrainConfig;
   resume?: boolean;
   threads?: number;
+  device?: Device;
   stopAfter?: number;
   /** Forward the run's events (someone is watching); token events are then streamed as decoded. */
   live: boolean;
@@ -53,12 +55,12 @@ export function trainingMethods() {
         });
       }
       try {
-        const { out, config, resume, threads, stopAfter } = spec;
+        const { out, config, resume, threads, device, stopAfter } = spec;
         const onStep = (line: MetricsLine, total: number) => {
           flush();
           context.emit({ kind: 'step', line, total });
         };
-        return await train({ out, config, game, advantage, resume, threads, stopAfter, events, gate, onStep });
+        return await train({ out, config, game, advantage, resume, threads, device, stopAfter, events, gate, onStep });
       } finally {
         flush();
       }

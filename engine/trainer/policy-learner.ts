@@ -1,3 +1,4 @@
+import type { Device } from '../../native/ort.ts';
 import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
 import type { AnyGame } from '../../core/catalog.ts';
 import type { Policy } from '../../native/runtime/policy.ts';
@@ -15,6 +16,7 @@ export interface PolicyLearnerOptions {
   /** The sampling temperature: the learner recomputes log-probabilities at it. */
   readonly temperature: number;
   readonly threads?: number;
+  readonly device?: Device;
   /** Rows per forward+backward run (the whole batch in one when absent). */
   readonly microBatchRows?: number;
   /** The largest entropy bonus the policy trains with (0 when absent: the learner's graph then has no such input). */
@@ -76,6 +78,7 @@ function learnerConfig(settings: LearnerSettings, options: PolicyLearnerOptions)
     normalization: settings.normalization,
     entropyCoef: options.entropyCoef ?? 0,
     threads: options.threads ?? 0,
+    ...(options.device && options.device !== 'cpu' ? { device: options.device } : {}),
     ...(options.microBatchRows ? { microBatchRows: options.microBatchRows } : {}),
     ...(options.klReference ? { klEstimator: 'exact' as const } : {}),
   };

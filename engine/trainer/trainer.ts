@@ -1,3 +1,4 @@
+import type { Device } from '../../native/ort.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
@@ -48,6 +49,8 @@ export interface TrainRun {
   /** Continue from `out`'s checkpoint (true), start a new run into an empty `out` (false), or either ('if-checkpoint'). */
   resume?: ResumeMode;
   threads?: number;
+  /** Where decoding, reference scoring and learning run (docs/gpu.md); cpu when absent. */
+  device?: Device;
   /** Stop after this many steps in total (a partial run, resumed later). */
   stopAfter?: number;
   events?: LudusEmitter;
@@ -113,7 +116,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   // Servers are checked before anything else is built, so an unreachable one fails the run before it starts.
   const first = pool.policy(game.policies[0]);
   const stopTokens = [...new Set(game.policies.flatMap((name) => pool.policy(name).config.eosTokenIds))];
-  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters });
+  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, device: run.device, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters });
   const learners = new Map<string, PolicyLearner>();
   const settings = new Map<string, LearnerSettings>();
   for (const { spec, learner } of planned) {
@@ -127,6 +130,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
         ...(klReference ? { klReference: klReference === 'initial' ? pool.initial(spec.name) : pool.policy(klReference) } : {}),
         temperature: config.temperature,
         threads: run.threads,
+        device: run.device,
         microBatchRows: config.microBatchRows,
         entropyCoef: entropyCoefOf(game, spec.name),
         maxConsecutiveNonFinite: config.maxConsecutiveNonFinite,
@@ -140,7 +144,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   const arena = arenaFor(game, runtime, pool.tokenizer, stopTokens, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens }, { chatTemplate: config.chatTemplate });
   const events = new EventStream(run.events, state.eventSeq);
   const broadcast = new MatchBroadcast(events, game.id, tokenTexts(pool.tokenizer, stopTokens));
-  const scorers = new ReferenceScorers(run.threads, config.microBatchRows);
+  const scorers = new ReferenceScorers(run.threads, config.microBatchRows, run.device);
   const estimatorOf = roleEstimators(game, run.advantage);
 
   const files = { metrics: join(run.out, METRICS_FILE), transcripts: join(run.out, TRANSCRIPTS_FILE), validation: join(run.out, VALIDATION_FILE) };
@@ -225,7 +229,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
     }
     if (state.step === config.steps && config.finalComparison > 0) {
       // Both sides in-process, so they differ only in weights (rollout servers sample with their own kernels).
-      const local = { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads };
+      const local = { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads, device: run.device };
       const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, local);
       const trainedDecoders = runtime instanceof DecoderPool ? null : new DecoderPool(pool, local);
       try {

@@ -8,13 +8,14 @@ import { parameterCount } from '../model/memory.ts';
 import { initWeights } from '../model/presets.ts';
 import { Graph, MS_DOMAIN } from '../onnx/graph.ts';
 import { f16BitsOf } from '../io/float-bits.ts';
-import { Session, type Feeds } from '../ort.ts';
+import { Session, type Device, type Feeds } from '../ort.ts';
 import { Decoder, LAZY_MAX_BATCH } from '../runtime/decoder.ts';
 import { generate } from '../runtime/generate.ts';
 import type { Policy } from '../runtime/policy.ts';
 import { Scorer } from '../runtime/scorer.ts';
 import { median, round, SAMPLING, syntheticBoundary } from './engine-bench.ts';
 import { writeRandomCheckpoint } from './random-checkpoint.ts';
+import { placementPhase } from './placement-check.ts';
 import { benchTrainOn } from './train-bench.ts';
 import { twoAdaptersAtBatches } from './two-adapters-decode.ts';
 
@@ -27,6 +28,8 @@ export interface PhaseContext {
   dir: string;
   threads: number;
   seed: number;
+  /** Where score, decode and train run (cpu when absent). */
+  device?: Device;
 }
 
 export type PhaseResult = Record<string, unknown>;
@@ -45,11 +48,11 @@ export async function loadPhase(ctx: PhaseContext): Promise<PhaseResult> {
   return { load_s: round(seconds, 2), parameters: parameterCount(config), load_peak_rss_mb: peakRssMb() };
 }
 
-/** `ludus score` of one sequence, for comparison with the PyTorch reference on the same checkpoint. */
+/** `ludus score` of one sequence on the context's device, for comparison with the PyTorch reference and the CPU on the same checkpoint. */
 export async function scorePhase(ctx: PhaseContext & { tokensFile: string }): Promise<PhaseResult> {
   const { senior } = await loadBench(ctx);
   const tokens = JSON.parse(await readFile(ctx.tokensFile, 'utf8')) as number[];
-  const scorer = await Scorer.create(senior, { threads: ctx.threads });
+  const scorer = await Scorer.create(senior, { threads: ctx.threads, device: ctx.device });
   const start = performance.now();
   const [scored] = await scorer.score([tokens]);
   const seconds = (performance.now() - start) / 1000;
@@ -82,9 +85,10 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
     const rng = new Rng(ctx.seed + batch);
     const prompts = Array.from({ length: batch }, () => Array.from({ length: ctx.promptTokens }, () => 1 + rng.int(config.vocabSize - 1)));
     const maxLen = ctx.promptTokens + newTokens;
-    const solo = await Decoder.create([senior], { batch, maxLen, threads: ctx.threads });
-    const tandem = await Decoder.create([senior, junior], { batch, maxLen, threads: ctx.threads });
-    const lockstep = batch > 1 && batch <= LAZY_MAX_BATCH ? await Decoder.create([senior, junior], { batch, maxLen, threads: ctx.threads, sync: 'lockstep' }) : null;
+    const on = { threads: ctx.threads, device: ctx.device };
+    const solo = await Decoder.create([senior], { batch, maxLen, ...on });
+    const tandem = await Decoder.create([senior, junior], { batch, maxLen, ...on });
+    const lockstep = batch > 1 && batch <= LAZY_MAX_BATCH ? await Decoder.create([senior, junior], { batch, maxLen, ...on, sync: 'lockstep' }) : null;
     const rate = async (decoder: Decoder, maxNewTokens: number, partnerLogprobs = false): Promise<{ tokS: number; withPrefill: number; share: number }> => {
       const start = performance.now();
       let first = 0;
@@ -120,7 +124,7 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
     }
     let baked: number | null = null;
     let bakedRefused: string | null = null;
-    if (largest) {
+    if (largest && (ctx.device ?? 'cpu') === 'cpu') {
       // The same solo decode with the weights copied into the session as prepacked initializers (the CUDA binding):
       // what feeding them as zero-copy inputs costs in speed, for the memory it saves. Where the copy does not fit
       // beside the two members' weights, its refusal is the result.
@@ -180,7 +184,7 @@ export interface TrainPhaseOptions {
 export async function trainPhase(ctx: PhaseContext & TrainPhaseOptions): Promise<PhaseResult> {
   const { config, senior } = await loadBench(ctx);
   const adapter = ctx.adapterRank === undefined ? {} : { adapter: { r: ctx.adapterRank } };
-  const timed = await benchTrainOn(config, senior.weights, { rows: ctx.rows, cols: ctx.cols, threads: ctx.threads, steps: ctx.steps, seed: ctx.seed, warmups: 1, lr: 1e-6, ...adapter });
+  const timed = await benchTrainOn(config, senior.weights, { rows: ctx.rows, cols: ctx.cols, threads: ctx.threads, device: ctx.device, steps: ctx.steps, seed: ctx.seed, warmups: 1, lr: 1e-6, ...adapter });
   return { train_rows: ctx.rows, train_cols: ctx.cols, ...timed, train_peak_rss_mb: peakRssMb() };
 }
 
@@ -282,6 +286,27 @@ export async function matmulPeakPhase(ctx: PhaseContext & { hidden: number; inte
   return { matmul_peak_gflops: round(Math.max(...rates), 1) };
 }
 
+/**
+ * The ceiling of a GPU, measured the way its decode runs: float32 [n, n] × [n, n] products through onnxruntime on
+ * the context's device, `layers` of them chained in one run from an input of one element broadcast on the device
+ * (so nothing the size of the operands crosses to it per run, and nothing can be folded away at load), reduced to one
+ * number on the way out. The best rate of 5 timed runs after one warm-up.
+ */
+export async function deviceMatmulPhase(ctx: PhaseContext & { size: number; layers?: number }): Promise<PhaseResult> {
+  const n = ctx.size;
+  const layers = ctx.layers ?? 8;
+  const g = new Graph('device-peak');
+  const seed = g.input('seed', 'float32', [1, 1]);
+  const w = g.initializer('w', { dtype: 'float32', dims: [n, n], data: Float32Array.from({ length: n * n }, (_, i) => Math.sin(i) / Math.sqrt(n)) });
+  let y = g.op1('Expand', [seed, g.ints([n, n])]);
+  for (let i = 0; i < layers; i++) y = g.op1('MatMul', [y, w]);
+  g.output(g.op1('ReduceSum', [y], { keepdims: 0 }), 'sum');
+  const session = await Session.create(g.toBytes(20), { threads: ctx.threads, device: ctx.device, label: 'device matmul peak' });
+  const ms = await fastestRun(session, { seed: { dtype: 'float32', dims: [1, 1], data: Float32Array.of(0.01) } }, ['sum']);
+  await session.release();
+  return { matmul_peak_gflops: round((2 * n * n * n * layers) / (ms / 1000) / 1e9, 1), matmul_size: n, matmul_layers: layers, matmul_ms: round(ms, 2) };
+}
+
 /** Writes the random checkpoint every other phase loads (in a process of its own, like them). */
 export async function checkpointPhase(ctx: PhaseContext & { preset: string }): Promise<PhaseResult> {
   const start = performance.now();
@@ -297,5 +322,7 @@ export const PHASES = {
   adapters: adaptersPhase,
   train: trainPhase,
   'matmul-peak': matmulPeakPhase,
+  'device-matmul': deviceMatmulPhase,
+  placement: placementPhase,
   dtype: dtypePhase,
 } as const;

@@ -10,10 +10,21 @@ import { PRESETS, presetConfig } from '../model/presets.ts';
 import { round } from './engine-bench.ts';
 import type { PhaseResult } from './real-size-phases.ts';
 import { python, torchVersion } from './torch-baseline.ts';
+import type { Device } from '../ort.ts';
 
 export interface RealSizeOptions {
   preset: string;
   threads: number;
+  /** Where score, decode and train run; on a GPU the score is also taken on the CPU, as the reference (default cpu). */
+  device?: Device;
+  /** On a GPU: the side n of the n × n float32 products its ceiling is measured with (default 4096). */
+  matmulSize?: number;
+  /**
+   * What a GPU run measures beyond the CPU's, also asked for on the CPU (tests): the ceiling as one large matmul
+   * ('matmul'; default on a GPU) or decode-sized GEMMs ('gemm'), and the score taken again on the CPU as the reference.
+   */
+  ceiling?: 'matmul' | 'gemm';
+  cpuReference?: boolean;
   seed: number;
   batches: number[];
   /** New tokens per rollout at each batch. */
@@ -45,11 +56,14 @@ export const REAL_SIZE_DEFAULTS = {
 /** The measurements a run may be limited to, in the order they run; each PyTorch baseline runs with its ludus phase. */
 export const REAL_SIZE_PHASES: readonly string[] = ['matmul-peak', 'dtype', 'load', 'score', 'decode', 'adapters', 'train', 'train:lora'];
 
+/** The default measurements on a GPU: its ceiling, scoring (against the CPU's), solo and tandem decode, training; no load phase, which would only time one more load of the checkpoint inside the device check's minutes. */
+export const DEVICE_PHASES: readonly string[] = ['matmul-peak', 'score', 'decode', 'train'];
+
 type Refusal = { error: { code: string; message: string } };
 const refused = (r: PhaseResult): r is Refusal => 'error' in r;
 
 /** The phase entry beside this module; from the sources it runs under tsx's loader, from dist/ as plain JavaScript. */
-function phaseCommand(): string[] {
+export function phaseCommand(): string[] {
   const entry = fileURLToPath(siblingModule(import.meta.url, 'real-size-phase'));
   return entry.endsWith('.ts') ? ['--import', import.meta.resolve('tsx'), entry] : [entry];
 }
@@ -74,6 +88,7 @@ export function decodeFlopsPerToken(preset: string, context: number): number {
 
 export interface RealSizeReport {
   preset: string;
+  device: Device;
   parameters: number;
   threads: number;
   cores: number;
@@ -91,15 +106,19 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
   const progress = options.onProgress ?? (() => {});
   const config = presetConfig(options.preset);
   const dir = await mkdtemp(join(tmpdir(), `ludus-${options.preset}-`));
-  const ctx = { dir: join(dir, 'model'), threads: options.threads, seed: options.seed };
+  const device = options.device ?? 'cpu';
+  const ctx = { dir: join(dir, 'model'), threads: options.threads, seed: options.seed, device };
   const phases: Record<string, PhaseResult> = {};
   const torch = options.torch === 'off' ? null : await torchVersion();
   if (options.torch === 'on' && !torch) throw new Error('--torch on: torch is not importable');
-  const wanted = (name: string) => name === 'checkpoint' || (options.phases ?? REAL_SIZE_PHASES).includes(name);
-  const run = async (name: string, label: string, extra: Record<string, unknown> = {}) => {
+  const listed = options.phases ?? (device === 'cpu' ? REAL_SIZE_PHASES : DEVICE_PHASES);
+  // The CPU's reference score goes with the score.
+  const wanted = (name: string) => name === 'checkpoint' || listed.includes(name === 'score:cpu' ? 'score' : name);
+  const run = (name: string, label: string, extra: Record<string, unknown> = {}) => runAs(name.split(':')[0], name, label, extra);
+  const runAs = async (module: string, name: string, label: string, extra: Record<string, unknown> = {}) => {
     if (!wanted(name)) return null;
     progress(label);
-    phases[name] = await phase(name.split(':')[0], { ...ctx, ...extra });
+    phases[name] = await phase(module, { ...ctx, ...extra });
     progress(`${name} ${JSON.stringify(shown(phases[name]))}`);
     return phases[name];
   };
@@ -116,14 +135,16 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
   };
   try {
     await run('checkpoint', `writing a random ${options.preset} checkpoint (BF16)`, { preset: options.preset });
-    await run('matmul-peak', "onnxruntime's float32 GEMM peak on this machine", { hidden: config.hiddenSize, intermediate: config.intermediateSize });
+    if ((options.ceiling ?? (device === 'cpu' ? 'gemm' : 'matmul')) === 'gemm') await run('matmul-peak', "onnxruntime's float32 GEMM peak on this machine", { hidden: config.hiddenSize, intermediate: config.intermediateSize });
+    else await runAs('device-matmul', 'matmul-peak', `the ${device} ceiling: float32 ${options.matmulSize ?? 4096}² products`, { size: options.matmulSize ?? 4096 });
     await run('dtype', 'float32 against float16 cast in the graph: weights and KV caches', { hidden: config.hiddenSize, intermediate: config.intermediateSize, kvHeads: config.numKvHeads, headDim: config.headDim, heads: config.numHeads });
     await run('load', 'loading the checkpoint');
     const rng = new Rng(options.seed);
     const tokens = Array.from({ length: options.scoreTokens }, () => rng.int(config.vocabSize));
     const tokensFile = join(dir, 'tokens.json');
     await writeFile(tokensFile, JSON.stringify(tokens));
-    await run('score', `ludus score, ${options.scoreTokens} tokens`, { tokensFile });
+    await run('score', `ludus score on ${device}, ${options.scoreTokens} tokens`, { tokensFile });
+    if (options.cpuReference ?? device !== 'cpu') await run('score:cpu', 'the same scoring on the CPU, the reference', { tokensFile, device: 'cpu' });
     await torchRun('torch-score', 'the PyTorch reference scores the same tokens', ['qwen3_reference.py', 'score', '--checkpoint', ctx.dir, '--tokens', tokensFile, '--threads', String(options.threads)]);
     const decodeOptions = { batches: options.batches, newTokens: options.newTokens, promptTokens: options.promptTokens, repeats: options.repeats };
     await run('decode', `solo and tandem decode at B = ${options.batches.join(', ')}`, decodeOptions);
@@ -138,7 +159,7 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  return { preset: options.preset, parameters: parameterCount(config), threads: options.threads, cores: cpus().length, phases, summary: summarize(options, phases) };
+  return { preset: options.preset, device, parameters: parameterCount(config), threads: options.threads, cores: cpus().length, phases, summary: summarize(options, phases) };
 }
 
 function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>): Record<string, unknown> {
@@ -148,8 +169,10 @@ function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>
   if (ours && theirs && !refused(ours) && !refused(theirs)) {
     const a = ours.logprobs as (number | null)[];
     const b = theirs.logprobs as (number | null)[];
-    summary.logprob_max_abs_diff_vs_torch = Math.max(...a.slice(1).map((x, i) => Math.abs(x! - b[i + 1]!)));
+    summary.logprob_max_abs_diff_vs_torch = maxAbsDiff(a, b);
   }
+  const cpu = phases['score:cpu'];
+  if (ours && cpu && !refused(ours) && !refused(cpu)) summary.logprob_max_abs_diff_vs_cpu = maxAbsDiff(ours.logprobs as (number | null)[], cpu.logprobs as (number | null)[]);
   const peak = phases['matmul-peak']?.matmul_peak_gflops as number | undefined;
   const decode = phases.decode;
   if (decode && !refused(decode)) {
@@ -169,6 +192,11 @@ function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>
     }
   }
   const train = phases.train;
+  if (train && !refused(train)) {
+    // Forward and backward: about 6 flops per parameter per token (attention's share left out).
+    const gflops = (6 * parameterCount(presetConfig(options.preset)) * (train.train_tok_s as number)) / 1e9;
+    summary.train = { train_tok_s: train.train_tok_s, train_gflops: significant(gflops), ...(peak ? { efficiency_vs_matmul_peak: significant(gflops / peak) } : {}) };
+  }
   const torchTrain = phases['torch-train'];
   if (train && !refused(train) && torchTrain && !refused(torchTrain)) summary.train_over_torch = round((train.train_tok_s as number) / (torchTrain.tokensPerSecond as number), 2);
   const adapters = phases.adapters;
@@ -188,6 +216,9 @@ function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>
 
 const significant = (x: number): number => Number(x.toPrecision(3));
 
+/** The largest difference of two per-token log-probability lists (the first, null, skipped). */
+const maxAbsDiff = (a: readonly (number | null)[], b: readonly (number | null)[]): number => Math.max(...a.slice(1).map((x, i) => Math.abs(x! - b[i + 1]!)));
+
 /** A phase's numbers without the per-token lists. */
 function shown(result: PhaseResult): PhaseResult {
   const { logprobs: _l, tokens: _t, ...rest } = result;
@@ -195,7 +226,7 @@ function shown(result: PhaseResult): PhaseResult {
 }
 
 export function formatRealSize(r: RealSizeReport): string {
-  const lines = [`${r.preset}: ${(r.parameters / 1e6).toFixed(0)}M parameters, ${r.threads} threads on ${r.cores} cores`];
+  const lines = [`${r.preset} on ${r.device}: ${(r.parameters / 1e6).toFixed(0)}M parameters, ${r.threads} threads on ${r.cores} cores`];
   for (const [name, result] of Object.entries(r.phases)) {
     lines.push(`${name.padEnd(16)} ${JSON.stringify(shown(result))}`);
   }

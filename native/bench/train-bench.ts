@@ -5,12 +5,14 @@ import type { Weights } from '../model/weights.ts';
 import { Learner } from '../train/learner.ts';
 import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter, type LoraConfigInput } from '../model/lora.ts';
 import { median } from './engine-bench.ts';
+import type { Device } from '../ort.ts';
 
 export interface TrainBenchOptions {
   preset: string;
   rows: number;
   cols: number;
   threads: number;
+  device?: Device;
   steps: number;
   seed: number;
   /** Train a LoRA adapter of this shape over the frozen weights instead of every weight. */
@@ -37,7 +39,7 @@ export async function benchTrainOn(
   options: Omit<TrainBenchOptions, 'preset'> & { warmups: number; lr: number },
 ): Promise<{ train_tok_s: number; train_step_ms: number }> {
   const model = trainedModel(config, weights, options.adapter, options.seed);
-  const learner = await Learner.create(model.config, model.weights, { objective: 'policy-gradient', optimizer: { lr: options.lr }, threads: options.threads });
+  const learner = await Learner.create(model.config, model.weights, { objective: 'policy-gradient', optimizer: { lr: options.lr }, threads: options.threads, device: options.device ?? 'cpu' });
   const rng = new Rng(options.seed);
   const { rows, cols } = options;
   const n = rows * cols;

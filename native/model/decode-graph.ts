@@ -1,7 +1,8 @@
-import { Graph, MS_DOMAIN, type Value } from '../onnx/graph.ts';
+import { Graph, type Value } from '../onnx/graph.ts';
 import type { ModelConfig } from './config.ts';
 import { layerPrefix } from './weights.ts';
 import { adapterShapes, graphTensorShapes, isAdapterTensor, loraName, loraScale } from './lora.ts';
+import { opsFor, type OpSet } from './op-set.ts';
 
 /**
  * How a graph gets its weights. 'inputs': every weight is a graph input by its Hugging Face name, fed zero-copy on
@@ -25,10 +26,19 @@ export interface DecodeGraphOptions {
    * Inputs only (the stacks change with the adapters a batch holds).
    */
   adapterStack?: boolean;
+  /** The ops the graph is written in (OpSet): 'cpu' (default) or 'gpu'. Encode it at OPSET[opSet]. */
+  opSet?: OpSet;
+  /**
+   * 'host' (default): the graph returns only the new keys and values, which the caller writes into its caches.
+   * 'resident': it returns each whole cache with the new positions appended (present_key_i = past ‖ new along the
+   * positions), for a caller that keeps the caches on the device and feeds them back (ResidentCaches).
+   */
+  cache?: 'host' | 'resident';
 }
 
 export const cacheName = (layer: number, kind: 'key' | 'value'): string => `past_${kind}_${layer}`;
 export const newKvName = (layer: number, kind: 'key' | 'value'): string => `new_${kind}_${layer}`;
+export const presentName = (layer: number, kind: 'key' | 'value'): string => `present_${kind}_${layer}`;
 
 /** The external-data file name of a weight in 'initializers' graphs. */
 export const weightLocation = (name: string): string => `${name}.bin`;
@@ -50,7 +60,7 @@ export const weightLocation = (name: string): string => `${name}.bin`;
  * the vocabulary projection, so a member that writes no row runs a KV-only forward); for 'all' targets [B,S] int64;
  * past_key_i / past_value_i [B,Hkv,C,hd] with any capacity C >= 1.
  * Outputs: probs [N,V] (softmax of logits·inv_temperature), or logprobs [B,S,V] and target_logprobs [B,S];
- * new_key_i, new_value_i.
+ * new_key_i, new_value_i (or, with `cache: 'resident'`, present_key_i, present_value_i [B,Hkv,C+S,hd]).
  */
 export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): Graph {
   const g = new Graph('ludus_decode');
@@ -77,7 +87,8 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
     value: g.input(cacheName(i, 'value'), 'float32', ['B', c.numKvHeads, 'C', c.headDim]),
   }));
 
-  const matmulT = (x: Value, weight: Value): Value => g.op1('FusedMatMul', [x, weight], { transB: 1 }, { domain: MS_DOMAIN });
+  const ops = opsFor(g, options.opSet ?? 'cpu');
+  const matmulT = ops.matmulT;
   const scaling = c.lora ? g.scalar(loraScale(c.lora), 'float32') : null;
   const rowMask = adapterIndex && c.lora && scaling ? stackedRowMask(g, adapterIndex, w([...adapterShapes(c).keys()][0]), c.lora.r, scaling) : null;
   // y = x W^T (+ b) (+ (alpha/r) · (x A^T) B^T where an adapter wraps the projection; with stacked adapters each row's own).
@@ -92,7 +103,7 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
     }
     return bias ? g.op1('Add', [y, w(`${name}.bias`)]) : y;
   };
-  const rms = (x: Value, weight: Value) => g.op1('RMSNormalization', [x, weight], { axis: -1, epsilon: { float: c.rmsNormEps } });
+  const rms = (x: Value, weight: Value) => ops.rmsNorm(x, weight, c.rmsNormEps);
 
   const H = c.numHeads;
   const Hkv = c.numKvHeads;
@@ -106,7 +117,7 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
   const scale = g.scalar(1 / Math.sqrt(hd), 'float32');
   const batchHeadsRows = g.ints([0, Hkv, -1, hd]);
   const ungroup = g.ints([0, Hkv, group, -1, hd]);
-  const rope = (x: Value, heads: number) => g.op1('RotaryEmbedding', [x, cosCache, sinCache, positions], { num_heads: heads, interleaved: 0 });
+  const rope = (x: Value, heads: number) => ops.rope(x, cosCache, sinCache, positions, heads);
   const chunkMask = g.op1('Tile', [chunkMaskInput, g.ints([group, 1])]);
 
   let x = g.op1('Gather', [w('model.embed_tokens.weight'), ids], { axis: 0 });
@@ -126,11 +137,16 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
     const qRows = g.op1('Reshape', [g.op1('Transpose', [g.op1('Reshape', [q, qGrouped])], { perm: [0, 2, 3, 1, 4] }), batchHeadsRows]);
     const newKey = g.op1('Transpose', [g.op1('Reshape', [k, perHead])], { perm: [0, 2, 1, 3] });
     const newValue = g.op1('Transpose', [g.op1('Reshape', [v, perHead])], { perm: [0, 2, 1, 3] });
-    g.output(newKey, newKvName(i, 'key'));
-    g.output(newValue, newKvName(i, 'value'));
     const { key: pastKey, value: pastValue } = caches[i];
-    const pastScores = g.op1('Add', [g.op1('FusedMatMul', [qRows, pastKey], { transB: 1 }, { domain: MS_DOMAIN }), pastMask]);
-    const newScores = g.op1('Add', [g.op1('FusedMatMul', [qRows, newKey], { transB: 1 }, { domain: MS_DOMAIN }), chunkMask]);
+    if (options.cache === 'resident') {
+      g.output(g.op1('Concat', [pastKey, newKey], { axis: 2 }), presentName(i, 'key'));
+      g.output(g.op1('Concat', [pastValue, newValue], { axis: 2 }), presentName(i, 'value'));
+    } else {
+      g.output(newKey, newKvName(i, 'key'));
+      g.output(newValue, newKvName(i, 'value'));
+    }
+    const pastScores = g.op1('Add', [ops.matmulTActivations(qRows, pastKey), pastMask]);
+    const newScores = g.op1('Add', [ops.matmulTActivations(qRows, newKey), chunkMask]);
     const probs = g.op1('Softmax', [g.op1('Concat', [pastScores, newScores], { axis: -1 })], { axis: -1 });
     const [pastProbs, newProbs] = g.op('Split', [probs, g.op1('Concat', [g.op1('Shape', [pastKey], { start: 2, end: 3 }), g.op1('Shape', [newKey], { start: 2, end: 3 })], { axis: 0 })], { axis: -1 }, { outputs: 2 });
     const attnRows = g.op1('Add', [g.op1('MatMul', [pastProbs, pastValue]), g.op1('MatMul', [newProbs, newValue])]);
@@ -145,14 +161,14 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
   }
   let hidden = rms(x, w('model.norm.weight'));
   const head = w(c.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
-  const project = (rowsOfHidden: Value) => g.op1('FusedMatMul', [rowsOfHidden, head], { transB: 1 }, { domain: MS_DOMAIN });
+  const project = (rowsOfHidden: Value) => matmulT(rowsOfHidden, head);
   if (lastIndex && rows) {
-    hidden = g.op1('GatherND', [hidden, g.op1('Unsqueeze', [lastIndex, g.ints([1])])], { batch_dims: 1 });
+    hidden = ops.gatherLast(hidden, lastIndex);
     const picked = g.op1('Gather', [hidden, rows], { axis: 0 });
     const logits = g.op1('Mul', [project(picked), g.op1('Gather', [invTemperature, rows], { axis: 0 })]);
     g.output(g.op1('Softmax', [logits], { axis: -1 }), 'probs');
   } else {
-    const logprobs = g.op1('LogSoftmax', [project(hidden)], { axis: -1 });
+    const logprobs = ops.logSoftmax(project(hidden));
     g.output(logprobs, 'logprobs');
     g.output(g.op1('Squeeze', [g.op1('GatherElements', [logprobs, g.op1('Unsqueeze', [targets!, g.ints([2])])], { axis: 2 }), g.ints([2])]), 'target_logprobs');
   }

@@ -1,12 +1,12 @@
 import { fail } from '../../core/errors.ts';
 import type { Device, Feeds, HostTensor, Session } from '../ort.ts';
-import { cacheName, newKvName } from '../model/decode-graph.ts';
 import { RotaryTables } from '../model/rotary-tables.ts';
-import { KvCaches } from './kv-cache.ts';
+import { HostCaches, ResidentCaches, type MemberCaches } from './member-caches.ts';
 import { architectureKey, decoderBinding, openModelSession, resolveBinding, weightFeeds, type WeightBinding } from './model-session.ts';
 import { assertSharedTokenizer, type Policy } from './policy.ts';
 import { baseOf, stackAdapters, unstackableReason, writeStackSlice } from '../model/lora.ts';
 import type { Weights } from '../model/weights.ts';
+import type { OpSet } from '../model/op-set.ts';
 
 export interface DecoderOptions {
   /** Rows stepped together; caches are sized for it once. */
@@ -25,8 +25,17 @@ export interface DecoderOptions {
   sync?: 'lockstep' | 'lazy' | 'auto';
   threads?: number;
   device?: Device;
-  /** How the weights reach onnxruntime (WeightBinding); default: initializers on CUDA and for small models on the CPU (decoderBinding), inputs otherwise. */
+  /** How the weights reach onnxruntime (WeightBinding); default: initializers on a GPU and for small models on the CPU (decoderBinding), inputs otherwise. */
   weights?: WeightBinding;
+  /** The ops the graphs are written in (OpSet); default by device. */
+  opSet?: OpSet;
+  /**
+   * Where the KV caches live: 'host' (HostCaches: static, in this process's memory, read zero-copy by the CPU) or
+   * 'resident' (ResidentCaches: kept on the session's device between runs, never copied through the host). Default:
+   * resident under WebGPU, whose node binding returns outputs as GPU buffers; host elsewhere (CUDA's node binding
+   * returns every output to host memory, so a resident cache would cross twice a step).
+   */
+  cache?: 'host' | 'resident';
   /**
    * The policies are LoRA adapters of one shape over one shared base (unstackableReason): each row is written by one
    * of them (its route, which must not change within a rollout), and every step is ONE run over all rows, the base's
@@ -86,13 +95,13 @@ interface Member {
   /** Its weights as graph inputs ('inputs' binding), built once: the arrays are the policy's own, updated in place by a learner. */
   weightFeeds: Feeds;
   rope: RotaryTables;
-  caches: KvCaches;
+  caches: MemberCaches;
   synced: Int32Array;
   pending: number[][];
   rowIndex: Int32Array;
 }
 
-type Resolved = { batch: number; maxLen: number; threads: number; device: Device; lazy: boolean; weights: WeightBinding };
+type Resolved = { batch: number; maxLen: number; threads: number; device: Device; lazy: boolean; weights: WeightBinding; opSet?: OpSet; cache: 'host' | 'resident' };
 
 /** A stacked decoder's adapters: the policies, their copies as the graph's stacks, and each lane's adapter. */
 interface Stack {
@@ -143,7 +152,10 @@ export class Decoder {
       sessionKey: '',
       weightFeeds: {},
       rope: new RotaryTables(policy.config),
-      caches: new KvCaches(lanes, Array.from({ length: policy.config.numLayers * 2 }, () => ({ kvHeads: policy.config.numKvHeads, headDim: policy.config.headDim })), maxLen),
+      caches: (() => {
+        const shape = { kvHeads: policy.config.numKvHeads, headDim: policy.config.headDim };
+        return options.cache === 'resident' ? new ResidentCaches(lanes, policy.config.numLayers, shape) : new HostCaches(lanes, policy.config.numLayers, shape, maxLen);
+      })(),
       synced: new Int32Array(lanes),
       pending: Array.from({ length: lanes }, () => []),
       rowIndex: new Int32Array(lanes),
@@ -162,6 +174,8 @@ export class Decoder {
       device: options.device ?? 'cpu',
       lazy: sync === 'lazy' || (sync === 'auto' && options.batch <= LAZY_MAX_BATCH),
       weights: options.stacked ? resolveBinding(options) : decoderBinding(options, policies.map((p) => p.weights)),
+      opSet: options.opSet,
+      cache: options.cache ?? (options.device === 'webgpu' ? 'resident' : 'host'),
     };
     if (options.coDecoded && !options.stacked) fail('INPUT_INVALID', 'coDecoded is an option of a decoder of stacked adapters (stacked: true)');
     if (options.stacked) {
@@ -195,6 +209,8 @@ export class Decoder {
         threads: this.options.threads,
         device: this.options.device,
         weights: this.options.weights,
+        opSet: this.options.opSet,
+        cache: this.options.cache,
         label: stacked ? `decode(${this.stack!.policies.length} adapters)` : `decode(${policy.name})`,
         adapterStack: stacked,
       });
@@ -430,22 +446,17 @@ export class Decoder {
     return new Distributions(stack.policies.map(() => probs), stack.index, this.vocabSize);
   }
 
-  /** One run of a member's graph over its chunks; writes the new keys and values into its caches. */
+  /** One run of a member's graph over its chunks; its caches take the new keys and values. */
   private async run(member: Member, chunks: number[][], S: number, rows: BigInt64Array): Promise<Float32Array> {
-    const { numLayers } = member.policy.config;
-    const outputs = ['probs'];
-    for (let layer = 0; layer < numLayers; layer++) outputs.push(newKvName(layer, 'key'), newKvName(layer, 'value'));
-    const feeds: Feeds = { ...member.weightFeeds, ...this.memberFeeds(member, chunks, S), rows: { dtype: 'int64', dims: [rows.length], data: rows } as HostTensor };
+    const counts = Int32Array.from(chunks, (c) => c.length);
+    const caches = member.caches.feeds(member.synced, counts);
+    const feeds: Feeds = { ...member.weightFeeds, ...this.memberFeeds(member, chunks, S), ...caches.host, rows: { dtype: 'int64', dims: [rows.length], data: rows } as HostTensor };
     if (this.stack) feeds.adapter_index = { dtype: 'int64', dims: [chunks.length], data: this.stack.adapterIndex };
     this.runs += 1;
-    const result = await this.sessions.get(member.sessionKey)!.run(feeds, outputs);
-    const counts = Int32Array.from(chunks, (c) => c.length);
-    let slot = 0;
-    for (let layer = 0; layer < numLayers; layer++) {
-      for (const kind of ['key', 'value'] as const) member.caches.write(slot++, result[newKvName(layer, kind)].data as Float32Array, S, member.synced, counts);
-    }
+    const result = await this.sessions.get(member.sessionKey)!.runWith(feeds, caches.resident, ['probs', ...member.caches.outputs]);
+    member.caches.absorb(result, S, member.synced, counts);
     for (let lane = 0; lane < chunks.length; lane++) member.synced[lane] += counts[lane];
-    return result.probs.data as Float32Array;
+    return result.host.probs.data as Float32Array;
   }
 
   /** A member's feeds for one run over its lanes (its rows, or a co-decoded stack's lane per row and policy): one chunk each. */
@@ -454,45 +465,31 @@ export class Decoder {
     const ids = new BigInt64Array(batch * S);
     const positions = new BigInt64Array(batch * S);
     const lastIndex = new BigInt64Array(batch);
-    let needed = 0;
     for (const [row, chunk] of chunks.entries()) {
       const start = member.synced[row];
-      needed = Math.max(needed, start + chunk.length);
       for (let s = 0; s < S; s++) {
         ids[row * S + s] = BigInt(s < chunk.length ? chunk[s] : 0);
         positions[row * S + s] = BigInt(start + s);
       }
       lastIndex[row] = BigInt(Math.max(chunk.length - 1, 0));
     }
-    member.caches.reserve(needed, member.synced);
-    const C = member.caches.capacity;
-    const pastMask = new Float32Array(batch * C);
-    for (let row = 0; row < batch; row++) pastMask.fill(-Infinity, row * C + member.synced[row], (row + 1) * C);
     const chunkMask = new Float32Array(S * S);
     for (let i = 0; i < S; i++) chunkMask.fill(-Infinity, i * S + i + 1, (i + 1) * S);
     const rope = member.rope.feeds(Math.max(...member.synced) + S);
     const feeds: Feeds = {
       input_ids: { dtype: 'int64', dims: [batch, S], data: ids },
       position_ids: { dtype: 'int64', dims: [batch, S], data: positions },
-      past_mask: { dtype: 'float32', dims: [batch, 1, 1, C], data: pastMask },
       chunk_mask: { dtype: 'float32', dims: [S, S], data: chunkMask },
       inv_temperature: { dtype: 'float32', dims: [batch, 1], data: this.invTemperature },
       last_index: { dtype: 'int64', dims: [batch], data: lastIndex },
       rope_cos: rope.cos,
       rope_sin: rope.sin,
     };
-    const slots = member.caches.slots;
-    let slot = 0;
-    for (let layer = 0; layer < member.policy.config.numLayers; layer++) {
-      for (const kind of ['key', 'value'] as const) {
-        feeds[cacheName(layer, kind)] = { dtype: 'float32', dims: member.caches.dims(slot), data: slots[slot] };
-        slot += 1;
-      }
-    }
     return feeds;
   }
 
   async release(): Promise<void> {
+    for (const member of this.members) member.caches.release();
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     for (const session of sessions) await session.release();

@@ -1,6 +1,7 @@
 import type { ModelConfig } from '../model/config.ts';
-import { buildDecodeGraph, weightLocation, type DecodeGraphOptions, type WeightBinding } from '../model/decode-graph.ts';
+import { buildDecodeGraph, presentName, weightLocation, type DecodeGraphOptions, type WeightBinding } from '../model/decode-graph.ts';
 import { ensureFits } from '../model/memory.ts';
+import { OPSET, type OpSet } from '../model/op-set.ts';
 import type { Weights } from '../model/weights.ts';
 import { Session, type Device, type Feeds } from '../ort.ts';
 
@@ -9,12 +10,18 @@ export type { WeightBinding } from '../model/decode-graph.ts';
 export interface ModelSessionOptions {
   threads?: number;
   device?: Device;
-  /** Default: 'inputs' on CPU, 'initializers' on CUDA (see WeightBinding). */
+  /** Default: 'inputs' on CPU, 'initializers' on a GPU (see WeightBinding). */
   weights?: WeightBinding;
+  /** The ops the graph is written in (OpSet); default 'gpu' on a GPU, 'cpu' on the CPU. */
+  opSet?: OpSet;
+  /** Where a decode graph's KV caches live (DecodeGraphOptions.cache); default 'host'. */
+  cache?: 'host' | 'resident';
 }
 
-/** The binding a session on `device` uses when none is asked for: inputs on CPU; on CUDA initializers, copied to the device once. */
-export const resolveBinding = (options: ModelSessionOptions): WeightBinding => options.weights ?? (options.device === 'cuda' ? 'initializers' : 'inputs');
+/** The binding a session on `device` uses when none is asked for: inputs on CPU; on a GPU initializers, copied to the device once. */
+export const resolveBinding = (options: ModelSessionOptions): WeightBinding => options.weights ?? (onGpu(options.device) ? 'initializers' : 'inputs');
+
+export const onGpu = (device: Device | undefined): boolean => device !== undefined && device !== 'cpu';
 
 /**
  * Models up to this size decode with their weights baked in as initializers on the CPU (ours): onnxruntime prepacks a
@@ -26,7 +33,7 @@ export const BAKED_MAX_BYTES = 256 * 2 ** 20;
 
 /** The binding a decoder of these weights uses when none is asked for: {@link resolveBinding}, but small models baked in. */
 export function decoderBinding(options: ModelSessionOptions, weights: readonly Weights[]): WeightBinding {
-  if (options.weights !== undefined || options.device === 'cuda') return resolveBinding(options);
+  if (options.weights !== undefined || onGpu(options.device)) return resolveBinding(options);
   const bytes = [...new Set(weights)].reduce((sum, w) => sum + [...w.values()].reduce((n, t) => n + t.data.byteLength, 0), 0);
   return bytes <= BAKED_MAX_BYTES ? 'initializers' : 'inputs';
 }
@@ -52,14 +59,16 @@ export async function openModelSession(
   options: ModelSessionOptions & { label: string; adapterStack?: boolean },
 ): Promise<Session> {
   const binding = resolveBinding(options);
-  if (binding === 'initializers' && options.device !== 'cuda') {
+  if (binding === 'initializers' && !onGpu(options.device)) {
     // On the CPU onnxruntime keeps its own copy of baked weights and prepacks the GEMM operands from it: two copies at
-    // the peak (on CUDA the copy goes to the device, whose memory this process cannot see).
+    // the peak (on a GPU the copy goes to the device, whose memory this process cannot see).
     const bytes = [...weights.values()].reduce((sum, t) => sum + t.data.byteLength, 0);
     ensureFits(`session ${options.label} with its weights baked in as initializers`, 2 * bytes, { binding });
   }
-  const graph = buildDecodeGraph(config, { output, weights: binding, adapterStack: options.adapterStack });
+  const opSet = options.opSet ?? (onGpu(options.device) ? 'gpu' : 'cpu');
+  const graph = buildDecodeGraph(config, { output, weights: binding, adapterStack: options.adapterStack, opSet, cache: options.cache });
+  const residentOutputs = options.cache === 'resident' ? Array.from({ length: config.numLayers }, (_, i) => [presentName(i, 'key'), presentName(i, 'value')]).flat() : undefined;
   const externalData =
     binding === 'initializers' ? [...weights].map(([name, t]) => ({ path: weightLocation(name), data: new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength) })) : undefined;
-  return Session.create(graph.toBytes(), { threads: options.threads, device: options.device, label: options.label, externalData });
+  return Session.create(graph.toBytes(OPSET[opSet]), { threads: options.threads, device: options.device, label: options.label, externalData, residentOutputs });
 }

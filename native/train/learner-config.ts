@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AdamWConfigSchema } from './adamw.ts';
 import { parseConfig } from '../../core/parse-config.ts';
+import { DEVICES } from '../ort.ts';
 
 /** Learner knobs. Defaults follow common GRPO practice; see LEARNER_PRESETS for tiny models. */
 export const LearnerConfigSchema = z
@@ -31,6 +32,8 @@ export const LearnerConfigSchema = z
     microBatchRows: z.number().int().positive().optional(),
     /** ORT intra-op threads; 0 lets ORT choose. */
     threads: z.number().int().min(0).default(0),
+    /** Where the train and score graphs run (docs/gpu.md); the weights, gradients and AdamW stay in host memory. */
+    device: z.enum(DEVICES).default('cpu'),
     /** Longest sequence the graphs serve; defaults to max_position_embeddings. */
     maxSeqLen: z.number().int().positive().optional(),
   })

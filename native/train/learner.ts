@@ -138,8 +138,9 @@ export class Learner {
       entropyBonus: parsed.entropyCoef !== 0,
       weightedPositionsOnly: true,
       klExact,
+      opSet: parsed.device === 'cpu' ? 'cpu' : 'gpu',
     });
-    const session = await Session.create(graph.model, { threads: parsed.threads, label: `learner ${parsed.objective}` });
+    const session = await Session.create(graph.model, { threads: parsed.threads, device: parsed.device, label: `learner ${parsed.objective}` });
     const trainable = new Map(graph.trainableNames.map((name) => [name, weights.get(name)!]));
     return new Learner(modelConfig, weights, parsed, new AdamW(trainable, parsed.optimizer), session, graph, klExact ? reference : undefined);
   }
@@ -261,8 +262,8 @@ export class Learner {
     checkLength('inputIds', batch.inputIds, rows * cols);
     if (batch.targets) checkLength('targets', batch.targets, rows * cols);
     if (!this.scoreSession) {
-      const graph = buildScoreGraph(this.modelConfig);
-      this.scoreSession = await Session.create(graph.model, { threads: this.config.threads, label: 'learner score' });
+      const graph = buildScoreGraph(this.modelConfig, { opSet: this.config.device === 'cpu' ? 'cpu' : 'gpu' });
+      this.scoreSession = await Session.create(graph.model, { threads: this.config.threads, device: this.config.device, label: 'learner score' });
     }
     const all: RowWindow = { r0: 0, r1: rows, cols, used: cols };
     const out = await this.scoreSession.run(

@@ -1,4 +1,5 @@
 import type { Graph, Value } from '../onnx/graph.ts';
+import { opsFor, type OpSet } from '../model/op-set.ts';
 
 /** Per-token quantities of the softmax over the vocabulary that the objectives need, all from one LogSoftmax. */
 export interface TokenDistribution {
@@ -11,9 +12,9 @@ export interface TokenDistribution {
   entropy: Value;
 }
 
-/** `targetColumn` holds the target ids as [N, 1]. */
-export function tokenDistribution(g: Graph, logits: Value, targetColumn: Value): TokenDistribution {
-  const logProbsFull = g.op1('LogSoftmax', [logits], { axis: -1 });
+/** `targetColumn` holds the target ids as [N, 1]; `opSet` the ops the log-softmax is written in. */
+export function tokenDistribution(g: Graph, logits: Value, targetColumn: Value, opSet: OpSet = 'cpu'): TokenDistribution {
+  const logProbsFull = opsFor(g, opSet).logSoftmax(logits);
   const probs = g.op1('Exp', [logProbsFull]);
   const logprobs = g.op1('GatherElements', [logProbsFull, targetColumn], { axis: 1 });
   const entropy = g.op1('Neg', [g.op1('ReduceSum', [g.op1('Mul', [probs, logProbsFull]), g.ints([-1])], { keepdims: 1 })]);

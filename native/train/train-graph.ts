@@ -1,6 +1,7 @@
 import type { ModelConfig } from '../model/config.ts';
 import { graphTensorShapes, trainableShapes } from '../model/lora.ts';
 import { Graph, type Value } from '../onnx/graph.ts';
+import { OPSET, opsFor, type OpSet } from '../model/op-set.ts';
 import { Tape, type FloatDType } from './tape.ts';
 import { buildNetwork, logits } from './network.ts';
 import { gatherRows } from './ops/gather-rows.ts';
@@ -27,6 +28,8 @@ export interface TrainGraphOptions {
    * graph from its own weights, fed as `ref.<name>` (REFERENCE_PREFIX), and the KL is reduced in the graph. Default false.
    */
   klExact?: boolean;
+  /** The ops the log-softmaxes are written in and the opset the graph is encoded at (OpSet); default 'cpu'. */
+  opSet?: OpSet;
 }
 
 /** Graph input names of the reference model's weights when the KL is exact. */
@@ -92,9 +95,10 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
   const headLogits = logits(tape, net, headInput);
   const targetColumn = column(targets);
   const weightColumn = column(weights);
-  const dist = tokenDistribution(g, headLogits, targetColumn);
+  const opSet = options.opSet ?? 'cpu';
+  const dist = tokenDistribution(g, headLogits, targetColumn, opSet);
   // The frozen reference, forward only (its own tape is never run backward), at the same positions and temperature.
-  const reference = klExact ? referenceLogProbs(g, dtype, config, inputIds, positions?.rows ?? null, temperature) : null;
+  const reference = klExact ? referenceLogProbs(g, dtype, config, inputIds, positions?.rows ?? null, temperature, opSet) : null;
   const kl = reference ? exactKl(g, dist.logProbsFull, dist.probs, reference) : null;
   // The same target logits again, [rows, 1], as their own path from the hidden rows and the head rows of
   // the targets: the one-hot part of the logits gradient is seeded here instead of scattered into [rows, V].
@@ -148,17 +152,17 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
     ...(klExact ? weightNames.map((name) => `${REFERENCE_PREFIX}${name}`) : []),
   ];
   const outputNames = ['loss', 'logprobs', 'entropy', ...(pg ? ['kl', 'clipped', 'clip_count'] : []), ...trainableNames.map(gradName)];
-  return { model: g.toBytes(), dtype, weightNames, trainableNames, inputNames, outputNames };
+  return { model: g.toBytes(OPSET[opSet]), dtype, weightNames, trainableNames, inputNames, outputNames };
 }
 
 /**
  * The reference model's log-probabilities over the vocabulary, [rows, V], at the flat positions `rows` (all B·T when
  * null): a second network on the same `input_ids`, its weights fed as `ref.<name>`, run forward only.
  */
-function referenceLogProbs(g: Graph, dtype: FloatDType, config: ModelConfig, inputIds: Value, rows: Value | null, temperature: Value): Value {
+function referenceLogProbs(g: Graph, dtype: FloatDType, config: ModelConfig, inputIds: Value, rows: Value | null, temperature: Value, opSet: OpSet): Value {
   const tape = new Tape(g, dtype);
   const net = buildNetwork(tape, config, inputIds, { temperature, inputPrefix: REFERENCE_PREFIX });
-  return g.op1('LogSoftmax', [logits(tape, net, rows ? gatherRows(tape, net.hidden, rows) : net.hidden)], { axis: -1 });
+  return opsFor(g, opSet).logSoftmax(logits(tape, net, rows ? gatherRows(tape, net.hidden, rows) : net.hidden));
 }
 
 /** Σ clipped over the positions whose loss weight is nonzero: the numerator of clip_frac. */
@@ -182,6 +186,8 @@ export interface ScoreGraphOptions {
   dtype?: FloatDType;
   /** Also return log p over the whole vocabulary, [B, T, V]. */
   fullLogProbs?: boolean;
+  /** As TrainGraphOptions.opSet. */
+  opSet?: OpSet;
 }
 
 /** Forward only: weights, `input_ids`, `targets`, `temperature` → `logprobs` [B, T] (and `log_probs_full`). */
@@ -193,7 +199,8 @@ export function buildScoreGraph(config: ModelConfig, options: ScoreGraphOptions 
   const targets = g.input('targets', 'int64', ['batch', 'seq']);
   const temperature = g.input('temperature', dtype, []);
   const net = buildNetwork(tape, config, inputIds, { temperature });
-  const logProbsFull = g.op1('LogSoftmax', [logits(tape, net)], { axis: -1 });
+  const opSet = options.opSet ?? 'cpu';
+  const logProbsFull = opsFor(g, opSet).logSoftmax(logits(tape, net));
   const logprobs = g.op1('GatherElements', [logProbsFull, g.op1('Reshape', [targets, g.ints([-1, 1])])], { axis: 1 });
   g.output(g.op1('Reshape', [logprobs, net.batchShape]), 'logprobs', ['batch', 'seq']);
   if (options.fullLogProbs) {
@@ -202,7 +209,7 @@ export function buildScoreGraph(config: ModelConfig, options: ScoreGraphOptions 
   }
   const weightNames = [...graphTensorShapes(config).keys()];
   return {
-    model: g.toBytes(),
+    model: g.toBytes(OPSET[opSet]),
     dtype,
     weightNames,
     trainableNames: [],

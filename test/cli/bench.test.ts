@@ -1,7 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { runLudus } from '../support/cli.ts';
+import { ensureDevice } from '../../native/ort.ts';
+
+const usable = (device: 'webgpu' | 'cuda'): Promise<boolean> => ensureDevice(device).then(() => true, () => false);
 
 describe('ludus bench engine', () => {
+  describe('having --device webgpu or cuda on a machine without that GPU', () => {
+    for (const [device, hint] of [['webgpu', /missing: .*(libvulkan|Vulkan driver manifest|GPU)/], ['cuda', /ONNXRUNTIME_NODE_INSTALL=cuda12|NVIDIA driver/]] as const) {
+      it(`--device ${device}: should fail with DEVICE_UNAVAILABLE and say what is missing, before any work`, async (context) => {
+        if (await usable(device)) context.skip();
+        const result = await runLudus(['bench', 'engine', '--device', device]);
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain(`[DEVICE_UNAVAILABLE] --device ${device}`);
+        expect(result.stderr).toMatch(hint);
+        expect(result.stderr).not.toContain('bench:');
+      });
+    }
+  });
+
   describe('having --json on a micro preset', () => {
     it('should print one JSON line with every measured field, side by side from one run', async () => {
       const result = await runLudus([

@@ -119,6 +119,19 @@ describe('ludus train', () => {
     });
   });
 
+  describe('having --device webgpu on a machine without a usable adapter', () => {
+    it('should exit 2 with DEVICE_UNAVAILABLE saying what is missing, before writing the run', async (context) => {
+      const { ensureDevice } = await import('../../native/ort.ts');
+      if (await ensureDevice('webgpu').then(() => true, () => false)) context.skip();
+      const { dir } = await configFile(tinyConfig);
+      const out = join(dir, 'run');
+      const refused = await runLudus(['train', 'tandem', '--device', 'webgpu', '--steps', '1', '--out', out, '--no-watch']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/\[DEVICE_UNAVAILABLE\] --device webgpu: .*missing: /);
+      await expect(readFile(join(out, 'run.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+    });
+  });
+
   describe('having an --out that already holds a run, without --resume', () => {
     it('should exit 2 with RUN_DIR_NOT_EMPTY saying how to go on, and leave the run as it was', async () => {
       const { dir, file } = await configFile(tinyConfig);

@@ -17,11 +17,14 @@ function logprobGap(dist: Distributions, policy: number, row: number, referenceR
 describe('Decoder', () => {
   const open = decoderOpener();
 
-  for (const [variant, overrides] of Object.entries(VARIANTS)) {
-    describe(`having a ${variant} model and ragged prompts`, () => {
+  // The GPU paths as a GPU opens them (weights baked in, the GPU op set; under WebGPU the caches resident on the
+  // device), run here by the CPU provider.
+  const paths = { cpu: {}, cuda: { opSet: 'gpu', weights: 'initializers' }, webgpu: { opSet: 'gpu', weights: 'initializers', cache: 'resident' } } as const;
+  for (const [variant, overrides] of Object.entries(VARIANTS)) for (const [path, options] of Object.entries(paths)) {
+    describe(`having a ${variant} model, ragged prompts and the ${path} path`, () => {
       it('should match the reference forward pass at every prefill and decode position', async () => {
         const { config, weights, policy } = randomModel(overrides);
-        const decoder = await open([policy], { batch: 3, maxLen: 16, threads: 1 });
+        const decoder = await open([policy], { batch: 3, maxLen: 16, threads: 1, ...options });
         const sequences = [
           [1, 5, 9, 13, 2, 7, 40, 3],
           [4, 8, 15, 16, 23, 42, 11, 9],
@@ -65,10 +68,10 @@ describe('Decoder', () => {
     });
   });
 
-  describe('having rows that append chunks of different lengths', () => {
+  for (const cache of ['host', 'resident'] as const) describe(`having rows that append chunks of different lengths (${cache} caches)`, () => {
     it('should continue each row exactly as if its tokens had come one at a time', async () => {
       const { config, weights, policy } = randomModel();
-      const decoder = await open([policy], { batch: 2, maxLen: 16, threads: 1 });
+      const decoder = await open([policy], { batch: 2, maxLen: 16, threads: 1, cache });
       const rows = [
         [7, 3, 9, 1, 12, 30, 2],
         [5, 6, 44, 8, 19, 21, 50],
@@ -83,10 +86,31 @@ describe('Decoder', () => {
     });
   });
 
+  describe('having resident caches', () => {
+    it('should feed each run the caches the previous run returned, holding none in host memory', async () => {
+      const { Session } = await import('../../../native/ort.ts');
+      const { policy } = randomModel();
+      const decoder = await open([policy], { batch: 2, maxLen: 16, threads: 1, cache: 'resident' });
+      const runs = vi.spyOn(Session.prototype, 'runWith');
+      try {
+        await decoder.prefill([[1, 2, 3], [4]]);
+        const first = await runs.mock.results[0].value;
+        await decoder.step([5, 6]);
+        const fed = runs.mock.calls[1][1];
+        expect(Object.keys(fed)).toHaveLength(2 * policy.config.numLayers);
+        expect(fed.past_key_0).toBe(first.resident.present_key_0);
+        expect(fed.past_key_0.dims[2]).toBe(1 + 3);
+        expect(decoder.cacheBytes).toBe(0);
+      } finally {
+        runs.mockRestore();
+      }
+    });
+  });
+
   describe('having rows that outgrow the initial cache capacity', () => {
-    it('should keep every cached position when the caches grow', async () => {
+    for (const cache of ['host', 'resident'] as const) it(`should keep every cached position when the caches grow (${cache})`, async () => {
       const { config, weights, policy } = randomModel();
-      const decoder = await open([policy], { batch: 2, maxLen: 80, threads: 1 });
+      const decoder = await open([policy], { batch: 2, maxLen: 80, threads: 1, cache });
       const sequence = Array.from({ length: 70 }, (_, i) => (i * 37 + 11) % config.vocabSize);
       await decoder.prefill([sequence.slice(0, 30), sequence.slice(0, 5)]);
       let probs: Distributions | undefined;
@@ -111,11 +135,11 @@ describe('Decoder', () => {
     });
   });
 
-  for (const sync of ['lockstep', 'lazy'] as const) describe(`having two policies kept in sync ${sync}`, () => {
+  for (const sync of ['lockstep', 'lazy'] as const) for (const cache of ['host', 'resident'] as const) describe(`having two policies kept in sync ${sync} (${cache} caches)`, () => {
     it('should give each policy the distribution it would give alone, from one shared token stream', async () => {
       const a = randomModel({}, 1, 'senior');
       const b = randomModel({}, 2, 'junior');
-      const pair = await open([a.policy, b.policy], { batch: 2, maxLen: 8, threads: 1, sync });
+      const pair = await open([a.policy, b.policy], { batch: 2, maxLen: 8, threads: 1, sync, cache });
       const seq = [3, 1, 4, 1, 5, 9];
       await pair.prefill([seq.slice(0, 2), seq.slice(0, 3)]);
       const probs = await pair.step([seq[2], seq[3]]);

@@ -82,7 +82,7 @@ describe('generate', () => {
           const run = async (sync: 'lazy' | 'lockstep', partnerLogprobs = false) => {
             const decoder = await Decoder.create(policies, { batch, maxLen: 48, threads: 1, sync });
             opened.push(decoder);
-            const runs = vi.spyOn(Session.prototype, 'run');
+            const runs = vi.spyOn(Session.prototype, 'runWith');
             try {
               const rollouts = await generate(decoder, rows, { maxNewTokens: 30, sampling, seed: 5, schedule: schedule(), partnerLogprobs });
               return { rollouts, runs: runs.mock.calls.length };

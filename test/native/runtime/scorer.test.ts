@@ -9,10 +9,10 @@ describe('Scorer', () => {
   const { config, weights, policy } = randomModel({ tie_word_embeddings: false }, 5);
   const sequences = [[3, 17, 42, 5, 9], [8, 1]];
 
-  for (const binding of ['inputs', 'initializers'] as const) {
-    describe(`having weights bound as ${binding}`, () => {
+  for (const [binding, opSet] of [['inputs', 'cpu'], ['initializers', 'cpu'], ['initializers', 'gpu'], ['inputs', 'gpu']] as const) {
+    describe(`having weights bound as ${binding}, the graph in the ${opSet} op set`, () => {
       it('should give log p(token_i | tokens_<i) of every ragged sequence, and the full distributions on request', async () => {
-        const scorer = await Scorer.create(policy, { threads: 1, weights: binding });
+        const scorer = await Scorer.create(policy, { threads: 1, weights: binding, opSet });
         opened.push(scorer);
         const scored = await scorer.score(sequences, { full: true });
         for (const [row, seq] of sequences.entries()) {

@@ -5,14 +5,15 @@ import { buildTrainGraph, gradName } from '../../../native/train/train-graph.ts'
 import type { Feeds } from '../../../native/ort.ts';
 import { Rng } from '../../../core/rng.ts';
 import { initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
+import type { OpSet } from '../../../native/model/op-set.ts';
 import { floatTensor, openGraph, randomBatch, tokenFeeds, weightFeeds } from './fixtures.ts';
 
 /**
  * The whole model's policy-gradient loss, differentiated by the hand-written backward graph, against
  * central finite differences on a sample of parameter elements, in float64.
  */
-async function checkModel(config: ModelConfig, options: { klExact?: boolean } = {}): Promise<{ maxRelativeError: number; checked: number; clippedTokens: number; gradNames: string[] }> {
-  const built = buildTrainGraph(config, { objective: 'policy-gradient', dtype: 'float64', klExact: options.klExact });
+async function checkModel(config: ModelConfig, options: { klExact?: boolean; opSet?: OpSet } = {}): Promise<{ maxRelativeError: number; checked: number; clippedTokens: number; gradNames: string[] }> {
+  const built = buildTrainGraph(config, { objective: 'policy-gradient', dtype: 'float64', klExact: options.klExact, opSet: options.opSet });
   const graph = await openGraph(built);
   const batch = randomBatch(config, [6, 4], 6, 7);
   const rng = new Rng(3);
@@ -75,6 +76,12 @@ async function checkModel(config: ModelConfig, options: { klExact?: boolean } = 
 describe('whole-model gradient of the clipped policy-gradient loss vs finite differences (float64)', () => {
   it('qwen3-micro: tied embeddings, qk-norm, grouped kv heads', async () => {
     const r = await checkModel(presetConfig('qwen3-micro'));
+    expect(r.clippedTokens).toBeGreaterThan(0);
+    expect(r.maxRelativeError).toBeLessThan(1e-5);
+  });
+
+  it('qwen3-micro, the graph in the GPU op set (a decomposed log-softmax at opset 20), with the exact KL', async () => {
+    const r = await checkModel(presetConfig('qwen3-micro'), { opSet: 'gpu', klExact: true });
     expect(r.clippedTokens).toBeGreaterThan(0);
     expect(r.maxRelativeError).toBeLessThan(1e-5);
   });

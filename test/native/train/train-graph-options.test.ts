@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { initWeights, presetConfig } from '../../../native/model/presets.ts';
-import { buildTrainGraph, gradName } from '../../../native/train/train-graph.ts';
+import { buildScoreGraph, buildTrainGraph, gradName } from '../../../native/train/train-graph.ts';
+import onnxProto from 'onnx-proto';
 import type { Feeds } from '../../../native/ort.ts';
 import { floatTensor, openGraph, randomBatch, tokenFeeds, weightFeeds } from './fixtures.ts';
 
@@ -61,5 +62,18 @@ describe('train graph options', () => {
     expect(a.loss[0]).toBeCloseTo(b.loss[0], 12);
     const name = gradName('model.layers.1.mlp.down_proj.weight');
     a[name].forEach((g, i) => expect(b[name][i]).toBeCloseTo(g, 12));
+  });
+});
+
+describe('buildTrainGraph and buildScoreGraph in the GPU op set', () => {
+  it('should hold no LogSoftmax (which the WebGPU provider lacks) and be encoded at opset 20', () => {
+    const micro = presetConfig('qwen3-micro');
+    for (const built of [buildTrainGraph(micro, { objective: 'policy-gradient', klExact: true, opSet: 'gpu' }), buildScoreGraph(micro, { opSet: 'gpu' })]) {
+      const model = onnxProto.onnx.ModelProto.decode(built.model);
+      expect(model.graph!.node!.some((node) => node.opType === 'LogSoftmax')).toBe(false);
+      expect(Number(model.opsetImport!.find((o) => o.domain === '')!.version)).toBe(20);
+    }
+    const cpu = onnxProto.onnx.ModelProto.decode(buildScoreGraph(micro).model);
+    expect(cpu.graph!.node!.some((node) => node.opType === 'LogSoftmax')).toBe(true);
   });
 });
