@@ -49,3 +49,11 @@ export function checkThreads(command: Command): void {
     fail('INPUT_INVALID', `--threads ${threads} is more than this machine's ${cores} cores; give at most ${cores} (0 lets onnxruntime choose), or add --force-threads`, { flag: 'threads', cores });
   }
 }
+
+/** `--restart`: start the run in --out over, dropping its checkpoint (a run stopped before its first checkpoint, or one given up on). */
+export const restartOption = (): Option => new Option('--restart', 'start the run in --out over in place, dropping its checkpoint, best/ and logs').conflicts('resume');
+
+/** What --resume and --restart ask of a run directory (engine/trainer/run-dir.ts ResumeMode). */
+export function resumeMode(opts: { resume?: boolean; restart?: boolean }): boolean | 'restart' {
+  return opts.restart ? 'restart' : opts.resume === true;
+}

@@ -11,6 +11,7 @@ import { spectatorView } from '../../server/spectator-view.ts';
 import { composePlugins } from '../composition/compose.ts';
 import { loadPluginFiles } from '../composition/plugin-files.ts';
 import { readConfigFile } from '../config-file.ts';
+import { restartOption, resumeMode } from '../options.ts';
 import { pluginOption } from '../run-config.ts';
 import type { TournamentMethods, WorkerTournamentSpec } from '../training/tournament-worker.ts';
 import { startViewer, watchOptions, type WatchOptions } from '../watch.ts';
@@ -18,6 +19,7 @@ import { startViewer, watchOptions, type WatchOptions } from '../watch.ts';
 interface TournamentOptions extends WatchOptions {
   out?: string;
   resume?: boolean;
+  restart?: boolean;
   plugin: string[];
   seed?: number;
   threads: number;
@@ -30,6 +32,7 @@ export function register(program: Command): void {
     .argument('<config>', 'JSON tournament config (every field in docs/config-reference.md; the README section "Tournaments")')
     .option('--out <dir>', 'tournament directory (default: runs/<config name>)')
     .option('--resume', 'continue from <out>/state (without it, <out> must be new or empty)')
+    .addOption(restartOption())
     .option(...pluginOption)
     .option('--seed <n>', 'tournament seed: the same seed plays the same matches', (v) => Number(v))
     .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0);
@@ -49,7 +52,7 @@ export function register(program: Command): void {
     if (server) process.stderr.write(`watch: ${server.url}\n`);
     const rpc = await WorkerRpc.spawn<TournamentMethods>(siblingModule(import.meta.url, '../training/tournament-worker'), { label: 'tournament worker' });
     try {
-      const spec: WorkerTournamentSpec = { out, config, resume: opts.resume, threads: opts.threads, live: Object.keys(events) };
+      const spec: WorkerTournamentSpec = { out, config, resume: resumeMode(opts), threads: opts.threads, live: Object.keys(events) };
       const result = await rpc.call('tournament', [spec], {
         onEvent: (message) => {
           if (message.kind === 'events') {

@@ -4,6 +4,7 @@ import type { LudusEmitter, LudusEvent } from '../../core/events.ts';
 import type { CallContext } from '../../native/worker/protocol.ts';
 import { serveMethods } from '../../native/worker/serve.ts';
 import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
+import type { ResumeMode } from '../../engine/trainer/run-dir.ts';
 import { PauseGate } from '../../engine/trainer/pause-gate.ts';
 import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
 import type { TrainConfig } from '../../engine/trainer/train-config.ts';
@@ -15,7 +16,7 @@ import { loadPluginFiles } from '../composition/plugin-files.ts';
 export interface WorkerTrainSpec {
   out: string;
   config: TrainConfig;
-  resume?: boolean;
+  resume?: ResumeMode;
   threads?: number;
   stopAfter?: number;
   /** Forward the run's events (someone is watching); token events are then streamed as decoded. */
@@ -23,7 +24,7 @@ export interface WorkerTrainSpec {
 }
 
 /** What the worker streams back during a run: the events of one turn of its event loop, or a finished step. */
-export type TrainingWorkerMessage = { kind: 'events'; events: LudusEvent[] } | { kind: 'step'; line: MetricsLine; total: number };
+export type TrainingWorkerMessage = { kind: 'events'; events: LudusEvent[] } | { kind: 'step'; line: MetricsLine; total: number; checkpointed: boolean };
 
 /**
  * The RL loop behind a worker thread: decoding, learning and file writes all run there, so the thread that serves
@@ -32,6 +33,7 @@ export type TrainingWorkerMessage = { kind: 'events'; events: LudusEvent[] } | {
  */
 export function trainingMethods() {
   const gate = new PauseGate();
+  const stop = new AbortController();
   return {
     async train(context: CallContext<TrainingWorkerMessage>, spec: WorkerTrainSpec): Promise<TrainResult> {
       const catalog = await composePlugins(await loadPluginFiles(spec.config.plugins));
@@ -54,11 +56,11 @@ export function trainingMethods() {
       }
       try {
         const { out, config, resume, threads, stopAfter } = spec;
-        const onStep = (line: MetricsLine, total: number) => {
+        const onStep = (line: MetricsLine, total: number, checkpointed: boolean) => {
           flush();
-          context.emit({ kind: 'step', line, total });
+          context.emit({ kind: 'step', line, total, checkpointed });
         };
-        return await train({ out, config, game, advantage, resume, threads, stopAfter, events, gate, onStep });
+        return await train({ out, config, game, advantage, resume, threads, stopAfter, events, gate, stop: stop.signal, onStep });
       } finally {
         flush();
       }
@@ -67,6 +69,11 @@ export function trainingMethods() {
       gate.pause();
     },
     resume(_: CallContext): void {
+      gate.resume();
+    },
+    /** Stop at the next step boundary, checkpointed there (a paused run stops without taking another step). */
+    stop(_: CallContext): void {
+      stop.abort();
       gate.resume();
     },
   };

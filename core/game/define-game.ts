@@ -4,6 +4,7 @@ import type { Problem } from '../tasks/task.ts';
 import { actingRoles, type Protocol } from '../protocols/protocol.ts';
 import type { RewardRule } from './rewards.ts';
 import { distinctSteps, Rotations, type Rotation, type RotationStep } from './rotations.ts';
+import { callerOutside, type SourceLocation } from './source-location.ts';
 import { ownSecretsOnly, type View } from './view.ts';
 
 /** Loss terms a trainable role adds to the clipped policy gradient. */
@@ -103,7 +104,7 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
   const validateOn = definition.validateOn ?? definition.trainable[0];
   if (!roles.has(validateOn)) invalid('validateOn', `names "${validateOn}", which is not one of the roles`);
 
-  return Object.freeze({
+  const game = Object.freeze({
     ...definition,
     policies: [...policies],
     rotation,
@@ -114,6 +115,16 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
     validateOn,
     policyDefaults: definition.policyDefaults ?? {},
   }) as Game<Role, P, Knobs>;
+  const definedAt = callerOutside(import.meta.url);
+  if (definedAt) SOURCES.set(game, definedAt);
+  return game;
+}
+
+const SOURCES = new WeakMap<object, SourceLocation>();
+
+/** Where a game was defined (the file and line that called defineGame), for errors that point at its code. */
+export function gameSource(game: object): SourceLocation | undefined {
+  return SOURCES.get(game);
 }
 
 function checkNameList(list: readonly string[], field: string, invalid: (field: string, why: string) => never): void {

@@ -3,6 +3,7 @@ import type { MatchState } from '../../core/game/match-state.ts';
 import type { RotationStep } from '../../core/game/rotations.ts';
 import type { Problem } from '../../core/tasks/task.ts';
 import type { Arena } from './arena.ts';
+import { checkedRewards } from './checked-rewards.ts';
 import { playCoDecodedTurns } from './co-decoded-turns.ts';
 import type { MatchBroadcast } from './match-events.ts';
 import { matchSeed, type MatchSeeds } from './match-seeds.ts';
@@ -54,7 +55,7 @@ export async function playMatches<Role extends string>(arena: Arena<Role>, batch
 async function scoreMatch<Role extends string>(arena: Arena<Role>, slot: MatchSlot<Role>, turns: readonly PlayedTurn<Role>[], broadcast?: MatchBroadcast): Promise<PlayedMatch<Role>> {
   const seed = arena.game.protocol.family === 'co-decoding' ? slot.seeds.generation : matchSeed(slot.seeds, slot.index);
   const state: MatchState<Role, Problem> = { matchId: slot.matchId, seed, problem: slot.problem, transcript: turns, finished: true };
-  const rewards = await arena.game.rewards(state);
+  const rewards = await checkedRewards(arena.game, state);
   const played: PlayedMatch<Role> = { matchId: slot.matchId, problem: slot.problem, seed, index: slot.index, seats: slot.seats, turns, rewards };
   broadcast?.matchEnd(played);
   return played;

@@ -90,6 +90,7 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
 
   const stateDir = join(run.out, STATE_DIR);
   const resuming = await prepareRunDir(run.out, { resume: run.resume ?? false, state: { dir: STATE_DIR, file: LEAGUE_STATE_FILE } });
+  if (!resuming) await rm(join(run.out, SNAPSHOTS_DIR), { recursive: true, force: true });
   const state: LeagueState = resuming ? await loadState(stateDir, config) : freshState(config, checked.entrants);
   const entrantOf = (name: string): EntrantRecord => state.pool.find((e) => e.name === name) ?? fail('POLICY_INVALID', `no entrant "${name}" in the pool`, { entrant: name });
   const cache = new EntrantCache({ copies: config.maxLoaded, adapters: config.maxAdaptersLoaded }, (name) => {

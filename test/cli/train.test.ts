@@ -24,8 +24,13 @@ describe('ludus train', () => {
       expect(reported.comparison.difference.value).toBeCloseTo(reported.comparison.trained.value - reported.comparison.start.value, 10);
       // The summary a newcomer reads: did training help, where the files are, how to watch the run again.
       expect(result.stderr).toMatch(/trained tandem for 2 steps in /);
-      expect(result.stderr).toMatch(/senior, 6 held-out problems, one match each on the same seeds:\n {4}trained \d+\.\d% ± \d+\.\d {3}at the start \d+\.\d% ± \d+\.\d {3}difference [+-]\d+\.\d ± \d+\.\d points/);
-      expect(result.stderr).toContain(`the policies in ${out}/checkpoint/policies/{senior}`);
+      // Every accuracy says how the answer was written, on which split, of which policy.
+      expect(result.stderr).toMatch(/accuracy of senior \(co-written with junior\), test split, 6 held-out problems, one match each on the same seeds:\n {4}policy senior trained \d+\.\d% ± \d+\.\d {3}at the start \d+\.\d% ± \d+\.\d {3}difference [+-]\d+\.\d ± \d+\.\d points/);
+      expect(result.stderr).toContain(`the policies in ${out}/checkpoint/policies/senior`);
+      expect(result.stderr).toContain(`evaluate it against its base: npx ludus eval --model ${out}/checkpoint/policies/senior --task arithmetic --compare default`);
+      // A log is not a terminal: one plain line per step as it ends.
+      expect(result.stderr).toMatch(/train tandem step 1\/2 {2}senior reward \d\.\d{3} {2}senior loss /);
+      expect(result.stderr).toMatch(/train tandem step 2\/2 .* checkpointed\n/);
       expect(result.stderr).toContain(`watch it again: npx ludus serve --runs ${out}`);
       const lines = (await readFile(join(out, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number });
       expect(lines.map((line) => line.step)).toEqual([1, 2]);
@@ -127,7 +132,7 @@ describe('ludus train', () => {
       await writeFile(join(out, 'metrics.jsonl'), '{"step":1}\n');
       const refused = await runLudus(['train', 'tandem', '--config', file, '--steps', '1', '--out', out, '--no-watch', '--threads', '1']);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`[RUN_DIR_NOT_EMPTY] ${out}: already holds files (metrics.jsonl); continue that run with --resume, or give a new or empty --out`);
+      expect(refused.stderr).toContain(`[RUN_DIR_NOT_EMPTY] ${out}: already holds files (metrics.jsonl); it stopped before its first checkpoint: start it over with --restart, or give a new or empty --out`);
       expect(await readdir(out)).toEqual(['metrics.jsonl']);
       expect(await readFile(join(out, 'metrics.jsonl'), 'utf8')).toBe('{"step":1}\n');
     });
