@@ -57,3 +57,24 @@ export const restartOption = (): Option => new Option('--restart', 'start the ru
 export function resumeMode(opts: { resume?: boolean; restart?: boolean }): boolean | 'restart' {
   return opts.restart ? 'restart' : opts.resume === true;
 }
+
+/**
+ * A whole-number flag of at least `min` (`--problems 10`), refused with INPUT_INVALID naming the flag otherwise: a
+ * bench given `--problems abc` ran on NaN and printed zeros.
+ */
+export const wholeNumberArg =
+  (flag: string, min = 1) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!/^\s*-?\d+\s*$/.test(value) || n < min) fail('INPUT_INVALID', `--${flag} "${value}" is not a whole number ≥ ${min}`, { flag });
+    return n;
+  };
+
+/** A positive real-number flag (`--shard-mb 1.5`), refused with INPUT_INVALID naming the flag otherwise. */
+export const positiveNumberArg =
+  (flag: string) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) fail('INPUT_INVALID', `--${flag} "${value}" is not a positive number`, { flag });
+    return n;
+  };
