@@ -13,6 +13,7 @@ import { loadPluginFiles } from '../composition/plugin-files.ts';
 import { readConfigFile } from '../config-file.ts';
 import { restartOption, resumeMode } from '../options.ts';
 import { pluginOption } from '../run-config.ts';
+import type { Standing } from '../../lab/tournament/standings.ts';
 import type { TournamentMethods, WorkerTournamentSpec } from '../training/tournament-worker.ts';
 import { startViewer, watchOptions, type WatchOptions } from '../watch.ts';
 
@@ -63,8 +64,7 @@ export function register(program: Command): void {
             }
             return;
           }
-          const top = message.standings.slice(0, 3).map((s) => `${s.entrant} ${s.overall.ordinal.toFixed(2)}`);
-          process.stderr.write(`round ${message.round}/${message.rounds}: ${top.join(', ')}\n`);
+          process.stderr.write(roundLine(message.round, message.rounds, message.standings));
         },
       });
       process.stdout.write(`${JSON.stringify({ out, rounds: result.rounds, standings: result.standings.map((s) => ({ rank: s.rank, entrant: s.entrant, ordinal: s.overall.ordinal, elo: s.overall.elo })) })}\n`);
@@ -74,3 +74,23 @@ export function register(program: Command): void {
     }
   });
 }
+
+/**
+ * One line per round, every number labelled: the top three by conservative rating with their records and mean scores;
+ * and when every match so far was drawn, why the ratings cannot separate anyone yet.
+ */
+export function roundLine(round: number, rounds: number, standings: readonly Standing[]): string {
+  const top = standings
+    .slice(0, 3)
+    .map((s) => `${s.rank}. ${s.entrant} rating ${s.overall.ordinal.toFixed(2)} (won ${fmt(s.record.wins)}, drawn ${fmt(s.record.draws)}, lost ${fmt(s.record.losses)}; mean score ${s.score === null ? 'none yet' : s.score.toFixed(3)})`);
+  const lines = [`round ${round}/${rounds}, top ${top.length} by rating (openskill μ − 3σ): ${top.join('; ')}`];
+  const decided = standings.some((s) => s.record.wins > 0 || s.record.losses > 0);
+  if (!decided && standings.some((s) => s.record.draws > 0)) {
+    lines.push(
+      '  every match so far is a draw: in each pairing both sides scored the same (both solved, or both missed, every problem), so the ratings cannot tell the entrants apart yet; entrants that differ more, harder problems or more problems per round will',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
