@@ -28,7 +28,8 @@ import { compareWithStart, type FinalComparison } from './final-comparison.ts';
 import { entropyCoefOf, exactKlReference, learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { openPolicyLearner, roleEstimators } from './policy-learner.ts';
 import { ReferenceScorers } from './reference-scorers.ts';
-import { flatMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
+import { TensorBoardLog } from '../../native/io/tensorboard.ts';
+import { flatMetrics, validationMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
 import { planPolicies, type LearnerSettings } from './policy-plan.ts';
 import { roleRollouts } from './role-rollouts.ts';
 import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
@@ -155,6 +156,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   await mkdir(run.out, { recursive: true });
   if (!resuming) await writeRunRecord(run.out, game, planned.map((p) => p.spec), config, pool.tokenizer.json);
   for (const file of Object.values(files)) await trimJsonlAfter(file, state.step);
+  const board = await TensorBoardLog.open(run.out, { startOver: !resuming, step: state.step });
 
   const save = async () => {
     const optimizers = new Map<string, AdamWState>();
@@ -223,6 +225,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
         policies: Object.fromEntries([...learned].map(([name, learning]) => [name, policyMetrics(learning, rates.get(name)!)])),
       };
       await appendJsonl(files.metrics, [line]);
+      await board.scalars(step, flatMetrics(line));
       const advantages = advantagesByMatch(matches, learned, rotation.seats);
       await appendJsonl(files.transcripts, matches.map((match, i) => transcriptLine(step, match, seeds, config, advantages[i])));
       if (events.live) advantages.forEach((byRole, i) => Object.entries(byRole).forEach(([role, a]) => events.publish({ type: 'advantage', matchId: matches[i].matchId, role, ...a })));
@@ -265,6 +268,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       { step, split: result.split, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, policy: seats[result.role], written: writtenHow(game.protocol, result.role), protocol: game.protocol.name, ...(Object.keys(result.judges).length > 0 ? { judges: result.judges } : {}) },
     ]);
     events.publish({ type: 'validation', step, role: result.role, accuracy: result.accuracy, answerPresent: result.answerPresent });
+    await board.scalars(step, validationMetrics(result.role, result.accuracy, result.answerPresent));
     if (state.best !== null && result.accuracy <= state.best.accuracy) return;
     state.best = { step, accuracy: result.accuracy, split: result.split };
     for (const { name, learner } of learners.values()) {

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { configFile, LUDUS_BIN, runLudus, type CliResult } from '../support/cli.ts';
+import { readEventFile, type ReadEvent } from '../support/tensorboard-reader.ts';
 
 const tinyConfig = { problemsPerStep: 1, groupSize: 2, maxNewTokens: 48, validateEvery: 0, finalComparison: 0 };
 const INDEX = fileURLToPath(new URL('../../index.ts', import.meta.url));
@@ -56,6 +57,17 @@ describe('ludus train, stopped and started again', () => {
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(await metricSteps(out)).toEqual([1, 2, 3, 4, 5, 6]);
       expect(await checkpointStep(out)).toBe(6);
+      // TensorBoard beside metrics.jsonl: one event file per process, the second marking where it took over.
+      const files = (await readdir(out)).filter((name) => name.startsWith('events.out.tfevents.')).sort();
+      expect(files).toHaveLength(2);
+      const [before, after] = await Promise.all(files.map((name) => readEventFile(join(out, name))));
+      const stepsOf = (events: ReadEvent[]) => events.filter((e) => e.scalars?.['role/senior/reward_mean'] !== undefined).map((e) => e.step);
+      const [earlier, later] = stepsOf(before)[0] === 1 ? [before, after] : [after, before];
+      expect(stepsOf(earlier)).toEqual(Array.from({ length: reached }, (_, i) => i + 1));
+      expect(later.find((e) => e.sessionStatus !== undefined)).toMatchObject({ step: reached, sessionStatus: 1 });
+      expect(stepsOf(later)).toEqual(Array.from({ length: 6 - reached }, (_, i) => reached + i + 1));
+      const metrics = JSON.parse((await readFile(join(out, 'metrics.jsonl'), 'utf8')).split('\n')[0]) as { roles: { senior: { reward_mean: number } } };
+      expect(earlier.find((e) => e.step === 1)!.scalars!['role/senior/reward_mean']).toBeCloseTo(metrics.roles.senior.reward_mean, 6);
     });
   });
 
