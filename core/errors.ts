@@ -38,7 +38,8 @@ export type LudusErrorCode =
   | 'ADAPTER_TARGET_MISMATCH'
   | 'ADAPTER_BASE_MISMATCH'
   | 'REWARD_FAILED'
-  | 'REWARD_INVALID';
+  | 'REWARD_INVALID'
+  | 'MODEL_NOT_FOUND';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {
