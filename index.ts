@@ -42,6 +42,7 @@ export { boxedAnswerReward } from './plugins/rewards/boxed-answer-reward.ts';
 export { gradeMath } from './plugins/graders/math/grade-math.ts';
 export { gradeExact } from './plugins/graders/exact/grade-exact.ts';
 export { questionPrompt, STEP_SEPARATOR } from './plugins/tasks/prompt.ts';
+export { lastBoxed } from './plugins/tasks/jsonl/last-boxed.ts';
 export { taskByName } from './plugins/tasks/registry.ts';
 export { openMatchSession, type MatchSession, type MatchSessionOptions } from './engine/match/match-session.ts';
 export type { PlayedMatch, PlayedTurn } from './engine/match/played-match.ts';
