@@ -170,7 +170,7 @@ export function register(program: Command): void {
 /** `auto`: the generated tasks keep the boxed format their reward asks for; external JSONL sets get the full order. */
 function graderFor(task: string, extract: string): Grader {
   if (extract === 'auto' && graderForTask(task) === 'exact') return gradeExact;
-  const extraction = extract === 'auto' ? (task.endsWith('.jsonl') ? FULL_EXTRACTION : STRICT_EXTRACTION) : parseExtractionOrder(extract);
+  const extraction = extract === 'auto' ? (/\.(jsonl|parquet)$/.test(task) ? FULL_EXTRACTION : STRICT_EXTRACTION) : parseExtractionOrder(extract);
   return (gold, pred) => gradeMath(gold, pred, { extraction });
 }
 
