@@ -50,7 +50,7 @@ export { train, type TrainResult, type TrainRun } from './engine/trainer/trainer
 export { TrainConfigSchema, type TrainConfig, type TrainConfigInput } from './engine/trainer/train-config.ts';
 export type { MetricsLine } from './engine/trainer/metrics-line.ts';
 export { advantageFor, gameFor } from './engine/trainer/run-pieces.ts';
-export { composePlugins } from './cli/composition/compose.ts';
+export { composePlugins } from './composition/compose.ts';
 export { runTournament, type TournamentResult, type TournamentRun } from './lab/tournament/run-tournament.ts';
 export { TournamentConfigSchema, type TournamentConfig, type TournamentConfigInput } from './lab/tournament/tournament-config.ts';
 export type { Standing } from './lab/tournament/standings.ts';

@@ -14,7 +14,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   engine: ['core', 'native', 'plugins', 'engine'],
   lab: ['core', 'native', 'plugins', 'engine', 'lab'],
   server: ['core', 'native', 'plugins', 'engine', 'server'],
-  cli: ['core', 'native', 'plugins', 'games', 'engine', 'lab', 'server', 'cli'],
+  composition: ['core', 'native', 'plugins', 'games', 'composition'],
+  cli: ['core', 'native', 'plugins', 'games', 'engine', 'lab', 'server', 'composition', 'cli'],
 };
 
 function sources(dir: string): string[] {
@@ -45,6 +46,12 @@ describe('the layout', () => {
       });
     });
   }
+
+  describe('having the public entry (index.ts)', () => {
+    it('should import nothing from cli/: what the package exports sits below the command line', () => {
+      expect(importedFolders(join(ROOT, 'index.ts')).filter(({ folder }) => folder === 'cli')).toEqual([]);
+    });
+  });
 
   describe('having core/', () => {
     it('should do no I/O: no node: module, no onnxruntime, no ws', () => {

@@ -18,7 +18,7 @@ import { benchRemote, formatRemoteBench } from '../bench/bench-remote.ts';
 import { benchViewer, formatViewerBench } from '../bench/bench-viewer.ts';
 import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
 import { benchTournament, formatTournamentBench } from '../../lab/tournament/bench/tournament-bench.ts';
-import { composePlugins } from '../composition/compose.ts';
+import { composePlugins } from '../../composition/compose.ts';
 import { gameFor } from '../../engine/trainer/run-pieces.ts';
 import { forceThreadsOption, positiveNumberArg, threadsOption, wholeNumberArg } from '../options.ts';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';

@@ -9,8 +9,8 @@ import { PauseGate } from '../../engine/trainer/pause-gate.ts';
 import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
 import type { TrainConfig } from '../../engine/trainer/train-config.ts';
 import { train, type TrainResult } from '../../engine/trainer/trainer.ts';
-import { composePlugins } from '../composition/compose.ts';
-import { loadPluginFiles } from '../composition/plugin-files.ts';
+import { composePlugins } from '../../composition/compose.ts';
+import { loadPluginFiles } from '../../composition/plugin-files.ts';
 
 /** A run as plain data: the game and its pieces are built in the worker from the config's names and plugin files. */
 export interface WorkerTrainSpec {

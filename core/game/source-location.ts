@@ -5,7 +5,7 @@
 
 /** ludus's own code: its layer folders beside core/ (in a checkout, or dist/ in the package). */
 const OWN_ROOT = decodeURIComponent(new URL('../../', import.meta.url).pathname);
-const OWN_FOLDERS = ['core', 'native', 'plugins', 'games', 'engine', 'lab', 'server', 'cli', 'node_modules'].map((folder) => `${OWN_ROOT}${folder}/`);
+const OWN_FOLDERS = ['core', 'native', 'plugins', 'games', 'engine', 'lab', 'server', 'composition', 'cli', 'node_modules'].map((folder) => `${OWN_ROOT}${folder}/`);
 const FRAME = /\(?(?:file:\/\/)?(\/[^\s()]+?):(\d+):\d+\)?\s*$/;
 
 export interface SourceLocation {

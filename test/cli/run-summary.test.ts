@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
-import { composePlugins } from '../../cli/composition/compose.ts';
+import { composePlugins } from '../../composition/compose.ts';
 import { idleWarning, runSummary } from '../../cli/run-summary.ts';
 import { idlePolicies, type MetricsLine } from '../../engine/trainer/metrics-line.ts';
 

@@ -2,7 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { composePlugins } from '../../../cli/composition/compose.ts';
+import { composePlugins } from '../../../composition/compose.ts';
 import { advantageFor, gameFor } from '../../../engine/trainer/run-pieces.ts';
 import { TrainConfigSchema } from '../../../engine/trainer/train-config.ts';
 import type { TranscriptLine } from '../../../engine/trainer/transcript-line.ts';
