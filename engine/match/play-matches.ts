@@ -7,6 +7,7 @@ import { checkedRewards } from './checked-rewards.ts';
 import { playCoDecodedTurns } from './co-decoded-turns.ts';
 import type { MatchBroadcast } from './match-events.ts';
 import { matchSeed, type MatchSeeds } from './match-seeds.ts';
+import type { MatchSlot } from './match-slot.ts';
 import type { PlayedMatch, PlayedTurn } from './played-match.ts';
 import { playSequentialTurns } from './sequential-turns.ts';
 
@@ -23,14 +24,6 @@ export interface MatchBatch<Role extends string = string> {
   readonly broadcast?: MatchBroadcast;
 }
 
-/** A match before it is played: who plays it, on what, from which seed. */
-export interface MatchSlot<Role extends string = string> {
-  readonly matchId: string;
-  readonly index: number;
-  readonly problem: Problem;
-  readonly seeds: MatchSeeds;
-  readonly seats: RotationStep<Role>['seats'];
-}
 
 /**
  * Plays a batch of matches of the arena's game, both protocol families through one engine: every decoding call steps

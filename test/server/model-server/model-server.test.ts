@@ -9,7 +9,8 @@ import { PolicyPool } from '../../../engine/policies/policy-pool.ts';
 import { saveCheckpoint } from '../../../native/io/checkpoint.ts';
 import { cloneWeights } from '../../../native/model/weights.ts';
 import { saveAdapter } from '../../../native/io/adapter.ts';
-import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
+import { adaptedWeights, initAdapter, withAdapter } from '../../../native/model/lora.ts';
+import { parseLoraConfig } from '../../../native/model/lora-config.ts';
 import { resolveModelDir } from '../../../plugins/policies/default-model.ts';
 import { startModelServer, type ModelServer } from '../../../server/model-server/model-server.ts';
 
