@@ -37,7 +37,7 @@ describe('the viewer page in Chromium', () => {
     });
 
     it('should show its tokens appearing as they are decoded, colored by author', async () => {
-      served = await serveLudus(['match', 'tandem', '--model', 'default', '--port', '0', '--pace', '60', '--max-new-tokens', '96', '--threads', '1']);
+      served = await serveLudus(['match', 'tandem', '--model', 'default', '--port', '0', '--pace', '60', '--max-new-tokens', '96', '--threads', '1', '--wait-for-viewer']);
       const { page, requested } = await open(served.url);
       await page.waitForSelector('#transcript .tok');
       const early = await tokenCount(page);
@@ -200,7 +200,7 @@ describe('the viewer page in Chromium', () => {
 describe('the viewer page in Chromium, on Agon', () => {
   describe('having a live agon match (ludus match)', () => {
     it('should lay draft and challenge side by side as they are decoded and show, once the draft ends, the summary the challenger reads and the withheld answer', async () => {
-      const served = await serveLudus(['match', 'agon', '--model', 'default', '--port', '0', '--pace', '5', '--threads', '1']);
+      const served = await serveLudus(['match', 'agon', '--model', 'default', '--port', '0', '--pace', '5', '--threads', '1', '--wait-for-viewer']);
       try {
         const { page } = await open(served.url);
         await page.waitForSelector('#transcript .tok');
