@@ -9,7 +9,6 @@ import type { Game } from '../../core/game/define-game.ts';
 import { writtenHow } from '../../core/protocols/protocol.ts';
 import { judgeMetrics } from '../../core/game/judge-agreement.ts';
 import type { Problem, Task } from '../../core/tasks/task.ts';
-import { saveCheckpoint } from '../../native/io/checkpoint.ts';
 import type { AdamWState } from '../../native/train/adamw.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
@@ -33,7 +32,7 @@ import { flatMetrics, validationMetrics, policyMetrics, type MetricsLine, type R
 import { planPolicies, type LearnerSettings } from './policy-plan.ts';
 import { roleRollouts } from './role-rollouts.ts';
 import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
-import { loadRunCheckpoint, saveRunCheckpoint } from './run-checkpoint.ts';
+import { loadRunCheckpoint, saveBestPolicy, saveRunCheckpoint } from './run-checkpoint.ts';
 import { BEST_DIR, bestPolicyDir, CHECKPOINT_DIR, checkpointPolicyDir, prepareRunDir, RUN_FILE, type ResumeMode } from './run-dir.ts';
 import { TOKENIZER_FILE } from './training-checkpoint.ts';
 import type { TrainerState } from './trainer-state.ts';
@@ -272,7 +271,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
     if (state.best !== null && result.accuracy <= state.best.accuracy) return;
     state.best = { step, accuracy: result.accuracy, split: result.split };
     for (const { name, learner } of learners.values()) {
-      await saveCheckpoint(join(run.out, BEST_DIR, name), pool.policy(name).config, learner.weights, { extraFiles: { [TOKENIZER_FILE]: JSON.stringify(pool.tokenizer.json) } });
+      await saveBestPolicy(join(run.out, BEST_DIR, name), { config: pool.policy(name).config, weights: learner.weights, baseModel: resolve(pool.dir(name)) }, pool.tokenizer.json);
     }
   }
 }

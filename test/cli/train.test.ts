@@ -55,7 +55,7 @@ describe('ludus train', () => {
       const played = (await readFile(join(out, 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => (JSON.parse(line) as { problemId: string }).problemId);
       expect(played.every((id) => idsOf('train').has(id))).toBe(true);
       const [validation] = (await readFile(join(out, 'validation.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { problems: number; split: string });
-      expect(validation).toMatchObject({ problems: 2, split: 'test' });
+      expect(validation).toMatchObject({ problems: 2, split: 'test', role: 'senior', policy: 'senior', written: 'solo' });
     });
   });
 
