@@ -80,7 +80,7 @@ describe('ludus train', () => {
   });
 
   describe('having a two-role sequential game from a plugin module', () => {
-    it('should train both roles\' policies with their own optimizers, swapping roles each step, and resume exactly', async () => {
+    it('should train both roles\' policies with their own optimizers, swapping roles each step, and resume exactly from --out alone', async () => {
       const { dir, file } = await configFile({ problemsPerStep: 1, groupSize: 2, checkpointEvery: 1, validateEvery: 0, finalComparison: 0 });
       const args = (out: string, steps: number) => ['train', 'proposer-critic', '--plugin', 'examples/proposer-critic/proposer-critic.ts', '--config', file, '--steps', String(steps), '--out', out, '--no-watch', '--threads', '1'];
       const straight = join(dir, 'straight');
@@ -96,11 +96,19 @@ describe('ludus train', () => {
       ]);
       const resumed = join(dir, 'resumed');
       expect((await runLudus(args(resumed, 1))).code).toBe(0);
-      expect((await runLudus([...args(resumed, 2), '--resume'])).code).toBe(0);
+      // Resumed with --out alone: the game's plugin and the config are read back from run.json.
+      const again = await runLudus(['train', 'proposer-critic', '--out', resumed, '--resume', '--steps', '2', '--no-watch', '--threads', '1']);
+      expect(again.code, again.stderr).toBe(0);
       for (const policy of ['alice', 'bob']) {
         const weights = (out: string) => readFile(join(out, 'checkpoint', 'policies', policy, 'model.safetensors'));
         expect((await weights(resumed)).equals(await weights(straight))).toBe(true);
       }
+      // A config that really differs is refused, every differing field named (and nothing else).
+      const other = join(dir, 'other.json');
+      await writeFile(other, JSON.stringify({ problemsPerStep: 1, groupSize: 4, checkpointEvery: 1, validateEvery: 0, finalComparison: 0, temperature: 0.7 }));
+      const refused = await runLudus(['train', 'proposer-critic', '--plugin', 'examples/proposer-critic/proposer-critic.ts', '--config', other, '--out', resumed, '--resume', '--steps', '3', '--no-watch']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/\[CONFIG_INVALID\] .*: the checkpoint was made with a different training config: groupSize \(checkpoint 2, now 4\); temperature \(checkpoint 1, now 0\.7\); resume with the run's own config/);
     });
   });
 
