@@ -1,6 +1,6 @@
 import type { AnyGame } from '../core/catalog.ts';
 import { firstUpdateOf, updatesOf } from '../core/game/rotations.ts';
-import { writtenHow } from '../core/protocols/protocol.ts';
+import { coAuthors, writtenHow } from '../core/protocols/protocol.ts';
 import type { IdlePolicy } from '../engine/trainer/metrics-line.ts';
 import { bestPolicyDir, checkpointPolicyDir } from '../engine/trainer/run-dir.ts';
 import type { TrainResult } from '../engine/trainer/trainer.ts';
@@ -67,7 +67,9 @@ export function runSummary(result: TrainResult, facts: RunFacts, seconds: number
   lines.push(`  files: ${out}/metrics.jsonl, transcripts.jsonl, validation.jsonl; the policies in ${policyDirs.join(', ')}`);
   const evaluated = facts.trained.find((p) => p.name === validated) ?? facts.trained[0];
   if (evaluated) {
-    lines.push(`  evaluate it against its base: npx ${commandLine(['ludus', 'eval', '--model', checkpointPolicyDir(out, evaluated.name), '--task', facts.task, '--compare', evaluated.init])}`);
+    // A policy that co-writes its answers is evaluated solo and co-written (handoff with the base as the junior).
+    const axes = coAuthors(game.protocol, role).length > 0 ? ['--axes', 'capability,handoff'] : [];
+    lines.push(`  evaluate it against its base: npx ${commandLine(['ludus', 'eval', '--model', checkpointPolicyDir(out, evaluated.name), '--task', facts.task, ...axes, '--compare', evaluated.init])}`);
   }
   lines.push(`  watch it again: npx ludus serve --runs ${out}`, '');
   return lines.join('\n');
