@@ -58,20 +58,21 @@ class ProtoWriter {
     return this;
   }
 
-  double(field: number, value: number): this {
-    this.key(field, 1);
-    const view = new DataView(new ArrayBuffer(8));
-    view.setFloat64(0, value, true);
+  /** A fixed-width little-endian field: wire type 1 (8 bytes) or 5 (4 bytes). */
+  private fixed(field: number, wireType: 1 | 5, write: (view: DataView) => void): this {
+    this.key(field, wireType);
+    const view = new DataView(new ArrayBuffer(wireType === 1 ? 8 : 4));
+    write(view);
     this.bytes.push(...new Uint8Array(view.buffer));
     return this;
   }
 
+  double(field: number, value: number): this {
+    return this.fixed(field, 1, (view) => view.setFloat64(0, value, true));
+  }
+
   float(field: number, value: number): this {
-    this.key(field, 5);
-    const view = new DataView(new ArrayBuffer(4));
-    view.setFloat32(0, value, true);
-    this.bytes.push(...new Uint8Array(view.buffer));
-    return this;
+    return this.fixed(field, 5, (view) => view.setFloat32(0, value, true));
   }
 
   message(field: number, body: Uint8Array | readonly number[]): this {
