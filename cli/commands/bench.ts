@@ -157,6 +157,7 @@ export function register(program: Command): void {
         groupSize: opts.group,
         maxNewTokens: opts.maxNewTokens,
         validateEvery: 0,
+        finalComparison: 0,
       });
       const catalog = await composePlugins();
       const report = await benchViewer({

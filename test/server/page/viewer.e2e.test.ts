@@ -164,7 +164,7 @@ describe('the viewer page in Chromium', () => {
       const dir = await mkdtemp(join(tmpdir(), 'ludus-viewer-relay-'));
       const config = join(dir, 'relay.json');
       const relay = new URL('../../fixtures/plugins/relay.ts', import.meta.url).pathname;
-      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, validateEvery: 0, plugins: [relay] }));
+      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, validateEvery: 0, finalComparison: 0, plugins: [relay] }));
       const trained = await runLudus(['train', 'relay', '--config', config, '--steps', '2', '--out', join(dir, 'runs', 'relay'), '--no-watch', '--threads', '1']);
       expect(trained.code).toBe(0);
       const lines = (await readFile(join(dir, 'runs', 'relay', 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { matchId: string; seats: Record<string, string>; turns: { role: string; stepEnds: number[] }[]; verdicts: { step?: number; correct: boolean }[] });
