@@ -239,6 +239,11 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       }
       run.onStep?.(line, config.steps, saving);
     }
+    // Stopped between steps (the signal came after a step's own check): the steps since the checkpoint are saved too.
+    if (stopped() && state.step > (checkpointed ?? 0)) {
+      await save();
+      checkpointed = state.step;
+    }
     if (state.step === config.steps && config.finalComparison > 0 && !stopped()) {
       // Both sides in-process, so they differ only in weights (rollout servers sample with their own kernels).
       const local = { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads };

@@ -44,19 +44,19 @@ describe('ludus train, stopped and started again', () => {
     it('should checkpoint at the next step boundary, exit 130 printing the command, and that command should finish the run', async () => {
       const { dir, file } = await configFile({ ...tinyConfig, checkpointEvery: 10 });
       const out = join(dir, 'run');
-      const stopped = await runUntil(['train', 'tandem', '--config', file, '--steps', '6', '--out', out, '--no-watch', '--threads', '1'], /step 3\/6/, 'SIGINT');
+      const stopped = await runUntil(['train', 'tandem', '--config', file, '--steps', '5', '--out', out, '--no-watch', '--threads', '1'], /step 3\/5/, 'SIGINT');
       expect(stopped.code, stopped.stderr).toBe(130);
       const reached = await checkpointStep(out);
       // The step under way when the signal came is finished and checkpointed; no later one is begun.
       expect(reached === 3 || reached === 4).toBe(true);
-      expect(stopped.stderr).toContain(`stopped (SIGINT) after step ${reached} of 6; the checkpoint holds step ${reached}`);
+      expect(stopped.stderr).toContain(`stopped (SIGINT) after step ${reached} of 5; the checkpoint holds step ${reached}`);
       expect(JSON.parse(stopped.stdout)).toMatchObject({ out, steps: reached, stopped: true, checkpointed: reached });
       const command = printedCommand(stopped.stderr);
       expect(command).toEqual(['train', 'tandem', '--out', out, '--resume']);
       const resumed = await runLudus([...command, '--no-watch', '--threads', '1']);
       expect(resumed.code, resumed.stderr).toBe(0);
-      expect(await metricSteps(out)).toEqual([1, 2, 3, 4, 5, 6]);
-      expect(await checkpointStep(out)).toBe(6);
+      expect(await metricSteps(out)).toEqual([1, 2, 3, 4, 5]);
+      expect(await checkpointStep(out)).toBe(5);
       // TensorBoard beside metrics.jsonl: one event file per process, the second marking where it took over.
       const files = (await readdir(out)).filter((name) => name.startsWith('events.out.tfevents.')).sort();
       expect(files).toHaveLength(2);
@@ -65,7 +65,7 @@ describe('ludus train, stopped and started again', () => {
       const [earlier, later] = stepsOf(before)[0] === 1 ? [before, after] : [after, before];
       expect(stepsOf(earlier)).toEqual(Array.from({ length: reached }, (_, i) => i + 1));
       expect(later.find((e) => e.sessionStatus !== undefined)).toMatchObject({ step: reached, sessionStatus: 1 });
-      expect(stepsOf(later)).toEqual(Array.from({ length: 6 - reached }, (_, i) => reached + i + 1));
+      expect(stepsOf(later)).toEqual(Array.from({ length: 5 - reached }, (_, i) => reached + i + 1));
       const metrics = JSON.parse((await readFile(join(out, 'metrics.jsonl'), 'utf8')).split('\n')[0]) as { roles: { senior: { reward_mean: number } } };
       expect(earlier.find((e) => e.step === 1)!.scalars!['role/senior/reward_mean']).toBeCloseTo(metrics.roles.senior.reward_mean, 6);
     });
@@ -90,9 +90,9 @@ describe('ludus train, stopped and started again', () => {
     it('should not block its own restart: both refusals point at --restart, which reruns it from run.json alone', async () => {
       const { dir, file } = await configFile({ ...tinyConfig, checkpointEvery: 10 });
       const out = join(dir, 'run');
-      const killed = await runUntil(['train', 'tandem', '--config', file, '--steps', '3', '--out', out, '--no-watch', '--threads', '1'], /step 1\/3/, 'SIGKILL');
+      const killed = await runUntil(['train', 'tandem', '--config', file, '--steps', '2', '--out', out, '--no-watch', '--threads', '1'], /step 1\/2/, 'SIGKILL');
       expect(killed.code).toBe(137);
-      const again = await runLudus(['train', 'tandem', '--config', file, '--steps', '3', '--out', out, '--no-watch']);
+      const again = await runLudus(['train', 'tandem', '--config', file, '--steps', '2', '--out', out, '--no-watch']);
       expect(again.code).toBe(2);
       expect(again.stderr).toMatch(/\[RUN_DIR_NOT_EMPTY\] .*it stopped before its first checkpoint: start it over with --restart/);
       const resume = await runLudus(['train', 'tandem', '--out', out, '--resume', '--no-watch']);
@@ -100,8 +100,8 @@ describe('ludus train, stopped and started again', () => {
       expect(resume.stderr).toMatch(/\[NOTHING_TO_RESUME\] .*start it over in place with --restart instead of --resume/);
       const restarted = await runLudus(['train', 'tandem', '--out', out, '--restart', '--no-watch', '--threads', '1']);
       expect(restarted.code, restarted.stderr).toBe(0);
-      expect(await metricSteps(out)).toEqual([1, 2, 3]);
-      expect(await checkpointStep(out)).toBe(3);
+      expect(await metricSteps(out)).toEqual([1, 2]);
+      expect(await checkpointStep(out)).toBe(2);
     });
   });
 
