@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Spectator } from '../server/hub-clients.ts';
 import { serveLudus } from '../server/page/browser.ts';
 import { configFile, runLudus } from '../support/cli.ts';
@@ -80,11 +80,19 @@ describe('ludus train', () => {
   });
 
   describe('having a two-role sequential game from a plugin module', () => {
-    it('should train both roles\' policies with their own optimizers, swapping roles each step, and resume exactly from --out alone', async () => {
-      const { dir, file } = await configFile({ problemsPerStep: 1, groupSize: 2, checkpointEvery: 1, validateEvery: 0, finalComparison: 0 });
-      const args = (out: string, steps: number) => ['train', 'proposer-critic', '--plugin', 'examples/proposer-critic/proposer-critic.ts', '--config', file, '--steps', String(steps), '--out', out, '--no-watch', '--threads', '1'];
-      const straight = join(dir, 'straight');
-      expect((await runLudus(args(straight, 2))).code).toBe(0);
+    // Each training has a timeout of its own: the straight run here, the split one in the test that resumes it.
+    let dir: string;
+    let file: string;
+    let straight: string;
+    const args = (out: string, steps: number) => ['train', 'proposer-critic', '--plugin', 'examples/proposer-critic/proposer-critic.ts', '--config', file, '--steps', String(steps), '--out', out, '--no-watch', '--threads', '1'];
+    beforeAll(async () => {
+      ({ dir, file } = await configFile({ problemsPerStep: 1, groupSize: 2, checkpointEvery: 1, validateEvery: 0, finalComparison: 0 }));
+      straight = join(dir, 'straight');
+      const trained = await runLudus(args(straight, 2));
+      expect(trained.code, trained.stderr).toBe(0);
+    });
+
+    it("should train both roles' policies with their own optimizers, swapping roles each step", async () => {
       const metrics = (await readFile(join(straight, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { seats: Record<string, string>; policies: Record<string, unknown> });
       expect(metrics.map((line) => line.seats)).toEqual([
         { proposer: 'alice', critic: 'bob' },
@@ -94,6 +102,9 @@ describe('ludus train', () => {
         ['alice', 'bob'],
         ['alice', 'bob'],
       ]);
+    });
+
+    it('should resume exactly from --out alone, and refuse a config that really differs naming every differing field', async () => {
       const resumed = join(dir, 'resumed');
       expect((await runLudus(args(resumed, 1))).code).toBe(0);
       // Resumed with --out alone: the game's plugin and the config are read back from run.json.
@@ -103,7 +114,6 @@ describe('ludus train', () => {
         const weights = (out: string) => readFile(join(out, 'checkpoint', 'policies', policy, 'model.safetensors'));
         expect((await weights(resumed)).equals(await weights(straight))).toBe(true);
       }
-      // A config that really differs is refused, every differing field named (and nothing else).
       const other = join(dir, 'other.json');
       await writeFile(other, JSON.stringify({ problemsPerStep: 1, groupSize: 4, checkpointEvery: 1, validateEvery: 0, finalComparison: 0, temperature: 0.7 }));
       const refused = await runLudus(['train', 'proposer-critic', '--plugin', 'examples/proposer-critic/proposer-critic.ts', '--config', other, '--out', resumed, '--resume', '--steps', '3', '--no-watch']);
