@@ -43,6 +43,7 @@ export { boxedAnswerReward } from './plugins/rewards/boxed-answer-reward.ts';
 export { gradeMath } from './plugins/graders/math/grade-math.ts';
 export { gradeExact } from './plugins/graders/exact/grade-exact.ts';
 export { questionPrompt, STEP_SEPARATOR } from './plugins/tasks/prompt.ts';
+export { lastBoxed } from './plugins/tasks/jsonl/last-boxed.ts';
 export { taskByName } from './plugins/tasks/registry.ts';
 export { openMatchSession, type MatchSession, type MatchSessionOptions } from './engine/match/match-session.ts';
 export type { PlayedMatch, PlayedTurn } from './engine/match/played-match.ts';
@@ -50,7 +51,7 @@ export { train, type TrainResult, type TrainRun } from './engine/trainer/trainer
 export { TrainConfigSchema, type TrainConfig, type TrainConfigInput } from './engine/trainer/train-config.ts';
 export type { MetricsLine } from './engine/trainer/metrics-line.ts';
 export { advantageFor, gameFor } from './engine/trainer/run-pieces.ts';
-export { composePlugins } from './cli/composition/compose.ts';
+export { composePlugins } from './composition/compose.ts';
 export { runTournament, type TournamentResult, type TournamentRun } from './lab/tournament/run-tournament.ts';
 export { TournamentConfigSchema, type TournamentConfig, type TournamentConfigInput } from './lab/tournament/tournament-config.ts';
 export type { Standing } from './lab/tournament/standings.ts';

@@ -18,7 +18,7 @@ function newestSource() {
       else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(`${dir}/${entry.name}`).mtimeMs);
     }
   };
-  for (const folder of ['core', 'native', 'plugins', 'games', 'engine', 'lab', 'server', 'cli']) walk(`${root}/${folder}`);
+  for (const folder of ['core', 'native', 'plugins', 'games', 'engine', 'lab', 'server', 'composition', 'cli']) walk(`${root}/${folder}`);
   return newest;
 }
 

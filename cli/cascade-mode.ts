@@ -7,7 +7,7 @@ import { gameFor } from '../engine/trainer/run-pieces.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
 import { loadPolicy } from '../plugins/policies/load-policy.ts';
 import { graderForTask, taskByName } from '../plugins/tasks/registry.ts';
-import { composePlugins } from './composition/compose.ts';
+import { composePlugins } from '../composition/compose.ts';
 import { gameEvalOptions, type GameEvalSettings } from './game-eval-settings.ts';
 
 /** `ludus eval --challenger`: the cascade mode's settings, from the command line. */

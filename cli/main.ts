@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { LudusError } from '../core/errors.ts';
 import { checkThreads } from './options.ts';
-import { LUDUS_VERSION } from './version.ts';
+import { LUDUS_VERSION } from '../native/io/version.ts';
 
 /**
  * Each file in cli/commands exports `register(program)`; adding a command is adding a file. When the command line

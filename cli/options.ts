@@ -51,3 +51,32 @@ export function checkThreads(command: Command): void {
     fail('INPUT_INVALID', `--threads ${threads} is more than this machine's ${cores} cores; give at most ${cores} (0 lets onnxruntime choose), or add --force-threads`, { flag: 'threads', cores });
   }
 }
+
+/** `--restart`: start the run in --out over, dropping its checkpoint (a run stopped before its first checkpoint, or one given up on). */
+export const restartOption = (): Option => new Option('--restart', 'start the run in --out over in place, dropping its checkpoint, best/ and logs').conflicts('resume');
+
+/** What --resume and --restart ask of a run directory (engine/trainer/run-dir.ts ResumeMode). */
+export function resumeMode(opts: { resume?: boolean; restart?: boolean }): boolean | 'restart' {
+  return opts.restart ? 'restart' : opts.resume === true;
+}
+
+/**
+ * A whole-number flag of at least `min` (`--problems 10`), refused with INPUT_INVALID naming the flag otherwise: a
+ * bench given `--problems abc` ran on NaN and printed zeros.
+ */
+export const wholeNumberArg =
+  (flag: string, min = 1) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!/^\s*-?\d+\s*$/.test(value) || n < min) fail('INPUT_INVALID', `--${flag} "${value}" is not a whole number ≥ ${min}`, { flag });
+    return n;
+  };
+
+/** A positive real-number flag (`--shard-mb 1.5`), refused with INPUT_INVALID naming the flag otherwise. */
+export const positiveNumberArg =
+  (flag: string) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0) fail('INPUT_INVALID', `--${flag} "${value}" is not a positive number`, { flag });
+    return n;
+  };

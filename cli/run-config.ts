@@ -1,12 +1,15 @@
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fail } from '../core/errors.ts';
+import { pathExists } from '../native/io/files.ts';
+import { RUN_FILE } from '../engine/trainer/run-dir.ts';
 import type { AnyGame } from '../core/catalog.ts';
 import { parseConfig } from '../core/parse-config.ts';
 import { planPolicies } from '../engine/trainer/policy-plan.ts';
 import { advantageFor, gameFor } from '../engine/trainer/run-pieces.ts';
 import { TrainConfigSchema, type TrainConfig } from '../engine/trainer/train-config.ts';
-import { composePlugins } from './composition/compose.ts';
-import type { PluginCatalog } from './composition/plugin-catalog.ts';
-import { loadPluginFiles } from './composition/plugin-files.ts';
+import { composePlugins } from '../composition/compose.ts';
+import type { PluginCatalog } from '../composition/plugin-catalog.ts';
+import { loadPluginFiles } from '../composition/plugin-files.ts';
 import { readConfigFile } from './config-file.ts';
 import { trainedTask } from '../plugins/policies/default-model.ts';
 import { graderForTask } from '../plugins/tasks/registry.ts';
@@ -31,8 +34,8 @@ export interface ResolvedRun {
  * Plugin paths in a config file are relative to that file. Without a `task`, the game's default task is played (else
  * the config's default); without a `grader`, the task's own (exact for last-letter) or the config's default.
  */
-export async function resolveRun(gameName: string, opts: RunOptions, overrides: Record<string, unknown> = {}): Promise<ResolvedRun> {
-  const file = opts.config ? await readConfigFile(opts.config) : {};
+export async function resolveRun(gameName: string, opts: RunOptions, overrides: Record<string, unknown> = {}, recorded?: Record<string, unknown>): Promise<ResolvedRun> {
+  const file = opts.config ? await readConfigFile(opts.config) : (recorded ?? {});
   const model = opts.model ?? file.model;
   // A model directory that says which task it was pretrained on chooses the task (the shipped base follows the game).
   const modelTask = file.task === undefined && overrides.task === undefined && typeof model === 'string' && model !== 'default' ? trainedTask(model) : undefined;
@@ -57,6 +60,18 @@ export async function resolveRun(gameName: string, opts: RunOptions, overrides: 
   advantageFor(catalog, config);
   planPolicies(game, config);
   return { config, catalog, game };
+}
+
+/**
+ * The config a run in `out` was made with (its run.json), for `--resume` and `--restart` without `--config` and
+ * `--plugin`: both are recorded there, plugin paths made absolute. undefined when `out` holds no run.json.
+ */
+export async function recordedConfig(out: string): Promise<Record<string, unknown> | undefined> {
+  const file = join(out, RUN_FILE);
+  if (!(await pathExists(file))) return undefined;
+  const record = (await readConfigFile(file)) as { config?: unknown };
+  if (typeof record.config !== 'object' || record.config === null) fail('DATA_INVALID', `${file}: holds no "config": not a run record of ludus train`, { file });
+  return record.config as Record<string, unknown>;
 }
 
 /** `--plugin FILE`, repeatable: the same on every command that takes a game. */

@@ -2,7 +2,7 @@ import { gameFor } from '../engine/trainer/run-pieces.ts';
 import { evaluateVerifier, type Estimate, type VerifierEvalResult } from '../lab/eval/verifier-eval.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
 import { graderForTask, taskByName } from '../plugins/tasks/registry.ts';
-import { composePlugins } from './composition/compose.ts';
+import { composePlugins } from '../composition/compose.ts';
 import { gameEvalOptions, type GameEvalSettings } from './game-eval-settings.ts';
 
 /** The verifier axes of `ludus eval`: one more axis name beside the tandem paper's. */

@@ -44,7 +44,10 @@ export type LudusErrorCode =
   | 'PATH_FORBIDDEN'
   | 'CONTENT_TYPE_UNSUPPORTED'
   | 'REQUEST_TOO_LARGE'
-  | 'SERVER_BUSY';
+  | 'SERVER_BUSY'
+  | 'REWARD_FAILED'
+  | 'REWARD_INVALID'
+  | 'MODEL_NOT_FOUND';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

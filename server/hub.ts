@@ -74,6 +74,8 @@ export interface HubStats {
   events: number;
   /** Heartbeat rounds run (every `heartbeatMs`). */
   heartbeats: number;
+  /** Pongs received: answers to the heartbeat's pings. */
+  pongs: number;
   /** The most bytes ever queued on one socket, just after a write: what a slow client can make the server hold. */
   peakQueuedBytes: number;
 }
@@ -99,7 +101,7 @@ interface Client {
  * behind, so a client that asks without reading cannot make the server queue more than the watermarks allow.
  */
 export class BroadcastHub {
-  readonly stats: HubStats = { clients: 0, sharedSerializations: 0, clientSerializations: 0, framesSent: 0, resynced: 0, dropped: 0, deadSockets: 0, events: 0, heartbeats: 0, peakQueuedBytes: 0 };
+  readonly stats: HubStats = { clients: 0, sharedSerializations: 0, clientSerializations: 0, framesSent: 0, resynced: 0, dropped: 0, deadSockets: 0, events: 0, heartbeats: 0, pongs: 0, peakQueuedBytes: 0 };
   private readonly options: HubOptions;
   private readonly state: WatchState;
   private readonly runs = new Map<string, HubRun>();
@@ -144,6 +146,7 @@ export class BroadcastHub {
     this.clients.add(client);
     this.stats.clients = this.clients.size;
     socket.on('pong', () => {
+      this.stats.pongs += 1;
       client.alive = true;
     });
     socket.on('message', (data, isBinary) => this.receive(client, data, isBinary));
@@ -279,7 +282,11 @@ export class BroadcastHub {
     client.socket.terminate();
   }
 
-  private beat(): void {
+  /**
+   * One heartbeat round (run every `heartbeatMs`; callable to drive the heartbeat by hand, heartbeatMs 0): a socket
+   * that has not answered the previous round's ping is terminated, every other one is pinged.
+   */
+  beat(): void {
     this.stats.heartbeats += 1;
     for (const client of this.clients) {
       if (!client.alive) {

@@ -1,3 +1,4 @@
+import { sampleRss } from '../../native/bench/rss-sampler.ts';
 import { execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -133,10 +134,7 @@ export async function benchViewer(options: ViewerBenchOptions): Promise<ViewerBe
 
 async function timedRun(options: ViewerBenchOptions, out: string, events?: LudusEmitter): Promise<ViewerBenchRun> {
   const lines: MetricsLine[] = [];
-  let peak = process.memoryUsage().rss;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 100);
+  const sampler = sampleRss();
   const started = { wall: performance.now(), cpu: process.cpuUsage(), main: mainThreadCpu() };
   let ended: { wall: number; cpu: NodeJS.CpuUsage; main: number };
   try {
@@ -144,8 +142,9 @@ async function timedRun(options: ViewerBenchOptions, out: string, events?: Ludus
     await training.done;
   } finally {
     ended = { wall: performance.now(), cpu: process.cpuUsage(started.cpu), main: mainThreadCpu() - started.main };
-    clearInterval(sampler);
+    sampler.stop();
   }
+  const peak = sampler.peak();
   const matches = options.config.problemsPerStep * options.config.groupSize;
   const role = options.game.trainable[0];
   const tokens = lines.reduce((sum, line) => sum + line.roles[role].response_len * matches, 0);

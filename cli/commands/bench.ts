@@ -20,9 +20,9 @@ import { benchRecord, loadNow, readRecord, saveRecord } from '../bench/bench-rec
 import { benchViewer, formatViewerBench } from '../bench/bench-viewer.ts';
 import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
 import { benchTournament, formatTournamentBench } from '../../lab/tournament/bench/tournament-bench.ts';
-import { composePlugins } from '../composition/compose.ts';
+import { composePlugins } from '../../composition/compose.ts';
 import { gameFor } from '../../engine/trainer/run-pieces.ts';
-import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
+import { deviceOption, forceThreadsOption, parseDevice, positiveNumberArg, threadsOption, wholeNumberArg } from '../options.ts';
 import { ensureDevice } from '../../native/ort.ts';
 import { CHECKED_GRAPHS, checkPlacement, type CheckedGraph } from '../../native/bench/placement-check.ts';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
@@ -37,25 +37,25 @@ export function register(program: Command): void {
         'PyTorch eager on the same shapes in the same run when torch is importable',
     )
     .option('--preset <name>', `model preset (${Object.keys(PRESETS).join(', ')})`, 'qwen3-4m')
-    .option('--batch <n>', 'small presets: decode batch (default 64)', (v) => Number(v))
+    .option('--batch <n>', 'small presets: decode batch (default 64)', wholeNumberArg('batch'))
     .option('--batches <list>', `real-shape presets: decode batches (default ${REAL_SIZE_DEFAULTS.batches.join(',')})`)
-    .option('--new-tokens <n>', 'tokens generated per row (small presets: 256; real-shape presets: 16 at B=1, 32 above)', (v) => Number(v))
-    .option('--prompt-tokens <n>', 'prompt tokens per row', (v) => Number(v), 16)
+    .option('--new-tokens <n>', 'tokens generated per row (small presets: 256; real-shape presets: 16 at B=1, 32 above)', wholeNumberArg('new-tokens'))
+    .option('--prompt-tokens <n>', 'prompt tokens per row', wholeNumberArg('prompt-tokens'), 16)
     .addOption(threadsOption(2))
     .addOption(forceThreadsOption())
-    .option('--naive-rows <n>', 'small presets: rows measured for the naive per-row prototype', (v) => Number(v), 4)
-    .option('--train-batch <n>', `training batch (small presets: 16; real-shape: ${REAL_SIZE_DEFAULTS.trainRows})`, (v) => Number(v))
-    .option('--train-len <n>', 'training sequence length', (v) => Number(v), 128)
-    .option('--train-steps <n>', `timed training steps (small presets: 5; real-shape: ${REAL_SIZE_DEFAULTS.trainSteps})`, (v) => Number(v))
-    .option('--rss-rollouts <n>', 'small presets: repeated rollouts watched for memory growth', (v) => Number(v), 5)
-    .option('--repeats <n>', 'timed rollouts per decode configuration, interleaved; the median is reported (small presets: 3; real-shape: 1)', (v) => Number(v))
+    .option('--naive-rows <n>', 'small presets: rows measured for the naive per-row prototype', wholeNumberArg('naive-rows'), 4)
+    .option('--train-batch <n>', `training batch (small presets: 16; real-shape: ${REAL_SIZE_DEFAULTS.trainRows})`, wholeNumberArg('train-batch'))
+    .option('--train-len <n>', 'training sequence length', wholeNumberArg('train-len'), 128)
+    .option('--train-steps <n>', `timed training steps (small presets: 5; real-shape: ${REAL_SIZE_DEFAULTS.trainSteps})`, wholeNumberArg('train-steps'))
+    .option('--rss-rollouts <n>', 'small presets: repeated rollouts watched for memory growth', wholeNumberArg('rss-rollouts', 0), 5)
+    .option('--repeats <n>', 'timed rollouts per decode configuration, interleaved; the median is reported (small presets: 3; real-shape: 1)', wholeNumberArg('repeats'))
     .option('--long', 'small presets: also run one 2048-token co-decoded rollout at the decode batch')
     .option('--torch <mode>', 'PyTorch eager baseline: auto (when importable), on (required), off', 'auto')
     .option('--phases <list>', `real-shape presets: only these measurements (${REAL_SIZE_PHASES.join(', ')}; default all), each PyTorch baseline with its own`)
     .option('--real-size', 'the real-size benchmark (a checkpoint on disk, each measurement in a process of its own); the default for the real-shape presets')
-    .option('--seed <n>', 'seed', (v) => Number(v), 1)
+    .option('--seed <n>', 'seed', wholeNumberArg('seed', 0), 1)
     .addOption(deviceOption('where score, decode and train run: cpu, webgpu or cuda (docs/gpu.md). On a GPU the real-size benchmark runs at any preset, with the GPU\'s ceiling measured by a large matmul and the scores compared with the CPU\'s'))
-    .option('--matmul-size <n>', 'on a GPU: side of the float32 square products its ceiling is measured with', (v) => Number(v), 4096)
+    .option('--matmul-size <n>', 'on a GPU: side of the float32 square products its ceiling is measured with', wholeNumberArg('matmul-size', 1), 4096)
     .option('--json', 'print one JSON line')
     .option('--save <dir>', 'also keep the report as a dated record in this directory (machine, commit, load before and after), for `ludus bench compare`')
     .action(async (opts) => {
@@ -143,8 +143,8 @@ export function register(program: Command): void {
     .requiredOption('--out <dir>', 'checkpoint directory to write')
     .option('--preset <name>', `model preset (${Object.keys(PRESETS).join(', ')})`, 'qwen3-0.6b')
     .option('--dtype <dtype>', 'stored dtype: BF16 (as released), F16 or F32', 'BF16')
-    .option('--shard-mb <n>', 'shard size in MB (default: one file up to 5 GB, as transformers)', (v) => Number(v))
-    .option('--seed <n>', 'seed', (v) => Number(v), 1)
+    .option('--shard-mb <n>', 'shard size in MB (default: one file up to 5 GB, as transformers)', positiveNumberArg('shard-mb'))
+    .option('--seed <n>', 'seed', wholeNumberArg('seed', 0), 1)
     .action(async (opts: { out: string; preset: string; dtype: string; shardMb?: number; seed: number }) => {
       const dtype = opts.dtype.toUpperCase() as EncodableDtype;
       if (!['BF16', 'F16', 'F32'].includes(dtype)) fail('INPUT_INVALID', `--dtype ${opts.dtype}: expected BF16, F16 or F32`);
@@ -157,9 +157,9 @@ export function register(program: Command): void {
     .description('the match engine: a two-role sequential game with two policies against solo decoding at the same batch; one learning step of two policies against each alone')
     .option('--model <dir>', "model every policy starts from, or 'default' (the shipped base)", 'default')
     .option('--task <name>', 'task the prompts come from', 'arithmetic')
-    .option('--matches <n>', 'matches in flight (and the solo batch)', (v) => Number(v), 64)
-    .option('--turn-tokens <n>', 'tokens per turn', (v) => Number(v), 128)
-    .option('--repeats <n>', 'interleaved repeats; medians are reported', (v) => Number(v), 3)
+    .option('--matches <n>', 'matches in flight (and the solo batch)', wholeNumberArg('matches'), 64)
+    .option('--turn-tokens <n>', 'tokens per turn', wholeNumberArg('turn-tokens'), 128)
+    .option('--repeats <n>', 'interleaved repeats; medians are reported', wholeNumberArg('repeats'), 3)
     .addOption(threadsOption(2))
     .addOption(forceThreadsOption())
     .option('--json', 'print one JSON line')
@@ -172,11 +172,11 @@ export function register(program: Command): void {
     .description('rollouts through `ludus serve-model` on loopback against the in-process decoders, same rows: solo, and tandem co-written by span-and-cut with the tokens it throws away; the tokens SGLang would generate past a stop id under ignore_eos; and learner steps through `ludus serve-trainer` against the in-process learner')
     .option('--model <dir>', "model both policies start from, or 'default' (the shipped base)", 'default')
     .option('--task <name>', 'task the prompts come from', 'arithmetic')
-    .option('--rows <n>', 'rows per call (decoder and server batch)', (v) => Number(v), 16)
-    .option('--tokens <n>', 'tokens per row', (v) => Number(v), 128)
+    .option('--rows <n>', 'rows per call (decoder and server batch)', wholeNumberArg('rows'), 16)
+    .option('--tokens <n>', 'tokens per row', wholeNumberArg('tokens'), 128)
     .option('--spans <list>', 'span lengths of span-and-cut measured, comma-separated', '2,4,8')
-    .option('--repeats <n>', 'interleaved repeats; medians are reported', (v) => Number(v), 3)
-    .option('--train-steps <n>', 'timed learner steps (rows × tokens) in-process and through the trainer API, interleaved; medians are reported', (v) => Number(v), 5)
+    .option('--repeats <n>', 'interleaved repeats; medians are reported', wholeNumberArg('repeats'), 3)
+    .option('--train-steps <n>', 'timed learner steps (rows × tokens) in-process and through the trainer API, interleaved; medians are reported', wholeNumberArg('train-steps'), 5)
     .addOption(threadsOption(2))
     .addOption(forceThreadsOption())
     .option('--json', 'print one JSON line')
@@ -191,12 +191,12 @@ export function register(program: Command): void {
     .command('viewer')
     .description('training throughput with no viewer, then with the viewer server and N loopback WebSocket spectators (one never reads); server memory; who kept receiving')
     .option('--game <name>', 'game trained', 'tandem')
-    .option('--spectators <n>', 'WebSocket spectators, the first of which never reads', (v) => Number(v), 200)
-    .option('--steps <n>', 'training steps per run', (v) => Number(v), 8)
-    .option('--problems <n>', 'problems per step', (v) => Number(v), 4)
-    .option('--group <n>', 'matches per problem', (v) => Number(v), 8)
-    .option('--max-new-tokens <n>', 'response length cap', (v) => Number(v), 128)
-    .option('--rounds <n>', 'runs without and with spectators, interleaved', (v) => Number(v), 2)
+    .option('--spectators <n>', 'WebSocket spectators, the first of which never reads', wholeNumberArg('spectators', 0), 200)
+    .option('--steps <n>', 'training steps per run', wholeNumberArg('steps'), 8)
+    .option('--problems <n>', 'problems per step', wholeNumberArg('problems'), 4)
+    .option('--group <n>', 'matches per problem', wholeNumberArg('group'), 8)
+    .option('--max-new-tokens <n>', 'response length cap', wholeNumberArg('max-new-tokens'), 128)
+    .option('--rounds <n>', 'runs without and with spectators, interleaved', wholeNumberArg('rounds'), 2)
     .addOption(threadsOption(0))
     .addOption(forceThreadsOption())
     .option('--json', 'print one JSON line')
@@ -208,6 +208,7 @@ export function register(program: Command): void {
         groupSize: opts.group,
         maxNewTokens: opts.maxNewTokens,
         validateEvery: 0,
+        finalComparison: 0,
       });
       const catalog = await composePlugins();
       const report = await benchViewer({
@@ -223,13 +224,13 @@ export function register(program: Command): void {
   bench
     .command('tournament')
     .description('a round-robin of N distinct checkpoints, and one of N distinct rank-16 adapters on one base, on short solo matches (loaded as they play, every entrant one batch) against one policy playing as many matches in batches of the same width; peak RSS of each')
-    .option('--entrants <n>', 'entrants in the round-robin', (v) => Number(v), 16)
-    .option('--problems <n>', 'problems each entrant plays', (v) => Number(v), 4)
-    .option('--copies <n>', 'matches per problem (a batch is problems × copies rows)', (v) => Number(v), 8)
-    .option('--new-tokens <n>', 'response length cap', (v) => Number(v), 64)
-    .option('--max-loaded <n>', 'entrants held in memory at once', (v) => Number(v), 8)
-    .option('--repeats <n>', 'interleaved repeats; medians are reported', (v) => Number(v), 3)
-    .option('--threads <n>', 'intra-op threads', (v) => Number(v), 2)
+    .option('--entrants <n>', 'entrants in the round-robin', wholeNumberArg('entrants'), 16)
+    .option('--problems <n>', 'problems each entrant plays', wholeNumberArg('problems'), 4)
+    .option('--copies <n>', 'matches per problem (a batch is problems × copies rows)', wholeNumberArg('copies'), 8)
+    .option('--new-tokens <n>', 'response length cap', wholeNumberArg('new-tokens'), 64)
+    .option('--max-loaded <n>', 'entrants held in memory at once', wholeNumberArg('max-loaded'), 8)
+    .option('--repeats <n>', 'interleaved repeats; medians are reported', wholeNumberArg('repeats'), 3)
+    .option('--threads <n>', 'intra-op threads', wholeNumberArg('threads', 0), 2)
     .option('--json', 'print one JSON line')
     .action(async (opts) => {
       const report = await benchTournament({ ...opts, catalog: await composePlugins(), onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
@@ -238,8 +239,8 @@ export function register(program: Command): void {
   bench
     .command('grader')
     .description('random and adversarial LaTeX-like lines through the math grader: time and steps per line (p50, p99, max), crashes; then the same file through `ludus grade`')
-    .option('--lines <n>', 'lines generated', (v) => Number(v), 10_000)
-    .option('--seed <n>', 'seed of the generated lines', (v) => Number(v), 0)
+    .option('--lines <n>', 'lines generated', wholeNumberArg('lines'), 10_000)
+    .option('--seed <n>', 'seed of the generated lines', wholeNumberArg('seed', 0), 0)
     .option('--extract <order>', 'extraction order (see ludus grade)', 'full')
     .option('--no-cli', 'skip the run of `ludus grade` over the generated file')
     .option('--json', 'print one JSON line')
@@ -257,8 +258,8 @@ export function register(program: Command): void {
     .command('tokenizer')
     .description("byte-level BPE training time on the synthetic tasks' worked solutions (the text ludus pretrain trains its tokenizer on)")
     .option('--tasks <names>', 'comma-separated generated tasks', 'arithmetic,last-letter')
-    .option('--problems <n>', 'training problems of each task', (v) => Number(v), 10_000)
-    .option('--merges <n>', 'merges learned', (v) => Number(v), 4096)
+    .option('--problems <n>', 'training problems of each task', wholeNumberArg('problems'), 10_000)
+    .option('--merges <n>', 'merges learned', wholeNumberArg('merges'), 4096)
     .option('--json', 'print one JSON line')
     .action(async (opts: { tasks: string; problems: number; merges: number; json?: boolean }) => {
       const report = await benchBpe({ tasks: opts.tasks.split(',').map((t) => t.trim()), problems: opts.problems, merges: opts.merges });

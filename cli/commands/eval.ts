@@ -149,14 +149,17 @@ export function register(program: Command): void {
       };
       const report = await evaluate({ ...base, model: model.model });
       const reports: EvalReport[] = [report];
+      let other: EvalReport | undefined;
       if (opts.compare !== undefined) {
-        const other = await otherReport(opts.compare, base, defaultTask);
+        other = await otherReport(opts.compare, base, defaultTask);
         report.significance = compareReports(report, other);
         reports.push(other);
       }
       if (progress) process.stderr.write('\n');
       // Results first, files after: a failure while writing the report must not lose a long evaluation.
-      process.stdout.write(opts.json ? `${JSON.stringify(verifier ? { ...report, verifier } : report)}\n` : `${summarize(report)}${verifier ? summarizeVerifier(verifier) : ''}`);
+      // With --compare, both models' scores, each labelled the same way, then the paired tests.
+      const text = other ? `${summarize(report, false)}\ncompared with:\n${summarize(other, false)}\n${significanceLines(report)}` : summarize(report);
+      process.stdout.write(opts.json ? `${JSON.stringify(verifier ? { ...report, verifier } : report)}\n` : `${text}${verifier ? summarizeVerifier(verifier) : ''}`);
       if (opts.report !== undefined) {
         await writeReports(reports, resolve(opts.report));
         if (!opts.json) process.stdout.write(`report written to ${resolve(opts.report)}\n`);
@@ -170,7 +173,7 @@ export function register(program: Command): void {
  */
 function graderFor(task: string, extract: string): Grader {
   if (extract === 'auto' && graderForTask(task) === 'exact') return gradeExact;
-  const extraction = extract === 'auto' ? (task.endsWith('.jsonl') ? FULL_EXTRACTION : STRICT_EXTRACTION) : parseExtractionOrder(extract);
+  const extraction = extract === 'auto' ? (/\.(jsonl|parquet)$/.test(task) ? FULL_EXTRACTION : STRICT_EXTRACTION) : parseExtractionOrder(extract);
   const rules = defaultRules(extraction);
   return (gold, pred) => gradeMath(gold, pred, { extraction, rules });
 }
@@ -296,18 +299,18 @@ const fmt = (e: { value: number; se: number }, digits = 4) => `${e.value.toFixed
 const withSe = (value: number, se: number | undefined, digits: number) => (se === undefined ? value.toFixed(digits) : fmt({ value, se }, digits));
 const percent = (rate: number, se: number | undefined) => `${withSe(rate * 100, se === undefined ? undefined : se * 100, 1)}%`;
 
-function summarize(report: EvalReport): string {
+function summarize(report: EvalReport, withSignificance = true): string {
   const lines: string[] = [];
   const names = report.benchmarks.map((b) => b.name);
   lines.push(`${report.model} on ${report.benchmarks.map((b) => `${b.name} (${b.split}, ${b.problems} problems)`).join(', ')}; SEs from ${report.config.bootstrap} bootstrap resamples`);
   if (report.capability) {
     const c = report.capability;
-    lines.push(`capability (${c.samples} samples per problem):`);
+    lines.push(`capability, solo (the model writes alone; ${c.samples} samples per problem):`);
     for (const name of names) lines.push(`  ${name}: ${passLine(c.per_benchmark[name].pass_at_k)}; answer present ${percent(c.per_benchmark[name].answer_present_rate, c.per_benchmark[name].answer_present_rate_se)}`);
     if (names.length > 1) lines.push(`  macro: ${passLine(c.macro.pass_at_k)}`);
   }
   for (const h of report.handoff ?? []) {
-    lines.push(`handoff ${h.variant} with ${report.junior} (p ${h.p}):`);
+    lines.push(`co-written with ${report.junior}, handoff ${h.variant} (p ${h.p}):`);
     for (const name of names) {
       const b = h.per_benchmark[name];
       lines.push(
@@ -329,10 +332,13 @@ function summarize(report: EvalReport): string {
     for (const name of names) lines.push(`legibility ${name}: junior cross-entropy ${fmt(l.per_benchmark[name].cross_entropy)} nats/token, overlap α ${fmt(l.per_benchmark[name].overlap)} over ${l.per_benchmark[name].tokens} tokens`);
     if (names.length > 1) lines.push(`legibility macro: cross-entropy ${fmt(l.macro.cross_entropy)}, overlap α ${fmt(l.macro.overlap)}`);
   }
-  if (report.significance) {
-    lines.push(`paired one-sided t-tests against ${report.significance.other}:`);
-    for (const t of report.significance.tests) lines.push(`  ${t.metric} (${t.alternative}): Δ ${t.mean_diff.toFixed(4)}, t ${t.statistic === null ? 'undefined' : t.statistic.toFixed(3)}, df ${t.df}, p ${t.p.toExponential(3)}`);
-  }
+  return `${lines.join('\n')}\n${withSignificance ? significanceLines(report) : ''}`;
+}
+
+function significanceLines(report: EvalReport): string {
+  if (!report.significance) return '';
+  const lines = [`paired one-sided t-tests, ${report.model} against ${report.significance.other}:`];
+  for (const t of report.significance.tests) lines.push(`  ${t.metric} (${t.alternative}): Δ ${t.mean_diff.toFixed(4)}, t ${t.statistic === null ? 'undefined' : t.statistic.toFixed(3)}, df ${t.df}, p ${t.p.toExponential(3)}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -7,7 +7,7 @@ import { ExperimentConfigSchema } from '../../lab/experiments/experiment-config.
 import { runTandemVsGrpo } from '../../lab/experiments/tandem-vs-grpo.ts';
 import { TangoExperimentConfigSchema } from '../../lab/experiments/tango-experiment-config.ts';
 import { runTangoVsGrpo } from '../../lab/experiments/tango-vs-grpo.ts';
-import { composePlugins } from '../composition/compose.ts';
+import { composePlugins } from '../../composition/compose.ts';
 import { readConfigFile } from '../config-file.ts';
 import { progressReporter } from '../progress.ts';
 import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { composePlugins } from '../composition/compose.ts';
-import { loadPluginFiles } from '../composition/plugin-files.ts';
+import { composePlugins } from '../../composition/compose.ts';
+import { loadPluginFiles } from '../../composition/plugin-files.ts';
 import { pluginOption } from '../run-config.ts';
 
 export function register(program: Command): void {

@@ -12,6 +12,7 @@ interface MatchOptions extends WatchOptions, RunOptions {
   maxNewTokens?: number;
   temperature?: number;
   pace: number;
+  waitForViewer?: boolean;
   json?: boolean;
   threads: number;
 }
@@ -29,6 +30,7 @@ export function register(program: Command): void {
     .option('--max-new-tokens <n>', 'response length cap of a co-decoded turn', (v) => Number(v))
     .option('--temperature <t>', 'sampling temperature', (v) => Number(v))
     .option('--pace <ms>', 'wait this long after each token, to watch at reading speed (with the viewer)', (v) => Number(v), 30)
+    .option('--wait-for-viewer', 'with the viewer: start the first match once a page has connected, so it is seen from its first token')
     .option('--json', 'print the finished match as one JSON line')
     .addOption(threadsOption(0))
     .addOption(forceThreadsOption());
@@ -65,6 +67,10 @@ export function register(program: Command): void {
       paceMs: watched ? opts.pace : 0,
       threads: opts.threads,
     });
+    if (watched && opts.waitForViewer) {
+      process.stderr.write(`waiting for a viewer at ${watched.server.url} before the first match\n`);
+      while (watched.server.hub.stats.clients === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     print(await session.play(next));
     if (!watched) {
       await session.release();

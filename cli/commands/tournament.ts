@@ -8,16 +8,19 @@ import { WorkerRpc } from '../../native/worker/worker-rpc.ts';
 import { TournamentConfigSchema } from '../../lab/tournament/tournament-config.ts';
 import { liveRun } from '../../server/live-run.ts';
 import { spectatorView } from '../../server/spectator-view.ts';
-import { composePlugins } from '../composition/compose.ts';
-import { loadPluginFiles } from '../composition/plugin-files.ts';
+import { composePlugins } from '../../composition/compose.ts';
+import { loadPluginFiles } from '../../composition/plugin-files.ts';
 import { readConfigFile } from '../config-file.ts';
+import { restartOption, resumeMode } from '../options.ts';
 import { pluginOption } from '../run-config.ts';
+import type { Standing } from '../../lab/tournament/standings.ts';
 import type { TournamentMethods, WorkerTournamentSpec } from '../training/tournament-worker.ts';
 import { startViewer, watchOptions, type WatchOptions } from '../watch.ts';
 
 interface TournamentOptions extends WatchOptions {
   out?: string;
   resume?: boolean;
+  restart?: boolean;
   plugin: string[];
   seed?: number;
   threads: number;
@@ -30,6 +33,7 @@ export function register(program: Command): void {
     .argument('<config>', 'JSON tournament config (every field in docs/config-reference.md; the README section "Tournaments")')
     .option('--out <dir>', 'tournament directory (default: runs/<config name>)')
     .option('--resume', 'continue from <out>/state (without it, <out> must be new or empty)')
+    .addOption(restartOption())
     .option(...pluginOption)
     .option('--seed <n>', 'tournament seed: the same seed plays the same matches', (v) => Number(v))
     .option('--threads <n>', 'intra-op threads', (v) => Number(v), 0);
@@ -49,7 +53,7 @@ export function register(program: Command): void {
     if (server) process.stderr.write(`watch: ${server.url}\n`);
     const rpc = await WorkerRpc.spawn<TournamentMethods>(siblingModule(import.meta.url, '../training/tournament-worker'), { label: 'tournament worker' });
     try {
-      const spec: WorkerTournamentSpec = { out, config, resume: opts.resume, threads: opts.threads, live: Object.keys(events) };
+      const spec: WorkerTournamentSpec = { out, config, resume: resumeMode(opts), threads: opts.threads, live: Object.keys(events) };
       const result = await rpc.call('tournament', [spec], {
         onEvent: (message) => {
           if (message.kind === 'events') {
@@ -60,8 +64,7 @@ export function register(program: Command): void {
             }
             return;
           }
-          const top = message.standings.slice(0, 3).map((s) => `${s.entrant} ${s.overall.ordinal.toFixed(2)}`);
-          process.stderr.write(`round ${message.round}/${message.rounds}: ${top.join(', ')}\n`);
+          process.stderr.write(roundLine(message.round, message.rounds, message.standings));
         },
       });
       process.stdout.write(`${JSON.stringify({ out, rounds: result.rounds, standings: result.standings.map((s) => ({ rank: s.rank, entrant: s.entrant, ordinal: s.overall.ordinal, elo: s.overall.elo })) })}\n`);
@@ -71,3 +74,23 @@ export function register(program: Command): void {
     }
   });
 }
+
+/**
+ * One line per round, every number labelled: the top three by conservative rating with their records and mean scores;
+ * and when every match so far was drawn, why the ratings cannot separate anyone yet.
+ */
+export function roundLine(round: number, rounds: number, standings: readonly Standing[]): string {
+  const top = standings
+    .slice(0, 3)
+    .map((s) => `${s.rank}. ${s.entrant} rating ${s.overall.ordinal.toFixed(2)} (won ${fmt(s.record.wins)}, drawn ${fmt(s.record.draws)}, lost ${fmt(s.record.losses)}; mean score ${s.score === null ? 'none yet' : s.score.toFixed(3)})`);
+  const lines = [`round ${round}/${rounds}, top ${top.length} by rating (openskill μ − 3σ): ${top.join('; ')}`];
+  const decided = standings.some((s) => s.record.wins > 0 || s.record.losses > 0);
+  if (!decided && standings.some((s) => s.record.draws > 0)) {
+    lines.push(
+      '  every match so far is a draw: in each pairing both sides scored the same (both solved, or both missed, every problem), so the ratings cannot tell the entrants apart yet; entrants that differ more, harder problems or more problems per round will',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));

@@ -1,98 +1,152 @@
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
+import { idlePolicies, type MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import { planPolicies } from '../../engine/trainer/policy-plan.ts';
 import type { TrainResult } from '../../engine/trainer/trainer.ts';
-import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
-import { pluginOption, resolveRun, type RunOptions } from '../run-config.ts';
+import { deviceOption, forceThreadsOption, parseDevice, restartOption, resumeMode, threadsOption } from '../options.ts';
+import { pluginOption, recordedConfig, resolveRun, type RunOptions } from '../run-config.ts';
+import { commandLine, idleWarning, runSummary } from '../run-summary.ts';
 import { trainInWorker, type WorkerTraining } from '../training/train-in-worker.ts';
 import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
 
 interface TrainOptions extends WatchOptions, RunOptions {
   out: string;
   resume?: boolean;
+  restart?: boolean;
   threads: number;
   device: string;
 }
 
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+
 export function register(program: Command): void {
   const command = program
     .command('train')
-    .description('RL on any game in the catalog (tandem, grpo, kl-reg, agon, or a --plugin module\'s) from base models; every policy the game\'s rotation trains learns with its own optimizer; resumable')
+    .description('RL on any game in the catalog (tandem, grpo, kl-reg, tango, agon, or a --plugin module\'s) from base models; every policy the game\'s rotation trains learns with its own optimizer; resumable, and Ctrl-C stops at the next step with a checkpoint')
     .argument('<game>', 'a game id (see `ludus games`)')
     .option(...pluginOption)
-    .option('--config <file>', 'JSON training config (see engine/trainer/train-config.ts; `policies` binds the game\'s policies to checkpoints and learner settings)')
+    .option('--config <file>', "JSON training config (every field in docs/config-reference.md; `policies` binds the game's policies to checkpoints and learner settings)")
     .option('--steps <n>', 'optimizer steps', (v) => Number(v))
     .option('--seed <n>', 'run seed: the same seed replays the same matches', (v) => Number(v))
     .option('--out <dir>', 'run directory: run.json, metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/, best/', 'runs/train')
-    .option('--resume', 'continue from <out>/checkpoint')
+    .option('--resume', "continue from <out>/checkpoint; without --config and --plugin, the run's own (recorded in <out>/run.json)")
+    .addOption(restartOption())
     .option('--model <dir>', "base model directory every policy starts from, or 'default' (the shipped base for the task)")
     .addOption(threadsOption(0))
     .addOption(forceThreadsOption())
     .addOption(deviceOption('where the matches are decoded, references scored and policies trained: cpu, webgpu or cuda (docs/gpu.md); weights, gradients and AdamW stay in host memory'));
   watchOptions(command, 'the matches and training curves').action(async (gameName: string, opts: TrainOptions) => {
-    const { config, game } = await resolveRun(gameName, opts);
+    const mode = resumeMode(opts);
+    const recorded = mode !== false && opts.config === undefined && opts.plugin.length === 0 ? await recordedConfig(opts.out) : undefined;
+    const { config, game } = await resolveRun(gameName, opts, {}, recorded);
     const began = performance.now();
-    const trainedPolicies = planPolicies(game, config).flatMap((p) => (p.learner ? [p.spec.name] : []));
-    const bar = new cliProgress.SingleBar(
-      { format: `train ${gameName} |{bar}| {value}/{total} steps  {status}  eta {eta_formatted}`, stream: process.stderr },
-      cliProgress.Presets.shades_classic,
-    );
-    let started = false;
+    const planned = planPolicies(game, config);
+    const trained = planned.flatMap((p) => (p.learner ? [{ name: p.spec.name, init: p.spec.init }] : []));
+    const steps = stepReporter(gameName, game.trainable);
+    const idle = new Map<string, number[]>(trained.map((p) => [p.name, []]));
+    let stepsRun = 0;
+    let reached: { step: number; checkpointed: number | null } = { step: 0, checkpointed: null };
     const runId = basename(resolve(opts.out));
-    // The run itself goes to a worker thread; this one keeps the viewer and the progress bar responsive.
+    // The run itself goes to a worker thread; this one keeps the viewer, the progress and the signals responsive.
     let training: WorkerTraining | undefined;
+    let signalled: keyof typeof SIGNAL_EXIT | undefined;
+    const how = { resume: commandLine(['npx', 'ludus', 'train', gameName, '--out', opts.out, '--resume']), restart: restartCommand() };
+    const onSignal = (signal: keyof typeof SIGNAL_EXIT) => {
+      if (signalled) {
+        const saved = reached.checkpointed;
+        process.stderr.write(`\n${signal} again: quitting now, at step ${reached.step}. ${saved === null ? `Nothing was checkpointed; start over with: ${how.restart}` : `The checkpoint holds step ${saved}; continue with: ${how.resume}`}\n`);
+        process.exit(SIGNAL_EXIT[signal]);
+      }
+      signalled = signal;
+      process.stderr.write(`\n${signal}: stopping after step ${reached.step + 1} with a checkpoint there (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again quits at once)\n`);
+      void training?.stop();
+    };
+    const signals = ['SIGINT', 'SIGTERM'] as const;
+    for (const signal of signals) process.on(signal, onSignal);
+    process.stderr.write(`train ${gameName}: ${config.steps} steps into ${opts.out} (Ctrl-C stops after the step under way, with a checkpoint)\n`);
     const watched = opts.watch
       ? await watchRun(opts, { id: runId, game: game.id, view: game.view, headline: game.headline, control: { pause: () => void training?.pause(), resume: () => void training?.resume() } })
       : undefined;
     let result: TrainResult;
     try {
       training = await trainInWorker(
-        { out: opts.out, config, resume: opts.resume, threads: opts.threads, device: parseDevice(opts.device) },
+        { out: opts.out, config, resume: mode, threads: opts.threads, device: parseDevice(opts.device) },
         {
           events: watched?.events,
-          onStep: (line, total) => {
-            if (!started) bar.start(total, line.step - 1, { status: '' });
-            started = true;
-            const rewards = Object.entries(line.roles)
-              .filter(([role]) => game.trainable.includes(role))
-              .map(([role, metrics]) => `${role} ${metrics.reward_mean.toFixed(3)}`);
-            const losses = Object.entries(line.policies).map(([policy, metrics]) => `${policy} loss ${metrics.loss === null ? 'skipped' : metrics.loss.toFixed(4)}`);
-            bar.update(line.step, { status: [...rewards, ...losses].join('  ') });
+          onStep: (line, total, checkpointed) => {
+            stepsRun++;
+            reached = { step: line.step, checkpointed: checkpointed ? line.step : reached.checkpointed };
+            steps.step(line, total, checkpointed);
+            for (const policy of idlePolicies(line)) {
+              idle.get(policy.policy)?.push(line.step);
+              steps.warn(idleWarning(line.step, policy));
+            }
           },
         },
       );
+      if (signalled) void training.stop();
       result = await training.done;
     } finally {
-      if (started) bar.stop();
+      steps.stop();
+      for (const signal of signals) process.off(signal, onSignal);
       await watched?.server.close();
     }
-    process.stderr.write(summary(gameName, opts.out, result, (performance.now() - began) / 1000, trainedPolicies));
+    const facts = { game, out: opts.out, task: config.task, trained, idle, stepsRun };
+    if (result.stopped || signalled) {
+      process.stderr.write(
+        result.checkpointed === null
+          ? `\nstopped (${signalled}) before the first step ended; nothing was checkpointed. Start the run over in place with:\n  ${how.restart}\n`
+          : `\nstopped (${signalled}) after step ${result.steps} of ${config.steps}; the checkpoint holds step ${result.checkpointed}. Continue with:\n  ${how.resume}\n`,
+      );
+      process.stdout.write(`${JSON.stringify({ out: opts.out, steps: result.steps, stopped: true, checkpointed: result.checkpointed })}\n`);
+      process.exitCode = SIGNAL_EXIT[signalled ?? 'SIGINT'];
+      return;
+    }
+    process.stderr.write(runSummary(result, facts, (performance.now() - began) / 1000));
     process.stdout.write(`${JSON.stringify({ out: opts.out, steps: result.steps, best: result.best, ...(result.comparison ? { comparison: result.comparison } : {}) })}\n`);
   });
 }
 
-/** What a newcomer needs at the end of a run: did training help, where are the files, how to watch it again. */
-function summary(game: string, out: string, result: TrainResult, seconds: number, policies: readonly string[]): string {
-  const lines = [`\ntrained ${game} for ${result.steps} steps in ${formatDuration(seconds)}`];
-  const c = result.comparison;
-  if (c) {
-    const pct = (e: { value: number; se: number }) => `${(100 * e.value).toFixed(1)}% ± ${(100 * e.se).toFixed(1)}`;
-    lines.push(
-      `  ${c.role}, ${c.problems} held-out problems, one match each on the same seeds:`,
-      `    trained ${pct(c.trained)}   at the start ${pct(c.start)}   difference ${c.difference.value >= 0 ? '+' : ''}${(100 * c.difference.value).toFixed(1)} ± ${(100 * c.difference.se).toFixed(1)} points (paired, bootstrap SE)`,
-    );
-  }
-  if (result.best) lines.push(`  best validation ${(100 * result.best.accuracy).toFixed(1)}% at step ${result.best.step}: ${out}/best/<policy>/`);
-  lines.push(
-    `  files: ${out}/metrics.jsonl, transcripts.jsonl, validation.jsonl; the policies in ${out}/checkpoint/policies/{${policies.join(',')}}`,
-    `  watch it again: npx ludus serve --runs ${out}`,
-    '',
-  );
-  return lines.join('\n');
+/** This command line as typed, with --restart in place of --resume (a run with no checkpoint starts over, same flags). */
+function restartCommand(): string {
+  const args = process.argv.slice(2).filter((arg) => arg !== '--resume' && arg !== '--restart');
+  return commandLine(['npx', 'ludus', ...args, '--restart']);
 }
 
-function formatDuration(seconds: number): string {
-  const minutes = Math.floor(seconds / 60);
-  return minutes > 0 ? `${minutes} min ${Math.round(seconds - 60 * minutes)} s` : `${seconds.toFixed(1)} s`;
+interface StepReporter {
+  step(line: MetricsLine, total: number, checkpointed: boolean): void;
+  warn(text: string): void;
+  stop(): void;
+}
+
+/** A bar on a terminal; anywhere else (CI logs, `tee`) one plain line per step, as it ends. */
+function stepReporter(gameName: string, trainable: readonly string[], stream: NodeJS.WriteStream = process.stderr): StepReporter {
+  const status = (line: MetricsLine) => {
+    const rewards = Object.entries(line.roles)
+      .filter(([role]) => trainable.includes(role))
+      .map(([role, metrics]) => `${role} reward ${metrics.reward_mean.toFixed(3)}`);
+    const losses = Object.entries(line.policies).map(([policy, metrics]) => `${policy} loss ${metrics.loss === null ? 'skipped' : metrics.loss.toFixed(4)}`);
+    return [...rewards, ...losses].join('  ');
+  };
+  if (!stream.isTTY) {
+    return {
+      step: (line, total, checkpointed) => void stream.write(`train ${gameName} step ${line.step}/${total}  ${status(line)}  ${line.seconds.toFixed(1)} s${checkpointed ? '  checkpointed' : ''}\n`),
+      warn: (text) => void stream.write(text),
+      stop: () => undefined,
+    };
+  }
+  const bar = new cliProgress.SingleBar({ format: `train ${gameName} |{bar}| {value}/{total} steps  {status}  eta {eta_formatted}`, stream }, cliProgress.Presets.shades_classic);
+  let started = false;
+  return {
+    step: (line, total) => {
+      if (!started) bar.start(total, line.step - 1, { status: '' });
+      started = true;
+      bar.update(line.step, { status: status(line) });
+    },
+    warn: (text) => void stream.write(`\n${text}`),
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
 }

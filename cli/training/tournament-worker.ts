@@ -3,17 +3,18 @@ import { EventEmitter } from 'eventemitter3';
 import type { LudusEmitter, LudusEvent } from '../../core/events.ts';
 import type { CallContext } from '../../native/worker/protocol.ts';
 import { serveMethods } from '../../native/worker/serve.ts';
+import type { ResumeMode } from '../../engine/trainer/run-dir.ts';
 import { runTournament, type TournamentResult } from '../../lab/tournament/run-tournament.ts';
 import type { Standing } from '../../lab/tournament/standings.ts';
 import type { TournamentConfig } from '../../lab/tournament/tournament-config.ts';
-import { composePlugins } from '../composition/compose.ts';
-import { loadPluginFiles } from '../composition/plugin-files.ts';
+import { composePlugins } from '../../composition/compose.ts';
+import { loadPluginFiles } from '../../composition/plugin-files.ts';
 
 /** A tournament as plain data: games and pieces are built in the worker from the config's names and plugin files. */
 export interface WorkerTournamentSpec {
   out: string;
   config: TournamentConfig;
-  resume?: boolean;
+  resume?: ResumeMode;
   threads?: number;
   /** Forward the events of these games (someone is watching). */
   live: readonly string[];

@@ -11,6 +11,8 @@ export interface WorkerTraining {
   /** Pause before the next step / go on. */
   pause(): Promise<void>;
   resume(): Promise<void>;
+  /** Stop at the next step boundary with a checkpoint there; `done` then settles with `stopped`. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface WorkerTraining {
  */
 export async function trainInWorker(
   spec: Omit<WorkerTrainSpec, 'live'>,
-  listeners: { events?: LudusEmitter; onStep?: (line: MetricsLine, total: number) => void } = {},
+  listeners: { events?: LudusEmitter; onStep?: (line: MetricsLine, total: number, checkpointed: boolean) => void } = {},
 ): Promise<WorkerTraining> {
   const rpc = await WorkerRpc.spawn<TrainingMethods>(siblingModule(import.meta.url, 'training-worker'), { label: 'training worker' });
   const emit = (event: LudusEvent) => {
@@ -31,11 +33,11 @@ export async function trainInWorker(
     .call('train', [{ ...spec, live: listeners.events !== undefined }], {
       onEvent: (message) => {
         if (message.kind === 'events') for (const event of message.events) emit(event);
-        else listeners.onStep?.(message.line, message.total);
+        else listeners.onStep?.(message.line, message.total, message.checkpointed);
       },
     })
     .finally(() => rpc.terminate());
   // After the run has ended there is nothing to pause; a failed worker reports through `done`.
-  const control = (action: 'pause' | 'resume') => () => rpc.call(action, []).catch(() => undefined);
-  return { done, pause: control('pause'), resume: control('resume') };
+  const control = (action: 'pause' | 'resume' | 'stop') => () => rpc.call(action, []).catch(() => undefined);
+  return { done, pause: control('pause'), resume: control('resume'), stop: control('stop') };
 }

@@ -5,18 +5,19 @@ import type { LudusEmitter, LudusEvent } from '../../core/events.ts';
 import type { CallContext } from '../../native/worker/protocol.ts';
 import { serveMethods } from '../../native/worker/serve.ts';
 import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
+import type { ResumeMode } from '../../engine/trainer/run-dir.ts';
 import { PauseGate } from '../../engine/trainer/pause-gate.ts';
 import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
 import type { TrainConfig } from '../../engine/trainer/train-config.ts';
 import { train, type TrainResult } from '../../engine/trainer/trainer.ts';
-import { composePlugins } from '../composition/compose.ts';
-import { loadPluginFiles } from '../composition/plugin-files.ts';
+import { composePlugins } from '../../composition/compose.ts';
+import { loadPluginFiles } from '../../composition/plugin-files.ts';
 
 /** A run as plain data: the game and its pieces are built in the worker from the config's names and plugin files. */
 export interface WorkerTrainSpec {
   out: string;
   config: TrainConfig;
-  resume?: boolean;
+  resume?: ResumeMode;
   threads?: number;
   device?: Device;
   stopAfter?: number;
@@ -25,7 +26,7 @@ export interface WorkerTrainSpec {
 }
 
 /** What the worker streams back during a run: the events of one turn of its event loop, or a finished step. */
-export type TrainingWorkerMessage = { kind: 'events'; events: LudusEvent[] } | { kind: 'step'; line: MetricsLine; total: number };
+export type TrainingWorkerMessage = { kind: 'events'; events: LudusEvent[] } | { kind: 'step'; line: MetricsLine; total: number; checkpointed: boolean };
 
 /**
  * The RL loop behind a worker thread: decoding, learning and file writes all run there, so the thread that serves
@@ -34,6 +35,7 @@ export type TrainingWorkerMessage = { kind: 'events'; events: LudusEvent[] } | {
  */
 export function trainingMethods() {
   const gate = new PauseGate();
+  const stop = new AbortController();
   return {
     async train(context: CallContext<TrainingWorkerMessage>, spec: WorkerTrainSpec): Promise<TrainResult> {
       const catalog = await composePlugins(await loadPluginFiles(spec.config.plugins));
@@ -56,11 +58,11 @@ export function trainingMethods() {
       }
       try {
         const { out, config, resume, threads, device, stopAfter } = spec;
-        const onStep = (line: MetricsLine, total: number) => {
+        const onStep = (line: MetricsLine, total: number, checkpointed: boolean) => {
           flush();
-          context.emit({ kind: 'step', line, total });
+          context.emit({ kind: 'step', line, total, checkpointed });
         };
-        return await train({ out, config, game, advantage, resume, threads, device, stopAfter, events, gate, onStep });
+        return await train({ out, config, game, advantage, resume, threads, device, stopAfter, events, gate, stop: stop.signal, onStep });
       } finally {
         flush();
       }
@@ -69,6 +71,11 @@ export function trainingMethods() {
       gate.pause();
     },
     resume(_: CallContext): void {
+      gate.resume();
+    },
+    /** Stop at the next step boundary, checkpointed there (a paused run stops without taking another step). */
+    stop(_: CallContext): void {
+      stop.abort();
       gate.resume();
     },
   };

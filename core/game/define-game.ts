@@ -5,6 +5,7 @@ import { actingRoles, type Protocol } from '../protocols/protocol.ts';
 import type { RewardRule } from './rewards.ts';
 import { distinctSteps, Rotations, type Rotation, type RotationStep } from './rotations.ts';
 import { DEFAULT_HEADLINE, headlineKeyProblem, type Headline } from './headline.ts';
+import { callerOutside, type SourceLocation } from './source-location.ts';
 import { ownSecretsOnly, type View } from './view.ts';
 
 /** Loss terms a trainable role adds to the clipped policy gradient. */
@@ -111,7 +112,7 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
   const validateOn = definition.validateOn ?? definition.trainable[0];
   if (!roles.has(validateOn)) invalid('validateOn', `names "${validateOn}", which is not one of the roles`);
 
-  return Object.freeze({
+  const game = Object.freeze({
     ...definition,
     policies: [...policies],
     rotation,
@@ -123,6 +124,16 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
     policyDefaults: definition.policyDefaults ?? {},
     headline: definition.headline ?? DEFAULT_HEADLINE,
   }) as Game<Role, P, Knobs>;
+  const definedAt = callerOutside(import.meta.url);
+  if (definedAt) SOURCES.set(game, definedAt);
+  return game;
+}
+
+const SOURCES = new WeakMap<object, SourceLocation>();
+
+/** Where a game was defined (the file and line that called defineGame), for errors that point at its code. */
+export function gameSource(game: object): SourceLocation | undefined {
+  return SOURCES.get(game);
 }
 
 function checkNameList(list: readonly string[], field: string, invalid: (field: string, why: string) => never): void {

@@ -88,6 +88,11 @@ export function updatesOf(rotation: Pick<Rotation, 'at'>, policy: string, steps:
   return updates;
 }
 
+/** The first step (0-based) at which the rotation trains `policy`; undefined if it never does. */
+export function firstUpdateOf(rotation: Pick<Rotation, 'at' | 'offset' | 'period'>, policy: string): number | undefined {
+  return distinctSteps(rotation).find((step) => rotation.at(step).trains.includes(policy));
+}
+
 function nonNegative(step: number): number {
   if (!(Number.isInteger(step) && step >= 0)) fail('INPUT_INVALID', `rotation: optimizer step must be a whole number ≥ 0, got ${step}`);
   return step;

@@ -10,3 +10,14 @@ export function actingRoles<Role extends string, Problem>(protocol: Protocol<Rol
   return [...new Set(roles)];
 }
 
+
+/** The other roles that write `role`'s answer with it, token by token (co-decoding); none when it writes alone. */
+export function coAuthors<Role extends string, Problem>(protocol: Protocol<Role, Problem>, role: Role): readonly Role[] {
+  return protocol.family === 'co-decoding' && protocol.authors.includes(role) ? protocol.authors.filter((author) => author !== role) : [];
+}
+
+/** How an accuracy of `role` was measured, in words: `solo`, or `co-written with junior`. */
+export function writtenHow<Role extends string, Problem>(protocol: Protocol<Role, Problem>, role: Role): string {
+  const others = coAuthors(protocol, role);
+  return others.length === 0 ? 'solo' : `co-written with ${others.join(', ')}`;
+}

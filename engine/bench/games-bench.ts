@@ -1,3 +1,4 @@
+import { sampleRss, type RssSampler } from '../../native/bench/rss-sampler.ts';
 import { fromGroupAdvantages } from '../../core/advantages/estimator.ts';
 import { groupAdvantages } from '../../core/advantages/estimators.ts';
 import { defineGame } from '../../core/game/define-game.ts';
@@ -77,9 +78,16 @@ function twoTurnGame(turnTokens: number) {
  * about as fast), and one learning step of two policies against each policy's step alone.
  */
 export async function benchGames(options: GamesBenchOptions): Promise<GamesBenchReport> {
+  const sampler = sampleRss();
+  try {
+    return await measureGames(options, sampler);
+  } finally {
+    sampler.stop();
+  }
+}
+
+async function measureGames(options: GamesBenchOptions, sampler: RssSampler): Promise<GamesBenchReport> {
   const progress = options.onProgress ?? (() => {});
-  let peak = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
   const game = twoTurnGame(options.turnTokens);
   const pool = await PolicyPool.load(
     ['alice', 'bob'].map((name) => ({ name, init: options.model, trainable: false })),
@@ -167,7 +175,7 @@ export async function benchGames(options: GamesBenchOptions): Promise<GamesBench
     seconds.bob.push(await learn(['bob']));
     seconds.both.push(await learn(['alice', 'bob']));
   }
-  clearInterval(sampler);
+  const peak = sampler.peak();
   for (const { learner } of learners) await learner.release();
   await decoders.release();
 

@@ -6,7 +6,7 @@ import type { Arena } from './arena.ts';
 import type { MatchBroadcast } from './match-events.ts';
 import type { MatchSeeds } from './match-seeds.ts';
 import type { PlayedTurn } from './played-match.ts';
-import type { MatchSlot } from './play-matches.ts';
+import type { MatchSlot } from './match-slot.ts';
 
 /**
  * The single turn of co-decoded matches: the seated policies of the protocol's authors step together over one token

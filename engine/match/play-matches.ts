@@ -3,9 +3,11 @@ import type { MatchState } from '../../core/game/match-state.ts';
 import type { RotationStep } from '../../core/game/rotations.ts';
 import type { Problem } from '../../core/tasks/task.ts';
 import type { Arena } from './arena.ts';
+import { checkedRewards } from './checked-rewards.ts';
 import { playCoDecodedTurns } from './co-decoded-turns.ts';
 import type { MatchBroadcast } from './match-events.ts';
 import { matchSeed, type MatchSeeds } from './match-seeds.ts';
+import type { MatchSlot } from './match-slot.ts';
 import type { PlayedMatch, PlayedTurn } from './played-match.ts';
 import { playSequentialTurns } from './sequential-turns.ts';
 
@@ -22,14 +24,6 @@ export interface MatchBatch<Role extends string = string> {
   readonly broadcast?: MatchBroadcast;
 }
 
-/** A match before it is played: who plays it, on what, from which seed. */
-export interface MatchSlot<Role extends string = string> {
-  readonly matchId: string;
-  readonly index: number;
-  readonly problem: Problem;
-  readonly seeds: MatchSeeds;
-  readonly seats: RotationStep<Role>['seats'];
-}
 
 /**
  * Plays a batch of matches of the arena's game, both protocol families through one engine: every decoding call steps
@@ -54,7 +48,7 @@ export async function playMatches<Role extends string>(arena: Arena<Role>, batch
 async function scoreMatch<Role extends string>(arena: Arena<Role>, slot: MatchSlot<Role>, turns: readonly PlayedTurn<Role>[], broadcast?: MatchBroadcast): Promise<PlayedMatch<Role>> {
   const seed = arena.game.protocol.family === 'co-decoding' ? slot.seeds.generation : matchSeed(slot.seeds, slot.index);
   const state: MatchState<Role, Problem> = { matchId: slot.matchId, seed, problem: slot.problem, transcript: turns, finished: true };
-  const rewards = await arena.game.rewards(state);
+  const rewards = await checkedRewards(arena.game, state);
   const played: PlayedMatch<Role> = { matchId: slot.matchId, problem: slot.problem, seed, index: slot.index, seats: slot.seats, turns, rewards };
   broadcast?.matchEnd(played);
   return played;

@@ -8,7 +8,7 @@ import type { Arena } from './arena.ts';
 import type { MatchBroadcast } from './match-events.ts';
 import { matchSeed, turnSeed } from './match-seeds.ts';
 import type { PlayedTurn } from './played-match.ts';
-import type { MatchSlot } from './play-matches.ts';
+import type { MatchSlot } from './match-slot.ts';
 
 interface Running<Role extends string> {
   readonly slot: MatchSlot<Role>;

@@ -1,7 +1,8 @@
 import { fail } from '../../core/errors.ts';
 import { pathExists } from '../../native/io/files.ts';
 import { cloneWeights, validateTensors, type Weights } from '../../native/model/weights.ts';
-import { adaptedWeights, adapterShapes, initAdapter, withAdapter, type LoraConfig } from '../../native/model/lora.ts';
+import { adaptedWeights, adapterShapes, initAdapter, withAdapter } from '../../native/model/lora.ts';
+import { type LoraConfig } from '../../native/model/lora-config.ts';
 import { assertSharedTokenizer, type Policy } from '../../native/runtime/policy.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { loadPolicy, type LoadedPolicy } from '../../plugins/policies/load-policy.ts';

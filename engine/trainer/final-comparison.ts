@@ -1,3 +1,4 @@
+import { writtenHow } from '../../core/protocols/protocol.ts';
 import { bootstrapMean, type BootstrapEstimate } from '../../core/metrics/bootstrap.ts';
 import type { RotationStep } from '../../core/game/rotations.ts';
 import type { Task } from '../../core/tasks/task.ts';
@@ -9,6 +10,12 @@ import { validate } from './validate.ts';
 export interface FinalComparison {
   /** The role whose correctness is compared (the game's `validateOn`). */
   readonly role: string;
+  /** The policy seated in that role, trained on one side and as it started on the other. */
+  readonly policy: string;
+  /** `solo`, or `co-written with <roles>` (the game's protocol writes the role's answer with others). */
+  readonly written: string;
+  /** The split played: always the held-out test split. */
+  readonly split: 'test';
   readonly problems: number;
   /** Share of problems judged correct, with its bootstrap SE over problems. */
   readonly trained: BootstrapEstimate;
@@ -39,6 +46,9 @@ export async function compareWithStart(
   const estimate = (values: readonly number[]) => bootstrapMean([values], { resamples: RESAMPLES, seed: seeds.generation });
   return {
     role,
+    policy: seats[role],
+    written: writtenHow(trained.game.protocol, role),
+    split: 'test',
     problems: after.problems,
     trained: estimate(as01(after.correct)),
     start: estimate(as01(before.correct)),

@@ -75,3 +75,25 @@ export function policyMetrics(learning: PolicyLearning, lr: number): PolicyMetri
 export function validationMetrics(role: string, accuracy: number, answerPresent: number): Record<string, number> {
   return { [`validation/${role}/accuracy`]: accuracy, [`validation/${role}/answer_present`]: answerPresent };
 }
+
+/** A policy that took no real step: its gradient was 0 (or nothing of it was trained), and why, per role it sat in. */
+export interface IdlePolicy {
+  readonly policy: string;
+  /** Per trainable role it learned from: groups whose matches all paid the same (advantage 0 everywhere). */
+  readonly roles: readonly { readonly role: string; readonly zeroVarianceGroups: number | undefined }[];
+}
+
+/**
+ * The policies of a step that learned nothing: gradient norm exactly 0, or no token trained, without a non-finite skip
+ * (counted apart). Weight decay still moves such a checkpoint, so it must not pass for training.
+ */
+export function idlePolicies(line: Pick<MetricsLine, 'policies' | 'roles' | 'seats'>): IdlePolicy[] {
+  return Object.entries(line.policies).flatMap(([policy, metrics]) => {
+    const idle = metrics.skipped_nonfinite === 0 && (metrics.grad_norm === 0 || metrics.grad_norm === null);
+    if (!idle) return [];
+    const roles = Object.entries(line.seats)
+      .filter(([role, seated]) => seated === policy && line.roles[role]?.zero_variance_groups !== undefined)
+      .map(([role]) => ({ role, zeroVarianceGroups: line.roles[role].zero_variance_groups }));
+    return [{ policy, roles }];
+  });
+}

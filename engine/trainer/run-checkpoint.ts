@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadCheckpoint, writeCheckpointFiles } from '../../native/io/checkpoint.ts';
+import { loadCheckpoint, saveCheckpoint, writeCheckpointFiles } from '../../native/io/checkpoint.ts';
 import { ADAPTER_CONFIG_FILE, readAdapterFiles, writeAdapterFiles } from '../../native/io/adapter.ts';
 import { pathExists } from '../../native/io/files.ts';
 import { isMissingFileError, replaceDirectory, writeFileDurably } from '../../native/io/files.ts';
@@ -61,6 +61,19 @@ export async function writePolicyCheckpoint(target: string, policy: PolicyCheckp
   } else {
     await writeCheckpointFiles(target, policy.config!, policy.weights, { extraFiles });
   }
+}
+
+/**
+ * A policy as validation found it best (`best/<policy>`), swapped in whole: a full model directory, or for a policy
+ * with an adapter the adapter in PEFT's layout over its base (as the checkpoint keeps it), with the tokenizer.
+ */
+export async function saveBestPolicy(dir: string, policy: Omit<PolicyCheckpoint, 'optimizer'>, tokenizerJson: unknown): Promise<void> {
+  const tokenizer = { [TOKENIZER_FILE]: JSON.stringify(tokenizerJson) };
+  if (!policy.config?.lora) return saveCheckpoint(dir, policy.config!, policy.weights, { extraFiles: tokenizer });
+  await replaceDirectory(dir, async (temp) => {
+    await writeAdapterFiles(temp, policy.config!, policy.weights, { baseModel: policy.baseModel ?? null });
+    await writeFileDurably(join(temp, TOKENIZER_FILE), tokenizer[TOKENIZER_FILE]);
+  });
 }
 
 export async function loadRunCheckpoint<State extends Record<string, unknown>>(dir: string): Promise<RunCheckpoint<State>> {

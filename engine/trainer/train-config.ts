@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
 import { RolloutServersSchema, TrainerServerSchema } from '../remote/remote-config.ts';
-import { LoraConfigSchema } from '../../native/model/lora.ts';
+import { LoraConfigSchema } from '../../native/model/lora-config.ts';
 
 /** A LoRA adapter a policy trains over its frozen `init` instead of a full copy of it (native/model/lora.ts). */
 export const PolicyAdapterSchema = LoraConfigSchema.extend({

@@ -1,3 +1,4 @@
+import type { Split } from '../../core/tasks/task.ts';
 import type { TrainConfig } from './train-config.ts';
 
 /** The JSON half of a training checkpoint (the policies' weights and AdamW moments are the other half). */
@@ -11,7 +12,8 @@ export interface TrainerState extends Record<string, unknown> {
   config: TrainConfig;
   /** Per trainable policy: non-finite updates in a row and in all. */
   nonFinite: Record<string, { consecutive: number; skipped: number }>;
-  best: { step: number; accuracy: number } | null;
+  /** The best validation so far: its step, accuracy and split (absent in checkpoints made before it was recorded). */
+  best: { step: number; accuracy: number; split?: Split } | null;
   eventSeq: number;
   /** Per role: its advantage estimator's state (Tango's EMA of class counts); stateless estimators keep null. */
   estimators: Record<string, unknown>;

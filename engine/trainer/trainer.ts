@@ -3,12 +3,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
 import { fail } from '../../core/errors.ts';
+import { jsonDifferences } from '../../core/json-differences.ts';
 import type { LudusEmitter } from '../../core/events.ts';
 import type { AnyGame } from '../../core/catalog.ts';
 import type { Game } from '../../core/game/define-game.ts';
+import { writtenHow } from '../../core/protocols/protocol.ts';
 import { judgeMetrics } from '../../core/game/judge-agreement.ts';
 import type { Problem, Task } from '../../core/tasks/task.ts';
-import { saveCheckpoint } from '../../native/io/checkpoint.ts';
 import type { AdamWState } from '../../native/train/adamw.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
@@ -27,12 +28,13 @@ import { compareWithStart, type FinalComparison } from './final-comparison.ts';
 import { entropyCoefOf, exactKlReference, learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { openPolicyLearner, roleEstimators } from './policy-learner.ts';
 import { ReferenceScorers } from './reference-scorers.ts';
-import { flatMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
+import { TensorBoardLog } from '../../native/io/tensorboard.ts';
+import { flatMetrics, validationMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
 import { planPolicies, type LearnerSettings } from './policy-plan.ts';
 import { roleRollouts } from './role-rollouts.ts';
 import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
-import { loadRunCheckpoint, policyDir, saveRunCheckpoint } from './run-checkpoint.ts';
-import { BEST_DIR, CHECKPOINT_DIR, prepareRunDir, type ResumeMode } from './run-dir.ts';
+import { loadRunCheckpoint, saveBestPolicy, saveRunCheckpoint } from './run-checkpoint.ts';
+import { BEST_DIR, bestPolicyDir, CHECKPOINT_DIR, checkpointPolicyDir, prepareRunDir, RUN_FILE, type ResumeMode } from './run-dir.ts';
 import { TOKENIZER_FILE } from './training-checkpoint.ts';
 import type { TrainerState } from './trainer-state.ts';
 import { transcriptLine, type MatchAdvantage } from './transcript-line.ts';
@@ -56,20 +58,26 @@ export interface TrainRun {
   events?: LudusEmitter;
   /** Awaited before every step: a paused run waits here (the engine never waits on viewers, only on this). */
   gate?: { wait(): Promise<void> };
-  onStep?: (line: MetricsLine, total: number) => void;
+  /** Aborted (Ctrl-C, SIGTERM): the run stops at the next step boundary, checkpointed there, and returns `stopped`. */
+  stop?: AbortSignal;
+  /** Hears every finished step; `checkpointed` says whether the checkpoint now holds it. */
+  onStep?: (line: MetricsLine, total: number, checkpointed: boolean) => void;
   /** Adapters over one base decode in one stacked decoder (default true); false: one decoder each (for comparison). */
   stackAdapters?: boolean;
 }
 
 export interface TrainResult {
   steps: number;
+  /** The step the checkpoint holds (null: none was written yet, so the run can only start over). */
+  checkpointed: number | null;
+  /** The run was stopped (`stop` aborted) before its last step; it continues with `resume`. */
+  stopped?: true;
   best: TrainerState['best'];
   /** The trained policies against their starting point on held-out problems, once the run has taken all its steps. */
   comparison?: FinalComparison;
 }
 
-export { BEST_DIR, CHECKPOINT_DIR };
-export const RUN_FILE = 'run.json';
+export { BEST_DIR, CHECKPOINT_DIR, RUN_FILE, bestPolicyDir, checkpointPolicyDir };
 export const METRICS_FILE = 'metrics.jsonl';
 export const TRANSCRIPTS_FILE = 'transcripts.jsonl';
 export const VALIDATION_FILE = 'validation.jsonl';
@@ -151,6 +159,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   await mkdir(run.out, { recursive: true });
   if (!resuming) await writeRunRecord(run.out, game, planned.map((p) => p.spec), config, pool.tokenizer.json);
   for (const file of Object.values(files)) await trimJsonlAfter(file, state.step);
+  const board = await TensorBoardLog.open(run.out, { startOver: !resuming, step: state.step });
 
   const save = async () => {
     const optimizers = new Map<string, AdamWState>();
@@ -165,9 +174,12 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   };
   const last = Math.min(config.steps, run.stopAfter ?? config.steps);
   let comparison: FinalComparison | undefined;
+  let checkpointed = checkpoint ? state.step : null;
+  const stopped = () => run.stop?.aborted === true;
   try {
-    while (state.step < last) {
+    while (state.step < last && !stopped()) {
       await run.gate?.wait();
+      if (stopped()) break;
       const started = performance.now();
       const rotation = game.rotation.at(state.step);
       const seeds = trainingSeeds(config.seed, state.step);
@@ -217,6 +229,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
         policies: Object.fromEntries([...learned].map(([name, learning]) => [name, policyMetrics(learning, rates.get(name)!)])),
       };
       await appendJsonl(files.metrics, [line]);
+      await board.scalars(step, flatMetrics(line));
       const advantages = advantagesByMatch(matches, learned, rotation.seats);
       await appendJsonl(files.transcripts, matches.map((match, i) => transcriptLine(step, match, seeds, config, advantages[i])));
       if (events.live) advantages.forEach((byRole, i) => Object.entries(byRole).forEach(([role, a]) => events.publish({ type: 'advantage', matchId: matches[i].matchId, role, ...a })));
@@ -224,10 +237,19 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       state.step = step;
       state.cursor += config.problemsPerStep;
       if (config.validateEvery > 0 && step % config.validateEvery === 0) await validateAndKeepBest(step);
-      if (step % config.checkpointEvery === 0 || step === last) await save();
-      run.onStep?.(line, config.steps);
+      const saving = step % config.checkpointEvery === 0 || step === last || stopped();
+      if (saving) {
+        await save();
+        checkpointed = step;
+      }
+      run.onStep?.(line, config.steps, saving);
     }
-    if (state.step === config.steps && config.finalComparison > 0) {
+    // Stopped between steps (the signal came after a step's own check): the steps since the checkpoint are saved too.
+    if (stopped() && state.step > (checkpointed ?? 0)) {
+      await save();
+      checkpointed = state.step;
+    }
+    if (state.step === config.steps && config.finalComparison > 0 && !stopped()) {
       // Both sides in-process, so they differ only in weights (rollout servers sample with their own kernels).
       const local = { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads, device: run.device };
       const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, local);
@@ -246,31 +268,22 @@ export async function train(run: TrainRun): Promise<TrainResult> {
     await scorers.release();
     for (const { learner } of learners.values()) await learner.release();
   }
-  return { steps: state.step, best: state.best, ...(comparison ? { comparison } : {}) };
+  return { steps: state.step, checkpointed, best: state.best, ...(comparison ? { comparison } : {}), ...(stopped() && state.step < config.steps ? { stopped: true as const } : {}) };
 
   async function validateAndKeepBest(step: number): Promise<void> {
     const seats = game.rotation.at(0).seats;
     const result = await validate(arena, task, selectionSplit(task), config.validationProblems, validationSeeds(config.seed, step), seats, game.validateOn);
     await appendJsonl(files.validation, [
-      { step, split: result.split, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, protocol: game.protocol.name, ...(Object.keys(result.judges).length > 0 ? { judges: result.judges } : {}) },
+      { step, split: result.split, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, policy: seats[result.role], written: writtenHow(game.protocol, result.role), protocol: game.protocol.name, ...(Object.keys(result.judges).length > 0 ? { judges: result.judges } : {}) },
     ]);
     events.publish({ type: 'validation', step, role: result.role, accuracy: result.accuracy, answerPresent: result.answerPresent });
+    await board.scalars(step, validationMetrics(result.role, result.accuracy, result.answerPresent));
     if (state.best !== null && result.accuracy <= state.best.accuracy) return;
-    state.best = { step, accuracy: result.accuracy };
+    state.best = { step, accuracy: result.accuracy, split: result.split };
     for (const { name, learner } of learners.values()) {
-      await saveCheckpoint(join(run.out, BEST_DIR, name), pool.policy(name).config, learner.weights, { extraFiles: { [TOKENIZER_FILE]: JSON.stringify(pool.tokenizer.json) } });
+      await saveBestPolicy(join(run.out, BEST_DIR, name), { config: pool.policy(name).config, weights: learner.weights, baseModel: resolve(pool.dir(name)) }, pool.tokenizer.json);
     }
   }
-}
-
-/** The best policy of a run (by validation), as a model directory: `<run>/best/<policy>`. */
-export function bestPolicyDir(runDir: string, policy: string): string {
-  return join(runDir, BEST_DIR, policy);
-}
-
-/** The last checkpointed policy of a run, as a model directory. */
-export function checkpointPolicyDir(runDir: string, policy: string): string {
-  return policyDir(join(runDir, CHECKPOINT_DIR), policy);
 }
 
 async function writeRunRecord(out: string, game: Game, specs: readonly { name: string; init: string; trainable: boolean }[], config: TrainConfig, tokenizerJson: unknown): Promise<void> {
@@ -316,12 +329,17 @@ function advantagesByMatch(matches: readonly PlayedMatch[], learned: ReadonlyMap
   return byMatch;
 }
 
-/** A resumed run must be the same run; only its length may change. */
+/** A resumed run must be the same run; only its length may change. Every field that differs is named. */
 function checkSameRun(dir: string, saved: TrainConfig, requested: TrainConfig): void {
   const { steps: _savedSteps, ...savedRest } = TrainConfigSchema.parse(saved);
   const { steps: _requestedSteps, ...requestedRest } = requested;
-  if (JSON.stringify(savedRest) !== JSON.stringify(requestedRest)) {
-    fail('CONFIG_INVALID', `${dir}: the checkpoint was made with a different training config; resume with the same config (or start a new --out)`, { dir });
+  const differences = jsonDifferences(savedRest, requestedRest);
+  if (differences.length > 0) {
+    const shown = differences.map((d) => `${d.path} (checkpoint ${d.before}, now ${d.after})`).join('; ');
+    fail('CONFIG_INVALID', `${dir}: the checkpoint was made with a different training config: ${shown}; resume with the run's own config (--resume with only --out reads it from run.json), or start a new --out`, {
+      dir,
+      fields: differences.map((d) => d.path),
+    });
   }
 }
 

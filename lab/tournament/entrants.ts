@@ -8,7 +8,7 @@ import { ADAPTER_CONFIG_FILE, loadAdapter, readAdapterFiles } from '../../native
 import { CONFIG_FILE } from '../../native/io/checkpoint.ts';
 import { isMissingFileError, pathExists } from '../../native/io/files.ts';
 import { parseHfConfig, type ModelConfig } from '../../native/model/config.ts';
-import type { LoraConfig } from '../../native/model/lora.ts';
+import type { LoraConfig } from '../../native/model/lora-config.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { isAdapterDir } from '../../plugins/policies/load-policy.ts';
 import { loadTokenizer, type TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';

@@ -1,4 +1,5 @@
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { jsonDifferences } from '../../core/json-differences.ts';
 import { join } from 'node:path';
 import type { Catalog } from '../../core/catalog.ts';
 import { fail } from '../../core/errors.ts';
@@ -90,6 +91,7 @@ export async function runTournament(run: TournamentRun): Promise<TournamentResul
 
   const stateDir = join(run.out, STATE_DIR);
   const resuming = await prepareRunDir(run.out, { resume: run.resume ?? false, state: { dir: STATE_DIR, file: LEAGUE_STATE_FILE } });
+  if (!resuming) await rm(join(run.out, SNAPSHOTS_DIR), { recursive: true, force: true });
   const state: LeagueState = resuming ? await loadState(stateDir, config) : freshState(config, checked.entrants);
   const entrantOf = (name: string): EntrantRecord => state.pool.find((e) => e.name === name) ?? fail('POLICY_INVALID', `no entrant "${name}" in the pool`, { entrant: name });
   const cache = new EntrantCache({ copies: config.maxLoaded, adapters: config.maxAdaptersLoaded }, (name) => {
@@ -287,8 +289,12 @@ function freshState(config: TournamentConfig, entrants: readonly EntrantRecord[]
 /** A resumed tournament must be the same tournament; only its length may change. */
 async function loadState(dir: string, config: TournamentConfig): Promise<LeagueState> {
   const state = JSON.parse(await readFile(join(dir, LEAGUE_STATE_FILE), 'utf8')) as LeagueState;
-  const strip = (c: TournamentConfig) => JSON.stringify({ ...TournamentConfigSchema.parse(c), format: { ...c.format, rounds: 0, cycles: 0 } });
-  if (strip(state.config) !== strip(config)) fail('CONFIG_INVALID', `${dir}: the tournament was started with a different config; resume with the same one (or start a new --out)`, { dir });
+  const strip = (c: TournamentConfig) => JSON.parse(JSON.stringify({ ...TournamentConfigSchema.parse(c), format: { ...c.format, rounds: 0, cycles: 0 } })) as unknown;
+  const differences = jsonDifferences(strip(state.config), strip(config));
+  if (differences.length > 0) {
+    const shown = differences.map((d) => `${d.path} (started with ${d.before}, now ${d.after})`).join('; ');
+    fail('CONFIG_INVALID', `${dir}: the tournament was started with a different config: ${shown}; resume with the same one (or start a new --out)`, { dir, fields: differences.map((d) => d.path) });
+  }
   return { ...state, config };
 }
 

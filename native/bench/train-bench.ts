@@ -3,7 +3,8 @@ import type { ModelConfig } from '../model/config.ts';
 import { initWeights, presetConfig } from '../model/presets.ts';
 import type { Weights } from '../model/weights.ts';
 import { Learner } from '../train/learner.ts';
-import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter, type LoraConfigInput } from '../model/lora.ts';
+import { adaptedWeights, initAdapter, withAdapter } from '../model/lora.ts';
+import { parseLoraConfig, type LoraConfigInput } from '../model/lora-config.ts';
 import { median } from './engine-bench.ts';
 import type { Device } from '../ort.ts';
 

@@ -1,5 +1,6 @@
 import { rowAuthorSchedule } from '../../core/schedules/author-schedule.ts';
-import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter } from '../model/lora.ts';
+import { adaptedWeights, initAdapter, withAdapter } from '../model/lora.ts';
+import { parseLoraConfig } from '../model/lora-config.ts';
 import { Decoder } from '../runtime/decoder.ts';
 import { generate, type GenerateOptions, type Rollout } from '../runtime/generate.ts';
 import type { Policy } from '../runtime/policy.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { fail } from '../../core/errors.ts';
-import type { LoraConfig } from './lora.ts';
+import type { LoraConfig } from './lora-config.ts';
 
 export type ModelType = 'qwen3' | 'qwen2' | 'llama';
 

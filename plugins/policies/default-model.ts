@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
 import { packageRoot } from '../../native/io/package-root.ts';
 import { checkTaskName } from '../tasks/registry.ts';
+import { isHubId, resolveHubModel } from './hub-cache.ts';
 
 /** The base models shipped in the repository (made by `ludus pretrain`), one directory per synthetic task. */
 export const DEFAULT_MODELS_DIR = `${join(packageRoot(), 'models')}/`;
@@ -38,9 +39,12 @@ export function shippedTasks(): string[] {
     .sort();
 }
 
-/** `--model default` means the shipped base for the task at hand (arithmetic when none is named). */
+/**
+ * `--model default` means the shipped base for the task at hand (arithmetic when none is named); a directory that
+ * exists is itself; a hub id (`Qwen/Qwen3-0.6B`) that is not a directory resolves from the local Hugging Face cache.
+ */
 export function resolveModelDir(model: string, task = DEFAULT_TASK): string {
-  if (model !== 'default') return model;
+  if (model !== 'default') return existsSync(model) || !isHubId(model) ? model : resolveHubModel(model);
   checkTaskName(task);
   const shipped = shippedTasks();
   if (!shipped.includes(task)) {

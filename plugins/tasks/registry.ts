@@ -9,11 +9,11 @@ const GENERATORS: Record<string, (options: Record<string, unknown>) => Task> = {
   'last-letter': (options) => lastLetterTask(options),
 };
 
-export const KNOWN_TASKS = [...Object.keys(GENERATORS), '<path>.jsonl', '<task file>.json'];
+export const KNOWN_TASKS = [...Object.keys(GENERATORS), '<path>.jsonl', '<path>.parquet', '<task file>.json'];
 
-/** Refuses a name that is neither a generated task, a JSONL file nor a task file, naming the task (CONFIG_INVALID). */
+/** Refuses a name that is neither a generated task, a JSONL or parquet file nor a task file, naming the task (CONFIG_INVALID). */
 export function checkTaskName(name: string): void {
-  if (!Object.hasOwn(GENERATORS, name) && !name.endsWith('.jsonl') && !name.endsWith('.json')) fail('CONFIG_INVALID', `unknown task "${name}" (known: ${KNOWN_TASKS.join(', ')})`, { name, known: KNOWN_TASKS });
+  if (!Object.hasOwn(GENERATORS, name) && !name.endsWith('.jsonl') && !name.endsWith('.parquet') && !name.endsWith('.json')) fail('CONFIG_INVALID', `unknown task "${name}" (known: ${KNOWN_TASKS.join(', ')})`, { name, known: KNOWN_TASKS });
 }
 
 /**

@@ -159,3 +159,30 @@ describe('ludus bench remote', () => {
     });
   });
 });
+
+describe('ludus bench number flags', () => {
+  describe('having a flag that is not a whole number', () => {
+    it('should exit 2 with INPUT_INVALID naming the flag, before measuring anything', async () => {
+      for (const [args, flag] of [
+        [['bench', 'tokenizer', '--problems', 'abc'], 'problems'],
+        [['bench', 'games', '--matches', '0'], 'matches'],
+        [['bench', 'tournament', '--copies', '2.5'], 'copies'],
+      ] as const) {
+        const result = await runLudus([...args]);
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr).toContain(`[INPUT_INVALID] --${flag} `);
+        expect(result.stdout).toBe('');
+      }
+    });
+  });
+});
+
+describe('ludus bench games', () => {
+  describe('having a model that does not load (after its memory sampler started)', () => {
+    it('should exit 2 with the coded error instead of hanging on the sampler', async () => {
+      const result = await runLudus(['bench', 'games', '--model', '/nonexistent/model'], { timeoutMs: 60_000 });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/\[POLICY_INVALID\]|\[FILE_NOT_FOUND\]|\[CHECKPOINT_MISSING_FILE\]/);
+    });
+  });
+});

@@ -118,6 +118,12 @@ describe('ludus eval', () => {
         expect(t.p).toBeGreaterThanOrEqual(0);
         expect(t.p).toBeLessThanOrEqual(1);
       }
+      // In text, both models' scores, each labelled solo with its split, then the paired tests.
+      const text = await runLudus([...common, '--seed', '1', '--compare', join(dir, 'eval-report.json')], { timeoutMs: 300_000 });
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toMatch(/^default:arithmetic on arithmetic \(test, 6 problems\).*\ncapability, solo .*\n {2}arithmetic: pass@1 \d\.\d{4} ± /);
+      expect(text.stdout).toMatch(/\ncompared with:\ndefault:arithmetic on arithmetic \(test, 6 problems\).*\ncapability, solo .*\n {2}arithmetic: pass@1 \d\.\d{4} ± /);
+      expect(text.stdout).toMatch(/\npaired one-sided t-tests, default:arithmetic against default:arithmetic:\n {2}capability pass@1 /);
     }, 300_000);
   });
 });

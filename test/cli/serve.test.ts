@@ -13,7 +13,7 @@ describe('ludus serve', () => {
     it("should list the run and its matches, and replay a match's events from its transcript line", async () => {
       const dir = await mkdtemp(join(tmpdir(), 'ludus-serve-'));
       const config = join(dir, 'tiny.json');
-      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 48, validateEvery: 0 }));
+      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 48, validateEvery: 0, finalComparison: 0 }));
       const out = join(dir, 'runs', 'recorded');
       expect((await runLudus(['train', 'tandem', '--config', config, '--steps', '1', '--out', out, '--no-watch', '--threads', '1'])).code).toBe(0);
       const transcripts = await readFile(join(out, 'transcripts.jsonl'), 'utf8');

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Spectator } from '../server/hub-clients.ts';
 import { serveLudus } from '../server/page/browser.ts';
 import { configFile, runLudus } from '../support/cli.ts';
@@ -24,8 +24,13 @@ describe('ludus train', () => {
       expect(reported.comparison.difference.value).toBeCloseTo(reported.comparison.trained.value - reported.comparison.start.value, 10);
       // The summary a newcomer reads: did training help, where the files are, how to watch the run again.
       expect(result.stderr).toMatch(/trained tandem for 2 steps in /);
-      expect(result.stderr).toMatch(/senior, 6 held-out problems, one match each on the same seeds:\n {4}trained \d+\.\d% ± \d+\.\d {3}at the start \d+\.\d% ± \d+\.\d {3}difference [+-]\d+\.\d ± \d+\.\d points/);
-      expect(result.stderr).toContain(`the policies in ${out}/checkpoint/policies/{senior}`);
+      // Every accuracy says how the answer was written, on which split, of which policy.
+      expect(result.stderr).toMatch(/accuracy of senior \(co-written with junior\), test split, 6 held-out problems, one match each on the same seeds:\n {4}policy senior trained \d+\.\d% ± \d+\.\d {3}at the start \d+\.\d% ± \d+\.\d {3}difference [+-]\d+\.\d ± \d+\.\d points/);
+      expect(result.stderr).toContain(`the policies in ${out}/checkpoint/policies/senior`);
+      expect(result.stderr).toContain(`evaluate it against its base: npx ludus eval --model ${out}/checkpoint/policies/senior --task arithmetic --axes capability,handoff --compare default`);
+      // A log is not a terminal: one plain line per step as it ends.
+      expect(result.stderr).toMatch(/train tandem step 1\/2 {2}senior reward \d\.\d{3} {2}senior loss /);
+      expect(result.stderr).toMatch(/train tandem step 2\/2 .* checkpointed\n/);
       expect(result.stderr).toContain(`watch it again: npx ludus serve --runs ${out}`);
       const lines = (await readFile(join(out, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number });
       expect(lines.map((line) => line.step)).toEqual([1, 2]);
@@ -50,7 +55,7 @@ describe('ludus train', () => {
       const played = (await readFile(join(out, 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => (JSON.parse(line) as { problemId: string }).problemId);
       expect(played.every((id) => idsOf('train').has(id))).toBe(true);
       const [validation] = (await readFile(join(out, 'validation.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { problems: number; split: string });
-      expect(validation).toMatchObject({ problems: 2, split: 'test' });
+      expect(validation).toMatchObject({ problems: 2, split: 'test', role: 'senior', policy: 'senior', written: 'solo' });
     });
   });
 
@@ -75,11 +80,19 @@ describe('ludus train', () => {
   });
 
   describe('having a two-role sequential game from a plugin module', () => {
-    it('should train both roles\' policies with their own optimizers, swapping roles each step, and resume exactly', async () => {
-      const { dir, file } = await configFile({ problemsPerStep: 1, groupSize: 2, checkpointEvery: 1, validateEvery: 0, finalComparison: 0 });
-      const args = (out: string, steps: number) => ['train', 'proposer-critic', '--plugin', 'examples/proposer-critic/proposer-critic.ts', '--config', file, '--steps', String(steps), '--out', out, '--no-watch', '--threads', '1'];
-      const straight = join(dir, 'straight');
-      expect((await runLudus(args(straight, 2))).code).toBe(0);
+    // Each training has a timeout of its own: the straight run here, the split one in the test that resumes it.
+    let dir: string;
+    let file: string;
+    let straight: string;
+    const args = (out: string, steps: number) => ['train', 'proposer-critic', '--plugin', 'examples/proposer-critic/proposer-critic.ts', '--config', file, '--steps', String(steps), '--out', out, '--no-watch', '--threads', '1'];
+    beforeAll(async () => {
+      ({ dir, file } = await configFile({ problemsPerStep: 1, groupSize: 2, checkpointEvery: 1, validateEvery: 0, finalComparison: 0 }));
+      straight = join(dir, 'straight');
+      const trained = await runLudus(args(straight, 2));
+      expect(trained.code, trained.stderr).toBe(0);
+    });
+
+    it("should train both roles' policies with their own optimizers, swapping roles each step", async () => {
       const metrics = (await readFile(join(straight, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { seats: Record<string, string>; policies: Record<string, unknown> });
       expect(metrics.map((line) => line.seats)).toEqual([
         { proposer: 'alice', critic: 'bob' },
@@ -89,13 +102,23 @@ describe('ludus train', () => {
         ['alice', 'bob'],
         ['alice', 'bob'],
       ]);
+    });
+
+    it('should resume exactly from --out alone, and refuse a config that really differs naming every differing field', async () => {
       const resumed = join(dir, 'resumed');
       expect((await runLudus(args(resumed, 1))).code).toBe(0);
-      expect((await runLudus([...args(resumed, 2), '--resume'])).code).toBe(0);
+      // Resumed with --out alone: the game's plugin and the config are read back from run.json.
+      const again = await runLudus(['train', 'proposer-critic', '--out', resumed, '--resume', '--steps', '2', '--no-watch', '--threads', '1']);
+      expect(again.code, again.stderr).toBe(0);
       for (const policy of ['alice', 'bob']) {
         const weights = (out: string) => readFile(join(out, 'checkpoint', 'policies', policy, 'model.safetensors'));
         expect((await weights(resumed)).equals(await weights(straight))).toBe(true);
       }
+      const other = join(dir, 'other.json');
+      await writeFile(other, JSON.stringify({ problemsPerStep: 1, groupSize: 4, checkpointEvery: 1, validateEvery: 0, finalComparison: 0, temperature: 0.7 }));
+      const refused = await runLudus(['train', 'proposer-critic', '--plugin', 'examples/proposer-critic/proposer-critic.ts', '--config', other, '--out', resumed, '--resume', '--steps', '3', '--no-watch']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/\[CONFIG_INVALID\] .*: the checkpoint was made with a different training config: groupSize \(checkpoint 2, now 4\); temperature \(checkpoint 1, now 0\.7\); resume with the run's own config/);
     });
   });
 
@@ -140,7 +163,7 @@ describe('ludus train', () => {
       await writeFile(join(out, 'metrics.jsonl'), '{"step":1}\n');
       const refused = await runLudus(['train', 'tandem', '--config', file, '--steps', '1', '--out', out, '--no-watch', '--threads', '1']);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`[RUN_DIR_NOT_EMPTY] ${out}: already holds files (metrics.jsonl); continue that run with --resume, or give a new or empty --out`);
+      expect(refused.stderr).toContain(`[RUN_DIR_NOT_EMPTY] ${out}: already holds files (metrics.jsonl); it stopped before its first checkpoint: start it over with --restart, or give a new or empty --out`);
       expect(await readdir(out)).toEqual(['metrics.jsonl']);
       expect(await readFile(join(out, 'metrics.jsonl'), 'utf8')).toBe('{"step":1}\n');
     });

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { composePlugins } from '../../cli/composition/compose.ts';
+import { composePlugins } from '../../composition/compose.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 import { tournamentGames } from '../../lab/tournament/run-tournament.ts';
 import { TournamentConfigSchema } from '../../lab/tournament/tournament-config.ts';

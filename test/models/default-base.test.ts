@@ -6,15 +6,17 @@ import type { VerifierEvalResult } from '../../lab/eval/verifier-eval.ts';
 /**
  * The shipped arithmetic base must leave room for RL: it writes the format, solves some held-out problems, not all,
  * and solves many more with several tries (its misses are a forgotten carry here and there, not problems beyond it).
+ * 48 problems are what the bands need: at the measured pass@1 0.371 (sd 0.31 per problem, docs/default-base.md) its
+ * SE is 0.045, so the nearer edge is 3.8 SE away, and pass@8 − pass@1 (0.48) clears 0.15 by 7 SE; the seeds are fixed.
  */
 describe('the shipped default arithmetic base', () => {
-  describe('having 100 held-out problems and 8 samples each', () => {
+  describe('having 48 held-out problems and 8 samples each', () => {
     it('should have pass@1 between 0.2 and 0.6, a clearly higher pass@8 and the answer boxed at least 95% of the time', async () => {
-      const result = await runLudus(['eval', '--model', 'default', '--task', 'arithmetic', '--split', 'test', '--problems', '100', '--samples', '8', '--threads', '2', '--json'], { timeoutMs: 600_000 });
+      const result = await runLudus(['eval', '--model', 'default', '--task', 'arithmetic', '--split', 'test', '--problems', '48', '--samples', '8', '--threads', '2', '--json'], { timeoutMs: 600_000 });
       expect(result.stderr).not.toMatch(/\[[A-Z_]+\]/);
       expect(result.code).toBe(0);
       const report = JSON.parse(result.stdout) as EvalReport;
-      expect(report.benchmarks).toEqual([{ name: 'arithmetic', split: 'test', problems: 100 }]);
+      expect(report.benchmarks).toEqual([{ name: 'arithmetic', split: 'test', problems: 48 }]);
       expect(report.capability!.samples).toBe(8);
       const passAt = (k: number) => report.capability!.per_benchmark.arithmetic.pass_at_k[String(k)].value;
       expect(passAt(1)).toBeGreaterThanOrEqual(0.2);

@@ -46,7 +46,7 @@ describe('the published package', () => {
     await writeFile(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true }, files: ['my-game.ts'] }));
     await run(process.execPath, [TSC, '-p', project], { cwd: project, env });
 
-    await writeFile(join(project, 'tiny.json'), JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 32, validateEvery: 0 }));
+    await writeFile(join(project, 'tiny.json'), JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 32, validateEvery: 0, finalComparison: 0 }));
     const trained = await run('npx', ['ludus', 'train', 'my-solo', '--plugin', 'my-game.ts', '--config', 'tiny.json', '--steps', '2', '--out', 'runs/my-solo', '--no-watch', '--threads', '1'], { cwd: project, env });
     expect(JSON.parse(trained.stdout)).toMatchObject({ steps: 2 });
     const metrics = (await readFile(join(project, 'runs', 'my-solo', 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number; roles: Record<string, unknown> });

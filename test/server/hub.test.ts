@@ -232,7 +232,10 @@ describe('BroadcastHub', () => {
 
   describe('having a spectator that never reads, over a real socket', () => {
     it('should drop it while the others receive every event', async () => {
-      const server = await serve({ lowWatermark: 16 * 1024, highWatermark: 256 * 1024, backlogCapacity: 64, stallMs: 100 });
+      // The stall clock is the test's: it moves only once the reading spectators have everything, so a loaded machine
+      // that slows them down can never make one of them look stalled.
+      let clock = 0;
+      const server = await serve({ lowWatermark: 16 * 1024, highWatermark: 256 * 1024, backlogCapacity: 64, stallMs: 100, now: () => clock });
       const stuck = await spectate(server);
       const others = await Promise.all([spectate(server), spectate(server)]);
       await stuck.next((m) => m.type === 'snapshot');
@@ -245,9 +248,12 @@ describe('BroadcastHub', () => {
         server.hub.publish('run', end(`m${round}`));
         published += 22;
         server.hub.flush();
-        await new Promise((resolve) => setImmediate(resolve));
+        await until(() => others.every((other) => other.events.length === published), 30_000);
+        clock += 101;
+        server.hub.flush();
       }
       expect(server.hub.stats.dropped).toBe(1);
+      expect(stuck.events.length).toBeLessThan(published);
       server.hub.flush();
       for (const other of others) {
         await until(() => other.events.length === published);
@@ -354,15 +360,23 @@ describe('BroadcastHub', () => {
 
   describe('having a socket that stops answering pings', () => {
     it('should terminate it at the next heartbeat and keep the live one', async () => {
-      const server = await serve({ heartbeatMs: 40 });
+      // Heartbeats driven by hand, each after the live socket answered the last: no timer races a loaded machine.
+      const server = await serve({ heartbeatMs: 0 });
       const dead = await spectate(server, { autoPong: false });
       const live = await spectate(server);
+      server.hub.beat();
+      await until(() => server.hub.stats.pongs === 1, 30_000);
+      expect(server.hub.stats.clients).toBe(2);
+      server.hub.beat();
       await dead.closed;
       expect(server.hub.stats.deadSockets).toBe(1);
-      const beats = server.hub.stats.heartbeats;
-      await until(() => server.hub.stats.heartbeats >= beats + 3, 30_000);
+      for (let round = 2; round <= 4; round++) {
+        await until(() => server.hub.stats.pongs === round, 30_000);
+        server.hub.beat();
+      }
+      await until(() => server.hub.stats.pongs === 5, 30_000);
       expect(live.socket.readyState).toBe(live.socket.OPEN);
-      expect(server.hub.stats.clients).toBe(1);
+      expect(server.hub.stats).toMatchObject({ clients: 1, deadSockets: 1, heartbeats: 5 });
     });
   });
 

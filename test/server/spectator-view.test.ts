@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composePlugins } from '../../cli/composition/compose.ts';
+import { composePlugins } from '../../composition/compose.ts';
 import type { LudusEvent } from '../../core/events.ts';
 import { gameFor } from '../../engine/trainer/run-pieces.ts';
 import { spectatorView } from '../../server/spectator-view.ts';

@@ -1,8 +1,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { composePlugins } from '../../cli/composition/compose.ts';
-import { loadPluginFiles } from '../../cli/composition/plugin-files.ts';
+import { composePlugins } from '../../composition/compose.ts';
+import { loadPluginFiles } from '../../composition/plugin-files.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 import { runTournament, type TournamentResult, type TournamentRun } from '../../lab/tournament/run-tournament.ts';
 import { TournamentConfigSchema, type TournamentConfig, type TournamentConfigInput } from '../../lab/tournament/tournament-config.ts';

@@ -1,8 +1,8 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { composePlugins } from '../../cli/composition/compose.ts';
-import { loadPluginFiles } from '../../cli/composition/plugin-files.ts';
+import { composePlugins } from '../../composition/compose.ts';
+import { loadPluginFiles } from '../../composition/plugin-files.ts';
 import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
 import { TrainConfigSchema, type TrainConfig, type TrainConfigInput } from '../../engine/trainer/train-config.ts';
 import { train, type TrainResult, type TrainRun } from '../../engine/trainer/trainer.ts';

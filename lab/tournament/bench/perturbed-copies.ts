@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { Rng } from '../../../core/rng.ts';
 import { saveAdapter } from '../../../native/io/adapter.ts';
 import { loadCheckpoint, saveCheckpoint } from '../../../native/io/checkpoint.ts';
-import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
+import { adaptedWeights, initAdapter, withAdapter } from '../../../native/model/lora.ts';
+import { parseLoraConfig } from '../../../native/model/lora-config.ts';
 import { TOKENIZER_FILE } from '../../../engine/trainer/training-checkpoint.ts';
 
 /**

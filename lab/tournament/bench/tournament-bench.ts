@@ -1,3 +1,4 @@
+import { sampleRss } from '../../../native/bench/rss-sampler.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +63,7 @@ export async function benchTournament(options: TournamentBenchOptions): Promise<
   if (!(Number.isInteger(options.entrants) && options.entrants >= 2)) fail('INPUT_INVALID', `--entrants must be a whole number ≥ 2, got ${options.entrants}`, { flag: 'entrants' });
   const progress = options.onProgress ?? (() => {});
   const root = await mkdtemp(join(tmpdir(), 'ludus-bench-tournament-'));
+  const sampler = sampleRss();
   try {
     progress(`writing ${options.entrants} distinct copies of the shipped base`);
     const dirs = await writePerturbedCopies(resolveModelDir('default'), join(root, 'entrants'), options.entrants, { seed: 1, scale: 0.01, prefix: 'entrant-' });
@@ -89,7 +91,6 @@ export async function benchTournament(options: TournamentBenchOptions): Promise<
     const problems = stepProblems(task, { problemsPerStep: options.problems, trainProblems: undefined }, 0);
     const rows = options.problems * options.copies;
 
-    const sampler = rssSampler();
     const single = async () => {
       const started = performance.now();
       const pool = await PolicyPool.load([{ name: 'senior', init: dirs[0], trainable: false }], { task: config.task });
@@ -136,7 +137,6 @@ export async function benchTournament(options: TournamentBenchOptions): Promise<
         peaks[side] = Math.max(peaks[side], sampler.peak());
       }
     }
-    sampler.stop();
     const singleMedian = median(rates.single);
     const roundRobinMedian = median(rates.roundRobin);
     const adapterMedian = median(rates.adapters);
@@ -158,6 +158,7 @@ export async function benchTournament(options: TournamentBenchOptions): Promise<
       weightsPeakMb: { roundRobin: mb10(weightsPeak.roundRobin), adapters: mb10(weightsPeak.adapters) },
     };
   } finally {
+    sampler.stop();
     await rm(root, { recursive: true, force: true });
   }
 }
@@ -174,16 +175,6 @@ export function formatTournamentBench(report: TournamentBenchReport): string {
     `  peak RSS: one policy ${report.peakRssMb.single} MB, round-robin ${report.peakRssMb.roundRobin} MB (at most ${report.loadedPeak} of ${w.entrants} entrants loaded, maxLoaded ${w.maxLoaded}), adapters ${report.peakRssMb.adapters} MB (base read ${report.adapterMemory.weightReads}×, at most ${report.adapterMemory.adaptersPeak} adapters loaded)`,
     '',
   ].join('\n');
-}
-
-function rssSampler() {
-  let peak = process.memoryUsage().rss;
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
-  return {
-    reset: () => void (peak = process.memoryUsage().rss),
-    peak: () => Math.max(peak, process.memoryUsage().rss),
-    stop: () => clearInterval(timer),
-  };
 }
 
 function median(values: readonly number[]): number {

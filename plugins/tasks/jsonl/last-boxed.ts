@@ -1,4 +1,7 @@
-/** The contents of the last `\boxed{...}` in a text, braces balanced; undefined when there is none. */
+/**
+ * The contents of the last `\boxed{...}` in a text, braces balanced; undefined when there is none. Public
+ * (`import { lastBoxed } from 'ludus'`): a reward rule reads an answer or a verdict with it.
+ */
 export function lastBoxed(text: string): string | undefined {
   const start = text.lastIndexOf('\\boxed{');
   if (start < 0) return undefined;

@@ -6,7 +6,9 @@ import { LudusError, fail } from '../../../core/errors.ts';
 import { parseOptions } from '../parse-options.ts';
 import { SPLITS, type Problem, type Split, type Task } from '../../../core/tasks/task.ts';
 import { finiteTask } from './finite-task.ts';
-import { parseJsonlProblems } from './parse-jsonl-problems.ts';
+import { datasetSplitFiles } from './dataset-layout.ts';
+import { readProblemFile } from './parse-jsonl-problems.ts';
+import { ColumnsSchema } from './read-rows.ts';
 
 /** With `split: "both"`, the share of rows held out for testing when the config does not say (ours). */
 export const DEFAULT_TEST_FRACTION = 0.2;
@@ -22,22 +24,25 @@ export const JsonlOptionsSchema = z.strictObject({
    */
   split: z.enum(['train', 'validation', 'test', 'both']).default('test'),
   testFraction,
+  columns: ColumnsSchema.default({}),
 });
 
 export type JsonlOptionsInput = z.input<typeof JsonlOptionsSchema>;
 
-/** A JSONL math set ({problem, answer}, {problem, solution} or GSM8K's {question, answer}) as a task. */
+/** A JSONL or parquet math set ({problem, answer}, {problem, solution} or GSM8K's {question, answer}, or as `columns` maps them) as a task. */
 export async function loadJsonlTask(path: string, input: JsonlOptionsInput = {}): Promise<Task> {
   const options = parseOptions(JsonlOptionsSchema, input, `task "${path}"`);
-  const name = options.name ?? basename(path, '.jsonl');
-  const problems = await readProblems(path, name);
+  const name = options.name ?? basename(path).replace(/\.(jsonl|parquet)$/, '');
+  const problems = await readProblemFile(path, name, options.columns);
   return finiteTask(name, options.split === 'both' ? splitByHash(problems, options.testFraction, path) : { [options.split]: problems });
 }
 
 /**
- * A task file (`NAME.json`), so a training config can name a JSONL set with its splits: `{"train": "a.jsonl",
- * "test": "b.jsonl"}` for a set that ships them apart, or `{"file": "all.jsonl", "testFraction": 0.2}` for one file
- * divided as `split: "both"` divides it. Paths are relative to the task file.
+ * A task file (`NAME.json`), so a training config can name a data set with its splits: `{"train": "a.jsonl",
+ * "test": "b.jsonl"}` for a set that ships them apart, `{"file": "all.jsonl", "testFraction": 0.2}` for one file
+ * divided as `split: "both"` divides it, or `{"dataset": "gsm8k"}` for a data set in Hugging Face's parquet layout
+ * (its split files found by name: `data/train-00000-of-00001.parquet`, `test/0000.parquet`, ...). Files are JSONL or
+ * parquet; `columns` maps the set's column names to the fields ludus reads. Paths are relative to the task file.
  */
 export const TaskFileSchema = z
   .strictObject({
@@ -46,10 +51,12 @@ export const TaskFileSchema = z
     validation: z.string().min(1).optional(),
     test: z.string().min(1).optional(),
     file: z.string().min(1).optional(),
+    dataset: z.string().min(1).optional(),
     testFraction,
+    columns: ColumnsSchema.default({}),
   })
-  .refine((spec) => (spec.file === undefined) !== (spec.train === undefined && spec.validation === undefined && spec.test === undefined), {
-    message: 'give either "file" (one JSONL file, split by testFraction) or "train", "validation" and/or "test" (a JSONL file per split)',
+  .refine((spec) => [spec.file !== undefined, spec.dataset !== undefined, spec.train !== undefined || spec.validation !== undefined || spec.test !== undefined].filter(Boolean).length === 1, {
+    message: 'give one of "file" (one file, split by testFraction), "dataset" (a directory in Hugging Face\'s parquet layout) or "train", "validation" and/or "test" (a file per split)',
   });
 
 export async function loadTaskFile(path: string): Promise<Task> {
@@ -65,20 +72,14 @@ export async function loadTaskFile(path: string): Promise<Task> {
   const spec = parseOptions(TaskFileSchema, json, `task file ${path}`);
   const name = spec.name ?? basename(path, '.json');
   const at = (file: string) => resolve(dirname(path), file);
-  if (spec.file !== undefined) return finiteTask(name, splitByHash(await readProblems(at(spec.file), name), spec.testFraction, at(spec.file)));
+  if (spec.file !== undefined) return finiteTask(name, splitByHash(await readProblemFile(at(spec.file), name, spec.columns), spec.testFraction, at(spec.file)));
+  const files = spec.dataset !== undefined ? await datasetSplitFiles(at(spec.dataset)) : Object.fromEntries(SPLITS.flatMap((split) => (spec[split] === undefined ? [] : [[split, [at(spec[split])]]])));
   const splits: Partial<Record<Split, Problem[]>> = {};
-  for (const split of SPLITS) {
-    const file = spec[split];
-    if (file !== undefined) splits[split] = await readProblems(at(file), name);
+  for (const [split, paths] of Object.entries(files) as [Split, string[]][]) {
+    splits[split] = [];
+    for (const file of paths) splits[split].push(...(await readProblemFile(file, name, spec.columns)));
   }
   return finiteTask(name, splits);
-}
-
-async function readProblems(path: string, name: string): Promise<Problem[]> {
-  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new LudusError('INPUT_INVALID', `${path}: cannot read the problem set (${error.code ?? error.message})`, { file: path });
-  });
-  return parseJsonlProblems(text, path, name);
 }
 
 /** A number in [0, 1) fixed by the text alone. */

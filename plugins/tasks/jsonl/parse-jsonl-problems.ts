@@ -1,25 +1,23 @@
 import { fail } from '../../../core/errors.ts';
-import { parseJsonExactNumbers } from '../../../core/exact-json.ts';
 import type { Problem } from '../../../core/tasks/task.ts';
+import { jsonlTextRows, readRows, renameColumns, type Columns, type PlacedRow } from './read-rows.ts';
 import { rowProblem } from './row-problem.ts';
 
 /**
- * Every non-blank line of a JSONL math set as a Problem. The first bad line fails the whole
- * file with DATA_INVALID naming it: a set that silently lost rows would report wrong scores.
+ * Every non-blank line of a JSONL math set as a Problem, its columns renamed by `columns`. The first bad line fails
+ * the whole file with DATA_INVALID naming it: a set that silently lost rows would report wrong scores.
  */
-export function parseJsonlProblems(text: string, file: string, taskName: string): Problem[] {
-  const problems: Problem[] = [];
-  text.split(/\r?\n/).forEach((source, index) => {
-    const line = index + 1;
-    if (source.trim().length === 0) return;
-    let row: unknown;
-    try {
-      row = parseJsonExactNumbers(source);
-    } catch (error) {
-      fail('DATA_INVALID', `${file}:${line}: not valid JSON (${(error as Error).message})`, { file, line });
-    }
-    problems.push(rowProblem(row, { file, line }, taskName));
-  });
+export function parseJsonlProblems(text: string, file: string, taskName: string, columns: Columns = {}): Problem[] {
+  return problemsOf(renameColumns(jsonlTextRows(text, file), columns, file), file, taskName);
+}
+
+/** A math set's file, JSONL or parquet (as Hugging Face ships data sets), as Problems (as {@link parseJsonlProblems}). */
+export async function readProblemFile(file: string, taskName: string, columns: Columns = {}): Promise<Problem[]> {
+  return problemsOf(await readRows(file, columns), file, taskName);
+}
+
+function problemsOf(rows: readonly PlacedRow[], file: string, taskName: string): Problem[] {
+  const problems = rows.map(({ row, line }) => rowProblem(row, { file, line }, taskName));
   if (problems.length === 0) fail('DATA_INVALID', `${file}: holds no problems`, { file });
   return problems;
 }

@@ -2,22 +2,28 @@ import { EventEmitter } from 'eventemitter3';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LudusEmitter, LudusEvent } from '../../../core/events.ts';
 import type { MetricsLine } from '../../../engine/trainer/metrics-line.ts';
 import { TrainConfigSchema } from '../../../engine/trainer/train-config.ts';
 import { trainInWorker } from '../../../cli/training/train-in-worker.ts';
 import { jsonl, runTraining } from '../../support/training.ts';
 
-const config = TrainConfigSchema.parse({ game: 'tandem', steps: 2, problemsPerStep: 1, groupSize: 4, maxNewTokens: 48, checkpointEvery: 2, validateEvery: 0 });
+// No end-of-run comparison (its default plays 64 held-out problems twice per run; train.test.ts covers it).
+const config = TrainConfigSchema.parse({ game: 'tandem', steps: 2, problemsPerStep: 1, groupSize: 4, maxNewTokens: 48, checkpointEvery: 2, validateEvery: 0, finalComparison: 0 });
 
 const lines = (path: string) => jsonl<Record<string, unknown>>(path);
 
 const withoutTimes = (metrics: Record<string, unknown>[]) => metrics.map(({ seconds: _seconds, ...rest }) => rest);
 
 describe('trainInWorker (ludus train behind a worker thread)', () => {
+  // The in-process run it is compared with, trained apart: each training has a timeout of its own.
+  let inProcess: string;
+  beforeAll(async () => {
+    inProcess = (await runTraining(config)).out;
+  });
+
   it('should train exactly as in-process, hand back every step and re-emit the numbered events', async () => {
-    const { out: inProcess } = await runTraining(config);
 
     const out = await mkdtemp(join(tmpdir(), 'ludus-train-worker-'));
     const events: LudusEvent[] = [];

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DecoderPool } from '../../../engine/match/decoder-pool.ts';
 import type { RolloutCall } from '../../../engine/match/runtime.ts';
 import { PolicyPool } from '../../../engine/policies/policy-pool.ts';
-import { parseLoraConfig } from '../../../native/model/lora.ts';
+import { parseLoraConfig } from '../../../native/model/lora-config.ts';
 
 describe('DecoderPool with adapters over one base', () => {
   let pool: PolicyPool;

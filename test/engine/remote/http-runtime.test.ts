@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composePlugins } from '../../../cli/composition/compose.ts';
+import { composePlugins } from '../../../composition/compose.ts';
 import { buildSchedule } from '../../../core/schedules/spec.ts';
 import { arenaFor } from '../../../engine/match/arena.ts';
 import { DecoderPool } from '../../../engine/match/decoder-pool.ts';

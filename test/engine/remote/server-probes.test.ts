@@ -12,7 +12,7 @@ import { ServerPool } from '../../../engine/remote/server-pool.ts';
 import { loadingAdapter, reportsTemperedLogprobs } from '../../../engine/remote/server-probes.ts';
 import { sglangDialect } from '../../../engine/remote/sglang-dialect.ts';
 import { vllmDialect } from '../../../engine/remote/vllm-dialect.ts';
-import { parseLoraConfig } from '../../../native/model/lora.ts';
+import { parseLoraConfig } from '../../../native/model/lora-config.ts';
 import { sglangGenerateAnswer, vllmPromptLogprobsAnswer } from '../../support/upstream-answers.ts';
 
 const servers: Server[] = [];

@@ -99,7 +99,9 @@ describe('a trainer server that goes away mid-run', () => {
     // A killed server removes nothing: its saves for samplers go where the test cleans up.
     const samplerDir = await scratch('ludus-trainer-');
     const first = await serveTrainer(0, samplerDir);
-    const config = tinyConfig({ ...base, trainerServer: { url: first.url, timeoutMs: 5_000, retries: 1, backoffMs: 10 } });
+    // The default per-request timeout (120 s): a killed server resets its connections and refuses new ones at once,
+    // so the failure needs no short timeout, and a slow step on a loaded machine must not pass for a dead server.
+    const config = tinyConfig({ ...base, trainerServer: { url: first.url, retries: 1, backoffMs: 10 } });
     const out = await scratch();
     const failure = await runTraining(config, {
       out,

@@ -1,8 +1,8 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { composePlugins } from '../../../cli/composition/compose.ts';
+import { composePlugins } from '../../../composition/compose.ts';
 import { advantageFor, gameFor } from '../../../engine/trainer/run-pieces.ts';
 import { TrainConfigSchema } from '../../../engine/trainer/train-config.ts';
 import type { TranscriptLine } from '../../../engine/trainer/transcript-line.ts';
@@ -13,7 +13,9 @@ import { train } from '../../../engine/trainer/trainer.ts';
  * test/fixtures/pinned-runs/<game>.json pin three short runs (3 steps of 2 problems × 4 matches, validation at step
  * 2, one thread): a change to the trainer must play the same matches and take the same updates, tokens exactly,
  * numbers to float precision. They were first written by the single-policy trainer, which the multi-policy redesign
- * reproduced; they were rewritten (`regenerate.ts` beside them) when the shipped base and the task's prompts changed.
+ * reproduced; they were rewritten (`regenerate.ts` beside them) when the shipped base and the task's prompts changed,
+ * and kl-reg's when its pin turned out blind to the KL term (senior and junior started equal, every KL below 1e-4):
+ * its senior now starts as a LoRA adapter (initStdB 0.05) over the junior's base, with β = 0.1.
  */
 interface Pinned {
   config: Record<string, unknown>;
@@ -77,8 +79,21 @@ describe('the multi-policy trainer', () => {
         expect(policy.skipped_nonfinite).toBe(old.skipped_nonfinite);
       });
 
+      if (game === 'kl-reg') {
+        // The pin must see its KL term: the senior starts as an adapter over the junior's base, so every KL is far above
+        // the comparison floor, and at a step where every group had zero variance the loss is β · KL alone.
+        const beta = (config.knobs as { beta: number }).beta;
+        for (const old of pinned.metrics) expect(old.kl_to_junior!).toBeGreaterThan(100 * 1e-4);
+        const flat = metrics.filter((line) => line.roles.senior.zero_variance_groups === config.problemsPerStep);
+        expect(flat.length).toBeGreaterThan(0);
+        for (const line of flat) close(line.policies.senior.loss, beta * line.policies.senior.kl_to_junior!);
+        // Its best policy is kept as the checkpoint keeps it: the adapter in PEFT's layout (a full save refused it).
+        expect((await readdir(join(out, 'best', 'senior'))).sort()).toEqual(['adapter_config.json', 'adapter_model.safetensors', 'tokenizer.json']);
+      }
+
       const validation = await jsonl<Record<string, unknown>>(join(out, 'validation.jsonl'));
-      expect(validation.map(({ role: _role, ...rest }) => rest)).toEqual(pinned.validation);
+      // The labels (role, policy, how the answer was written) are checked where they are made; the pins hold the numbers.
+      expect(validation.map(({ role: _role, policy: _policy, written: _written, ...rest }) => rest)).toEqual(pinned.validation);
 
       const transcripts = await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'));
       expect(transcripts).toHaveLength(pinned.transcripts.length);

@@ -30,7 +30,7 @@ describe('prepareRunDir', () => {
       const out = await runWithCheckpoint();
       const error = await rejection(prepareRunDir(out, { resume: false }));
       expect(error.code).toBe('RUN_DIR_NOT_EMPTY');
-      expect(error.message).toContain(`${out}: already holds files (checkpoint, metrics.jsonl); continue that run with --resume, or give a new or empty --out`);
+      expect(error.message).toContain(`${out}: already holds files (checkpoint, metrics.jsonl); continue that run with --resume, start it over with --restart, or give a new or empty --out`);
     });
 
     it('should refuse a file with INPUT_INVALID', async () => {
@@ -53,7 +53,7 @@ describe('prepareRunDir', () => {
       const started = await freshOut();
       await mkdir(started);
       await writeFile(join(started, 'metrics.jsonl'), '{"step":1}\n');
-      expect((await rejection(prepareRunDir(started, { resume: true }))).message).toContain(`start it over into a new --out, or delete ${started}`);
+      expect((await rejection(prepareRunDir(started, { resume: true }))).message).toContain('the run stopped before its first checkpoint: start it over in place with --restart instead of --resume');
       expect(await readdir(started)).toEqual(['metrics.jsonl']);
     });
 
@@ -65,6 +65,25 @@ describe('prepareRunDir', () => {
       expect(await prepareRunDir(out, { resume: true, best: ['senior'] })).toBe(true);
       expect((await readdir(out)).sort()).toEqual(['best', 'checkpoint', 'metrics.jsonl']);
       expect(await readdir(join(out, 'best'))).toEqual([]);
+    });
+  });
+
+  describe("having 'restart' (--restart)", () => {
+    it('should drop the checkpoint and best/ of a run directory, keeping its logs for the trainer to empty', async () => {
+      const out = await runWithCheckpoint();
+      await mkdir(join(out, 'best', 'senior'), { recursive: true });
+      expect(await prepareRunDir(out, { resume: 'restart', best: ['senior'] })).toBe(false);
+      expect(await readdir(out)).toEqual(['metrics.jsonl']);
+    });
+
+    it('should refuse a directory that holds no run with RUN_DIR_NOT_EMPTY, deleting nothing', async () => {
+      const out = await freshOut();
+      await mkdir(out);
+      await writeFile(join(out, 'notes.txt'), 'mine');
+      const error = await rejection(prepareRunDir(out, { resume: 'restart' }));
+      expect(error.code).toBe('RUN_DIR_NOT_EMPTY');
+      expect(error.message).toContain('--restart only starts over a run directory');
+      expect(await readdir(out)).toEqual(['notes.txt']);
     });
   });
 

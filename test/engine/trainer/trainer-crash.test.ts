@@ -6,6 +6,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveCheckpoint } from '../../../native/io/checkpoint.ts';
 import { setFileOperationHook, type FileOperation } from '../../../native/io/files.ts';
+import { EVENT_FILE_PREFIX } from '../../../native/io/tensorboard.ts';
 import { initWeights, presetConfig } from '../../../native/model/presets.ts';
 import { DEFAULT_MODELS_DIR } from '../../../plugins/policies/default-model.ts';
 import { prepareRunDir } from '../../../engine/trainer/run-dir.ts';
@@ -56,7 +57,9 @@ async function finalState(out: string): Promise<Record<string, string>> {
     metrics: (await lines('metrics.jsonl')).join('\n'),
     transcripts: (await lines('transcripts.jsonl')).join('\n'),
     validation: (await lines('validation.jsonl')).join('\n'),
-    entries: (await readdir(out)).sort().join(' '),
+    // TensorBoard's event files are one per process that worked on the run, named by time and pid: their names differ.
+    entries: (await readdir(out)).filter((name) => !name.startsWith(EVENT_FILE_PREFIX)).sort().join(' '),
+    eventFiles: (await readdir(out)).some((name) => name.startsWith(EVENT_FILE_PREFIX)) ? 'present' : 'missing',
   };
 }
 

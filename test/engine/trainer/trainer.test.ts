@@ -142,7 +142,7 @@ describe('train (the RL loop)', () => {
       const [validation] = await jsonl<{ step: number; accuracy: number; protocol: string; split: string }>(join(out, 'validation.jsonl'));
       // Checkpoints are selected on the validation split, never on the test problems evaluations report.
       expect(validation).toMatchObject({ step: 2, protocol: 'word-handoff', split: 'validation' });
-      expect(result.best).toEqual({ step: 2, accuracy: validation.accuracy });
+      expect(result.best).toEqual({ step: 2, accuracy: validation.accuracy, split: validation.split });
     });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composePlugins } from '../../../cli/composition/compose.ts';
+import { composePlugins } from '../../../composition/compose.ts';
 import { gameFor } from '../../../engine/trainer/run-pieces.ts';
 import { evaluateCascade, pairedPassTest, type CascadeEvalOptions } from '../../../lab/eval/cascade-eval.ts';
 import { gradeMath } from '../../../plugins/graders/math/grade-math.ts';

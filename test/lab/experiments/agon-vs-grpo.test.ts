@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { composePlugins } from '../../../cli/composition/compose.ts';
+import { composePlugins } from '../../../composition/compose.ts';
 import { parseConfig } from '../../../core/parse-config.ts';
 import { AGON_ROWS, AgonExperimentConfigSchema, type AgonExperimentConfigInput } from '../../../lab/experiments/agon-experiment-config.ts';
 import { perProblemOf } from '../../../lab/experiments/agon-report.ts';

@@ -8,7 +8,7 @@ import { ExperimentConfigSchema, type ExperimentConfigInput } from '../../../lab
 import type { ExperimentProgress } from '../../../lab/experiments/experiment-progress.ts';
 import { runTandemVsGrpo, type ExperimentResult } from '../../../lab/experiments/tandem-vs-grpo.ts';
 import { runLudus } from '../../support/cli.ts';
-import { composePlugins } from '../../../cli/composition/compose.ts';
+import { composePlugins } from '../../../composition/compose.ts';
 import { definePlugin } from '../../../core/plugin-module.ts';
 import { expectConfigInvalid, rejection } from '../../support/errors.ts';
 

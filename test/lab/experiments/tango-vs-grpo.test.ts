@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { composePlugins } from '../../../cli/composition/compose.ts';
+import { composePlugins } from '../../../composition/compose.ts';
 import { parseConfig } from '../../../core/parse-config.ts';
 import { TangoExperimentConfigSchema, type TangoExperimentConfigInput } from '../../../lab/experiments/tango-experiment-config.ts';
 import { runTangoVsGrpo } from '../../../lab/experiments/tango-vs-grpo.ts';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { composePlugins } from '../../../cli/composition/compose.ts';
+import { composePlugins } from '../../../composition/compose.ts';
 import type { Catalog } from '../../../core/catalog.ts';
 import type { PlayedMatch } from '../../../engine/match/played-match.ts';
 import { pairingResult, roundContests, type PlayedLineup } from '../../../lab/tournament/contests.ts';

@@ -8,7 +8,8 @@ import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, loadAdapter, mergeAdapterChe
 import { loadCheckpoint, saveCheckpoint } from '../../../native/io/checkpoint.ts';
 import { Scorer } from '../../../native/runtime/scorer.ts';
 import { readSafetensors, writeSafetensors } from '../../../native/io/safetensors.ts';
-import { adaptedWeights, adapterShapes, initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
+import { adaptedWeights, adapterShapes, initAdapter, withAdapter } from '../../../native/model/lora.ts';
+import { parseLoraConfig } from '../../../native/model/lora-config.ts';
 import { presetConfig } from '../../../native/model/presets.ts';
 import { LudusError, type LudusErrorCode } from '../../../core/errors.ts';
 import { randomModel } from '../../support/models.ts';

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { adaptedWeights, adapterOf, adapterParameterCount, adapterShapes, initAdapter, mergeAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
+import { adaptedWeights, adapterOf, adapterParameterCount, adapterShapes, initAdapter, mergeAdapter, withAdapter } from '../../../native/model/lora.ts';
+import { parseLoraConfig } from '../../../native/model/lora-config.ts';
 import { presetConfig } from '../../../native/model/presets.ts';
 import { cloneWeights } from '../../../native/model/weights.ts';
 import { Scorer } from '../../../native/runtime/scorer.ts';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LudusError } from '../../../core/errors.ts';
 import { rowAuthorSchedule, type AuthorSchedule } from '../../../core/schedules/author-schedule.ts';
-import { adaptedWeights, initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
+import { adaptedWeights, initAdapter, withAdapter } from '../../../native/model/lora.ts';
+import { parseLoraConfig } from '../../../native/model/lora-config.ts';
 import { cloneWeights } from '../../../native/model/weights.ts';
 import { Decoder } from '../../../native/runtime/decoder.ts';
 import { generate, type Rollout } from '../../../native/runtime/generate.ts';

@@ -4,7 +4,8 @@ import type { ModelConfig } from '../../../native/model/config.ts';
 import { buildTrainGraph, gradName } from '../../../native/train/train-graph.ts';
 import type { Feeds } from '../../../native/ort.ts';
 import { Rng } from '../../../core/rng.ts';
-import { initAdapter, parseLoraConfig, withAdapter } from '../../../native/model/lora.ts';
+import { initAdapter, withAdapter } from '../../../native/model/lora.ts';
+import { parseLoraConfig } from '../../../native/model/lora-config.ts';
 import type { OpSet } from '../../../native/model/op-set.ts';
 import { floatTensor, openGraph, randomBatch, tokenFeeds, weightFeeds } from './fixtures.ts';
 

@@ -38,7 +38,7 @@ describe('the viewer page in Chromium', () => {
     });
 
     it('should show its tokens appearing as they are decoded, colored by author', async () => {
-      served = await serveLudus(['match', 'tandem', '--model', 'default', '--port', '0', '--pace', '60', '--max-new-tokens', '96', '--threads', '1']);
+      served = await serveLudus(['match', 'tandem', '--model', 'default', '--port', '0', '--pace', '60', '--max-new-tokens', '96', '--threads', '1', '--wait-for-viewer']);
       const { page, requested } = await open(served.url);
       await page.waitForSelector('#transcript .tok');
       const early = await tokenCount(page);
@@ -266,7 +266,7 @@ describe('the viewer page in Chromium', () => {
       const dir = await mkdtemp(join(tmpdir(), 'ludus-viewer-relay-'));
       const config = join(dir, 'relay.json');
       const relay = new URL('../../fixtures/plugins/relay.ts', import.meta.url).pathname;
-      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, validateEvery: 0, plugins: [relay] }));
+      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, validateEvery: 0, finalComparison: 0, plugins: [relay] }));
       const trained = await runLudus(['train', 'relay', '--config', config, '--steps', '2', '--out', join(dir, 'runs', 'relay'), '--no-watch', '--threads', '1']);
       expect(trained.code).toBe(0);
       const lines = (await readFile(join(dir, 'runs', 'relay', 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { matchId: string; seats: Record<string, string>; turns: { role: string; stepEnds: number[] }[]; verdicts: { step?: number; correct: boolean }[] });
@@ -314,7 +314,7 @@ describe('the viewer page in Chromium', () => {
 describe('the viewer page in Chromium, on Agon', () => {
   describe('having a live agon match (ludus match)', () => {
     it('should lay draft and challenge side by side as they are decoded and show, once the draft ends, the summary the challenger reads and the withheld answer', async () => {
-      const served = await serveLudus(['match', 'agon', '--model', 'default', '--port', '0', '--pace', '5', '--threads', '1']);
+      const served = await serveLudus(['match', 'agon', '--model', 'default', '--port', '0', '--pace', '5', '--threads', '1', '--wait-for-viewer']);
       try {
         const { page } = await open(served.url);
         await page.waitForSelector('#transcript .tok');

@@ -1,15 +1,15 @@
 import { ContainerModule } from 'inversify';
 import { describe, expect, it } from 'vitest';
-import { fromGroupAdvantages, type AdvantageEstimator } from '../../../core/advantages/estimator.ts';
-import { advantageEstimators } from '../../../core/advantages/estimators.ts';
-import { definePlugin } from '../../../core/plugin-module.ts';
-import type { Plugin } from '../../../core/plugin.ts';
-import { composePlugins } from '../../../cli/composition/compose.ts';
-import { loadPluginFile, loadPluginFiles } from '../../../cli/composition/plugin-files.ts';
-import { PLUGIN_TOKENS } from '../../../cli/composition/tokens.ts';
-import { rejection } from '../../support/errors.ts';
+import { fromGroupAdvantages, type AdvantageEstimator } from '../../core/advantages/estimator.ts';
+import { advantageEstimators } from '../../core/advantages/estimators.ts';
+import { definePlugin } from '../../core/plugin-module.ts';
+import type { Plugin } from '../../core/plugin.ts';
+import { composePlugins } from '../../composition/compose.ts';
+import { loadPluginFile, loadPluginFiles } from '../../composition/plugin-files.ts';
+import { PLUGIN_TOKENS } from '../../composition/tokens.ts';
+import { rejection } from '../support/errors.ts';
 
-const fixture = (name: string) => new URL(`../../fixtures/plugins/${name}`, import.meta.url).pathname;
+const fixture = (name: string) => new URL(`../fixtures/plugins/${name}`, import.meta.url).pathname;
 const math = { grader: (await composePlugins()).graders.create('math'), knobs: {} };
 
 describe('composePlugins (the composition root)', () => {

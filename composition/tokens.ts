@@ -1,4 +1,4 @@
-import type { PLUGIN_KINDS } from '../../core/plugin-module.ts';
+import type { PLUGIN_KINDS } from '../core/plugin-module.ts';
 
 /** What the container collects, one token per plugin kind: every plugin module binds its pieces to these. */
 export const PLUGIN_TOKENS: Readonly<Record<(typeof PLUGIN_KINDS)[number], symbol>> = {

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { Container, ContainerModule } from 'inversify';
-import { PLUGIN_KINDS, type LudusPlugin } from '../../core/plugin-module.ts';
-import { builtInGames } from '../../games/index.ts';
-import { builtInPieces } from '../../plugins/built-in.ts';
+import { PLUGIN_KINDS, type LudusPlugin } from '../core/plugin-module.ts';
+import { builtInGames } from '../games/index.ts';
+import { builtInPieces } from '../plugins/built-in.ts';
 import { PluginCatalog } from './plugin-catalog.ts';
 import { PLUGIN_TOKENS } from './tokens.ts';
 

@@ -3,9 +3,9 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import semver from 'semver';
-import { LudusError, fail } from '../../core/errors.ts';
-import { PLUGIN_KINDS, type LudusPlugin } from '../../core/plugin-module.ts';
-import { LUDUS_VERSION } from '../version.ts';
+import { LudusError, fail } from '../core/errors.ts';
+import { PLUGIN_KINDS, type LudusPlugin } from '../core/plugin-module.ts';
+import { LUDUS_VERSION } from '../native/io/version.ts';
 import { pluginContainerModule } from './compose.ts';
 
 /**

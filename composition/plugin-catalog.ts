@@ -1,12 +1,12 @@
 import { injectable, multiInject } from 'inversify';
-import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
-import type { AnyGame, Catalog, GameOptions, ProtocolOptions, RewardRuleOptions, RotationOptions } from '../../core/catalog.ts';
-import type { RewardRule } from '../../core/game/rewards.ts';
-import type { Rotation } from '../../core/game/rotations.ts';
-import type { Grader } from '../../core/grading/verdict.ts';
-import { PluginSet, type Plugin } from '../../core/plugin.ts';
-import type { Protocol } from '../../core/protocols/protocol.ts';
-import type { Problem } from '../../core/tasks/task.ts';
+import type { AdvantageEstimator } from '../core/advantages/estimator.ts';
+import type { AnyGame, Catalog, GameOptions, ProtocolOptions, RewardRuleOptions, RotationOptions } from '../core/catalog.ts';
+import type { RewardRule } from '../core/game/rewards.ts';
+import type { Rotation } from '../core/game/rotations.ts';
+import type { Grader } from '../core/grading/verdict.ts';
+import { PluginSet, type Plugin } from '../core/plugin.ts';
+import type { Protocol } from '../core/protocols/protocol.ts';
+import type { Problem } from '../core/tasks/task.ts';
 import { PLUGIN_TOKENS } from './tokens.ts';
 
 /** Every plugin the loaded modules bound, by kind and name: what a config's names resolve against. */

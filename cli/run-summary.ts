@@ -1,0 +1,91 @@
+import type { AnyGame } from '../core/catalog.ts';
+import { firstUpdateOf, updatesOf } from '../core/game/rotations.ts';
+import { coAuthors, writtenHow } from '../core/protocols/protocol.ts';
+import type { IdlePolicy } from '../engine/trainer/metrics-line.ts';
+import { bestPolicyDir, checkpointPolicyDir } from '../engine/trainer/run-dir.ts';
+import type { TrainResult } from '../engine/trainer/trainer.ts';
+
+/** What the end-of-run summary needs besides the result: the run as planned, and what the steps showed. */
+export interface RunFacts {
+  readonly game: AnyGame;
+  readonly out: string;
+  readonly task: string;
+  /** Trainable policies and the model each started from (`default`: the shipped base). */
+  readonly trained: readonly { readonly name: string; readonly init: string }[];
+  /** Per policy: the steps (1-based) at which it learned nothing. */
+  readonly idle: ReadonlyMap<string, readonly number[]>;
+  /** Steps this process ran (a resumed run's earlier steps are not in `idle`). */
+  readonly stepsRun: number;
+}
+
+const quote = (arg: string): string => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);
+
+/** A command line as a user would paste it. */
+export function commandLine(args: readonly string[]): string {
+  return args.map(quote).join(' ');
+}
+
+/**
+ * What a newcomer needs at the end of a run: did training help (every accuracy saying solo or co-written, which split
+ * and which policy), whether any policy learned nothing, where the files are, the one command that evaluates the run
+ * against its base, how to watch it again.
+ */
+export function runSummary(result: TrainResult, facts: RunFacts, seconds: number): string {
+  const { game, out } = facts;
+  const role = game.validateOn;
+  const seats = game.rotation.at(0).seats;
+  const lines = [`\ntrained ${game.id} for ${result.steps} steps in ${formatDuration(seconds)}`];
+  const c = result.comparison;
+  if (c) {
+    const pct = (e: { value: number; se: number }) => `${(100 * e.value).toFixed(1)}% ± ${(100 * e.se).toFixed(1)}`;
+    lines.push(
+      `  accuracy of ${c.role} (${c.written}), ${c.split} split, ${c.problems} held-out problems, one match each on the same seeds:`,
+      `    policy ${c.policy} trained ${pct(c.trained)}   at the start ${pct(c.start)}   difference ${c.difference.value >= 0 ? '+' : ''}${(100 * c.difference.value).toFixed(1)} ± ${(100 * c.difference.se).toFixed(1)} points (paired, bootstrap SE)`,
+    );
+  }
+  const validated = seats[role];
+  const updates = updatesOf(game.rotation, validated, result.steps);
+  if (facts.trained.some((p) => p.name === validated) && updates < result.steps) {
+    const first = firstUpdateOf(game.rotation, validated);
+    lines.push(
+      `  note: policy ${validated} (${role}) took ${updates} update${updates === 1 ? '' : 's'} in these ${result.steps} steps: rotation ${game.rotation.name} first trains it at step ${first === undefined ? 'never' : first + 1}${first !== undefined && first > 0 ? ' (the steps before are its warm-up)' : ''}, so its numbers move only after that`,
+    );
+  }
+  if (result.best) {
+    const split = result.best.split ?? 'validation';
+    lines.push(`  best ${split} accuracy of ${role} (${writtenHow(game.protocol, role)}, policy ${validated}) ${(100 * result.best.accuracy).toFixed(1)}% at step ${result.best.step}: ${facts.trained.map((p) => bestPolicyDir(out, p.name)).join(', ')}`);
+  }
+  for (const [policy, steps] of facts.idle) {
+    if (steps.length === 0) continue;
+    lines.push(
+      steps.length === facts.stepsRun
+        ? `  WARNING: policy ${policy} learned nothing in this run: at every step its gradient was 0, every group's matches paid the same reward, so its weights moved by weight decay only. Check that the reward rule tells its matches apart (a verifier that never writes a verdict pays every match alike)`
+        : `  warning: policy ${policy} learned nothing at ${steps.length} of the ${facts.stepsRun} steps run (${shortList(steps)}): gradient 0, every group's matches paid the same reward`,
+    );
+  }
+  const policyDirs = facts.trained.map((p) => checkpointPolicyDir(out, p.name));
+  lines.push(`  files: ${out}/metrics.jsonl, transcripts.jsonl, validation.jsonl; the policies in ${policyDirs.join(', ')}`);
+  const evaluated = facts.trained.find((p) => p.name === validated) ?? facts.trained[0];
+  if (evaluated) {
+    // A policy that co-writes its answers is evaluated solo and co-written (handoff with the base as the junior).
+    const axes = coAuthors(game.protocol, role).length > 0 ? ['--axes', 'capability,handoff'] : [];
+    lines.push(`  evaluate it against its base: npx ${commandLine(['ludus', 'eval', '--model', checkpointPolicyDir(out, evaluated.name), '--task', facts.task, ...axes, '--compare', evaluated.init])}`);
+  }
+  lines.push(`  watch it again: npx ludus serve --runs ${out}`, '');
+  return lines.join('\n');
+}
+
+/** One step's warning, printed as it happens. */
+export function idleWarning(step: number, idle: IdlePolicy): string {
+  const why = idle.roles.map((r) => `${r.role}: ${r.zeroVarianceGroups ?? '?'} zero-variance group${r.zeroVarianceGroups === 1 ? '' : 's'}`).join('; ');
+  return `WARNING step ${step}: policy ${idle.policy} learned nothing (gradient 0${why ? `; ${why}` : ''}): every group's matches paid the same reward\n`;
+}
+
+function shortList(steps: readonly number[]): string {
+  return steps.length <= 6 ? `steps ${steps.join(', ')}` : `steps ${steps.slice(0, 5).join(', ')}, ..., ${steps.at(-1)}`;
+}
+
+export function formatDuration(seconds: number): string {
+  const minutes = Math.floor(seconds / 60);
+  return minutes > 0 ? `${minutes} min ${Math.round(seconds - 60 * minutes)} s` : `${seconds.toFixed(1)} s`;
+}

@@ -1,0 +1,50 @@
+import 'reflect-metadata';
+import { describe, expect, it } from 'vitest';
+import { composePlugins } from '../../composition/compose.ts';
+import { idleWarning, runSummary } from '../../cli/run-summary.ts';
+import { idlePolicies, type MetricsLine } from '../../engine/trainer/metrics-line.ts';
+
+const catalog = await composePlugins();
+const game = (id: string) => catalog.games.create(id, { grader: catalog.graders.create('math'), knobs: {} });
+
+describe('runSummary (the end of ludus train)', () => {
+  describe('having a short tango run inside the verifier warm-up', () => {
+    it('should say the generator took no update yet, and from which step it will', () => {
+      const tango = game('tango');
+      const text = runSummary(
+        { steps: 2, checkpointed: 2, best: null },
+        { game: tango, out: '/runs/t', task: 'last-letter', trained: [{ name: 'generator', init: 'default' }, { name: 'verifier', init: 'default' }], idle: new Map(), stepsRun: 2 },
+        3,
+      );
+      expect(text).toMatch(/note: policy generator \(generator\) took 0 updates in these 2 steps: rotation warmup\(40:verifier\)\+\S+ first trains it at step 41 \(the steps before are its warm-up\)/);
+      expect(text).toContain('evaluate it against its base: npx ludus eval --model /runs/t/checkpoint/policies/generator --task last-letter --compare default');
+    });
+  });
+
+  describe('having a best checkpoint and a policy idle at every step', () => {
+    it('should print real best/ paths, the accuracy labelled, and a loud warning', () => {
+      const text = runSummary(
+        { steps: 2, checkpointed: 2, best: { step: 2, accuracy: 0.5, split: 'validation' } },
+        { game: game('tandem'), out: '/runs/x', task: 'arithmetic', trained: [{ name: 'senior', init: 'default' }], idle: new Map([['senior', [1, 2]]]), stepsRun: 2 },
+        3,
+      );
+      expect(text).toContain('best validation accuracy of senior (co-written with junior, policy senior) 50.0% at step 2: /runs/x/best/senior');
+      expect(text).not.toContain('<policy>');
+      expect(text).toContain('WARNING: policy senior learned nothing in this run');
+    });
+  });
+});
+
+describe('idlePolicies', () => {
+  it('should find a policy whose gradient was 0, with its zero-variance groups, and not one that learned or was skipped', () => {
+    const metrics = (gradNorm: number | null, skipped = 0) => ({ loss: 0, grad_norm: gradNorm, clip_frac: 0, entropy: 0, lr: 1e-6, micro_batches: 1, skipped_nonfinite: skipped });
+    const line = {
+      seats: { a: 'p', b: 'q', c: 'r' },
+      roles: { a: { reward_mean: 1, answer_present: 1, correct: 1, response_len: 3, zero_variance_groups: 4 }, b: { reward_mean: 0, answer_present: 0, correct: 0, response_len: 3, zero_variance_groups: 1 }, c: { reward_mean: 0, answer_present: 0, correct: 0, response_len: 3 } },
+      policies: { p: metrics(0), q: metrics(0.3), r: metrics(null, 1) },
+    } as unknown as MetricsLine;
+    const idle = idlePolicies(line);
+    expect(idle).toEqual([{ policy: 'p', roles: [{ role: 'a', zeroVarianceGroups: 4 }] }]);
+    expect(idleWarning(3, idle[0])).toBe("WARNING step 3: policy p learned nothing (gradient 0; a: 4 zero-variance groups): every group's matches paid the same reward\n");
+  });
+});
