@@ -96,7 +96,9 @@ export const TrainConfigSchema = z
     weightDecay: z.number().min(0).default(0.01).describe('AdamW decoupled weight decay (ours)'),
     maxGradNorm: z.number().positive().default(1).describe('global gradient-norm clip (ours)'),
     microBatchRows: z.number().int().positive().default(4).describe("rows per forward+backward run of a policy's update, and per run of a KL reference's scoring; the runs' gradients are summed before its one AdamW step, the same update up to float rounding (ours: bounds memory; 64 rows of 600-1,100 tokens on the last-letter base held 6.9 GB in the learner in runs of 16 rows, 1.8 GB in runs of 4, at about the same step time, and 6.1 GB against 0.95 GB scoring a reference in one run against runs of 4)"),
-    normalization: Normalization.default('token-mean').describe("how a step's loss is averaged: over trained tokens, per sequence, or over a constant token budget (ours: token-mean, verl's default; the papers do not say)"),
+    normalization: Normalization.default('token-mean').describe(
+      "how a step's loss is averaged: token-mean, over every trained token of the batch (ours, verl's default); sequence-mean, each sequence's token mean, then the mean over sequences: RL Tango's Eq. 1 (1/|o| Σ_t), which tango-vs-grpo uses by default; constant, over a fixed token budget (Dr. GRPO)",
+    ),
     advantage: z.string().min(1).default('grpo').describe('the base advantage estimator: grpo, dr-grpo, rloo, reinforce++, reinforce++-baseline, or a plugin\'s; a game may adapt it per role'),
     grader: z.string().min(1).default('math').describe('the grader the reward pays by: math (boxed answers as mathematics), math-full (the answer wherever it is), exact (boxed text as text)'),
     checkpointEvery: z.number().int().positive().default(10).describe('steps between checkpoints (every trainable policy, its optimizer, the trainer state)'),

@@ -6,7 +6,6 @@ import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import type { EvalModel } from '../eval/evaluate.ts';
 import type { EvalReport, SignificanceResult } from '../eval/report-types.ts';
 import { compareReports } from '../eval/significance.ts';
-import { KL_REG_DEFAULT_BETA } from '../../games/kl-reg.ts';
 import { slug } from '../reports/markdown.ts';
 import { REPORT_MARKDOWN, writeReport } from '../reports/write-report.ts';
 import { EXPERIMENT_GAMES, GAME_LABELS, type ExperimentConfig, type ExperimentEval, type ExperimentGame } from './experiment-config.ts';
@@ -136,7 +135,7 @@ async function evaluateTandem(context: ExperimentContext, trained: readonly Trai
       labels: evalLabels.map((label) => GAME_LABELS[label]),
       title: 'Tandem RL against GRPO and KL-Reg',
       comparisons,
-      notes: [await experimentNotes(context.out, config, trainConfigs, seniors, context.grader)],
+      notes: [await experimentNotes(context.out, config, trainConfigs, seniors, context.grader, context.game(trainConfigs['kl-reg']).losses?.senior?.kl)],
       figures: [await trainingRewardFigure(context.out, seniors)].filter((figure) => figure !== undefined),
     },
   );
@@ -189,14 +188,21 @@ function evalRollouts(settings: ExperimentEval, withReference: boolean): number 
   return solo + handoff + drift + legibility;
 }
 
-async function experimentNotes(out: string, config: ExperimentConfig, trainConfigs: Record<ExperimentGame, TrainConfig>, seniors: readonly TrainedSenior[], grader: string): Promise<string> {
+async function experimentNotes(
+  out: string,
+  config: ExperimentConfig,
+  trainConfigs: Record<ExperimentGame, TrainConfig>,
+  seniors: readonly TrainedSenior[],
+  grader: string,
+  kl: { readonly beta: number; readonly estimator?: string } | undefined,
+): Promise<string> {
   const shared = trainConfigs.grpo;
-  const kl = trainConfigs['kl-reg'].knobs as { beta?: number; klEstimator?: string };
+  const estimator = kl?.estimator ?? 'k3';
   const intro =
     `Three seniors trained from the same base (\`${config.model}\`, task \`${config.task}\`) with matched settings and seed: ` +
     `${config.steps} steps × ${shared.problemsPerStep} problems × groups of ${shared.groupSize}, learning rate ${shared.schedule.lr}, temperature ${shared.temperature}, seed ${config.seed}, grader \`${grader}\`, ` +
     `prompts by the ${shared.chatTemplate === 'on' ? "chat template where the tokenizer has one (the same rule in training and evaluation)" : 'plain prompt, in training and evaluation'}; ` +
-    `GRPO on solo rollouts, KL-Reg adding a KL penalty toward the junior (β ${kl.beta ?? KL_REG_DEFAULT_BETA}, estimator \`${kl.klEstimator ?? 'k3'}\`: ${(kl.klEstimator ?? 'k3') === 'k3' ? 'the per-token k3 estimate from the sampled tokens' : 'the exact per-position KL over the vocabulary'}), TRL (tandem) co-writing every rollout with the frozen junior. ` +
+    `GRPO on solo rollouts, KL-Reg adding a KL penalty toward the junior (β ${kl?.beta}, estimator \`${estimator}\`: ${estimator === 'k3' ? 'the per-token k3 estimate from the sampled tokens' : 'the exact per-position KL over the vocabulary'}), TRL (tandem) co-writing every rollout with the frozen junior. ` +
     `The junior of every evaluation is the base itself, so the base's own rows are noise floors: its drift KL is what two independent samples of one model differ by, ` +
     `and GRPO's displaced-token row (GRPO against an independent sample of itself) is the shift-back share and ρ that regression to the mean produces with no training difference at all. ` +
     `Numbers are what this run measured, with ± one bootstrap standard error over problems (one training seed: not the spread over seeds); read the significance table before reading a gap.`;
