@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { parseConfig } from '../../core/parse-config.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
 import { bestPolicyDir, checkpointPolicyDir } from '../../engine/trainer/trainer.ts';
