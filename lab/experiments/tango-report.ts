@@ -95,15 +95,15 @@ function curveFigures(result: Omit<TangoExperimentResult, 'report'>): Figure[] {
   const verifierX = (arm: TangoArmResult, p: CurvePoint) => (arm.arm === 'fixed-verifier' ? tangoTimeline(tango, 'generatorUpdates', p.generatorUpdates, 'verifierUpdates') : p.verifierUpdates);
   const generatorX = (arm: TangoArmResult, p: CurvePoint) => (arm.arm === 'fixed-generator' ? tangoTimeline(tango, 'verifierUpdates', p.verifierUpdates, 'generatorUpdates') : p.generatorUpdates);
   const judged = result.arms.filter((a) => a.arm !== 'grpo');
-  const figure = (name: string, title: string, xLabel: string, yLabel: string, s: LineSeries[]): Figure => ({
-    name,
-    caption: title,
-    svg: linePlot(s.filter((x) => x.points.length > 0), { title, subtitle: 'validation problems (never the test problems); step 0 is the base', xLabel, yLabel, yDomain: [0, 1] }),
-  });
+  // A metric undefined at every point (an F1 with no positive call or truth on a few validation problems) has no figure.
+  const figure = (name: string, title: string, xLabel: string, yLabel: string, s: LineSeries[]): Figure[] => {
+    const drawn = s.filter((x) => x.points.length > 0);
+    return drawn.length === 0 ? [] : [{ name, caption: title, svg: linePlot(drawn, { title, subtitle: 'validation problems (never the test problems); step 0 is the base', xLabel, yLabel, yDomain: [0, 1] }) }];
+  };
   return [
-    figure('generator-accuracy', 'Generator accuracy vs generator training steps', 'generator updates', 'accuracy (exact answer)', series((p) => p.accuracy, generatorX, result.arms)),
-    figure('verifier-step-f1', 'Verifier step F1 vs verifier training steps', 'verifier updates', 'step F1 (gold-path labels)', series((p) => p.step_f1, verifierX, judged)),
-    figure('verifier-outcome-f1', 'Verifier outcome F1 vs verifier training steps', 'verifier updates', 'outcome F1', series((p) => p.outcome_f1, verifierX, judged)),
+    ...figure('generator-accuracy', 'Generator accuracy vs generator training steps', 'generator updates', 'accuracy (exact answer)', series((p) => p.accuracy, generatorX, result.arms)),
+    ...figure('verifier-step-f1', 'Verifier step F1 vs verifier training steps', 'verifier updates', 'step F1 (gold-path labels)', series((p) => p.step_f1, verifierX, judged)),
+    ...figure('verifier-outcome-f1', 'Verifier outcome F1 vs verifier training steps', 'verifier updates', 'outcome F1', series((p) => p.outcome_f1, verifierX, judged)),
   ];
 }
 
