@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GrpoKnobsSchema } from '../games/grpo.ts';
 import { KlRegKnobsSchema } from '../games/kl-reg.ts';
 import { TandemKnobsSchema } from '../games/tandem.ts';
 import { TangoKnobsSchema } from '../games/tango.ts';
@@ -32,6 +33,7 @@ const SECTIONS: readonly Section[] = [
   { title: 'LoRA adapter', intro: '`adapter` of a policy: a LoRA adapter trained over its frozen `init` instead of a full copy.', schema: PolicyAdapterSchema },
   { title: 'Learning-rate schedule', intro: '`schedule`, at the top level or in a policy.', schema: LrScheduleSchema },
   { title: 'Knobs of `tandem`', intro: '`knobs` when `game` is `tandem` (Tandem RL).', schema: TandemKnobsSchema },
+  { title: 'Knobs of `grpo`', intro: '`knobs` when `game` is `grpo` (vanilla GRPO, the papers\' baseline).', schema: GrpoKnobsSchema },
   { title: 'Knobs of `kl-reg`', intro: '`knobs` when `game` is `kl-reg` (the tandem paper\'s KL-Reg ablation).', schema: KlRegKnobsSchema },
   { title: 'Knobs of `tango`', intro: '`knobs` when `game` is `tango` (RL Tango: a generator and a generative step verifier trained together).', schema: TangoKnobsSchema },
   { title: 'Knobs of `agon`', intro: '`knobs` when `game` is `agon` (Agon: two policies drafting and challenging in rotation).', schema: AgonKnobsSchema },

@@ -17,8 +17,8 @@ import { trainingSeeds, validationSeeds } from '../engine/match/match-seeds.ts';
 import { playMatches } from '../engine/match/play-matches.ts';
 import { PolicyPool } from '../engine/policies/policy-pool.ts';
 import { TrainConfigSchema } from '../engine/trainer/train-config.ts';
-import { stepProblems } from '../engine/trainer/trainer.ts';
-import { selectionSplit, validate } from '../engine/trainer/validate.ts';
+import { stepProblems, tasksOfRun } from '../engine/trainer/trainer.ts';
+import { validate } from '../engine/trainer/validate.ts';
 
 const [seniorDir, configFile, mode, ...args] = process.argv.slice(2);
 const config = parseConfig(TrainConfigSchema, { ...(await readConfigFile(configFile)), game: 'tandem' }, configFile);
@@ -35,7 +35,7 @@ const decoders = new DecoderPool(pool, { rows, maxLen: senior.config.maxPosition
 const game = tandemGame({ ...config.knobs, shareBand: [0, 1] }, gradeMath);
 const arena = arenaFor(game, decoders, pool.tokenizer, senior.config.eosTokenIds, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens });
 const seats = game.rotation.at(0).seats;
-const task = await taskByName(config.task);
+const { task } = tasksOfRun(await taskByName(config.task), config);
 const print = (line: object) => process.stdout.write(`${JSON.stringify({ senior: seniorDir, ...line })}\n`);
 
 if (mode === 'train') {
@@ -47,6 +47,6 @@ if (mode === 'train') {
     print({ step: step + 1, reward_mean: rewards.reduce((a: number, b) => a + b, 0) / rewards.length, rewards });
   }
 } else {
-  for (const step of args.map(Number)) print({ step, ...(await validate(arena, task, selectionSplit(task), config.validationProblems, validationSeeds(config.seed, step), seats, 'senior')) });
+  for (const step of args.map(Number)) print({ step, ...(await validate(arena, task, 'validation', config.validationProblems, validationSeeds(config.seed, step), seats, 'senior')) });
 }
 await decoders.release();

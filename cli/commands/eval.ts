@@ -37,7 +37,7 @@ export function register(program: Command): void {
     .option('--split <split>', SPLITS.join(' | '), 'test')
     .option('--samples <n>', 'samples per problem (n of the pass@k estimator)', text, String(EVAL_DEFAULTS.samples))
     .option('--problems <n>', 'problems per benchmark', text, String(EVAL_DEFAULTS.problems))
-    .option('--temperature <t>', 'sampling temperature', text, String(EVAL_DEFAULTS.temperature))
+    .option('--temperature <t>', 'sampling temperature; 0: greedy decoding (RL Tango evaluates so, §4)', text, String(EVAL_DEFAULTS.temperature))
     .option('--top-p <p>', 'nucleus sampling', text, String(EVAL_DEFAULTS.topP))
     .option('--max-new-tokens <n>', 'response budget', text, String(EVAL_DEFAULTS.maxNewTokens))
     .option('--batch <n>', 'rows decoded together', text, String(EVAL_DEFAULTS.batch))
@@ -237,7 +237,7 @@ export function parseEvalFlags(opts: Record<string, unknown>): ParsedFlags {
     split: opts.split as Split,
     samples: int('samples', opts.samples, 1),
     problems: int('problems', opts.problems, 1),
-    temperature: real('temperature', opts.temperature, 0, 100, true),
+    temperature: real('temperature', opts.temperature, 0, 100),
     topP: real('top-p', opts.topP, 0, 1, true),
     maxNewTokens: int('max-new-tokens', opts.maxNewTokens, 1),
     batch: int('batch', opts.batch, 1),

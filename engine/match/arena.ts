@@ -1,7 +1,7 @@
 import type { Game } from '../../core/game/define-game.ts';
 import type { Problem } from '../../core/tasks/task.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
-import { promptText, type ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
+import { promptedProblem, promptRuleOf, type ChatTemplateMode, type PromptRule } from '../../plugins/tokenizers/prompt-text.ts';
 import { stepBoundaryIds } from '../../plugins/tokenizers/step-boundary.ts';
 import { wordBoundary } from '../../plugins/tokenizers/word-boundary.ts';
 import type { MatchRuntime } from './runtime.ts';
@@ -26,9 +26,13 @@ export interface Arena<Role extends string = string> {
   readonly sampling: Sampling;
   /** Whether a problem is put to an instruct model through its tokenizer's chat template (see `promptText`). */
   readonly chatTemplate: ChatTemplateMode;
-  /** A prompt's text as the policies read it (a sequential turn's, which its game renders). */
+  /** The rule every prompt of this arena follows, co-decoded or sequential, as the run records it. */
+  readonly promptRule: PromptRule;
+  /** A prompt's text as the policies read it (a sequential turn's, which its game renders from `prompted` problems). */
   readonly encodePrompt: (text: string) => number[];
-  /** A problem as the policies read it when it is the whole prompt (co-decoded turns): through the chat template where the tokenizer has one and `chatTemplate` is on, else the task's plain prompt. */
+  /** The problem whose `prompt` is rendered by the rule: what a sequential turn's template receives. */
+  readonly prompted: (problem: Problem) => Problem;
+  /** A problem as the policies read it when it is the whole prompt (co-decoded turns, a solving turn): `prompted(problem).prompt`. */
   readonly encodeProblem: (problem: Problem) => number[];
 }
 
@@ -56,7 +60,9 @@ export function arenaFor<Role extends string>(
     stopTokens,
     sampling,
     chatTemplate,
+    promptRule: promptRuleOf(tokenizer, chatTemplate),
     encodePrompt: (text) => tokenizer.encode(text),
-    encodeProblem: (problem) => tokenizer.encode(promptText(problem, tokenizer, chatTemplate)),
+    prompted: (problem) => promptedProblem(problem, tokenizer, chatTemplate),
+    encodeProblem: (problem) => tokenizer.encode(promptedProblem(problem, tokenizer, chatTemplate).prompt),
   };
 }

@@ -103,7 +103,9 @@ export const TrainConfigSchema = z
       .describe(
         "rows per forward+backward run of a policy's update, and per run of a KL reference's scoring; the runs' gradients are summed before its one AdamW step, the same update up to float rounding. Absent (ours): as many rows as keep one run's estimated memory within 1 GiB at the batch's length, so short rows run whole (fewest runs) and long ones a few at a time (64 rows of 600-1,100 tokens on the last-letter base held 6.9 GB in the learner in runs of 16 rows, 1.8 GB in runs of 4, at about the same step time)",
       ),
-    normalization: Normalization.default('token-mean').describe("how a step's loss is averaged: over trained tokens, per sequence, or over a constant token budget (ours: token-mean, verl's default; the papers do not say)"),
+    normalization: Normalization.default('token-mean').describe(
+      "how a step's loss is averaged: token-mean, over every trained token of the batch (ours, verl's default); sequence-mean, each sequence's token mean, then the mean over sequences: RL Tango's Eq. 1 (1/|o| Σ_t), which tango-vs-grpo uses by default; constant, over a fixed token budget (Dr. GRPO)",
+    ),
     advantage: z.string().min(1).default('grpo').describe('the base advantage estimator: grpo, dr-grpo, rloo, reinforce++, reinforce++-baseline, or a plugin\'s; a game may adapt it per role'),
     grader: z.string().min(1).default('math').describe('the grader the reward pays by: math (boxed answers as mathematics), math-full (the answer wherever it is, compared with the rules of Math-Verify 0.8.0 as well, see docs/grading.md), exact (boxed text as text)'),
     checkpointEvery: z.number().int().positive().default(10).describe('steps between checkpoints (every trainable policy, its optimizer, the trainer state)'),

@@ -12,6 +12,8 @@ import { judgeMetrics } from '../../core/game/judge-agreement.ts';
 import type { Problem, Task } from '../../core/tasks/task.ts';
 import type { AdamWState } from '../../native/train/adamw.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
+import type { PromptRule } from '../../plugins/tokenizers/prompt-text.ts';
+import { withValidationSplit, type ValidationSource } from '../../plugins/tasks/held-out-validation.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import { arenaFor } from '../match/arena.ts';
 import { DecoderPool } from '../match/decoder-pool.ts';
@@ -38,7 +40,7 @@ import { BEST_DIR, bestPolicyDir, CHECKPOINT_DIR, checkpointPolicyDir, prepareRu
 import { TOKENIZER_FILE } from './training-checkpoint.ts';
 import type { TrainerState } from './trainer-state.ts';
 import { transcriptLine, type MatchAdvantage } from './transcript-line.ts';
-import { selectionSplit, validate } from './validate.ts';
+import { validate } from './validate.ts';
 
 export interface TrainRun {
   /** Run directory: run.json, metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/ (resumable), best/ (by validation). */
@@ -88,6 +90,10 @@ export interface RunRecord {
   readonly roles: readonly string[];
   readonly policies: readonly { readonly name: string; readonly init: string; readonly trainable: boolean }[];
   readonly config: TrainConfig;
+  /** How every prompt of the run was put to the policies (absent in runs recorded before it existed). */
+  readonly prompt_rule?: PromptRule;
+  /** Where the validation problems that select best/ came from; null when the run never validates. */
+  readonly validation?: ValidationSource | null;
 }
 
 /**
@@ -101,7 +107,7 @@ export interface RunRecord {
 export async function train(run: TrainRun): Promise<TrainResult> {
   const { config, game } = run;
   const planned = planPolicies(game, config);
-  const task = await taskByName(config.task);
+  const { task, source: validationSource } = tasksOfRun(await taskByName(config.task), config);
   const checkpointDir = join(run.out, CHECKPOINT_DIR);
   const trainable = planned.filter((p) => p.learner).map((p) => p.spec.name);
   const resuming = await prepareRunDir(run.out, { resume: run.resume ?? false, best: trainable });
@@ -157,7 +163,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
 
   const files = { metrics: join(run.out, METRICS_FILE), transcripts: join(run.out, TRANSCRIPTS_FILE), validation: join(run.out, VALIDATION_FILE) };
   await mkdir(run.out, { recursive: true });
-  if (!resuming) await writeRunRecord(run.out, game, planned.map((p) => p.spec), config, pool.tokenizer.json);
+  if (!resuming) await writeRunRecord(run.out, { game: game.id, roles: game.roles, policies: planned.map(({ spec: { name, init, trainable } }) => ({ name, init, trainable })), config, prompt_rule: arena.promptRule, validation: validationSource }, pool.tokenizer.json);
   for (const file of Object.values(files)) await trimJsonlAfter(file, state.step);
   const board = await TensorBoardLog.open(run.out, { startOver: !resuming, step: state.step });
 
@@ -272,9 +278,9 @@ export async function train(run: TrainRun): Promise<TrainResult> {
 
   async function validateAndKeepBest(step: number): Promise<void> {
     const seats = game.rotation.at(0).seats;
-    const result = await validate(arena, task, selectionSplit(task), config.validationProblems, validationSeeds(config.seed, step), seats, game.validateOn);
+    const result = await validate(arena, task, 'validation', config.validationProblems, validationSeeds(config.seed, step), seats, game.validateOn);
     await appendJsonl(files.validation, [
-      { step, split: result.split, accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, policy: seats[result.role], written: writtenHow(game.protocol, result.role), protocol: game.protocol.name, ...(Object.keys(result.judges).length > 0 ? { judges: result.judges } : {}) },
+      { step, split: result.split, ...(validationSource?.heldOutOfTrain ? { held_out_of_train: validationSource.heldOutOfTrain } : {}), accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, policy: seats[result.role], written: writtenHow(game.protocol, result.role), protocol: game.protocol.name, ...(Object.keys(result.judges).length > 0 ? { judges: result.judges } : {}) },
     ]);
     events.publish({ type: 'validation', step, role: result.role, accuracy: result.accuracy, answerPresent: result.answerPresent });
     await board.scalars(step, validationMetrics(result.role, result.accuracy, result.answerPresent));
@@ -286,10 +292,17 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   }
 }
 
-async function writeRunRecord(out: string, game: Game, specs: readonly { name: string; init: string; trainable: boolean }[], config: TrainConfig, tokenizerJson: unknown): Promise<void> {
-  const record: RunRecord = { game: game.id, roles: game.roles, policies: specs.map(({ name, init, trainable }) => ({ name, init, trainable })), config };
+async function writeRunRecord(out: string, record: RunRecord, tokenizerJson: unknown): Promise<void> {
   await writeFile(join(out, RUN_FILE), `${JSON.stringify(record, null, 2)}\n`);
   await writeFile(join(out, TOKENIZER_FILE), JSON.stringify(tokenizerJson));
+}
+
+/**
+ * The task as the run uses it: where it validates (validateEvery > 0) and has no validation split of its own, the
+ * validation problems are held out of its train split (withValidationSplit), never taken from its test split.
+ */
+export function tasksOfRun(task: Task, config: Pick<TrainConfig, 'validateEvery' | 'validationProblems'>): { task: Task; source: ValidationSource | null } {
+  return config.validateEvery > 0 ? withValidationSplit(task, config.validationProblems) : { task, source: null };
 }
 
 function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: ReadonlyMap<string, PolicyLearning>): Record<string, RoleMetrics> {

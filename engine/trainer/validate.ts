@@ -22,15 +22,6 @@ export interface Validation {
   readonly judges: Readonly<Record<string, Readonly<Record<string, number | null>>>>;
 }
 
-/**
- * The split that selects checkpoints during training (best/): the task's validation split, disjoint from the test
- * problems that evaluations and the end-of-run comparison report; a task without one (a JSONL set given as train and
- * test files) validates on its test split, and says so in validation.jsonl.
- */
-export function selectionSplit(task: Task): Split {
-  return task.size('validation') > 0 ? 'validation' : 'test';
-}
-
 /** One match per problem of `split`, under the game's protocol and the given seats, in decoder-wide chunks. */
 export async function validate<Role extends string>(
   arena: Arena<Role>,

@@ -3,7 +3,7 @@ import { fail } from '../../core/errors.ts';
 import type { Grader } from '../../core/grading/verdict.ts';
 import { BOOTSTRAP_DEFAULT_RESAMPLES } from '../../core/metrics/bootstrap.ts';
 import { paperKs, passAtK } from '../../core/metrics/pass-at-k.ts';
-import { pairedTTest } from '../../core/metrics/t-test.ts';
+import { pairedTest } from './significance.ts';
 import type { SequentialProtocol } from '../../core/protocols/sequential.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import { arenaFor } from '../../engine/match/arena.ts';
@@ -91,7 +91,7 @@ export async function evaluateCascade(options: CascadeEvalOptions): Promise<Casc
   const cascadeGame = { ...game, policies: [DRAFTER, CHALLENGER] } as AnyGame;
   const config = pool.policy(DRAFTER).config;
   const decoders = new DecoderPool(pool, { rows: options.batch * options.samples, maxLen: config.maxPositionEmbeddings, threads: options.threads, device: options.device });
-  const arena = arenaFor(cascadeGame, decoders, pool.tokenizer, config.eosTokenIds, { temperature: options.temperature, topP: options.topP, maxNewTokens: 0 });
+  const arena = arenaFor(cascadeGame, decoders, pool.tokenizer, config.eosTokenIds, { temperature: options.temperature, topP: options.topP, maxNewTokens: 0 }, { chatTemplate: options.chatTemplate });
   const problems = options.task.problems(options.split, options.problems);
   if (problems.length === 0) fail('DATA_INVALID', `task ${options.taskName} has no ${options.split} problems`);
   const played: Answer[][] = [];
@@ -172,6 +172,5 @@ export function pairedPassTest(
   const others = new Map(other.perProblem.map((p) => [p.id, p.correct]));
   const pairs = model.perProblem.flatMap((p) => (others.has(p.id) ? [[passAtK(model.n, p.correct, k), passAtK(other.n, others.get(p.id)!, otherK)] as const] : []));
   if (pairs.length < 2) fail('INPUT_INVALID', `a paired test needs at least 2 shared problems (got ${pairs.length})`);
-  const t = pairedTTest(pairs.map(([a]) => a), pairs.map(([, b]) => b), 'greater');
-  return { metric: otherK === k ? `pass@${k}` : `pass@${k} vs pass@${otherK}`, alternative: 'greater', mean_diff: t.mean_diff, statistic: t.statistic, df: t.df, p: t.p, n: t.n };
+  return pairedTest(otherK === k ? `pass@${k}` : `pass@${k} vs pass@${otherK}`, 'greater', pairs.map(([a]) => a), pairs.map(([, b]) => b));
 }

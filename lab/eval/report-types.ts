@@ -200,6 +200,23 @@ export interface PairedTest {
   p: number;
   /** Problems paired (present in both reports, by benchmark and problem id). */
   n: number;
+  /**
+   * The exact sign test on the same pairs (on 0/1 outcomes, McNemar's exact test on the discordant problems): how many
+   * problems the model was higher on, lower on, and its one-sided p. Absent in reports made before it existed.
+   */
+  sign?: { wins: number; losses: number; p: number };
+  /** The test whose p decides: the exact sign test where fewer than EXACT_TEST_BELOW problems differ, else the t-test. */
+  decided_by?: 't-test' | 'sign test';
+  /** That test's p. */
+  p_test?: number;
+}
+
+/** A paired test with its p-value after Holm's correction across the report's family of tests. */
+export interface CorrectedTest extends PairedTest {
+  p_test: number;
+  /** Holm-adjusted p across the `family` tests of the report (Holm, 1979). */
+  p_holm: number;
+  family: number;
 }
 
 export interface SignificanceResult {

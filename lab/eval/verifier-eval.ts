@@ -1,6 +1,6 @@
 import type { AnyGame } from '../../core/catalog.ts';
 import { fail } from '../../core/errors.ts';
-import { judgeAgreement } from '../../core/game/judge-agreement.ts';
+import { judgeAgreement, processBenchF1, type ProcessBenchCounts } from '../../core/game/judge-agreement.ts';
 import { GRADER_JUDGE } from '../../core/grading/verdict.ts';
 import { BOOTSTRAP_DEFAULT_RESAMPLES, bootstrapEach } from '../../core/metrics/bootstrap.ts';
 import { addConfusion, emptyConfusion, f1, precision, recall, type Confusion } from '../../core/metrics/binary-f1.ts';
@@ -33,9 +33,14 @@ export interface VerifierEvalResult {
   readonly outcome_f1: Estimate;
   /** Step verdicts against the gold-path step labels, where the task has them. */
   readonly step_f1: Estimate;
+  /**
+   * ProcessBench's F1 (RL Tango Table 3): the harmonic mean of the accuracy on erroneous solutions (the first wrong
+   * step found; without step labels, called incorrect) and on correct ones (no step flagged; called correct).
+   */
+  readonly processbench_f1: Estimate;
   /** Share of verdicts the judge wrote readably (a final verdict; as many step verdicts as steps). */
   readonly readable: Estimate;
-  readonly counts: { readonly outcome: Confusion; readonly steps: Confusion };
+  readonly counts: { readonly outcome: Confusion; readonly steps: Confusion; readonly processBench: ProcessBenchCounts };
   /** Per problem, in order: the share of its final verdicts and of its step verdicts that were right (for paired tests). */
   readonly per_problem: readonly { readonly id: string; readonly outcome_accuracy: number; readonly step_accuracy: number | null }[];
 }
@@ -65,10 +70,10 @@ export async function evaluateVerifier(options: VerifierEvalOptions): Promise<Ve
   const first = pool.policy(game.policies[0]);
   const stopTokens = first.config.eosTokenIds;
   const decoders = new DecoderPool(pool, { rows: options.batch * options.samples, maxLen: first.config.maxPositionEmbeddings, threads: options.threads, device: options.device });
-  const arena = arenaFor(game, decoders, pool.tokenizer, stopTokens, { temperature: options.temperature, topP: options.topP, maxNewTokens: 0 });
+  const arena = arenaFor(game, decoders, pool.tokenizer, stopTokens, { temperature: options.temperature, topP: options.topP, maxNewTokens: 0 }, { chatTemplate: options.chatTemplate });
   const problems = options.task.problems(options.split, options.problems);
   if (problems.length === 0) fail('DATA_INVALID', `task ${options.taskName} has no ${options.split} problems`);
-  const perProblem: { outcome: Confusion; steps: Confusion; judged: number; readable: number; correct: boolean }[] = [];
+  const perProblem: { outcome: Confusion; steps: Confusion; processBench: ProcessBenchCounts; judged: number; readable: number; correct: boolean }[] = [];
   try {
     for (let start = 0; start < problems.length; start += options.batch) {
       const chunk = problems.slice(start, start + options.batch);
@@ -86,21 +91,24 @@ export async function evaluateVerifier(options: VerifierEvalOptions): Promise<Ve
     let judged = 0;
     let readable = 0;
     let correct = 0;
+    const processBench = emptyProcessBench();
     for (const i of indices) {
       addConfusion(outcome, perProblem[i].outcome);
       addConfusion(steps, perProblem[i].steps);
+      addProcessBench(processBench, perProblem[i].processBench);
       judged += perProblem[i].judged;
       readable += perProblem[i].readable;
       correct += perProblem[i].correct ? 1 : 0;
     }
-    return [correct / indices.length, precision(outcome), recall(outcome), f1(outcome), f1(steps), judged === 0 ? null : readable / judged].map((x) => x ?? Number.NaN);
+    return [correct / indices.length, precision(outcome), recall(outcome), f1(outcome), f1(steps), judged === 0 ? null : readable / judged, processBenchF1(processBench)].map((x) => x ?? Number.NaN);
   };
   const estimates = bootstrapEach([perProblem.length], ([indices]) => statistics(indices), { resamples: options.bootstrap ?? BOOTSTRAP_DEFAULT_RESAMPLES, seed: deriveSeed(options.seed, 3), skipUndefined: true });
-  const [solution, outcomePrecision, outcomeRecall, outcomeF1, stepF1, readable] = estimates.map((e) => (Number.isNaN(e.value) ? null : e));
-  const totals = { outcome: emptyConfusion(), steps: emptyConfusion() };
+  const [solution, outcomePrecision, outcomeRecall, outcomeF1, stepF1, readable, processBenchEstimate] = estimates.map((e) => (Number.isNaN(e.value) ? null : e));
+  const totals = { outcome: emptyConfusion(), steps: emptyConfusion(), processBench: emptyProcessBench() };
   for (const counts of perProblem) {
     addConfusion(totals.outcome, counts.outcome);
     addConfusion(totals.steps, counts.steps);
+    addProcessBench(totals.processBench, counts.processBench);
   }
   return {
     task: options.taskName,
@@ -113,6 +121,7 @@ export async function evaluateVerifier(options: VerifierEvalOptions): Promise<Ve
     outcome_recall: outcomeRecall,
     outcome_f1: outcomeF1,
     step_f1: totals.steps.tp + totals.steps.fp + totals.steps.fn + totals.steps.tn > 0 ? stepF1 : null,
+    processbench_f1: processBenchEstimate,
     readable,
     counts: totals,
     per_problem: perProblem.map((counts, i) => ({ id: problems[i].id, outcome_accuracy: accuracy(counts.outcome) ?? 0, step_accuracy: accuracy(counts.steps) })),
@@ -125,5 +134,14 @@ const accuracy = (c: Confusion) => (c.tp + c.fp + c.fn + c.tn === 0 ? null : (c.
 function problemCounts(matches: readonly PlayedMatch[], judge: string) {
   const agreement = judgeAgreement(matches.map((match) => match.rewards.verdicts ?? []), judge);
   const grader = matches[0]?.rewards.verdicts?.find((v) => v.judge === GRADER_JUDGE && v.step === undefined);
-  return { outcome: agreement.outcome, steps: agreement.steps, judged: agreement.judged, readable: agreement.readable, correct: grader?.correct ?? false };
+  return { outcome: agreement.outcome, steps: agreement.steps, processBench: agreement.processBench, judged: agreement.judged, readable: agreement.readable, correct: grader?.correct ?? false };
+}
+
+const emptyProcessBench = () => ({ erroneous: 0, erroneousRight: 0, correct: 0, correctRight: 0 });
+
+function addProcessBench(into: { erroneous: number; erroneousRight: number; correct: number; correctRight: number }, other: ProcessBenchCounts): void {
+  into.erroneous += other.erroneous;
+  into.erroneousRight += other.erroneousRight;
+  into.correct += other.correct;
+  into.correctRight += other.correctRight;
 }

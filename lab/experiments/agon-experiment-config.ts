@@ -44,6 +44,8 @@ export const AgonExperimentConfigSchema = z
     /** Optimizer steps of every run: each Agon adapter and the GRPO adapter take one update per step (ours: 20, sized to the shipped base on two cores). */
     steps: positiveInt.default(20),
     seed: z.number().int().min(0).max(2 ** 32 - 1).default(0),
+    /** Training seeds, each a whole experiment in seed-<s>/, summarized across seeds (mean ± SE) in the top report; overrides `seed`. */
+    seeds: z.array(z.number().int().min(0).max(2 ** 32 - 1)).min(1).optional(),
     /** The frozen base under every adapter, or 'default' (the shipped base of the task). */
     model: z.string().default('default'),
     task: z.string().default('arithmetic'),
@@ -69,7 +71,8 @@ export const AgonExperimentConfigSchema = z
         problems: positiveInt.default(100),
         /** Answers per problem (n of pass@k). */
         samples: positiveInt.default(4),
-        temperature: z.number().positive().default(1),
+        /** Sampling temperature of every evaluated generation; 0 is greedy. */
+        temperature: z.number().min(0).default(1),
         /** Problems played together. */
         batch: positiveInt.default(16),
         bootstrap: positiveInt.default(10_000),

@@ -4,7 +4,9 @@ import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import { METRICS_FILE } from '../../engine/trainer/trainer.ts';
 import { pathExists, writeFileAtomically } from '../../native/io/files.ts';
 import type { Estimate, PassAtK } from '../eval/report-types.ts';
+import { correctFamily, SIGNIFICANCE_LEVEL } from '../eval/significance.ts';
 import { markdownTable, percentEstimate, pValue, signed } from '../reports/markdown.ts';
+import { claimsTable, TEST_COLUMNS, testCells, testsPreamble, type Claim } from '../reports/significance-columns.ts';
 import { linePlot, type LineSeries } from '../reports/plots/line-plot.ts';
 import { passAtKPlot } from '../reports/plots/pass-at-k-plot.ts';
 import { svgToPng } from '../reports/plots/rasterize.ts';
@@ -76,6 +78,8 @@ export async function writeAgonReport(result: Result, config: AgonExperimentConf
     ...figures.slice(0, 1).map((f) => `![${f.caption}](${f.name}.png)\n\n*${f.caption}*`),
     `## Paired tests`,
     testsTable(result),
+    `## What this run says of the paper's claims`,
+    claimsSection(result),
     `## Ablations (§5)`,
     ablationTable(result, rows),
     `## Trace lengths per stage`,
@@ -103,12 +107,12 @@ function notes(result: Result, config: AgonExperimentConfig): string {
     `Five runs from one frozen base (\`${result.base}\`), task \`${config.task}\`, seed ${config.seed}, ${config.steps} optimizer steps each: ` +
       `Agon (two rank-16 LoRA adapters A and B, roles swapping every step), fixed roles (A always drafts), cooperative exchange (conversion bonus 0), ` +
       `self-refinement (one adapter challenging its own draft), and vanilla GRPO (one rank-16 adapter, one pass). Each step: ${agon.problemsPerStep} problems × groups of ${agon.groupSize}, ` +
-      `advantage \`${agon.advantage}\` (zero-variance groups dropped in Agon's runs), learning rate ${agon.schedule.lr}, rollout temperature ${agon.temperature}, grader \`${agon.grader}\`` +
+      `advantage \`${agon.advantage}\` (zero-variance groups dropped in every run, GRPO's too, as the paper's GRPO drops them), learning rate ${agon.schedule.lr}, rollout temperature ${agon.temperature}, grader \`${agon.grader}\`` +
       `${knobs.length > 0 ? `; agon knobs ${knobs.join(', ')}` : ''} (every other knob at its default: see games/agon/agon.ts). Every Agon adapter and the GRPO adapter take one update per step on ${agon.problemsPerStep * agon.groupSize} generations of its own.`,
     `**Budget.** Every generation, in every model, is capped at ${result.turnTokens} tokens (the agon turn cap; GRPO trains and answers at the same cap). A cascade answer costs two capped generations (the draft, then the challenge that reads the draft's summary, its final answer withheld); a one-pass model's pass@2 spends the same two generations with an oracle picking the better, so "Agon pass@1 vs GRPO pass@2" is the generation-count-matched comparison and pass@1 vs pass@1 the per-answer one. The summary the challenger reads is extra prefill, reported apart (the paper does not equalize it either, §4).`,
     `**Mixture-of-Agents** (untrained, the paper's §1/§5 baseline "an untrained Mixture-of-Agents pass over the same base"): ${config.moaProposals} proposals, each a draft by the base from the plain prompt, then one more base pass that reads every proposal's summary (answers withheld, as Agon's challenger reads one) and answers: ${config.moaProposals + 1} generations per answer. At one proposal it is the base → base cascade, the two-pass-matched MoA, shown beside it.`,
     `**Direction.** The paper picks the better cascade direction post hoc (§6); here A → B is the pre-registered direction and B → A is shown beside it, untested.`,
-    `Numbers are what this run measured, ± one bootstrap standard error over problems; the paired one-sided t-tests say which gaps are more than noise. At this scale (a few million parameters pretrained on generated problems, tens of steps, one seed) read them as a test of the machinery and the direction, not a reproduction of the paper's magnitudes: the small base, pretrained on plain prompts, mostly continues the draft's summary, so the challenger's answer tracks the draft's and conversions are rare.`,
+    `Numbers are what this run measured, ± one bootstrap standard error over problems; the paired tests, Holm-corrected across the report, say which gaps are more than noise. At this scale (a few million parameters pretrained on generated problems, tens of steps, the seed above) read them as a test of the machinery and the direction, not a reproduction of the paper's magnitudes: the small base, pretrained on plain prompts, mostly continues the draft's summary, so the challenger's answer tracks the draft's and conversions are rare.`,
   ].join('\n\n');
 }
 
@@ -126,14 +130,30 @@ function mainTable(rows: readonly (readonly [AgonRow, RowView])[]): string {
   return `${markdownTable(['model', 'generations per answer', ...ks.map((k) => `pass@${k} (%)`), 'answer present (%)', 'draft pass@1 (%)', 'converted (%)', 'regressed (%)'], body)}\n\n"Draft pass@1" is the cascade's first stage alone; "converted": every draft wrong and the challenge right; "regressed": a draft right and the challenge wrong (pass@1 − draft pass@1 = converted − regressed for one draft).`;
 }
 
+function claimsSection(result: Result): string {
+  const tests = correctFamily(result.tests);
+  const find = (model: AgonRow, other: AgonRow, k: number) => tests.find((t) => t.model === model && t.other === other && t.other_k === k);
+  const claims: Claim[] = [
+    { claim: 'Agon beats vanilla GRPO per answer', evidence: 'Agon cascade pass@1 > GRPO pass@1', test: find('agon', 'grpo', 1) },
+    { claim: 'Agon beats vanilla GRPO at the same number of generations', evidence: 'Agon cascade pass@1 > GRPO pass@2', test: find('agon', 'grpo', 2) },
+    { claim: 'Rotating roles helps (§5: 61 vs 52)', evidence: 'Agon > fixed roles', test: find('agon', 'fixed-roles', 1) },
+    { claim: 'Competition helps (§5: 32 vs 30)', evidence: 'Agon > cooperative exchange (conversion bonus 0)', test: find('agon', 'cooperative', 1) },
+    { claim: 'Exchange across two policies beats self-refinement', evidence: 'Agon > self-refinement', test: find('agon', 'self-refinement', 1) },
+    { claim: 'Training beats an untrained Mixture-of-Agents', evidence: 'Agon > Mixture-of-Agents', test: find('agon', 'moa', 1) },
+  ];
+  return `Each claim rests on the one comparison of the design that isolates it, read from the Holm-corrected tests above; a claim whose comparison is not significant is not made.\n\n${claimsTable(claims)}`;
+}
+
 function testsTable(result: Result): string {
-  const rows = result.tests.map((t) => [`${ROW_LABELS[t.model]} > ${ROW_LABELS[t.other]}`, t.other_k === 1 ? 'pass@1' : `pass@1 vs pass@${t.other_k}`, signed(t.mean_diff, 4), t.statistic === null ? 'undefined' : t.statistic.toFixed(3), String(t.df), pValue(t.p)]);
-  return `Paired one-sided t-tests on per-problem pass rates, problems paired by id (H1: the first is higher):\n\n${markdownTable(['comparison', 'metric', 'Δ mean', 't', 'df', 'p'], rows)}`;
+  const tests = correctFamily(result.tests);
+  const rows = result.tests.map((t, i) => [`${ROW_LABELS[t.model]} > ${ROW_LABELS[t.other]}`, t.other_k === 1 ? 'pass@1' : `pass@1 vs pass@${t.other_k}`, ...testCells(tests[i])]);
+  return `${testsPreamble(tests.length)} Per-problem pass rates, problems paired by id (H1: the first is higher).\n\n${markdownTable(['comparison', 'metric', ...TEST_COLUMNS], rows)}`;
 }
 
 function ablationTable(result: Result, rows: readonly (readonly [AgonRow, RowView])[]): string {
   const of = (row: AgonRow) => rows.find(([r]) => r === row)?.[1];
-  const test = (other: AgonRow) => result.tests.find((t) => t.model === 'agon' && t.other === other && t.other_k === 1);
+  const corrected = correctFamily(result.tests);
+  const test = (other: AgonRow) => corrected.find((t) => t.model === 'agon' && t.other === other && t.other_k === 1);
   const agon = of('agon');
   const lines: [AgonRow, string, string, string, string][] = [
     ['agon', 'yes', 'yes', 'yes', 'two'],
@@ -145,9 +165,9 @@ function ablationTable(result: Result, rows: readonly (readonly [AgonRow, RowVie
   const body = lines.map(([row, rotation, competition, exchange, policies]) => {
     const v = of(row);
     const t = test(row);
-    return [ROW_LABELS[row], rotation, competition, exchange, policies, pct(v?.passAtK['1']), agon && v && row !== 'agon' ? signed((agon.passAtK['1'].value - v.passAtK['1'].value) * 100, 1) : '–', t ? pValue(t.p) : '–'];
+    return [ROW_LABELS[row], rotation, competition, exchange, policies, pct(v?.passAtK['1']), agon && v && row !== 'agon' ? signed((agon.passAtK['1'].value - v.passAtK['1'].value) * 100, 1) : '–', t ? `${pValue(t.p_holm).replace(/\*+$/, '')}${t.p_holm < SIGNIFICANCE_LEVEL ? '' : ' (not significant)'}` : '–'];
   });
-  return `The paper's §5 ablations (61 pass@1 for Agon against 52 with fixed roles; 32 for competition against 30 for cooperative exchange):\n\n${markdownTable(['run', 'role rotation', 'conversion bonus', 'exchange (reads a draft)', 'policies', 'pass@1 (%)', 'Agon − run (points)', 'p (Agon higher)'], body)}`;
+  return `The paper's §5 ablations (61 pass@1 for Agon against 52 with fixed roles; 32 for competition against 30 for cooperative exchange):\n\n${markdownTable(['run', 'role rotation', 'conversion bonus', 'exchange (reads a draft)', 'policies', 'pass@1 (%)', 'Agon − run (points)', 'p (Agon higher, Holm)'], body)}`;
 }
 
 function traceTable(rows: readonly (readonly [AgonRow, RowView])[], cap: number): string {

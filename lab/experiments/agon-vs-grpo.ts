@@ -1,36 +1,18 @@
-import { mkdir } from 'node:fs/promises';
-import { cpus } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { Catalog } from '../../core/catalog.ts';
-import { fail } from '../../core/errors.ts';
-import { parseConfig } from '../../core/parse-config.ts';
+import { join } from 'node:path';
 import type { SequentialProtocol } from '../../core/protocols/sequential.ts';
-import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
+import { parseConfig } from '../../core/parse-config.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
-import { checkpointPolicyDir, train } from '../../engine/trainer/trainer.ts';
-import { writeFileAtomically } from '../../native/io/files.ts';
-import { gradeExact } from '../../plugins/graders/exact/grade-exact.ts';
-import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
+import { checkpointPolicyDir } from '../../engine/trainer/trainer.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
-import { loadPolicy } from '../../plugins/policies/load-policy.ts';
-import { graderForTask, taskByName } from '../../plugins/tasks/registry.ts';
-import { evaluateCascade, pairedPassTest, type CascadeEvalResult } from '../eval/cascade-eval.ts';
-import { evaluate } from '../eval/evaluate.ts';
+import { pairedPassTest, type CascadeEvalResult } from '../eval/cascade-eval.ts';
 import type { EvalReport, PairedTest } from '../eval/report-types.ts';
-import { readCached, writeCached } from './cached-json.ts';
 import { AGON_ARMS, AGON_ROWS, ARM_KNOBS, type AgonArm, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
 import { perProblemOf, writeAgonReport } from './agon-report.ts';
-import { ProgressTracker, type ExperimentProgress } from './experiment-progress.ts';
-import { cachedPhase, measured, PhaseCosts, type PhaseCost, COSTS_FILE } from './tango-vs-grpo.ts';
+import { comparisonOf, type Headline, type SeededDefinition } from './seeds-summary.ts';
+import { ROW_LABELS } from './agon-experiment-config.ts';
+import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type PhaseCost, type TrainedArm } from './experiment-runner.ts';
 
-export interface AgonExperimentRun {
-  /** Experiment directory: experiment.json, <arm>/ training runs, eval/*.json, report.md with figures. */
-  out: string;
-  config: AgonExperimentConfig;
-  catalog: Catalog;
-  threads?: number;
-  onProgress?: (progress: ExperimentProgress) => void;
-}
+export type AgonExperimentRun = ExperimentRun<AgonExperimentConfig>;
 
 export interface AgonArmRun {
   readonly arm: AgonArm;
@@ -56,11 +38,10 @@ export interface AgonExperimentResult {
   readonly tests: readonly AgonTest[];
   /** The per-generation cap of every model: the agon turn cap, and GRPO's response budget. */
   readonly turnTokens: number;
+  readonly grader: string;
   readonly costs: readonly PhaseCost[];
   readonly report: string;
 }
-
-const TRAINED_MARKER = 'trained.json';
 
 /** The paired tests of the report: Agon against every baseline and ablation, and exchange across policies against self-refinement. */
 const TESTS: readonly (readonly [AgonRow, AgonRow, number])[] = [
@@ -78,43 +59,39 @@ const TESTS: readonly (readonly [AgonRow, AgonRow, number])[] = [
 ];
 
 /**
- * Agon's main comparison and ablations (§5) end to end on a shipped base: Agon, fixed roles, cooperative exchange,
- * self-refinement (each two rank-16 adapters, or one, over the frozen base) and vanilla GRPO (one rank-16 adapter) are
- * trained with the same settings, seeds and steps; then, on the same test problems and seeds, the base and GRPO answer
- * in one pass, and every cascade (the trained pairs, GRPO reading its own draft, the base reading its own, the untrained
- * Mixture-of-Agents) drafts and challenges at the same per-generation cap. pass@k with bootstrap SEs, paired one-sided
- * t-tests, per-stage trace lengths. Resumable: finished trainings and evaluations are cached under keys of what they depend on.
+ * Agon's main comparison and ablations (§5) on a shipped base: Agon, fixed roles, cooperative exchange, self-refinement
+ * (each two rank-16 adapters, or one, over the frozen base) and vanilla GRPO (one rank-16 adapter, zero-variance groups
+ * dropped as the paper's GRPO does) are trained with the same settings, seed and steps; then, on the same test problems
+ * and seeds, the base and GRPO answer in one pass, and every cascade (the trained pairs, GRPO reading its own draft, the
+ * base reading its own, the untrained Mixture-of-Agents) drafts and challenges at the same per-generation cap. pass@k
+ * with bootstrap SEs, paired one-sided tests (Holm-corrected in the report), per-stage trace lengths.
  */
-export async function runAgonVsGrpo(run: AgonExperimentRun): Promise<AgonExperimentResult> {
-  const out = resolve(run.out);
-  const { config } = run;
+export const AGON_VS_GRPO: SeededDefinition<AgonExperimentConfig, AgonArm, AgonExperimentResult> = {
+  name: 'agon-vs-grpo',
+  title: 'Agon against vanilla GRPO, with its ablations (§5)',
+  headline: agonHeadline,
+  plan: (config, setup) => {
+    const turnTokens = turnTokensOf(setup.catalog.games.create('agon', { grader: setup.catalog.graders.create(setup.grader), knobs: config.knobs }));
+    return AGON_ARMS.map((arm) => ({ arm, config: armConfig(config, arm, setup.grader, turnTokens) }));
+  },
+  evaluationPhases: () => [['evaluate', AGON_ROWS.length]],
+  evaluate: evaluateAgon,
+};
+
+export function runAgonVsGrpo(run: AgonExperimentRun, services?: ExperimentServices): Promise<AgonExperimentResult> {
+  return runExperiment(AGON_VS_GRPO, run, services);
+}
+
+/** The agon turn cap (the game's, after its defaults): every generation of every model is capped there. */
+function turnTokensOf(game: ReturnType<ExperimentContext['game']>): number {
+  return Math.max(...(game.protocol as SequentialProtocol<string, unknown>).turns.map((turn) => turn.maxTokens));
+}
+
+async function evaluateAgon(context: ExperimentContext, trained: readonly TrainedArm<AgonArm>[], config: AgonExperimentConfig): Promise<AgonExperimentResult> {
   const base = resolveModelDir(config.model, config.task);
-  const grader = (config.train.grader as string | undefined) ?? graderForTask(config.task) ?? 'math';
-  // The agon turn cap (the game's, after its defaults): every generation of every model is capped there.
-  const turnTokens = Math.max(...(gameFor(run.catalog, { game: 'agon', grader, knobs: config.knobs }).protocol as SequentialProtocol<string, unknown>).turns.map((turn) => turn.maxTokens));
-  const configs = Object.fromEntries(AGON_ARMS.map((arm) => [arm, armConfig(config, arm, grader, turnTokens)])) as Record<AgonArm, TrainConfig>;
-  await mkdir(out, { recursive: true });
-  await writeFileAtomically(join(out, 'experiment.json'), `${JSON.stringify(config, null, 2)}\n`);
-  const costs = new PhaseCosts(join(out, COSTS_FILE));
-  const progress = new ProgressTracker([...AGON_ARMS.map((arm) => [`train ${arm}`, configs[arm].steps] as const), ['evaluate', AGON_ROWS.length]], run.onProgress);
-
-  const arms: AgonArmRun[] = [];
-  for (const arm of AGON_ARMS) {
-    const trainConfig = configs[arm];
-    const dir = join(out, arm);
-    await measured(costs, `train ${arm}`, async () => {
-      if (await readCached(join(dir, TRAINED_MARKER), trainConfig)) return 'cached';
-      await train({ out: dir, config: trainConfig, game: gameFor(run.catalog, trainConfig), advantage: advantageFor(run.catalog, trainConfig), resume: 'if-checkpoint', threads: run.threads, onStep: (line, total) => progress.update(`train ${arm}`, line.step / total) });
-      await writeCached(join(dir, TRAINED_MARKER), trainConfig, { steps: trainConfig.steps });
-      return 'ran';
-    });
-    progress.update(`train ${arm}`, 1);
-    arms.push({ arm, config: trainConfig, dir });
-  }
-
-  const task = await taskByName(config.task);
-  const grade = grader === 'exact' ? gradeExact : gradeMath;
-  const policyOf = (arm: AgonArm, policy: string) => checkpointPolicyDir(join(out, arm), policy);
+  const turnTokens = turnTokensOf(context.game({ game: 'agon', knobs: config.knobs }));
+  const arms: AgonArmRun[] = trained.map(({ arm, config: armConfig, dir }) => ({ arm, config: armConfig, dir }));
+  const policyOf = (arm: AgonArm, policy: string) => checkpointPolicyDir(join(context.out, arm), policy);
   const grpo = policyOf('grpo', 'senior');
   const cascades: Partial<Record<AgonRow, readonly [string, string, number]>> = {
     'base-cascade': [base, base, 1],
@@ -127,79 +104,86 @@ export async function runAgonVsGrpo(run: AgonExperimentRun): Promise<AgonExperim
     'self-refinement': [policyOf('self-refinement', 'A'), policyOf('self-refinement', 'A'), 1],
   };
   const singles: Partial<Record<AgonRow, string>> = { base, grpo };
-  const basePolicy = await loadPolicy(base, 'base');
-  const tokenizer = basePolicy.tokenizer ?? fail('CHECKPOINT_MISSING_FILE', `${base}: the experiment needs a tokenizer.json in the base model directory`);
+  const { tokenizer, policy: basePolicy } = await baseOf(context, base);
   const trainedBy = (dir: string) => arms.find((arm) => dir.startsWith(`${arm.dir}/`))?.config ?? null;
   const rows: Partial<Record<AgonRow, AgonRowResult>> = {};
   for (const row of AGON_ROWS) {
-    const key = { row, task: config.task, seed: config.seed, eval: config.eval, grader, knobs: config.knobs, turnTokens };
+    const key = { row, task: config.task, seed: config.seed, eval: config.eval, grader: context.grader, knobs: config.knobs, turnTokens };
     const single = singles[row];
     if (single !== undefined) {
-      const report = await cachedPhase(costs, out, `eval ${row}`, { ...key, dir: single, trained: trainedBy(single) }, async () =>
-        evaluate({
-          model: { id: single, policy: (await loadPolicy(single, row)).policy },
+      const report = await context.cached(`eval ${row}`, { ...key, dir: single, trained: trainedBy(single) }, async () =>
+        context.evaluateModel({
+          model: { id: single, policy: (await context.services.loadPolicy(single, row)).policy },
           tokenizer,
-          benchmarks: [{ name: config.task, task, split: 'test', grade }],
+          taskName: config.task,
           axes: ['capability'],
           problems: config.eval.problems,
           samples: config.eval.samples,
-          grade,
           temperature: config.eval.temperature,
           topP: 1,
           maxNewTokens: turnTokens,
-          stopTokens: basePolicy.policy.config.eosTokenIds,
+          stopTokens: basePolicy.config.eosTokenIds,
           batch: config.eval.batch * config.eval.samples,
-          seed: config.seed,
           bootstrap: config.eval.bootstrap,
-          threads: run.threads,
         }),
       );
       rows[row] = { kind: 'single', report };
     } else {
       const [drafter, challenger, proposals] = cascades[row]!;
-      const result = await cachedPhase(costs, out, `eval ${row}`, { ...key, drafter, challenger, proposals, trained: [trainedBy(drafter), trainedBy(challenger)] }, async () =>
-        evaluateCascade({
-          game: gameFor(run.catalog, { game: 'agon', grader, knobs: { ...config.knobs, proposals } }),
+      const result = await context.cached(`eval ${row}`, { ...key, drafter, challenger, proposals, trained: [trainedBy(drafter), trainedBy(challenger)] }, () =>
+        context.services.evaluateCascade({
+          ...context.gameEvalSettings(config.task),
+          game: context.game({ game: 'agon', knobs: { ...config.knobs, proposals } }),
           drafter,
           challenger,
-          grade,
-          task,
-          taskName: config.task,
-          split: 'test',
+          grade: context.grade,
           problems: config.eval.problems,
           samples: config.eval.samples,
           temperature: config.eval.temperature,
           topP: 1,
-          seed: config.seed,
           batch: config.eval.batch,
           bootstrap: config.eval.bootstrap,
-          threads: run.threads,
-          onProgress: (done, total) => progress.update('evaluate', (AGON_ROWS.indexOf(row) + done / total) / AGON_ROWS.length),
+          onProgress: (done, total) => context.progress.update('evaluate', (AGON_ROWS.indexOf(row) + done / total) / AGON_ROWS.length),
         }),
       );
       rows[row] = { kind: 'cascade', result };
     }
-    progress.update('evaluate', (AGON_ROWS.indexOf(row) + 1) / AGON_ROWS.length);
+    context.progress.update('evaluate', (AGON_ROWS.indexOf(row) + 1) / AGON_ROWS.length);
   }
   const tests = TESTS.flatMap(([model, other, k]) => {
     const a = rows[model];
     const b = rows[other];
     return a && b ? [{ model, other, other_k: k, ...pairedPassTest(perProblemOf(a), perProblemOf(b), 1, k) }] : [];
   });
-  const result = { out, base, arms, rows, tests, turnTokens, costs: await costs.all() };
-  const report = await writeAgonReport(result, config, { machine: `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'})` });
+  const result = { out: context.out, base, arms, rows, tests, turnTokens, grader: context.grader, costs: await context.costs() };
+  const report = await writeAgonReport(result, config, { machine: context.machine });
   return { ...result, report };
 }
 
 /**
  * An arm's training config: the shared overrides, the arm's game and knobs, one value of steps, seed, model and task.
- * GRPO trains one rank-16 adapter (as each Agon policy is) with the agon turn cap as its response budget.
+ * GRPO trains one rank-16 adapter (as each Agon policy is) with the agon turn cap as its response budget, dropping
+ * zero-variance groups as the paper's GRPO baseline does (Agon's summary: "Zero-variance groups are dropped").
  */
 function armConfig(config: AgonExperimentConfig, arm: AgonArm, grader: string, turnTokens: number): TrainConfig {
   const shared = { finalComparison: 0, validateEvery: 0, ...config.train, grader, seed: config.seed, model: config.model, task: config.task, steps: config.steps };
   const input =
     arm === 'grpo'
-      ? { ...shared, game: 'grpo', maxNewTokens: turnTokens, policies: { senior: { adapter: { r: 16 } } } }
+      ? { ...shared, game: 'grpo', knobs: { zeroVariance: 'drop' }, maxNewTokens: turnTokens, policies: { senior: { adapter: { r: 16 } } } }
       : { ...shared, game: 'agon', knobs: { ...config.knobs, ...ARM_KNOBS[arm] } };
   return parseConfig(TrainConfigSchema, input, `experiment training config (${arm})`);
+}
+
+/** Every model's pass@1 per seed, and the report's pass@1-against-pass@1 comparisons. */
+function agonHeadline(result: AgonExperimentResult): Headline {
+  const pass1 = (row: AgonRowResult) => (row.kind === 'cascade' ? row.result.pass_at_k['1'] : Object.values(row.report.capability!.per_benchmark)[0].pass_at_k['1']);
+  const perProblem = (row: AgonRowResult) => {
+    const { n, perProblem: problems } = perProblemOf(row);
+    return new Map(problems.map((p) => [p.id, p.correct / n]));
+  };
+  const rows = Object.entries(result.rows) as [AgonRow, AgonRowResult][];
+  return {
+    metrics: rows.map(([row, r]) => ({ model: ROW_LABELS[row], metric: 'pass@1', value: pass1(r).value, se: pass1(r).se })),
+    comparisons: TESTS.filter(([model, other, k]) => k === 1 && result.rows[model] && result.rows[other]).map(([model, other]) => comparisonOf(ROW_LABELS[model], ROW_LABELS[other], 'pass@1', perProblem(result.rows[model]!), perProblem(result.rows[other]!))),
+  };
 }

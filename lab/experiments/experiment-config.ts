@@ -20,11 +20,11 @@ export const ExperimentEvalSchema = z
     /** Test problems of the task; each model gets the same problems and the same sampling seeds. */
     problems: positiveInt.default(100),
     samples: positiveInt.default(EVAL_DEFAULTS.samples),
-    temperature: z.number().positive().default(EVAL_DEFAULTS.temperature),
+    /** Sampling temperature; 0 is greedy. */
+    temperature: z.number().min(0).default(EVAL_DEFAULTS.temperature),
     topP: z.number().gt(0).max(1).default(EVAL_DEFAULTS.topP),
     maxNewTokens: positiveInt.default(EVAL_DEFAULTS.maxNewTokens),
     batch: positiveInt.default(EVAL_DEFAULTS.batch),
-    chatTemplate: z.enum(['on', 'off']).default(EVAL_DEFAULTS.chatTemplate),
     bootstrap: positiveInt.default(EVAL_DEFAULTS.bootstrap),
     /** The paper's step-end schedules and, beside them, the training schedule: tandem accuracy, what TRL optimizes. */
     handoffVariants: z.array(z.enum(['alternate', 'bernoulli', 'word'])).min(1).default(['alternate', 'bernoulli', 'word']),
@@ -50,6 +50,8 @@ export const ExperimentConfigSchema = z
   .object({
     steps: z.number().int().positive().default(20),
     seed: z.number().int().min(0).max(2 ** 32 - 1).default(0),
+    /** Training seeds, each a whole experiment in seed-<s>/, summarized across seeds (mean ± SE) in the top report; overrides `seed`. */
+    seeds: z.array(z.number().int().min(0).max(2 ** 32 - 1)).min(1).optional(),
     /** Base model directory, or 'default' (the shipped base of the task); the junior of every game and evaluation. */
     model: z.string().default('default'),
     task: z.string().default('arithmetic'),

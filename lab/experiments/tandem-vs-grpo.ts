@@ -1,42 +1,20 @@
-import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { fail } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
-import { writeFileAtomically } from '../../native/io/files.ts';
-import type { Device } from '../../native/ort.ts';
-import { evaluate, type EvalModel } from '../eval/evaluate.ts';
+import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
+import { bestPolicyDir, checkpointPolicyDir } from '../../engine/trainer/trainer.ts';
+import { resolveModelDir } from '../../plugins/policies/default-model.ts';
+import type { EvalModel } from '../eval/evaluate.ts';
 import type { EvalReport, SignificanceResult } from '../eval/report-types.ts';
 import { compareReports } from '../eval/significance.ts';
-import { resolveModelDir } from '../../plugins/policies/default-model.ts';
-import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { slug } from '../reports/markdown.ts';
-import { writeReport, REPORT_MARKDOWN } from '../reports/write-report.ts';
-import { taskByName } from '../../plugins/tasks/registry.ts';
-import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
-import type { Catalog } from '../../core/catalog.ts';
-import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
-import { bestPolicyDir, checkpointPolicyDir, train } from '../../engine/trainer/trainer.ts';
-import { readCached, writeCached } from './cached-json.ts';
+import { REPORT_MARKDOWN, writeReport } from '../reports/write-report.ts';
 import { EXPERIMENT_GAMES, GAME_LABELS, type ExperimentConfig, type ExperimentEval, type ExperimentGame } from './experiment-config.ts';
-import { ProgressTracker, type ExperimentProgress } from './experiment-progress.ts';
+import { capabilityPass1, comparisonOf, perProblemPass1, type Headline, type SeededDefinition } from './seeds-summary.ts';
+import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type PhaseOutcome, type TrainedArm } from './experiment-runner.ts';
 import { trainingRewardFigure, trainingSummary } from './training-summary.ts';
 
-export interface ExperimentRun {
-  /** Experiment directory: experiment.json, <game>/ training runs, eval/<model>.json, report.md with its figures. */
-  out: string;
-  config: ExperimentConfig;
-  /** Where the games, graders and estimators the configs name come from. */
-  catalog: Catalog;
-  threads?: number;
-  device?: Device;
-  onProgress?: (progress: ExperimentProgress) => void;
-}
+export { EVAL_DIR, EXPERIMENT_FILE, TRAINED_MARKER, type PhaseOutcome } from './experiment-runner.ts';
 
-/** What a phase did this time: `ran`, or `cached` when a previous run had finished it. */
-export interface PhaseOutcome {
-  phase: string;
-  status: 'ran' | 'cached';
-}
+export type { ExperimentRun };
 
 export interface TrainedSenior {
   game: ExperimentGame;
@@ -49,99 +27,61 @@ export interface TrainedSenior {
 
 export interface ExperimentResult {
   out: string;
+  seed: number;
   phases: PhaseOutcome[];
   seniors: TrainedSenior[];
   reports: Record<ExperimentGame | 'base', EvalReport>;
   comparisons: Array<{ model: string; significance: SignificanceResult }>;
+  /** The grader every reward and evaluation used. */
+  grader: string;
   /** Path of report.md. */
   report: string;
 }
 
-export const EXPERIMENT_FILE = 'experiment.json';
-export const TRAINED_MARKER = 'trained.json';
-export const EVAL_DIR = 'eval';
-
-interface TrainedMarker {
-  config: TrainConfig;
-  steps: number;
-  best: { step: number; accuracy: number } | null;
-}
-
-/**
- * The tandem paper's main comparison and its KL-Reg ablation, end to end: GRPO, KL-Reg and TRL (tandem) seniors
- * trained from one base with the same settings and seeds, then the base and the three seniors evaluated on every
- * axis with the same problems and sampling seeds, TRL tested against each baseline by paired one-sided t-tests,
- * and one report written. Resumable: a training continues from its checkpoint, a finished training or evaluation
- * (marked by an atomically written JSON keyed by everything it depends on) is not redone.
- */
 /** The experiment's `train.knobs` are keyed by game (`{ "tandem": { "p": 0.5 } }`): each game gets its own. */
 function gameKnobs(knobs: unknown, game: ExperimentGame): unknown {
   return typeof knobs === 'object' && knobs !== null ? ((knobs as Record<string, unknown>)[game] ?? {}) : {};
 }
 
-export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentResult> {
-  const out = resolve(run.out);
-  const { config } = run;
+/**
+ * The tandem paper's main comparison and its KL-Reg ablation: GRPO, KL-Reg and TRL (tandem) seniors trained from one
+ * base with the same settings and seed, then the base and the three seniors evaluated on every axis with the same
+ * problems and sampling seeds, TRL tested against each baseline by paired one-sided tests (Holm-corrected in the report),
+ * and one report written.
+ */
+export const TANDEM_VS_GRPO: SeededDefinition<ExperimentConfig, ExperimentGame, ExperimentResult> = {
+  name: 'tandem-vs-grpo',
+  title: 'Tandem RL against GRPO and KL-Reg',
+  headline: tandemHeadline,
+  plan: (config, setup) =>
+    EXPERIMENT_GAMES.map((game) => {
+      const trainConfig = parseConfig(
+        TrainConfigSchema,
+        { ...config.train, grader: setup.grader, knobs: gameKnobs(config.train.knobs, game), game, steps: config.steps, seed: config.seed, model: config.model, task: config.task },
+        `experiment training config (${game})`,
+      );
+      return { arm: game, config: trainConfig, weight: trainingRollouts(trainConfig) };
+    }),
+  evaluationPhases: (config) => (['base', ...EXPERIMENT_GAMES] as const).map((label) => [`eval ${label}`, evalRollouts(config.eval, label !== 'base')] as const),
+  evaluate: evaluateTandem,
+};
+
+export function runTandemVsGrpo(run: ExperimentRun<ExperimentConfig>, services?: ExperimentServices): Promise<ExperimentResult> {
+  return runExperiment(TANDEM_VS_GRPO, run, services);
+}
+
+async function evaluateTandem(context: ExperimentContext, trained: readonly TrainedArm<ExperimentGame>[], config: ExperimentConfig): Promise<ExperimentResult> {
   const baseDir = resolveModelDir(config.model, config.task);
-  const trainConfigs = Object.fromEntries(
-    EXPERIMENT_GAMES.map((game) => [
-      game,
-      parseConfig(TrainConfigSchema, { ...config.train, knobs: gameKnobs(config.train.knobs, game), game, steps: config.steps, seed: config.seed, model: config.model, task: config.task }, `experiment training config (${game})`),
-    ]),
-  ) as Record<ExperimentGame, TrainConfig>;
-  const task = await taskByName(config.task);
-  // One grader for the games' rewards and every evaluation, the one the training config names (an unknown name
-  // fails here, before anything trains, as `ludus train` fails on it).
-  const grade = run.catalog.graders.create(trainConfigs.grpo.grader);
-  await mkdir(out, { recursive: true });
-  await writeFileAtomically(join(out, EXPERIMENT_FILE), `${JSON.stringify(config, null, 2)}\n`);
-
+  const trainConfigs = Object.fromEntries(trained.map((t) => [t.arm, t.config])) as Record<ExperimentGame, TrainConfig>;
+  const seniors: TrainedSenior[] = trained.map(({ arm, dir, steps, best }) => {
+    const useBest = config.checkpoint === 'best' && best !== null;
+    return { game: arm, dir: useBest ? bestPolicyDir(dir, 'senior') : checkpointPolicyDir(dir, 'senior'), step: useBest ? best!.step : steps, selected: useBest ? 'best' : 'final' };
+  });
   const evalLabels = ['base', ...EXPERIMENT_GAMES] as const;
-  const progress = new ProgressTracker(
-    [
-      ...EXPERIMENT_GAMES.map((game) => [`train ${game}`, trainingRollouts(trainConfigs[game])] as const),
-      ...evalLabels.map((label) => [`eval ${label}`, evalRollouts(config.eval, label !== 'base')] as const),
-    ],
-    run.onProgress,
-  );
-  const phases: PhaseOutcome[] = [];
-
-  const seniors: TrainedSenior[] = [];
-  for (const game of EXPERIMENT_GAMES) {
-    const phase = `train ${game}`;
-    const dir = join(out, game);
-    const markerPath = join(dir, TRAINED_MARKER);
-    let marker = await readCached<TrainedMarker>(markerPath, trainConfigs[game]);
-    if (marker) {
-      phases.push({ phase, status: 'cached' });
-    } else {
-      const trainConfig = trainConfigs[game];
-      const result = await train({
-        out: dir,
-        config: trainConfig,
-        game: gameFor(run.catalog, trainConfig),
-        advantage: advantageFor(run.catalog, trainConfig),
-        resume: 'if-checkpoint',
-        threads: run.threads,
-        onStep: (line, total) => progress.update(phase, line.step / total),
-      });
-      marker = { config: trainConfig, steps: result.steps, best: result.best };
-      await writeCached(markerPath, trainConfig, marker);
-      phases.push({ phase, status: 'ran' });
-    }
-    progress.update(phase, 1);
-    const useBest = config.checkpoint === 'best' && marker.best !== null;
-    seniors.push({ game, dir: useBest ? bestPolicyDir(dir, 'senior') : checkpointPolicyDir(dir, 'senior'), step: useBest ? marker.best!.step : marker.steps, selected: useBest ? 'best' : 'final' });
-  }
-
-  const base = await loadPolicy(baseDir, 'base');
-  const tokenizer = base.tokenizer ?? fail('CHECKPOINT_MISSING_FILE', `${baseDir}: the experiment needs a tokenizer.json in the base model directory`);
+  const base = await baseOf(context, baseDir);
   const junior: EvalModel = { id: baseDir, policy: base.policy };
   const seniorOf = (game: ExperimentGame) => seniors.find((s) => s.game === game)!;
-  const models = [
-    { label: 'base' as const, dir: baseDir, step: 0 },
-    ...seniors.map((s) => ({ label: s.game, dir: s.dir, step: s.step })),
-  ];
+  const models = [{ label: 'base' as const, dir: baseDir, step: 0 }, ...seniors.map((s) => ({ label: s.game, dir: s.dir, step: s.step }))];
   const reports = {} as Record<ExperimentGame | 'base', EvalReport>;
   for (const model of models) {
     const phase = `eval ${model.label}`;
@@ -155,59 +95,50 @@ export async function runTandemVsGrpo(run: ExperimentRun): Promise<ExperimentRes
       junior: baseDir,
       reference: reference ? { dir: reference.dir, step: reference.step } : null,
       task: config.task,
-      grader: trainConfigs.grpo.grader,
+      grader: context.grader,
       seed: config.seed,
       eval: config.eval,
     };
-    const cachePath = join(out, EVAL_DIR, `${slug(model.label)}.json`);
-    let report = await readCached<EvalReport>(cachePath, key);
-    if (report) {
-      phases.push({ phase, status: 'cached' });
-    } else {
-      report = await evaluateModel(model.label === 'base' ? junior : { id: model.dir, policy: (await loadPolicy(model.dir, model.label)).policy });
-      await writeCached(cachePath, key, report);
-      phases.push({ phase, status: 'ran' });
-    }
-    progress.update(phase, 1);
-    reports[model.label] = report;
-
-    async function evaluateModel(evaluated: EvalModel): Promise<EvalReport> {
-      const stages = new Map<string, number>();
-      const expected = evalRollouts(config.eval, reference !== undefined);
-      const referenceModel = reference ? { id: reference.dir, policy: (await loadPolicy(reference.dir, 'grpo')).policy } : undefined;
-      return evaluate({
-        model: evaluated,
-        junior,
-        ...(referenceModel ? { reference: referenceModel } : {}),
-        tokenizer,
-        benchmarks: [{ name: config.task, task, split: 'test' }],
-        ...evalOptions(config.eval),
-        stopTokens: base.policy.config.eosTokenIds,
-        grade,
-        seed: config.seed,
-        threads: run.threads,
-        device: run.device,
-        onProgress: (label, done) => {
-          stages.set(label, done);
-          progress.update(phase, [...stages.values()].reduce((a, v) => a + v, 0) / expected);
-        },
-      });
-    }
+    reports[model.label] = await context.cached(
+      phase,
+      key,
+      async () => {
+        const stages = new Map<string, number>();
+        const expected = evalRollouts(config.eval, reference !== undefined);
+        const evaluated = model.label === 'base' ? junior : { id: model.dir, policy: (await context.services.loadPolicy(model.dir, model.label)).policy };
+        const referenceModel = reference ? { id: reference.dir, policy: (await context.services.loadPolicy(reference.dir, 'grpo')).policy } : undefined;
+        return context.evaluateModel({
+          model: evaluated,
+          junior,
+          ...(referenceModel ? { reference: referenceModel } : {}),
+          tokenizer: base.tokenizer,
+          taskName: config.task,
+          ...evalOptions(config.eval),
+          stopTokens: base.policy.config.eosTokenIds,
+          onProgress: (label, done) => {
+            stages.set(label, done);
+            context.progress.update(phase, [...stages.values()].reduce((a, v) => a + v, 0) / expected);
+          },
+        });
+      },
+      slug(model.label),
+    );
+    context.progress.update(phase, 1);
   }
 
   const comparisons = (['grpo', 'kl-reg'] as const).map((baseline) => ({ model: reports.tandem.model, significance: compareReports(reports.tandem, reports[baseline]) }));
   const written = await writeReport(
     evalLabels.map((label) => reports[label]),
-    out,
+    context.out,
     {
       labels: evalLabels.map((label) => GAME_LABELS[label]),
       title: 'Tandem RL against GRPO and KL-Reg',
       comparisons,
-      notes: [await experimentNotes(out, config, trainConfigs, seniors)],
-      figures: [await trainingRewardFigure(out, seniors)].filter((figure) => figure !== undefined),
+      notes: [await experimentNotes(context.out, config, trainConfigs, seniors, context.grader, context.game(trainConfigs['kl-reg']).losses?.senior?.kl)],
+      figures: [await trainingRewardFigure(context.out, seniors)].filter((figure) => figure !== undefined),
     },
   );
-  return { out, phases, seniors, reports, comparisons, report: written.files.find((f) => f.endsWith(REPORT_MARKDOWN))! };
+  return { out: context.out, seed: config.seed, phases: context.phases, seniors, reports, comparisons, grader: context.grader, report: written.files.find((f) => f.endsWith(REPORT_MARKDOWN))! };
 }
 
 function evalOptions(settings: ExperimentEval) {
@@ -219,7 +150,6 @@ function evalOptions(settings: ExperimentEval) {
     topP: settings.topP,
     maxNewTokens: settings.maxNewTokens,
     batch: settings.batch,
-    chatTemplate: settings.chatTemplate,
     bootstrap: settings.bootstrap,
     handoffVariants: settings.handoffVariants,
     handoffP: settings.handoffP,
@@ -257,14 +187,42 @@ function evalRollouts(settings: ExperimentEval, withReference: boolean): number 
   return solo + handoff + drift + legibility;
 }
 
-async function experimentNotes(out: string, config: ExperimentConfig, trainConfigs: Record<ExperimentGame, TrainConfig>, seniors: readonly TrainedSenior[]): Promise<string> {
+async function experimentNotes(
+  out: string,
+  config: ExperimentConfig,
+  trainConfigs: Record<ExperimentGame, TrainConfig>,
+  seniors: readonly TrainedSenior[],
+  grader: string,
+  kl: { readonly beta: number; readonly estimator?: string } | undefined,
+): Promise<string> {
   const shared = trainConfigs.grpo;
+  const estimator = kl?.estimator ?? 'k3';
   const intro =
-    `Three seniors trained from the same base (\`${config.model}\`, task \`${config.task}\`) with matched settings and seeds: ` +
-    `${config.steps} steps × ${shared.problemsPerStep} problems × groups of ${shared.groupSize}, learning rate ${shared.schedule.lr}, temperature ${shared.temperature}, seed ${config.seed}; ` +
-    `GRPO on solo rollouts, KL-Reg adding a KL penalty toward the junior, TRL (tandem) co-writing every rollout with the frozen junior. ` +
+    `Three seniors trained from the same base (\`${config.model}\`, task \`${config.task}\`) with matched settings and seed: ` +
+    `${config.steps} steps × ${shared.problemsPerStep} problems × groups of ${shared.groupSize}, learning rate ${shared.schedule.lr}, temperature ${shared.temperature}, seed ${config.seed}, grader \`${grader}\`, ` +
+    `prompts by the ${shared.chatTemplate === 'on' ? "chat template where the tokenizer has one (the same rule in training and evaluation)" : 'plain prompt, in training and evaluation'}; ` +
+    `GRPO on solo rollouts, KL-Reg adding a KL penalty toward the junior (β ${kl?.beta}, estimator \`${estimator}\`: ${estimator === 'k3' ? 'the per-token k3 estimate from the sampled tokens' : 'the exact per-position KL over the vocabulary'}), TRL (tandem) co-writing every rollout with the frozen junior. ` +
     `The junior of every evaluation is the base itself, so the base's own rows are noise floors: its drift KL is what two independent samples of one model differ by, ` +
     `and GRPO's displaced-token row (GRPO against an independent sample of itself) is the shift-back share and ρ that regression to the mean produces with no training difference at all. ` +
-    `Numbers are what this run measured, with ± one bootstrap standard error; read the significance table before reading a gap.`;
+    `Numbers are what this run measured, with ± one bootstrap standard error over problems (one training seed: not the spread over seeds); read the significance table before reading a gap.`;
   return `${intro}\n\n${await trainingSummary(out, seniors)}`;
+}
+
+/** Each model's solo pass@1 and, where evaluated, its pass@1 at word handoff (tandem accuracy); TRL against each baseline on both. */
+function tandemHeadline(result: ExperimentResult): Headline {
+  const labels = ['base', ...EXPERIMENT_GAMES] as const;
+  const word = (label: (typeof labels)[number]) => result.reports[label].handoff?.find((h) => h.variant === 'word');
+  const wordPerProblem = (label: (typeof labels)[number]) => {
+    const samples = word(label)?.samples ?? 1;
+    return new Map(result.reports[label].per_problem.flatMap((p) => (p.handoff?.word ? [[`${p.benchmark}/${p.id}`, p.handoff.word.correct / samples] as const] : [])));
+  };
+  const metrics = labels.flatMap((label) => [
+    ...capabilityPass1(GAME_LABELS[label], result.reports[label]),
+    ...(word(label) ? [{ model: GAME_LABELS[label], metric: 'tandem accuracy pass@1 (word handoff)', value: word(label)!.macro.pass_at_k['1'].value, se: word(label)!.macro.pass_at_k['1'].se }] : []),
+  ]);
+  const comparisons = (['grpo', 'kl-reg'] as const).flatMap((other) => [
+    comparisonOf('TRL', GAME_LABELS[other], 'pass@1', perProblemPass1(result.reports.tandem), perProblemPass1(result.reports[other])),
+    ...(word('tandem') && word(other) ? [comparisonOf('TRL', GAME_LABELS[other], 'tandem accuracy pass@1 (word handoff)', wordPerProblem('tandem'), wordPerProblem(other))] : []),
+  ]);
+  return { metrics, comparisons };
 }

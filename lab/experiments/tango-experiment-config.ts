@@ -34,6 +34,8 @@ export const TangoExperimentConfigSchema = z
      */
     generatorSteps: positiveInt.default(30),
     seed: z.number().int().min(0).max(2 ** 32 - 1).default(0),
+    /** Training seeds, each a whole experiment in seed-<s>/, summarized across seeds (mean ± SE) in the top report; overrides `seed`. */
+    seeds: z.array(z.number().int().min(0).max(2 ** 32 - 1)).min(1).optional(),
     /** Base model of both policies of every arm, or 'default' (the shipped base of the task). */
     model: z.string().default('default'),
     task: z.string().default('last-letter'),
@@ -48,11 +50,14 @@ export const TangoExperimentConfigSchema = z
     eval: z
       .strictObject({
         problems: positiveInt.default(100),
-        /** Solutions per problem for each generator's pass@1. */
-        samples: positiveInt.default(4),
-        /** Verifications per solution for each verifier's F1 (one solution per problem, by the base generator). */
-        verifierSamples: positiveInt.default(2),
-        temperature: z.number().positive().default(1),
+        /** Solutions per problem for each generator's pass@1 (greedy: 1 is all it takes, every sample is the same). */
+        samples: positiveInt.default(1),
+        /** The generators' decoding temperature; 0 is greedy, as the paper evaluates every model (§4: "evaluated via greedy decoding, reporting zero-shot pass@1"). */
+        temperature: z.number().min(0).default(0),
+        /** Verifications per solution for each verifier's F1 (one solution per problem): the paper's M, its 5 rollouts per prompt (§4). */
+        verifierSamples: positiveInt.default(5),
+        /** The verifiers' sampling temperature: the paper's rollout temperature (appendix B.1: 1.0); its verifier evaluation names none. */
+        verifierTemperature: z.number().min(0).default(1),
         batch: positiveInt.default(32),
         bootstrap: positiveInt.default(10_000),
       })

@@ -3,8 +3,10 @@ import { readJsonl } from '../../engine/trainer/jsonl-log.ts';
 import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import { METRICS_FILE } from '../../engine/trainer/trainer.ts';
 import { pathExists, writeFileAtomically } from '../../native/io/files.ts';
-import type { Estimate as VerifierEstimate } from '../eval/verifier-eval.ts';
-import { markdownTable, pValue, signed } from '../reports/markdown.ts';
+import type { Estimate as VerifierEstimate, VerifierEvalResult } from '../eval/verifier-eval.ts';
+import { correctFamily } from '../eval/significance.ts';
+import { markdownTable } from '../reports/markdown.ts';
+import { claimsTable, TEST_COLUMNS, testCells, testsPreamble, type Claim } from '../reports/significance-columns.ts';
 import { linePlot, type LineSeries } from '../reports/plots/line-plot.ts';
 import { svgToPng } from '../reports/plots/rasterize.ts';
 import type { Figure } from '../reports/report-plots.ts';
@@ -28,15 +30,20 @@ export async function writeTangoReport(result: Omit<TangoExperimentResult, 'repo
     `# RL Tango against vanilla GRPO, with the generator or the verifier fixed (Figure 4)`,
     notes(result, config),
     `## Training curves (Figure 4)`,
-    `Each point is a run's own validation on the first ${result.arms[0].config.validationProblems} test problems of \`${config.task}\`: one match per problem, the generator's solution graded, the verifier's verdicts scored against the grader and the gold-path step labels. Step 0 is the base as both policies. A fixed policy is the base's; its curve is drawn on Tango's timeline (the fixed verifier at the verifier steps Tango had taken by the same generator step, the fixed generator at Tango's generator steps by the same verifier step).`,
+    `Each point is a run's own validation on the first ${result.arms[0].config.validationProblems} validation problems of \`${config.task}\`${validationSourceText(result)} (the problems that select checkpoints, never the test problems of the final evaluation): one match per problem, the generator's solution graded, the verifier's verdicts scored against the grader and the gold-path step labels. Step 0 is the base as both policies. A fixed policy is the base's; its curve is drawn on Tango's timeline (the fixed verifier at the verifier steps Tango had taken by the same generator step, the fixed generator at Tango's generator steps by the same verifier step).`,
     ...figures.map((f) => `![${f.caption}](${f.name}.png)\n\n*${f.caption}*`),
     curveTable(result),
-    `## Final generators: pass@1 on ${config.eval.problems} test problems × ${config.eval.samples} samples (T = ${config.eval.temperature})`,
+    `## Final generators: pass@1 on ${config.eval.problems} test problems × ${config.eval.samples} samples (${config.eval.temperature === 0 ? 'greedy decoding, as the paper evaluates' : `T = ${config.eval.temperature}`})`,
     generatorTable(result),
-    generatorTests(result),
-    `## Final verifiers: judging the base generator's solutions, ${config.eval.problems} test problems × ${config.eval.verifierSamples} verifications`,
-    verifierTable(result),
-    verifierTests(result),
+    `## Final verifiers: ${config.eval.problems} test problems × ${config.eval.verifierSamples} verifications (M), T = ${config.eval.verifierTemperature}`,
+    `On the base generator's solutions (fixed, the same for every verifier):`,
+    verifierTable(result.verifiers),
+    `On Tango's final generator's solutions (the evolving generator the co-trained verifier judged in training):`,
+    verifierTable(result.verifiersOnTango),
+    `## Paired tests`,
+    testsSection(result),
+    `## What this run says of the paper's claims`,
+    claimsSection(result),
     `## Training`,
     await trainingTable(result),
     `## Cost on this machine`,
@@ -57,12 +64,12 @@ function notes(result: Omit<TangoExperimentResult, 'report'>, config: TangoExper
   const c = tango.config;
   const knobs = Object.entries(c.knobs).filter(([k]) => k !== 'ablation').map(([k, v]) => `${k} ${JSON.stringify(v)}`);
   return [
-    `Four runs from one base (\`${result.base}\`, both policies), task \`${config.task}\`, seed ${config.seed}, at matched generator steps: ` +
+    `Four runs from one base (\`${result.base}\`, both policies), task \`${config.task}\`, training seed ${result.seed}, at matched generator steps: ` +
       `${config.generatorSteps} generator updates each for Tango, vanilla GRPO and the fixed verifier; the fixed generator takes Tango's ${tango.verifierUpdates} verifier updates. ` +
       `Tango ran ${tango.steps} steps (its verifier warm-up, then ${c.knobs.generatorSteps ?? 3} generator : ${c.knobs.verifierSteps ?? 1} verifier). ` +
-      `Each step: ${c.problemsPerStep} problems × groups of ${c.groupSize}, advantage estimator \`${c.advantage}\`, learning rate ${c.schedule.lr}, rollout temperature ${c.temperature}, grader \`${c.grader}\`` +
+      `Each step: ${c.problemsPerStep} problems × groups of ${c.groupSize}, advantage estimator \`${c.advantage}\`, loss normalization \`${c.normalization}\`${c.normalization === 'sequence-mean' ? " (the paper's Eq. 1)" : ''}, learning rate ${c.schedule.lr}, rollout temperature ${c.temperature}, prompts by the \`${c.chatTemplate === 'on' ? 'chat template where the tokenizer has one' : 'plain prompt'}\` rule, grader \`${c.grader}\`` +
       `${knobs.length > 0 ? `; tango knobs ${knobs.join(', ')}` : ''} (every other knob at the paper's value: see games/tango.ts).`,
-    `Numbers are what this run measured, ± one bootstrap standard error over problems; the paired tests say which gaps are more than noise. At this scale (a few million parameters, tens of steps) read them as a test of the machinery and of the direction, not as a reproduction of the paper's magnitudes.`,
+    `Numbers are what this run measured, ± one bootstrap standard error over problems: that is the spread over test problems of one training run, not over training seeds (the seeds summary, where the experiment ran several, gives that). The paired tests, Holm-corrected across the report, say which gaps are more than noise. At this scale (a few million parameters, tens of steps) read them as a test of the machinery and of the direction, not as a reproduction of the paper's magnitudes.`,
   ].join('\n\n');
 }
 
@@ -88,15 +95,15 @@ function curveFigures(result: Omit<TangoExperimentResult, 'report'>): Figure[] {
   const verifierX = (arm: TangoArmResult, p: CurvePoint) => (arm.arm === 'fixed-verifier' ? tangoTimeline(tango, 'generatorUpdates', p.generatorUpdates, 'verifierUpdates') : p.verifierUpdates);
   const generatorX = (arm: TangoArmResult, p: CurvePoint) => (arm.arm === 'fixed-generator' ? tangoTimeline(tango, 'verifierUpdates', p.verifierUpdates, 'generatorUpdates') : p.generatorUpdates);
   const judged = result.arms.filter((a) => a.arm !== 'grpo');
-  const figure = (name: string, title: string, xLabel: string, yLabel: string, s: LineSeries[]): Figure => ({
-    name,
-    caption: title,
-    svg: linePlot(s.filter((x) => x.points.length > 0), { title, subtitle: 'validation on unseen test problems; step 0 is the base', xLabel, yLabel, yDomain: [0, 1] }),
-  });
+  // A metric undefined at every point (an F1 with no positive call or truth on a few validation problems) has no figure.
+  const figure = (name: string, title: string, xLabel: string, yLabel: string, s: LineSeries[]): Figure[] => {
+    const drawn = s.filter((x) => x.points.length > 0);
+    return drawn.length === 0 ? [] : [{ name, caption: title, svg: linePlot(drawn, { title, subtitle: 'validation problems (never the test problems); step 0 is the base', xLabel, yLabel, yDomain: [0, 1] }) }];
+  };
   return [
-    figure('generator-accuracy', 'Generator accuracy vs generator training steps', 'generator updates', 'accuracy (exact answer)', series((p) => p.accuracy, generatorX, result.arms)),
-    figure('verifier-step-f1', 'Verifier step F1 vs verifier training steps', 'verifier updates', 'step F1 (gold-path labels)', series((p) => p.step_f1, verifierX, judged)),
-    figure('verifier-outcome-f1', 'Verifier outcome F1 vs verifier training steps', 'verifier updates', 'outcome F1', series((p) => p.outcome_f1, verifierX, judged)),
+    ...figure('generator-accuracy', 'Generator accuracy vs generator training steps', 'generator updates', 'accuracy (exact answer)', series((p) => p.accuracy, generatorX, result.arms)),
+    ...figure('verifier-step-f1', 'Verifier step F1 vs verifier training steps', 'verifier updates', 'step F1 (gold-path labels)', series((p) => p.step_f1, verifierX, judged)),
+    ...figure('verifier-outcome-f1', 'Verifier outcome F1 vs verifier training steps', 'verifier updates', 'outcome F1', series((p) => p.outcome_f1, verifierX, judged)),
   ];
 }
 
@@ -121,25 +128,48 @@ function generatorTable(result: Omit<TangoExperimentResult, 'report'>): string {
   return markdownTable(['generator', ...ks.map((k) => `pass@${k} (%)`), 'answer present (%)'], rows);
 }
 
-function generatorTests(result: Omit<TangoExperimentResult, 'report'>): string {
-  const rows = result.generatorTests.flatMap(({ other, significance }) =>
-    significance.tests.map((t) => [`Tango > ${other === 'base' ? 'base' : ARM_LABELS[other as TangoArm]}`, t.metric, signed(t.mean_diff, 4), t.statistic === null ? 'undefined' : t.statistic.toFixed(3), String(t.df), pValue(t.p)]),
-  );
-  return `Paired one-sided t-tests on per-problem pass rates (H1: Tango's generator is higher):\n\n${markdownTable(['comparison', 'metric', 'Δ mean', 't', 'df', 'p'], rows)}`;
-}
-
-function verifierTable(result: Omit<TangoExperimentResult, 'report'>): string {
-  const label = (name: string) => (name === 'base' ? 'base (= the fixed verifier)' : ARM_LABELS[name as TangoArm]);
-  const rows = Object.entries(result.verifiers).map(([name, r]) => [label(name), est(r.outcome_precision), est(r.outcome_recall), est(r.outcome_f1), est(r.step_f1), est(r.readable)]);
-  const first = Object.values(result.verifiers)[0];
-  const balance = first ? ` The judged solutions were right on ${pct(first.solution_accuracy)}% of problems.` : '';
-  return `${markdownTable(['verifier', 'outcome precision', 'outcome recall', 'outcome F1', 'step F1', 'verdicts readable'], rows)}\n\n"Positive" is "correct"; an unreadable verdict counts as the wrong call.${balance}`;
-}
-
-function verifierTests(result: Omit<TangoExperimentResult, 'report'>): string {
+/** Every paired test of the report, one Holm family: the generators' (H1: Tango's is higher), then the verifiers'. */
+function reportTests(result: Omit<TangoExperimentResult, 'report'>) {
   const label = (name: string) => (name === 'base' ? 'base' : ARM_LABELS[name as TangoArm]);
-  const rows = result.verifierTests.map((t) => [`${label(t.model)} > ${label(t.other)}`, t.metric, signed(t.mean_diff, 4), t.statistic === null ? 'undefined' : t.statistic.toFixed(3), String(t.n - 1), pValue(t.p)]);
-  return `Paired one-sided t-tests on each problem's share of right calls:\n\n${markdownTable(['comparison', 'metric', 'Δ mean', 't', 'df', 'p'], rows)}`;
+  const listed = [
+    ...result.generatorTests.flatMap(({ model, other, significance }) => significance.tests.map((test) => ({ name: `${label(model)} > ${label(other)}`, metric: `generator ${test.metric}`, test }))),
+    ...result.verifierTests.map((test) => ({ name: `${label(test.model)} > ${label(test.other)}`, metric: `verifier ${test.metric}`, test })),
+  ];
+  const corrected = correctFamily(listed.map(({ test }) => test));
+  return listed.map((entry, i) => ({ ...entry, test: corrected[i] }));
+}
+
+function claimsSection(result: Omit<TangoExperimentResult, 'report'>): string {
+  const tests = reportTests(result);
+  const find = (name: string, metric: string) => tests.find((t) => t.name === name && t.metric === metric)?.test;
+  const claims: Claim[] = [
+    { claim: "Tango's generator beats vanilla GRPO's (the paper's headline)", evidence: 'Tango > vanilla GRPO, generator pass@1', test: find('Tango > vanilla GRPO', 'generator capability pass@1') },
+    { claim: "Step rewards from a verifier help the generator", evidence: 'fixed verifier > vanilla GRPO, generator pass@1 (the fixed verifier differs from GRPO only by its step rewards)', test: find('fixed verifier > vanilla GRPO', 'generator capability pass@1') },
+    { claim: 'Training the verifier alongside helps the generator', evidence: 'Tango > fixed verifier, generator pass@1', test: find('Tango > fixed verifier', 'generator capability pass@1') },
+    { claim: 'RL on outcome rewards alone improves the verifier', evidence: "fixed generator > base, verifier outcome accuracy on the base's solutions", test: find('fixed generator > base', "verifier outcome accuracy (base's solutions)") },
+    { claim: 'Co-evolving improves the verifier beyond RL against a fixed generator', evidence: "Tango > fixed generator, verifier outcome accuracy on the base's solutions", test: find('Tango > fixed generator', "verifier outcome accuracy (base's solutions)") },
+  ];
+  return `Each claim rests on the one comparison of the design that isolates it, read from the Holm-corrected tests above; a claim whose comparison is not significant is not made.\n\n${claimsTable(claims)}`;
+}
+
+function testsSection(result: Omit<TangoExperimentResult, 'report'>): string {
+  const tests = reportTests(result);
+  if (tests.length === 0) return 'No paired tests: too few shared problems.';
+  return `${testsPreamble(tests.length)} Generators: per-problem pass rates. Verifiers: each problem's share of right calls.\n\n${markdownTable(['comparison', 'metric', ...TEST_COLUMNS], tests.map(({ name, metric, test }) => [name, metric, ...testCells(test)]))}`;
+}
+
+function verifierTable(verifiers: Readonly<Record<string, VerifierEvalResult>>): string {
+  const label = (name: string) => (name === 'base' ? 'base (= the fixed verifier)' : ARM_LABELS[name as TangoArm]);
+  const rows = Object.entries(verifiers).map(([name, r]) => [label(name), est(r.outcome_precision), est(r.outcome_recall), est(r.outcome_f1), est(r.step_f1), est(r.processbench_f1), est(r.readable)]);
+  const first = Object.values(verifiers)[0];
+  const balance = first ? ` The judged solutions were right on ${pct(first.solution_accuracy)}% of problems.` : '';
+  return `${markdownTable(['verifier', 'outcome precision', 'outcome recall', 'outcome F1', 'step F1', 'ProcessBench F1', 'verdicts readable'], rows)}\n\n"Positive" is "correct"; an unreadable verdict counts as "incorrect", as the paper's authors count it. ProcessBench F1 is the harmonic mean of the accuracy on erroneous solutions (the first wrong step found) and on correct ones (no step flagged), the paper's Table 3 metric.${balance}`;
+}
+
+/** Where the validation problems came from, for the curves' caption. */
+function validationSourceText(result: Omit<TangoExperimentResult, 'report'>): string {
+  const held = result.validation?.heldOutOfTrain ?? 0;
+  return held > 0 ? ` (held out of its train split, which has no validation file: the last ${held} train problems, which training never drew)` : '';
 }
 
 async function trainingTable(result: Omit<TangoExperimentResult, 'report'>): Promise<string> {

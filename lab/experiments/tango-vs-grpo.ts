@@ -1,53 +1,23 @@
-import { mkdir } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { Catalog } from '../../core/catalog.ts';
+import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
 import { updatesOf } from '../../core/game/rotations.ts';
-import { pairedTTest } from '../../core/metrics/t-test.ts';
 import { parseConfig } from '../../core/parse-config.ts';
-import { arenaFor } from '../../engine/match/arena.ts';
-import { DecoderPool } from '../../engine/match/decoder-pool.ts';
-import { validationSeeds } from '../../engine/match/match-seeds.ts';
-import { PolicyPool } from '../../engine/policies/policy-pool.ts';
-import { advantageFor, gameFor } from '../../engine/trainer/run-pieces.ts';
+import { readJsonl } from '../../engine/trainer/jsonl-log.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
-import { appendJsonl, readJsonl } from '../../engine/trainer/jsonl-log.ts';
-import { checkpointPolicyDir, train, VALIDATION_FILE } from '../../engine/trainer/trainer.ts';
-import { selectionSplit, validate } from '../../engine/trainer/validate.ts';
-import { pathExists, writeFileAtomically } from '../../native/io/files.ts';
-import { gradeExact } from '../../plugins/graders/exact/grade-exact.ts';
-import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
+import { checkpointPolicyDir, tasksOfRun, VALIDATION_FILE } from '../../engine/trainer/trainer.ts';
+import { pathExists } from '../../native/io/files.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
-import { loadPolicy } from '../../plugins/policies/load-policy.ts';
-import { graderForTask, taskByName } from '../../plugins/tasks/registry.ts';
-import { evaluate } from '../eval/evaluate.ts';
-import type { EvalReport, SignificanceResult } from '../eval/report-types.ts';
-import { compareReports } from '../eval/significance.ts';
-import { evaluateVerifier, type VerifierEvalResult } from '../eval/verifier-eval.ts';
-import { readCached, writeCached } from './cached-json.ts';
-import { ProgressTracker, type ExperimentProgress } from './experiment-progress.ts';
+import type { ValidationSource } from '../../plugins/tasks/held-out-validation.ts';
+import type { EvalReport, PairedTest, SignificanceResult } from '../eval/report-types.ts';
+import { compareReports, pairedTest } from '../eval/significance.ts';
+import type { VerifierEvalResult } from '../eval/verifier-eval.ts';
+import { capabilityPass1, comparisonOf, perProblemPass1, type Headline, type SeededDefinition } from './seeds-summary.ts';
+import { ARM_LABELS } from './tango-experiment-config.ts';
+import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type PhaseCost, type TrainedArm } from './experiment-runner.ts';
 import { ARM_ABLATION, TANGO_ARMS, type TangoArm, type TangoExperimentConfig } from './tango-experiment-config.ts';
 import { writeTangoReport } from './tango-report.ts';
 
-export interface TangoExperimentRun {
-  /** Experiment directory: experiment.json, <arm>/ training runs, eval/*.json, report.md with figures. */
-  out: string;
-  config: TangoExperimentConfig;
-  catalog: Catalog;
-  threads?: number;
-  onProgress?: (progress: ExperimentProgress) => void;
-}
-
-/** What a phase cost: wall seconds, CPU seconds of this process (every thread), load averages before and after. */
-export interface PhaseCost {
-  readonly phase: string;
-  readonly status: 'ran' | 'cached';
-  readonly wall_s: number;
-  readonly cpu_s: number;
-  readonly load_before: readonly number[];
-  readonly load_after: readonly number[];
-}
+export type TangoExperimentRun = ExperimentRun<TangoExperimentConfig>;
 
 /** One point of a Figure 4 curve: a validation of an arm after `step` steps, on the game's validation problems. */
 export interface CurvePoint {
@@ -71,178 +41,187 @@ export interface TangoArmResult {
   readonly curve: readonly CurvePoint[];
 }
 
+/** A paired test of one model against another (generators: pass rates; verifiers: each problem's share of right calls). */
+export interface VerifierTest extends PairedTest {
+  readonly model: string;
+  readonly other: string;
+  /** Whose solutions were judged: the base generator's (fixed) or Tango's final generator's (evolving). */
+  readonly solutions: 'base' | 'tango';
+}
+
 export interface TangoExperimentResult {
   readonly out: string;
   readonly base: string;
+  readonly seed: number;
   readonly arms: readonly TangoArmResult[];
+  /** Where the curves' validation problems came from (never the test split). */
+  readonly validation: ValidationSource | null;
   /** The curves' common start: the base as both policies, validated like the arms. */
   readonly baseCurvePoint: CurvePoint;
   readonly generators: Readonly<Record<'base' | TangoArm, EvalReport | undefined>>;
   readonly generatorTests: readonly { readonly model: string; readonly other: string; readonly significance: SignificanceResult }[];
+  /** Every final verifier judging the base generator's solutions (fixed solutions). */
   readonly verifiers: Readonly<Record<string, VerifierEvalResult>>;
+  /** The same verifiers judging Tango's final generator's solutions: the solutions the co-evolving verifier grew up with. */
+  readonly verifiersOnTango: Readonly<Record<string, VerifierEvalResult>>;
   readonly verifierTests: readonly VerifierTest[];
+  readonly grader: string;
   readonly costs: readonly PhaseCost[];
   readonly report: string;
 }
 
-export interface VerifierTest {
-  readonly model: string;
-  readonly other: string;
-  readonly metric: 'outcome accuracy' | 'step accuracy';
-  readonly n: number;
-  readonly mean_diff: number;
-  readonly statistic: number | null;
-  readonly p: number;
-}
-
-const TRAINED_MARKER = 'trained.json';
-const EVAL_DIR = 'eval';
-/** Every phase run, as it ran: a resumed phase adds a line per process that worked on it. */
-export const COSTS_FILE = 'costs.jsonl';
+/** The verifiers compared: the base (= the fixed verifier), Tango's and the fixed-generator arm's. */
+const VERIFIERS = ['base', 'tango', 'fixed-generator'] as const;
 
 /**
- * RL Tango's Figure 4 (§4.3) end to end on the shipped last-letter base: Tango, vanilla GRPO, Tango with the generator
- * fixed and Tango with the verifier fixed, trained from one base with the same settings and seeds at matched
- * generator steps (the fixed-generator arm at Tango's number of verifier steps). Curves come from each run's own
- * validation (generator accuracy; verifier outcome and step F1 against gold labels, on test problems); then every
- * final generator is evaluated for pass@1 on the same test problems and seeds, every final verifier judges the same
- * solutions of the base generator, and paired one-sided t-tests compare Tango with each baseline. Resumable like
- * tandem-vs-grpo: finished trainings and evaluations are cached under keys of everything they depend on.
+ * RL Tango's Figure 4 (§4.3): Tango, vanilla GRPO, Tango with the generator fixed and Tango with the verifier fixed,
+ * trained from one base with the same settings and seed at matched generator steps (the fixed-generator arm at Tango's
+ * number of verifier steps). Curves come from each run's own validation (generator accuracy; verifier outcome and step
+ * F1 against gold labels, on validation problems); then every final generator is evaluated for pass@1 on the same test
+ * problems (greedy, as the paper evaluates), every final verifier judges the same solutions of the base generator and of
+ * Tango's final generator, and paired one-sided tests (Holm-corrected in the report) compare Tango with each baseline.
  */
-export async function runTangoVsGrpo(run: TangoExperimentRun): Promise<TangoExperimentResult> {
-  const out = resolve(run.out);
-  const { config } = run;
-  const base = resolveModelDir(config.model, config.task);
-  const grader = (config.train.grader as string | undefined) ?? graderForTask(config.task) ?? 'math';
-  const configs = Object.fromEntries(TANGO_ARMS.map((arm) => [arm, armConfig(run, arm, grader)])) as Record<TangoArm, TrainConfig>;
-  await mkdir(out, { recursive: true });
-  await writeFileAtomically(join(out, 'experiment.json'), `${JSON.stringify(config, null, 2)}\n`);
-  const costs = new PhaseCosts(join(out, COSTS_FILE));
-  const progress = new ProgressTracker(
-    [...TANGO_ARMS.map((arm) => [`train ${arm}`, configs[arm].steps] as const), ['validate base', 1], ['eval generators', 4], ['eval verifiers', 3]],
-    run.onProgress,
-  );
-
-  const arms: TangoArmResult[] = [];
-  for (const arm of TANGO_ARMS) {
-    const trainConfig = configs[arm];
-    const dir = join(out, arm);
-    const game = gameFor(run.catalog, trainConfig);
-    await measured(costs, `train ${arm}`, async () => {
-      if (await readCached(join(dir, TRAINED_MARKER), trainConfig)) return 'cached';
-      await train({ out: dir, config: trainConfig, game, advantage: advantageFor(run.catalog, trainConfig), resume: 'if-checkpoint', threads: run.threads, onStep: (line, total) => progress.update(`train ${arm}`, line.step / total) });
-      await writeCached(join(dir, TRAINED_MARKER), trainConfig, { steps: trainConfig.steps });
-      return 'ran';
+export const TANGO_VS_GRPO: SeededDefinition<TangoExperimentConfig, TangoArm, TangoExperimentResult> = {
+  name: 'tango-vs-grpo',
+  title: 'RL Tango against vanilla GRPO, with the generator or the verifier fixed (Figure 4)',
+  headline: tangoHeadline,
+  plan: (config, setup) => {
+    const tango = setup.catalog.games.create('tango', { grader: setup.catalog.graders.create(setup.grader), knobs: { ...config.knobs, ablation: 'none' } });
+    const tangoSteps = stepsForUpdates(tango.rotation, 'generator', config.generatorSteps);
+    return TANGO_ARMS.map((arm) => {
+      const steps = arm === 'tango' ? tangoSteps : arm === 'fixed-generator' ? updatesOf(tango.rotation, 'verifier', tangoSteps) : config.generatorSteps;
+      // The paper's rollout temperature 1.0 and its loss (Eq. 1: each sequence's token mean) unless overridden.
+      const shared = { temperature: 1, normalization: 'sequence-mean', ...config.train, grader: setup.grader, game: 'tango', seed: config.seed, model: config.model, task: config.task };
+      return { arm, config: parseConfig(TrainConfigSchema, { ...shared, knobs: { ...config.knobs, ablation: ARM_ABLATION[arm] }, steps }, `experiment training config (${arm})`) };
     });
-    progress.update(`train ${arm}`, 1);
-    const trains = (policy: string) => updatesOf(game.rotation, policy, trainConfig.steps) > 0;
-    arms.push({
+  },
+  evaluationPhases: () => [
+    ['validate base', 1],
+    ['eval generators', 4],
+    ['eval verifiers', 6],
+  ],
+  evaluate: evaluateTango,
+};
+
+export function runTangoVsGrpo(run: TangoExperimentRun, services?: ExperimentServices): Promise<TangoExperimentResult> {
+  return runExperiment(TANGO_VS_GRPO, run, services);
+}
+
+async function evaluateTango(context: ExperimentContext, trained: readonly TrainedArm<TangoArm>[], config: TangoExperimentConfig): Promise<TangoExperimentResult> {
+  const base = resolveModelDir(config.model, config.task);
+  const tangoConfig = trained.find((t) => t.arm === 'tango')!.config;
+  const tangoGame = context.game(tangoConfig);
+  const arms: TangoArmResult[] = trained.map(({ arm, config: armConfig, dir }) => {
+    const game = context.game(armConfig);
+    const trains = (policy: string) => updatesOf(game.rotation, policy, armConfig.steps) > 0;
+    return {
       arm,
-      config: trainConfig,
-      steps: trainConfig.steps,
-      generatorUpdates: updatesOf(game.rotation, 'generator', trainConfig.steps),
-      verifierUpdates: updatesOf(game.rotation, 'verifier', trainConfig.steps),
+      config: armConfig,
+      steps: armConfig.steps,
+      generatorUpdates: updatesOf(game.rotation, 'generator', armConfig.steps),
+      verifierUpdates: updatesOf(game.rotation, 'verifier', armConfig.steps),
       generator: trains('generator') ? checkpointPolicyDir(dir, 'generator') : base,
       verifier: trains('verifier') ? checkpointPolicyDir(dir, 'verifier') : base,
-      curve: await curveOf(dir, game.rotation),
-    });
-  }
-
-  const task = await taskByName(config.task);
-  const grade = grader === 'exact' ? gradeExact : gradeMath;
-  const baseCurvePoint = await cachedPhase(costs, out, 'validate base', { base, config: configs.tango }, async () => {
-    const game = gameFor(run.catalog, configs.tango);
-    const pool = await PolicyPool.load(game.policies.map((name) => ({ name, init: base, trainable: false })), { task: config.task });
-    const decoders = new DecoderPool(pool, { rows: configs.tango.problemsPerStep * configs.tango.groupSize, maxLen: pool.policy('generator').config.maxPositionEmbeddings, threads: run.threads });
-    try {
-      const arena = arenaFor(game, decoders, pool.tokenizer, pool.policy('generator').config.eosTokenIds, { temperature: configs.tango.temperature, topP: configs.tango.topP, maxNewTokens: configs.tango.maxNewTokens });
-      const result = await validate(arena, task, selectionSplit(task), configs.tango.validationProblems, validationSeeds(config.seed, 0), game.rotation.at(0).seats, 'generator');
-      const judge = result.judges.verifier ?? {};
-      return { step: 0, generatorUpdates: 0, verifierUpdates: 0, accuracy: result.accuracy, outcome_f1: judge.outcome_f1 ?? null, step_f1: judge.step_f1 ?? null };
-    } finally {
-      await decoders.release();
-    }
+      curve: [],
+    };
   });
-  progress.update('validate base', 1);
+  for (const [i, arm] of arms.entries()) arms[i] = { ...arm, curve: await curveOf(trained[i].dir, context.game(arm.config).rotation) };
 
-  const basePolicy = await loadPolicy(base, 'base');
-  const tokenizer = basePolicy.tokenizer ?? fail('CHECKPOINT_MISSING_FILE', `${base}: the experiment needs a tokenizer.json in the base model directory`);
+  const { task: validationTask, source: validation } = tasksOfRun(context.task, tangoConfig);
+  const baseCurvePoint = await context.cached('validate base', { base, config: tangoConfig, grader: context.grader }, async () => {
+    const result = await context.services.validateGame({
+      game: tangoGame,
+      policies: { generator: base, verifier: base },
+      task: validationTask,
+      taskName: config.task,
+      problems: tangoConfig.validationProblems,
+      seed: config.seed,
+      temperature: tangoConfig.temperature,
+      topP: tangoConfig.topP,
+      rows: tangoConfig.problemsPerStep * tangoConfig.groupSize,
+      chatTemplate: tangoConfig.chatTemplate,
+      ...(context.options.threads !== undefined ? { threads: context.options.threads } : {}),
+    });
+    const judge = result.judges.verifier ?? {};
+    return { step: 0, generatorUpdates: 0, verifierUpdates: 0, accuracy: result.accuracy, outcome_f1: judge.outcome_f1 ?? null, step_f1: judge.step_f1 ?? null };
+  });
+  context.progress.update('validate base', 1);
+
+  const { tokenizer, policy: basePolicy } = await baseOf(context, base);
+  const armOf = (arm: TangoArm) => arms.find((a) => a.arm === arm)!;
   const generatorModels: Record<'base' | TangoArm, string | undefined> = {
     base,
-    tango: arms.find((a) => a.arm === 'tango')!.generator,
-    grpo: arms.find((a) => a.arm === 'grpo')!.generator,
-    'fixed-verifier': arms.find((a) => a.arm === 'fixed-verifier')!.generator,
+    tango: armOf('tango').generator,
+    grpo: armOf('grpo').generator,
+    'fixed-verifier': armOf('fixed-verifier').generator,
     'fixed-generator': undefined,
   };
   const generators = {} as Record<'base' | TangoArm, EvalReport | undefined>;
+  const maxNewTokens = generatorTurnTokens(tangoGame);
   for (const [label, dir] of Object.entries(generatorModels) as ['base' | TangoArm, string | undefined][]) {
     if (dir === undefined) continue;
-    generators[label] = await cachedPhase(costs, out, `eval generator ${label}`, { dir, task: config.task, seed: config.seed, eval: config.eval, grader, trained: label === 'base' ? null : configs[label] }, async () =>
-      evaluate({
-        model: { id: dir, policy: (await loadPolicy(dir, label)).policy },
+    const key = { dir, task: config.task, seed: config.seed, eval: config.eval, grader: context.grader, trained: label === 'base' ? null : armOf(label).config };
+    generators[label] = await context.cached(`eval generator ${label}`, key, async () =>
+      context.evaluateModel({
+        model: { id: dir, policy: (await context.services.loadPolicy(dir, label)).policy },
         tokenizer,
-        benchmarks: [{ name: config.task, task, split: 'test', grade }],
+        taskName: config.task,
         axes: ['capability'],
         problems: config.eval.problems,
         samples: config.eval.samples,
-        grade,
         temperature: config.eval.temperature,
         topP: 1,
-        maxNewTokens: generatorTurnTokens(gameFor(run.catalog, configs.tango)),
-        stopTokens: basePolicy.policy.config.eosTokenIds,
+        maxNewTokens,
+        stopTokens: basePolicy.config.eosTokenIds,
         batch: config.eval.batch,
-        seed: config.seed,
         bootstrap: config.eval.bootstrap,
-        threads: run.threads,
       }),
     );
   }
-  progress.update('eval generators', 1);
-  const generatorTests = (['grpo', 'fixed-verifier', 'base'] as const).map((other) => ({ model: 'tango', other, significance: compareReports(generators.tango!, generators[other]!) }));
+  context.progress.update('eval generators', 1);
+  // Tango against each baseline, and the fixed verifier against GRPO: the claim "step rewards help" rests on that one.
+  const pairs = [['tango', 'grpo'], ['tango', 'fixed-verifier'], ['tango', 'base'], ['fixed-verifier', 'grpo']] as const;
+  const generatorTests = pairs.map(([model, other]) => ({ model, other, significance: compareReports(generators[model]!, generators[other]!) }));
 
-  const verifierModels: Record<string, string> = { base, tango: arms.find((a) => a.arm === 'tango')!.verifier, 'fixed-generator': arms.find((a) => a.arm === 'fixed-generator')!.verifier };
-  const verifiers: Record<string, VerifierEvalResult> = {};
-  for (const [label, dir] of Object.entries(verifierModels)) {
-    verifiers[label] = await cachedPhase(costs, out, `eval verifier ${label}`, { dir, base, task: config.task, seed: config.seed, eval: config.eval, grader, trained: label === 'base' ? null : configs[label as TangoArm] }, async () =>
-      evaluateVerifier({
-        game: gameFor(run.catalog, { game: 'tango', grader, knobs: configs.tango.knobs }),
-        judge: 'verifier',
-        policies: { generator: base, verifier: dir },
-        task,
-        taskName: config.task,
-        split: 'test',
-        problems: config.eval.problems,
-        samples: config.eval.verifierSamples,
-        temperature: config.eval.temperature,
-        topP: 1,
-        seed: config.seed,
-        batch: Math.max(1, Math.floor(config.eval.batch / config.eval.verifierSamples)),
-        bootstrap: config.eval.bootstrap,
-        threads: run.threads,
-      }),
-    );
-  }
-  progress.update('eval verifiers', 1);
+  const verifierModels: Record<(typeof VERIFIERS)[number], string> = { base, tango: armOf('tango').verifier, 'fixed-generator': armOf('fixed-generator').verifier };
+  const judgeAll = async (solutions: 'base' | 'tango') => {
+    const generator = solutions === 'base' ? base : armOf('tango').generator;
+    const results: Record<string, VerifierEvalResult> = {};
+    for (const label of VERIFIERS) {
+      const dir = verifierModels[label];
+      const key = { dir, generator, base, task: config.task, seed: config.seed, eval: config.eval, grader: context.grader, trained: label === 'base' ? null : armOf(label).config };
+      const phase = solutions === 'base' ? `eval verifier ${label}` : `eval verifier ${label} on tango solutions`;
+      results[label] = await context.cached(phase, key, () =>
+        context.services.evaluateVerifier({
+          ...context.gameEvalSettings(config.task),
+          game: tangoGame,
+          judge: 'verifier',
+          policies: { generator, verifier: dir },
+          problems: config.eval.problems,
+          samples: config.eval.verifierSamples,
+          temperature: config.eval.verifierTemperature,
+          topP: 1,
+          batch: Math.max(1, Math.floor(config.eval.batch / config.eval.verifierSamples)),
+          bootstrap: config.eval.bootstrap,
+        }),
+      );
+    }
+    return results;
+  };
+  const verifiers = await judgeAll('base');
+  const verifiersOnTango = await judgeAll('tango');
+  context.progress.update('eval verifiers', 1);
   const verifierTests = [
-    ...verifierTest(verifiers, 'tango', 'base'),
-    ...verifierTest(verifiers, 'tango', 'fixed-generator'),
-    ...verifierTest(verifiers, 'fixed-generator', 'base'),
+    ...verifierTest(verifiers, 'tango', 'base', 'base'),
+    ...verifierTest(verifiers, 'tango', 'fixed-generator', 'base'),
+    ...verifierTest(verifiers, 'fixed-generator', 'base', 'base'),
+    ...verifierTest(verifiersOnTango, 'tango', 'base', 'tango'),
+    ...verifierTest(verifiersOnTango, 'tango', 'fixed-generator', 'tango'),
   ];
 
-  const result = { out, base, arms, baseCurvePoint, generators, generatorTests, verifiers, verifierTests, costs: await costs.all() };
-  const report = await writeTangoReport(result, config, { machine: `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'})` });
+  const result = { out: context.out, base, seed: config.seed, arms, validation, baseCurvePoint, generators, generatorTests, verifiers, verifiersOnTango, verifierTests, grader: context.grader, costs: await context.costs() };
+  const report = await writeTangoReport(result, config, { machine: context.machine });
   return { ...result, report };
-}
-
-/** The arm's training config: the shared overrides, the paper's rollout temperature 1.0 unless overridden, its ablation and its step count. */
-function armConfig(run: TangoExperimentRun, arm: TangoArm, grader: string): TrainConfig {
-  const { config } = run;
-  const knobs = { ...config.knobs, ablation: ARM_ABLATION[arm] };
-  const shared = { temperature: 1, ...config.train, grader, game: 'tango', seed: config.seed, model: config.model, task: config.task };
-  const tango = gameFor(run.catalog, { game: 'tango', grader, knobs: { ...config.knobs, ablation: 'none' } });
-  const tangoSteps = stepsForUpdates(tango.rotation, 'generator', config.generatorSteps);
-  const steps = arm === 'tango' ? tangoSteps : arm === 'fixed-generator' ? updatesOf(tango.rotation, 'verifier', tangoSteps) : config.generatorSteps;
-  return parseConfig(TrainConfigSchema, { ...shared, knobs, steps }, `experiment training config (${arm})`);
 }
 
 /** The fewest steps in which the rotation trains `policy` `updates` times. */
@@ -267,7 +246,7 @@ async function curveOf(dir: string, rotation: Parameters<typeof updatesOf>[0]): 
   }));
 }
 
-function verifierTest(results: Record<string, VerifierEvalResult>, model: string, other: string): VerifierTest[] {
+function verifierTest(results: Record<string, VerifierEvalResult>, model: string, other: string, solutions: 'base' | 'tango'): VerifierTest[] {
   const a = results[model].per_problem;
   const b = results[other].per_problem;
   const tests: VerifierTest[] = [];
@@ -275,50 +254,44 @@ function verifierTest(results: Record<string, VerifierEvalResult>, model: string
     const pick = (p: (typeof a)[number]) => (metric === 'outcome accuracy' ? p.outcome_accuracy : p.step_accuracy);
     const pairs = a.flatMap((p, i) => (pick(p) !== null && pick(b[i]) !== null ? [[pick(p)!, pick(b[i])!] as const] : []));
     if (pairs.length < 2) continue;
-    const t = pairedTTest(pairs.map(([x]) => x), pairs.map(([, y]) => y), 'greater');
-    tests.push({ model, other, metric, n: t.n, mean_diff: t.mean_diff, statistic: t.statistic, p: t.p });
+    const test = pairedTest(`${metric} (${solutions === 'base' ? "base's solutions" : "Tango's solutions"})`, 'greater', pairs.map(([x]) => x), pairs.map(([, y]) => y));
+    tests.push({ ...test, model, other, solutions });
   }
   return tests;
 }
 
-/** Runs a phase unless a previous run cached its result under the same key. */
-export async function cachedPhase<T>(costs: PhaseCosts, out: string, phase: string, key: unknown, compute: () => Promise<T>): Promise<T> {
-  const path = join(out, EVAL_DIR, `${phase.replace(/[^a-z0-9]+/gi, '-')}.json`);
-  let value: T | undefined;
-  await measured(costs, phase, async () => {
-    value = await readCached<T>(path, key);
-    if (value !== undefined) return 'cached';
-    value = await compute();
-    await writeCached(path, key, value);
-    return 'ran';
-  });
-  return value!;
-}
-
-/** Runs a phase and appends what it cost (wall and CPU seconds of this process, every thread, and the load) to the costs file. */
-export async function measured(costs: PhaseCosts, phase: string, body: () => Promise<'ran' | 'cached'>): Promise<void> {
-  const load_before = loadavg().map((x) => Number(x.toFixed(2)));
-  const wall = performance.now();
-  const cpu = process.cpuUsage();
-  const status = await body();
-  const used = process.cpuUsage(cpu);
-  await costs.add({ phase, status, wall_s: (performance.now() - wall) / 1000, cpu_s: (used.user + used.system) / 1e6, load_before, load_after: loadavg().map((x) => Number(x.toFixed(2))) });
-}
-
-export class PhaseCosts {
-  constructor(private readonly path: string) {}
-
-  async add(cost: PhaseCost): Promise<void> {
-    await appendJsonl(this.path, [cost]);
-  }
-
-  async all(): Promise<PhaseCost[]> {
-    return (await pathExists(this.path)) ? readJsonl<PhaseCost>(this.path) : [];
-  }
-}
-
 /** The generator's token budget in the game (its solving turn's `maxTokens`, the knob `generatorTokens`). */
-function generatorTurnTokens(game: ReturnType<typeof gameFor>): number {
+function generatorTurnTokens(game: ReturnType<ExperimentContext['game']>): number {
   const turn = game.protocol.family === 'sequential' ? game.protocol.turns.find((t) => t.role === 'generator') : undefined;
   return turn?.maxTokens ?? fail('CONFIG_INVALID', 'tango-vs-grpo: the game has no generator turn with a token budget');
+}
+
+/**
+ * The numbers a claim of the paper rests on, per seed: each generator's pass@1 and each verifier's F1s; and the
+ * comparisons that test them: Tango against vanilla GRPO (its headline), the fixed verifier against GRPO (do step rewards
+ * help?), Tango against the fixed verifier (does training the verifier help the generator?), and each trained verifier
+ * against the base.
+ */
+function tangoHeadline(result: TangoExperimentResult): Headline {
+  const label = (name: string) => ARM_LABELS[name as TangoArm | 'base'];
+  const metrics = (Object.entries(result.generators) as [TangoArm | 'base', EvalReport | undefined][]).flatMap(([name, report]) => (report ? capabilityPass1(`${label(name)} generator`, report) : []));
+  for (const [solutions, verifiers] of [['base', result.verifiers], ['tango', result.verifiersOnTango]] as const) {
+    for (const [name, r] of Object.entries(verifiers)) {
+      for (const [metric, e] of [['outcome F1', r.outcome_f1], ['step F1', r.step_f1], ['ProcessBench F1', r.processbench_f1]] as const) {
+        if (e) metrics.push({ model: `${label(name)} verifier`, metric: `${metric} (${solutions === 'base' ? "base's solutions" : "Tango's solutions"})`, value: e.value, se: e.se });
+      }
+    }
+  }
+  const pass = (arm: TangoArm | 'base') => perProblemPass1(result.generators[arm]!);
+  const judged = (name: string) => new Map(result.verifiers[name].per_problem.map((p) => [p.id, p.outcome_accuracy]));
+  return {
+    metrics,
+    comparisons: [
+      comparisonOf('Tango generator', 'vanilla GRPO generator', 'pass@1', pass('tango'), pass('grpo')),
+      comparisonOf('fixed verifier generator', 'vanilla GRPO generator', 'pass@1 (do step rewards help?)', pass('fixed-verifier'), pass('grpo')),
+      comparisonOf('Tango generator', 'fixed verifier generator', 'pass@1 (does training the verifier help?)', pass('tango'), pass('fixed-verifier')),
+      comparisonOf('Tango verifier', 'base verifier', "outcome accuracy (base's solutions)", judged('tango'), judged('base')),
+      comparisonOf('fixed generator verifier', 'base verifier', "outcome accuracy (base's solutions)", judged('fixed-generator'), judged('base')),
+    ],
+  };
 }

@@ -1,5 +1,7 @@
 import type { EvalReport, HandoffBenchmark, HandoffResult, PassAtK, ShareStats, SignificanceResult } from '../eval/report-types.ts';
+import { correctFamily } from '../eval/significance.ts';
 import { estimate, markdownTable, percentEstimate, pValue, signed, tokenText } from './markdown.ts';
+import { TEST_COLUMNS, testCells } from './significance-columns.ts';
 
 /** A report under the name it is shown by in tables and legends. */
 export interface LabelledReport {
@@ -141,22 +143,14 @@ export function legibilityTable(entries: readonly LabelledReport[]): string | un
   return markdownTable(header, body);
 }
 
-/** Table: paired one-sided t-tests (the paper's Table 3). */
-export function significanceTable(entries: readonly LabelledReport[], comparisons: readonly Comparison[]): string | undefined {
-  const tests = comparisons.flatMap(({ model, significance }) => significance.tests.map((test) => ({ model, other: significance.other, test })));
-  if (tests.length === 0) return undefined;
+/** Table: paired one-sided tests (the paper's Table 3), Holm-corrected across all of them; with the family size. */
+export function significanceTable(entries: readonly LabelledReport[], comparisons: readonly Comparison[]): { table: string; family: number } | undefined {
+  const listed = comparisons.flatMap(({ model, significance }) => significance.tests.map((test) => ({ model, other: significance.other, test })));
+  if (listed.length === 0) return undefined;
+  const corrected = correctFamily(listed.map(({ test }) => test));
   const labelOf = labeller(entries);
-  const header = ['comparison', 'metric', 'Δ (mean per-problem difference)', 't', 'df', 'p (one-sided)', 'problems'];
-  const body = tests.map(({ model, other, test }) => [
-    `${labelOf(model)} ${test.alternative === 'greater' ? '>' : '<'} ${labelOf(other)}`,
-    test.metric,
-    signed(test.mean_diff, 4),
-    test.statistic === null ? 'n/a (zero variance)' : signed(test.statistic, 2),
-    String(test.df),
-    pValue(test.p),
-    String(test.n),
-  ]);
-  return markdownTable(header, body);
+  const body = listed.map(({ model, other, test }, i) => [`${labelOf(model)} ${test.alternative === 'greater' ? '>' : '<'} ${labelOf(other)}`, test.metric, ...testCells(corrected[i])]);
+  return { table: markdownTable(['comparison', 'metric', ...TEST_COLUMNS], body), family: corrected.length };
 }
 
 const withSe = (value: string, se: string | undefined): string => (se === undefined ? value : `${value} ± ${se}`);

@@ -5,6 +5,7 @@ import type { EvalReport } from '../eval/report-types.ts';
 import { markdownTable } from './markdown.ts';
 import { svgToPng } from './plots/rasterize.ts';
 import { handoffFigureName, reportFigures, type Figure } from './report-plots.ts';
+import { testsPreamble } from './significance-columns.ts';
 import { capabilityTable, driftTable, handoffTables, legibilityTable, significanceTable, type Comparison, type LabelledReport } from './report-tables.ts';
 
 export interface WriteReportOptions {
@@ -115,7 +116,7 @@ function renderMarkdown(entries: readonly LabelledReport[], comparisons: readonl
   }
   const significance = significanceTable(entries, comparisons);
   if (significance) {
-    out.push('## Significance', '', 'Paired one-sided t-tests on per-problem statistics, pooled across benchmarks (pass@k differences as fractions, cross-entropy in nats); * p < 0.05, ** p < 0.01, *** p < 0.001.', '', significance, '');
+    out.push('## Significance', '', `${testsPreamble(significance.family)} Pooled across benchmarks (pass@k differences as fractions, cross-entropy in nats).`, '', significance.table, '');
   }
   return `${out.join('\n').trimEnd()}\n`;
 }

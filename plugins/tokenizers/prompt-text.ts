@@ -26,3 +26,23 @@ export function promptText(problem: Pick<Problem, 'prompt' | 'question' | 'instr
   if (mode === 'off' || !hasChatTemplate(tokenizer)) return problem.prompt;
   return applyChatTemplate(tokenizer, [{ role: 'user', content: questionWithInstruction(problem.question, problem.instruction) }], { addGenerationPrompt: true });
 }
+
+/**
+ * The one rule by which a run puts prompts to its policies, recorded with the run: `chat-template` where the mode is
+ * on and the tokenizer has a template, else `plain`.
+ */
+export type PromptRule = 'chat-template' | 'plain';
+
+export function promptRuleOf(tokenizer: PromptTokenizer, mode: ChatTemplateMode = 'on'): PromptRule {
+  return mode === 'on' && hasChatTemplate(tokenizer) ? 'chat-template' : 'plain';
+}
+
+/**
+ * The problem as every turn that quotes it reads it: its `prompt` rendered by the rule (`promptText`), so a sequential
+ * game's solving turn (Tango's generator, Agon's drafter) gets exactly the tokens an evaluation or a co-decoded game
+ * puts to the model, and turns that quote the problem (a verifier, a challenger) quote it the same way.
+ */
+export function promptedProblem<P extends Pick<Problem, 'prompt' | 'question' | 'instruction'>>(problem: P, tokenizer: PromptTokenizer, mode: ChatTemplateMode = 'on'): P {
+  const prompt = promptText(problem, tokenizer, mode);
+  return prompt === problem.prompt ? problem : { ...problem, prompt };
+}

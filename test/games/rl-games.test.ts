@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MatchState } from '../../core/game/match-state.ts';
 import type { Problem } from '../../core/tasks/task.ts';
+import { advantageEstimators } from '../../core/advantages/estimators.ts';
 import { grpoGame } from '../../games/grpo.ts';
 import { KL_REG_DEFAULT_BETA, klRegGame } from '../../games/kl-reg.ts';
 import { TANDEM_SHARE_BAND, tandemGame } from '../../games/tandem.ts';
@@ -58,6 +59,14 @@ describe('grpoGame', () => {
     expect(game.protocol).toMatchObject({ name: 'solo', authors: ['senior'] });
     expect(game.policies).toEqual(['senior']);
     expect(() => grpoGame({ beta: 1 }, gradeMath)).toThrow(/CONFIG_INVALID/);
+  });
+
+  it('should keep a zero-variance group at advantage 0 by default, and drop it from the loss with zeroVariance drop (Agon\'s baseline)', () => {
+    const groups = [[{ outcome: 1 }, { outcome: 1 }], [{ outcome: 1 }, { outcome: 0 }]] as never;
+    const context = { step: 0, totalSteps: 1 } as never;
+    expect(grpoGame({}, gradeMath).advantages).toEqual({});
+    const dropping = grpoGame({ zeroVariance: 'drop' }, gradeMath).advantages.senior!(advantageEstimators.grpo);
+    expect(dropping.estimate(groups, context, null as never).result.dropped).toEqual([[true, true], [false, false]]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LudusEmitter, LudusEvent } from '../../../core/events.ts';
@@ -143,6 +144,28 @@ describe('train (the RL loop)', () => {
       // Checkpoints are selected on the validation split, never on the test problems evaluations report.
       expect(validation).toMatchObject({ step: 2, protocol: 'word-handoff', split: 'validation' });
       expect(result.best).toEqual({ step: 2, accuracy: validation.accuracy, split: validation.split });
+      // The run records its prompt rule (the shipped base has no chat template) and where its validation came from.
+      const record = JSON.parse(await readFile(join(out, 'run.json'), 'utf8')) as { prompt_rule: string; validation: unknown };
+      expect(record.prompt_rule).toBe('plain');
+      expect(record.validation).toEqual({ split: 'validation', heldOutOfTrain: 0 });
+    });
+  });
+
+  describe('having a JSONL task given as train and test files, without a validation file', () => {
+    it('should validate on problems held out of its train split, never on its test problems, and say so', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'ludus-jsonl-task-'));
+      const rows = (from: number, n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ problem: `What is ${from + i} plus 1?`, answer: String(from + i + 1) })).join('\n');
+      await writeFile(join(dir, 'train.jsonl'), rows(10, 6));
+      await writeFile(join(dir, 'test.jsonl'), rows(50, 3));
+      await writeFile(join(dir, 'sums.json'), JSON.stringify({ train: 'train.jsonl', test: 'test.jsonl' }));
+      const { out } = await runTiny(tiny({ game: 'grpo', task: join(dir, 'sums.json'), model: resolveModelDir('default', 'arithmetic'), steps: 1, groupSize: 2, maxNewTokens: 16, validateEvery: 1, validationProblems: 2 }));
+      const [validation] = await jsonl<{ split: string; held_out_of_train: number; problems: number }>(join(out, 'validation.jsonl'));
+      expect(validation).toMatchObject({ split: 'validation', held_out_of_train: 2, problems: 2 });
+      const record = JSON.parse(await readFile(join(out, 'run.json'), 'utf8')) as { validation: unknown };
+      expect(record.validation).toEqual({ split: 'validation', heldOutOfTrain: 2 });
+      // The step's problem is the first train problem (10 + 1), not a held-out one (14, 15) nor a test one.
+      const [line] = await jsonl<{ answer: string }>(join(out, 'transcripts.jsonl'));
+      expect(line.answer).toBe('11');
     });
   });
 

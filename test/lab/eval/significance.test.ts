@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareReports } from '../../../lab/eval/significance.ts';
+import { compareReports, correctFamily, EXACT_TEST_BELOW, pairedTest } from '../../../lab/eval/significance.ts';
 import { EVAL_REPORT_VERSION, type EvalReport, type ProblemStats } from '../../../lab/eval/report-types.ts';
 import { LudusError } from '../../../core/errors.ts';
 
@@ -68,5 +68,46 @@ describe('compareReports', () => {
   it('should leave out metrics a report lacks and refuse reports with under two shared problems', () => {
     expect(result.tests.some((t) => t.metric.startsWith('handoff') || t.metric === 'legibility overlap')).toBe(false);
     expect(() => compareReports(model, report('x', [stats('q0', 1, 0.1), stats('q1', 1, 0.1)]))).toThrow(LudusError);
+  });
+});
+
+describe('pairedTest', () => {
+  describe('having 3 of 100 problems solved by one side only, all by the model (TRL against GRPO at pass@8)', () => {
+    const model = Array.from({ length: 100 }, (_, i) => (i < 91 ? 1 : 0));
+    const other = Array.from({ length: 100 }, (_, i) => (i < 88 ? 1 : 0));
+    const test = pairedTest('handoff word pass@8', 'greater', model, other);
+
+    it('should keep the t-test p (0.042) beside the exact sign test, and let the exact test (0.125) decide', () => {
+      expect(test.p).toBeCloseTo(0.0417, 3);
+      expect(test.sign).toEqual({ wins: 3, losses: 0, p: 0.125 });
+      expect(test.decided_by).toBe('sign test');
+      expect(test.p_test).toBe(0.125);
+    });
+  });
+
+  describe(`having ${EXACT_TEST_BELOW} or more problems that differ`, () => {
+    it('should let the t-test decide', () => {
+      const model = Array.from({ length: 60 }, (_, i) => (i < 40 ? 1 : 0));
+      const other = Array.from({ length: 60 }, (_, i) => (i < 40 ? 0 : i < 50 ? 1 : 0));
+      const test = pairedTest('pass@1', 'greater', model, other);
+      expect(test.sign).toMatchObject({ wins: 40, losses: 10 });
+      expect(test.decided_by).toBe('t-test');
+      expect(test.p_test).toBe(test.p);
+    });
+  });
+});
+
+describe('correctFamily', () => {
+  it('should Holm-correct the deciding p-values of every test together and give each the family size', () => {
+    const base = { alternative: 'greater' as const, mean_diff: 0, statistic: null, df: 1, n: 2 };
+    const corrected = correctFamily([
+      { ...base, metric: 'a', p: 0.2, p_test: 0.01 },
+      { ...base, metric: 'b', p: 0.04 },
+      { ...base, metric: 'c', p: 0.03, p_test: 0.03 },
+    ]);
+    // Sorted 0.01 · 3 = 0.03, 0.03 · 2 = 0.06, 0.04 · 1 → raised to 0.06; a test without p_test is decided by its t-test p.
+    expect(corrected.map((t) => t.p_holm)).toEqual([0.03, 0.06, 0.06].map((x) => expect.closeTo(x, 12)));
+    expect(corrected.map((t) => t.family)).toEqual([3, 3, 3]);
+    expect(corrected[1].p_test).toBe(0.04);
   });
 });

@@ -141,16 +141,18 @@ describe('writeReport', () => {
       ]);
     });
 
-    it('should tabulate legibility and the paired t-tests with stars', async () => {
+    it('should tabulate legibility and the paired tests, Holm-corrected across the report with the family size, naming each result', async () => {
       const { markdown } = await writeReport([grpo, trl], await tempDir(), { labels: ['GRPO', 'TRL'], png: false });
       expect(tableAfter(markdown, '## Junior legibility').slice(1)).toEqual([
         ['GRPO', '0.2500 ± 0.0100', '0.9600 ± 0.0020', '612'],
         ['TRL', '0.3000 ± 0.0100', '0.9600 ± 0.0020', '612'],
       ]);
       expect(tableAfter(markdown, '## Significance').slice(1)).toEqual([
-        ['TRL > GRPO', 'handoff pass@1', '+0.0142', '+2.61', '9', '0.005**', '10'],
-        ['TRL < GRPO', 'legibility cross_entropy', '−0.0146', 'n/a (zero variance)', '9', '< 1e-300***', '10'],
+        // Reports made before the sign test carry no `sign`: their t-test decides. Holm over 2: 0 · 2 = 0, then 0.005 · 1.
+        ['TRL > GRPO', 'handoff pass@1', '+0.0142', '+2.61', '0.005', '–', '–', 't-test', '0.005', 'significant', '10'],
+        ['TRL < GRPO', 'legibility cross_entropy', '−0.0146', 'n/a (zero variance)', '< 1e-300', '–', '–', 't-test', '< 1e-300', 'significant', '10'],
       ]);
+      expect(markdown).toContain("Holm-corrected across this report's family of **2 tests**");
     });
 
     it('should plot the displaced tokens at the reference log-ratio and the model’s shift', async () => {
@@ -177,7 +179,7 @@ describe('writeReport', () => {
         ['m', 'last-letter', '10.0 ± 1.0'],
         ['m', 'macro', '26.5 ± 1.2'],
       ]);
-      expect(tableAfter(markdown, '## Significance')[1]).toEqual(['m > base', 'capability pass@1', '+0.0100', '+0.50', '19', '0.310', '20']);
+      expect(tableAfter(markdown, '## Significance')[1]).toEqual(['m > base', 'capability pass@1', '+0.0100', '+0.50', '0.310', '–', '–', 't-test', '0.310', 'not significant', '20']);
     });
   });
 

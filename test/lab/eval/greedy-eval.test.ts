@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../core/parse-config.ts';
+import { evaluate } from '../../../lab/eval/evaluate.ts';
+import { TangoExperimentConfigSchema } from '../../../lab/experiments/tango-experiment-config.ts';
+import { gradeMath } from '../../../plugins/graders/math/grade-math.ts';
+import { resolveModelDir } from '../../../plugins/policies/default-model.ts';
+import { loadPolicy } from '../../../plugins/policies/load-policy.ts';
+import { taskByName } from '../../../plugins/tasks/registry.ts';
+
+describe('greedy evaluation (temperature 0)', () => {
+  it('should decode every sample of a problem alike, whatever the seed, on the shipped base', { timeout: 300_000 }, async () => {
+    const dir = resolveModelDir('default', 'arithmetic');
+    const { policy, tokenizer } = await loadPolicy(dir, 'base');
+    const task = await taskByName('arithmetic');
+    const run = (seed: number, temperature: number) =>
+      evaluate({
+        model: { id: dir, policy },
+        tokenizer: tokenizer!,
+        benchmarks: [{ name: 'arithmetic', task, split: 'test' }],
+        axes: ['capability'],
+        problems: 6,
+        samples: 3,
+        grade: gradeMath,
+        seed,
+        temperature,
+        topP: 1,
+        maxNewTokens: 224,
+        batch: 18,
+        stopTokens: policy.config.eosTokenIds,
+        bootstrap: 20,
+        threads: 1,
+      });
+    const [first, second] = [await run(1, 0), await run(2, 0)];
+    expect(first.config.temperature).toBe(0);
+    // Greedy: the three samples of a problem are one answer, right or wrong three times.
+    for (const p of first.per_problem) expect([0, 3]).toContain(p.capability_correct);
+    expect(second.per_problem).toEqual(first.per_problem);
+    expect(second.capability!.macro.pass_at_k['1'].value).toBe(first.capability!.macro.pass_at_k['1'].value);
+    expect(first.capability!.per_benchmark.arithmetic.mean_response_tokens).toBe(second.capability!.per_benchmark.arithmetic.mean_response_tokens);
+  });
+
+  it('should be how tango-vs-grpo evaluates its generators by default, as the paper does (§4)', () => {
+    const config = parseConfig(TangoExperimentConfigSchema, {}, 'test');
+    expect(config.eval.temperature).toBe(0);
+    expect(config.eval.verifierSamples).toBe(5);
+  });
+});
