@@ -36,7 +36,8 @@ export type LudusErrorCode =
   | 'REMOTE_RESPONSE_INVALID'
   | 'ADAPTER_RANK_MISMATCH'
   | 'ADAPTER_TARGET_MISMATCH'
-  | 'ADAPTER_BASE_MISMATCH';
+  | 'ADAPTER_BASE_MISMATCH'
+  | 'WORLD_INVALID';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

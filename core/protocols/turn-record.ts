@@ -1,3 +1,5 @@
+import type { WorldTurnNote } from '../world/world-match.ts';
+
 /** Why a generation ended: a stop token (EOS), the token budget, a stop string of the turn, or an abort. */
 export type FinishReason = 'stop' | 'length' | 'stop-sequence' | 'aborted';
 
@@ -20,4 +22,6 @@ export interface TurnRecord<Role extends string> {
   readonly stepEnds?: readonly number[];
   /** Hidden information (a drafter's withheld answer, a verifier's private verdict); views strip it. */
   readonly secret?: Readonly<Record<string, unknown>>;
+  /** A world game's turn: the move it made, or why it made none. */
+  readonly world?: WorldTurnNote;
 }
