@@ -4,10 +4,13 @@ import { playScriptedMatch, playWorldMoveText, playWorldTurn, resultOf, startWor
 import { SPIRAL_FORFEIT } from '../../core/world/world.ts';
 import { bestResponseValue, infoKey, kuhnExploitability, kuhnNashPolicy, kuhnPokerGame, kuhnPokerWorld, policyPlayer, uniformKuhnPolicy, type KuhnState } from '../../games/kuhn-poker.ts';
 import { bargainer, negotiationWorld, type NegotiationState } from '../../games/negotiation.ts';
-import { minimaxPlayer, minimaxValue, ticTacToeGame, ticTacToeWorld, winnerMark, type Cell } from '../../games/tictactoe.ts';
+import { minimaxPlayer, minimaxValue, ticTacToeGame, ticTacToeWorld, winnerMark, type Cell, type TicTacToeState } from '../../games/tictactoe.ts';
 
 const board = (cells: string): Cell[] => [...cells].map((c) => (c === '.' ? '' : (c as Cell)));
-const play = (moves: string[]) => moves.reduce((match, move) => playWorldMoveText(ticTacToeWorld, match, move).match, startWorld('tictactoe', ticTacToeWorld, 0));
+const play = (moves: string[]) => {
+  const match = moves.reduce((m, move) => playWorldMoveText(ticTacToeWorld, m, move).match, startWorld('tictactoe', ticTacToeWorld, 0));
+  return { ...match, state: match.state as TicTacToeState };
+};
 
 describe('tictactoe', () => {
   it('should find three in a row on rows, columns and diagonals, and nothing else', () => {
@@ -95,7 +98,7 @@ describe('kuhn poker', () => {
   });
 
   it('should deal two different cards from the seed', () => {
-    const deals = new Set(Array.from({ length: 60 }, (_, seed) => startWorld('kuhn-poker', kuhnPokerWorld, seed).state.cards.join('')));
+    const deals = new Set(Array.from({ length: 60 }, (_, seed) => (startWorld('kuhn-poker', kuhnPokerWorld, seed).state as KuhnState).cards.join('')));
     expect([...deals].sort()).toEqual(['01', '02', '10', '12', '20', '21']);
   });
 
