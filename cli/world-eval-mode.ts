@@ -2,13 +2,17 @@ import { fail } from '../core/errors.ts';
 import { gameFor } from '../engine/trainer/run-pieces.ts';
 import { evaluateWorld, worldExploitability, worldProtocolOf, type ExploitabilityResult, type OpponentResult, type Rate } from '../lab/eval/world-eval.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
+import { resolve } from 'node:path';
 import { composePlugins } from './composition/compose.ts';
+import { loadPluginFiles } from './composition/plugin-files.ts';
 
 /** `ludus eval --game G`: the models, the opponents and the match count, from the command line. */
 export interface WorldEvalModeOptions {
   readonly game: string;
   /** `--model`, then `--compare` when given: each evaluated the same way, on the same deals and seeds. */
   readonly models: readonly string[];
+  /** `--plugin` files registering the game (a user's world game). */
+  readonly plugins?: readonly string[];
   readonly opponents: readonly string[];
   readonly matches: number;
   readonly seed: number;
@@ -26,7 +30,7 @@ export interface WorldEvalModeResult {
 
 /** Each model against each reference opponent (win/draw/loss ± SE), and its exact exploitability where the game has one. */
 export async function worldEvalMode(options: WorldEvalModeOptions): Promise<WorldEvalModeResult[]> {
-  const catalog = await composePlugins();
+  const catalog = await composePlugins(await loadPluginFiles((options.plugins ?? []).map((file) => resolve(file))));
   const game = gameFor(catalog, { game: options.game, knobs: {}, grader: 'math' });
   const protocol = worldProtocolOf(game);
   if (options.opponents.length === 0 && !protocol.world.exact) fail('INPUT_INVALID', `--opponents: name at least one of ${Object.keys(protocol.scripted ?? {}).join(', ')}`, { flag: 'opponents' });

@@ -17,9 +17,11 @@ import { benchBpe } from '../../plugins/tokenizers/bpe-bench.ts';
 import { benchRemote, formatRemoteBench } from '../bench/bench-remote.ts';
 import { benchViewer, formatViewerBench } from '../bench/bench-viewer.ts';
 import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
+import { benchWorldGame, formatWorldGameBench } from '../../engine/bench/world-game-bench.ts';
 import { benchTournament, formatTournamentBench } from '../../lab/tournament/bench/tournament-bench.ts';
 import { composePlugins } from '../composition/compose.ts';
 import { gameFor } from '../../engine/trainer/run-pieces.ts';
+import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { forceThreadsOption, threadsOption } from '../options.ts';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
@@ -111,10 +113,15 @@ export function register(program: Command): void {
     .option('--repeats <n>', 'interleaved repeats; medians are reported', (v) => Number(v), 3)
     .addOption(threadsOption(2))
     .addOption(forceThreadsOption())
+    .option('--world-game <name>', "also a world game's multi-turn self-play matches against solo decoding of the same turns ('' to skip)", 'tictactoe')
+    .option('--world-model <dir>', "the world game's model, or 'default' (the shipped world base)", 'default')
     .option('--json', 'print one JSON line')
     .action(async (opts) => {
       const report = await benchGames({ ...opts, onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
-      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatGamesBench(report));
+      const world = opts.worldGame
+        ? await benchWorldGame({ game: gameFor(await composePlugins(), { game: opts.worldGame, knobs: {}, grader: 'math' }), modelDir: resolveModelDir(opts.worldModel, 'world'), matches: opts.matches, repeats: opts.repeats, threads: opts.threads })
+        : undefined;
+      process.stdout.write(opts.json ? `${JSON.stringify({ ...report, ...(world ? { world } : {}) })}\n` : `${formatGamesBench(report)}${world ? formatWorldGameBench(world) : ''}`);
     });
   bench
     .command('remote')

@@ -21,6 +21,7 @@ import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '..
 import { summarizeVerifier, VERIFIER_AXIS, verifierAxis } from '../verifier-axis.ts';
 import { cascadeMode, summarizeCascade } from '../cascade-mode.ts';
 import { summarizeWorldEval, worldEvalMode } from '../world-eval-mode.ts';
+import { pluginOption } from '../run-config.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 import { CHAT_TEMPLATE_MODES, type ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
 
@@ -37,6 +38,7 @@ export function register(program: Command): void {
     .option('--game <name>', 'a world game (tictactoe, kuhn-poker, negotiation): the model against reference opponents, win/draw/loss ± SE, and the exact exploitability where the game has one (kuhn-poker); --compare evaluates a second model the same way')
     .option('--opponents <list>', "with --game: reference opponents, comma-separated (tictactoe: random, minimax; kuhn-poker: random, nash, nash-bluffer; negotiation: random, bargainer)", '')
     .option('--matches <n>', 'with --game: matches per opponent, the model in each seat for half', text, '200')
+    .option(...pluginOption)
     .option('--task <names>', 'arithmetic | last-letter | FILE.jsonl; several, comma-separated, for a macro average (default: the task the model was pretrained on)')
     .option('--split <split>', SPLITS.join(' | '), 'test')
     .option('--samples <n>', 'samples per problem (n of the pass@k estimator)', text, String(EVAL_DEFAULTS.samples))
@@ -79,6 +81,7 @@ export function register(program: Command): void {
         const results = await worldEvalMode({
           game: opts.game,
           models,
+          plugins: opts.plugin,
           opponents: String(opts.opponents).split(',').map((o) => o.trim()).filter((o) => o !== ''),
           matches,
           seed: Number(opts.seed),
