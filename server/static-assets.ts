@@ -11,6 +11,7 @@ export const ASSETS: Readonly<Record<string, { readonly file: string; readonly t
   '/': { file: viewer('index.html'), type: 'text/html; charset=utf-8' },
   '/viewer.js': { file: viewer('viewer.js'), type: 'text/javascript; charset=utf-8' },
   '/viewer.css': { file: viewer('viewer.css'), type: 'text/css; charset=utf-8' },
+  '/world-scene.js': { file: viewer('world-scene.js'), type: 'text/javascript; charset=utf-8' },
   '/vendor/uplot.esm.js': { file: uplot('uPlot.esm.js'), type: 'text/javascript; charset=utf-8' },
   '/vendor/uplot.min.css': { file: uplot('uPlot.min.css'), type: 'text/css; charset=utf-8' },
 };

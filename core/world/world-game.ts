@@ -4,6 +4,7 @@ import { Rotations } from '../game/rotations.ts';
 import { parseConfig } from '../parse-config.ts';
 import type { WorldProtocol } from '../protocols/world.ts';
 import type { Problem } from '../tasks/task.ts';
+import { creditForfeitToMove } from './forfeit-credit.ts';
 import { worldRewards } from './world-rewards.ts';
 import type { AnyWorld, IllegalMovePolicy, ScriptedPlayer } from './world.ts';
 
@@ -18,6 +19,10 @@ export const WorldKnobsSchema = z.strictObject({
   retries: z.number().int().min(0).default(2).describe('tries a player gets after an illegal move under `illegal: retry` (ours)'),
   penalty: z.number().default(-1.5).describe("the forfeiting player's payoff (SPIRAL train_spiral.py: −1.5)"),
   others: z.number().default(0.5).describe("every other player's payoff on a forfeit (SPIRAL train_spiral.py: 0.5)"),
+  forfeitCredit: z
+    .enum(['match', 'move'])
+    .default('move')
+    .describe("who carries a forfeit's penalty in the loss: every move of the forfeiting player (match, SPIRAL) or only the move that forfeited (move, ours: a base that forfeits most games otherwise spreads its one wrong move's signal over every right one)"),
   moveTokens: z.number().int().positive().default(12).describe("a move's token budget (ours: the shipped world base writes a move in 2-6 tokens; SPIRAL lets Qwen3 think for thousands)"),
 });
 
@@ -74,6 +79,7 @@ export function worldGame<const Role extends string>(world: AnyWorld & { readonl
       ? Rotations.fixed(Object.fromEntries(players.map((p) => [p, SELF_PLAY_POLICY])) as Record<Role, string>, [SELF_PLAY_POLICY])
       : Rotations.fixed(Object.fromEntries(players.map((p) => [p, p])) as Record<Role, string>, [...new Set(learn)]),
     trainable: learn,
+    ...(parsed.forfeitCredit === 'move' ? { advantages: Object.fromEntries(learn.map((role) => [role, creditForfeitToMove])) as Record<Role, typeof creditForfeitToMove> } : {}),
     defaultTask: 'world',
     runDefaults: WORLD_RUN_DEFAULTS,
     knobs: parsed,

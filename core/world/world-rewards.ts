@@ -4,6 +4,7 @@ import type { MatchRewards, MatchVerdict, RewardRule } from '../game/rewards.ts'
 import { GRADER_JUDGE } from '../grading/verdict.ts';
 import type { WorldProtocol } from '../protocols/world.ts';
 import type { Problem } from '../tasks/task.ts';
+import { FORFEIT_START_LABEL } from './forfeit-credit.ts';
 import { replayWorld, resultOf, worldPayoffs, type WorldTurnNote } from './world-match.ts';
 
 /** The seed a world match's deal is drawn from: the `deal` of its problem (the `world` task's problems are deals). */
@@ -35,6 +36,7 @@ export function worldRewards<Role extends string>(protocol: WorldProtocol<Role>)
     const extra = world.labels?.(final.state);
     for (const role of roles) {
       const mine = match.transcript.filter((turn) => turn.role === role);
+      const forfeitStart = final.forfeit === role ? mine.slice(0, -1).reduce((sum, turn) => sum + turn.tokens.length, 0) : -1;
       let position = -1;
       const rewards: StepReward[] = [];
       for (const turn of mine) {
@@ -50,6 +52,7 @@ export function worldRewards<Role extends string>(protocol: WorldProtocol<Role>)
         illegal: notes.filter((note: WorldTurnNote) => note.player === role && note.verdict !== 'legal').length,
         forfeit: final.forfeit === role ? 1 : 0,
         truncated: final.truncated ? 1 : 0,
+        [FORFEIT_START_LABEL]: forfeitStart,
         ...extra?.[role],
       };
       verdicts.push({ role, judge: GRADER_JUDGE, turn: mine.at(-1)?.turn ?? 0, answer_present: final.forfeit !== role, correct: result === 'win' });

@@ -4,6 +4,7 @@ import { scriptedName, type WorldProtocol } from '../../core/protocols/world.ts'
 import type { Problem } from '../../core/tasks/task.ts';
 import { playWorldMoveText, playWorldTurn, startWorld, worldPrompt, worldToMove, type WorldMatch } from '../../core/world/world-match.ts';
 import { dealSeed } from '../../core/world/world-rewards.ts';
+import type { WorldScene } from '../../core/world/world.ts';
 import { scheduleHash } from '../../core/schedules/spec.ts';
 import type { Arena } from './arena.ts';
 import { decodeTurns, type TurnRequest } from './decode-turns.ts';
@@ -55,11 +56,17 @@ export async function playWorldTurns<Role extends string>(arena: Arena<Role>, pr
     for (const [i, { match }] of models.entries()) {
       const { match: next, note } = playWorldTurn(world, match.world, played[i].text, protocol.illegal);
       match.world = next;
-      const turn: PlayedTurn<Role> = { ...played[i], world: note };
+      const turn: PlayedTurn<Role> = { ...played[i], world: note, ...sceneOf(protocol, next) };
       match.turns.push(turn);
       broadcast?.turnEnd(match.slot.matchId, turn, broadcast.streaming);
     }
   }
+}
+
+/** The world after a move as a spectator sees it, when the game draws it. */
+function sceneOf<Role extends string>(protocol: WorldProtocol<Role>, match: WorldMatch): { scene?: WorldScene } {
+  const scene = protocol.world.render?.(match.state, null);
+  return scene ? { scene } : {};
 }
 
 /** A reference opponent's move: no tokens, the move's text as the turn's text, its coins from (match, turn). */
@@ -84,6 +91,7 @@ function playScripted<Role extends string>(protocol: WorldProtocol<Role>, match:
     stepEnds: [],
     origin: { seed: 0, row: 0, schedule: SOLO, scheduleHash: SOLO_HASH, versions: [0] },
     world: note,
+    ...sceneOf(protocol, next),
   };
   broadcast?.turnStart(match.slot.matchId, turn.turn, player, seat);
   match.turns.push(turn);

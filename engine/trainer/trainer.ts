@@ -34,6 +34,7 @@ import { loadRunCheckpoint, policyDir, saveRunCheckpoint } from './run-checkpoin
 import { BEST_DIR, CHECKPOINT_DIR, prepareRunDir, type ResumeMode } from './run-dir.ts';
 import { TOKENIZER_FILE } from './training-checkpoint.ts';
 import type { TrainerState } from './trainer-state.ts';
+import { FORFEIT_START_LABEL } from '../../core/world/forfeit-credit.ts';
 import { transcriptLine, type MatchAdvantage } from './transcript-line.ts';
 import { selectionSplit, validate } from './validate.ts';
 
@@ -332,7 +333,7 @@ export function stepProblems(task: Task, config: Pick<TrainConfig, 'problemsPerS
 
 /** A world game's labels (win, draw, loss, illegal tries, forfeit, truncated, a negotiation's deal), each averaged over the step's matches. */
 function worldLabelMeans(labels: readonly Readonly<Record<string, number>>[]): Record<string, number> {
-  const names = [...new Set(labels.flatMap((l) => Object.keys(l)))];
+  const names = [...new Set(labels.flatMap((l) => Object.keys(l)))].filter((name) => name !== FORFEIT_START_LABEL);
   return Object.fromEntries(names.map((name) => [name, mean(labels.map((l) => l[name] ?? 0))]));
 }
 

@@ -3,6 +3,7 @@ import { fail } from '../../core/errors.ts';
 import { SCRIPTED_PREFIX, type WorldProtocol } from '../../core/protocols/world.ts';
 import { deriveSeed } from '../../core/rng.ts';
 import type { Problem } from '../../core/tasks/task.ts';
+import { FORFEIT_START_LABEL } from '../../core/world/forfeit-credit.ts';
 import { startWorld, worldPrompt } from '../../core/world/world-match.ts';
 import { Scorer } from '../../native/runtime/scorer.ts';
 import { arenaFor } from '../../engine/match/arena.ts';
@@ -102,7 +103,7 @@ function summarize(opponent: string, outcomes: readonly { payoffs: Record<string
     return { rate: mean, se: Math.sqrt(variance / values.length) };
   };
   const of = (name: string) => outcomes.map((o) => o.labels[name] ?? 0);
-  const names = [...new Set(outcomes.flatMap((o) => Object.keys(o.labels)))].filter((name) => !['win', 'draw', 'loss', 'forfeit'].includes(name));
+  const names = [...new Set(outcomes.flatMap((o) => Object.keys(o.labels)))].filter((name) => !['win', 'draw', 'loss', 'forfeit', FORFEIT_START_LABEL].includes(name));
   const shares = outcomes.filter((o) => (o.labels.deal ?? 0) === 1).map((o) => {
     const total = Object.values(o.payoffs).reduce((a, b) => a + b, 0);
     return total > 0 ? o.payoffs[o.seat] / total : 0.5;

@@ -1,6 +1,7 @@
 // The ludus match viewer: a plain ES module, no build step. It reads the hub's snapshot and numbered events from
 // /ws and draws runs, live matches (tokens colored by author), finished matches with a scrubber, and curves.
 import uPlot from '/vendor/uplot.esm.js';
+import { renderScene } from '/world-scene.js';
 
 // Curves come from whatever numbers a run's steps carry: `role/<role>/<name>` and `policy/<policy>/<name>` are one
 // figure per name with a series per role or policy; a bare name (an older run's flat metrics) is a figure of its own.
@@ -171,6 +172,7 @@ class MatchView {
         const who = authors.length > 1 ? `co-written by ${authors.map((role) => `${role}${this.seats[role] ? ` (${this.seats[role]})` : ''}`).join(' and ')}` : `${event.role}${this.seats[event.role] ? ` (${this.seats[event.role]})` : ''}`;
         turn.label.textContent = `turn ${event.turn} · ${who} · ${event.tokenCount} tokens · ${event.finish}`;
         if (event.secret) this.secret(event.turn, event.secret);
+        if (event.scene) turn.side.append(renderScene(event.scene, event.world));
         break;
       }
       case 'verdict':

@@ -43,3 +43,14 @@ describe('rae (SPIRAL role-conditioned advantage estimation)', () => {
     expect(() => rae({ decay: 1 })).toThrow(/decay must lie in \(0, 1\)/);
   });
 });
+
+describe('creditForfeitToMove', () => {
+  it("should keep a forfeiting rollout's advantage on its forfeiting move's tokens only, and leave other rollouts alone", async () => {
+    const { creditForfeitToMove, FORFEIT_START_LABEL } = await import('../../../core/world/forfeit-credit.ts');
+    const forfeited: RolloutRewards = { outcome: -1.5, tokens: 5, steps: [], labels: { [FORFEIT_START_LABEL]: 3 } };
+    const won: RolloutRewards = { outcome: 0.5, tokens: 4, steps: [], labels: { [FORFEIT_START_LABEL]: -1 } };
+    const { result } = creditForfeitToMove(rae({ decay: 0.5 })).estimate([[forfeited, won]], context, { baseline: 0, updates: 0 });
+    // RAE: −1.5 − 0 = −1.5 (b → −0.75); 0.5 − (−0.75) = 1.25.
+    expect(result.advantages).toEqual([[[0, 0, 0, -1.5, -1.5], 1.25]]);
+  });
+});
