@@ -59,8 +59,17 @@ export async function benchWorldGame(options: WorldGameBenchOptions): Promise<Wo
     const started = performance.now();
     let tokens = 0;
     for (let start = 0; start < prompts.length; start += options.matches) {
-      const rollouts = await generate(decoder, prompts.slice(start, start + options.matches), { maxNewTokens: budget, sampling: { temperature: 1, topK: 0, topP: 1 }, seed, stopTokens: [] });
-      tokens += rollouts.reduce((sum, r) => sum + r.tokens.length, 0);
+      const rows = prompts.slice(start, start + options.matches);
+      // The last batch is padded with rows given no budget, as the match engine pads its calls.
+      const padding = options.matches - rows.length;
+      const rollouts = await generate(decoder, [...rows, ...Array.from({ length: padding }, () => rows[0])], {
+        maxNewTokens: budget,
+        rowMaxNewTokens: [...rows.map(() => budget), ...Array<number>(padding).fill(0)],
+        sampling: { temperature: 1, topK: 0, topP: 1 },
+        seed,
+        stopTokens: [],
+      });
+      tokens += rollouts.slice(0, rows.length).reduce((sum, r) => sum + r.tokens.length, 0);
     }
     return tokens / ((performance.now() - started) / 1000);
   };
