@@ -1,24 +1,18 @@
 import { fail } from '../core/errors.ts';
 import { gameFor } from '../engine/trainer/run-pieces.ts';
-import { evaluateWorld, worldExploitability, worldProtocolOf, type ExploitabilityResult, type OpponentResult, type Rate } from '../lab/eval/world-eval.ts';
+import { evaluateWorld, worldExploitability, worldProtocolOf, type ExploitabilityResult, type OpponentResult, type Rate, type WorldEvalOptions } from '../lab/eval/world-eval.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
 import { resolve } from 'node:path';
 import { composePlugins } from './composition/compose.ts';
 import { loadPluginFiles } from './composition/plugin-files.ts';
 
 /** `ludus eval --game G`: the models, the opponents and the match count, from the command line. */
-export interface WorldEvalModeOptions {
+export interface WorldEvalModeOptions extends Omit<WorldEvalOptions, 'game' | 'modelDir'> {
   readonly game: string;
   /** `--model`, then `--compare` when given: each evaluated the same way, on the same deals and seeds. */
   readonly models: readonly string[];
   /** `--plugin` files registering the game (a user's world game). */
   readonly plugins?: readonly string[];
-  readonly opponents: readonly string[];
-  readonly matches: number;
-  readonly seed: number;
-  readonly temperature: number;
-  readonly threads?: number;
-  readonly onProgress?: (label: string, done: number, total: number) => void;
 }
 
 export interface WorldEvalModeResult {
