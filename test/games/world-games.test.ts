@@ -172,3 +172,21 @@ describe('negotiation', () => {
     expect(resultOf(worldPayoffs(negotiationWorld, match, SPIRAL_FORFEIT), 'first')).toBeDefined();
   });
 });
+
+describe('worldMovesTask (the world base\'s supervised data)', () => {
+  it('should pair a reachable position\'s prompt with a legal move there, the same for the same index', async () => {
+    const { worldMovesTask } = await import('../../core/world/world-moves-task.ts');
+    for (const world of [ticTacToeWorld, kuhnPokerWorld, negotiationWorld]) {
+      const task = worldMovesTask(world as never, 3);
+      for (let i = 0; i < 20; i++) {
+        const problem = task.sample('train', i);
+        expect(problem).toEqual(task.sample('train', i));
+        expect(problem.prompt.endsWith('\nYour move:')).toBe(true);
+        expect(problem.solution).toBe(` ${problem.answer}`);
+        const legal = /Legal moves: (.*)\n/.exec(problem.prompt)![1];
+        if (world !== negotiationWorld) expect(legal.split(', ')).toContain(problem.answer);
+        else expect(problem.answer).toMatch(/^(accept|keep [0-3] [0-3])$/);
+      }
+    }
+  });
+});
