@@ -12,6 +12,12 @@ export { CoDecoding, WORD_HANDOFF_DEFAULTS, type CoDecodingProtocol, type ShareB
 export type { SequentialProtocol, TurnSpec } from './core/protocols/sequential.ts';
 export { TurnOrder } from './core/protocols/turn-order.ts';
 export type { Protocol } from './core/protocols/protocol.ts';
+export type { WorldProtocol } from './core/protocols/world.ts';
+export { SPIRAL_FORFEIT, type AnyWorld, type ExactMeasures, type IllegalMovePolicy, type InformationSet, type ParsedMove, type ScriptedPlayer, type World, type WorldScene } from './core/world/world.ts';
+export { worldGame, WorldKnobsSchema, WORLD_RUN_DEFAULTS, type WorldKnobs } from './core/world/world-game.ts';
+export { randomLegal } from './core/world/random-legal.ts';
+export { playScriptedMatch, replayWorld, startWorld, worldPayoffs, worldPrompt, type WorldMatch, type WorldTurnNote } from './core/world/world-match.ts';
+export { rae, RAE_DECAY } from './core/advantages/rae.ts';
 export type { FinishReason, TurnRecord } from './core/protocols/turn-record.ts';
 export { GRADER_JUDGE, type Grader, type Verdict } from './core/grading/verdict.ts';
 export type { Problem, Split, Task } from './core/tasks/task.ts';

@@ -50,8 +50,12 @@ export async function resolveRun(gameName: string, opts: RunOptions, overrides: 
     ...(opts.model !== undefined ? { model: opts.model } : {}),
     ...overrides,
   };
-  const parsed = parseConfig(TrainConfigSchema, given, opts.config ?? 'training config');
-  const catalog = await composePlugins(await loadPluginFiles(parsed.plugins));
+  const first = parseConfig(TrainConfigSchema, given, opts.config ?? 'training config');
+  const catalog = await composePlugins(await loadPluginFiles(first.plugins));
+  // A game may give run defaults of its own (a world game: RAE, no grader validation); the config's fields win.
+  const runDefaults = gameFor(catalog, first).runDefaults ?? {};
+  const unset = Object.fromEntries(Object.entries(runDefaults).filter(([key]) => given[key] === undefined));
+  const parsed = Object.keys(unset).length > 0 ? parseConfig(TrainConfigSchema, { ...unset, ...given }, `${first.game}'s run defaults`) : first;
   // A game may name the task it is played on by default (Tango: last-letter); a task may need its own grader.
   const task = given.task === undefined ? (gameFor(catalog, parsed).defaultTask ?? parsed.task) : parsed.task;
   const grader = given.grader === undefined ? (graderForTask(task) ?? parsed.grader) : parsed.grader;

@@ -47,7 +47,9 @@ export type LudusErrorCode =
   | 'SERVER_BUSY'
   | 'REWARD_FAILED'
   | 'REWARD_INVALID'
-  | 'MODEL_NOT_FOUND';
+  | 'MODEL_NOT_FOUND'
+
+  | 'WORLD_INVALID';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

@@ -2,6 +2,8 @@ import type { EventEmitter } from 'eventemitter3';
 import type { StepReward } from './advantages/estimator.ts';
 import type { FinishReason } from './protocols/turn-record.ts';
 import type { PayoffTable } from './tournament/payoff.ts';
+import type { WorldTurnNote } from './world/world-match.ts';
+import type { WorldScene } from './world/world.ts';
 
 /**
  * Every event carries `seq`: its position in its engine's stream, from 0, one more per event, across all matches.
@@ -71,6 +73,9 @@ export interface TurnEndEvent extends InMatch {
    * summary the challenger read and the withheld final answer).
    */
   readonly secret?: Readonly<Record<string, unknown>>;
+  /** A world game's turn: the move it made (or why none), and the world after it as a spectator sees it. */
+  readonly world?: WorldTurnNote;
+  readonly scene?: WorldScene;
 }
 
 export interface VerdictEvent extends InMatch {

@@ -7,7 +7,7 @@ const viewer = (name: string) => join(packageRoot(), 'server', 'page', name);
 const uplot = (name: string) => join(dirname(createRequire(import.meta.url).resolve('uplot/package.json')), 'dist', name);
 
 /** The page's ES modules (server/page/*.js): viewer.js imports the rest. */
-const PAGE_MODULES = ['viewer.js', 'dom.js', 'colors.js', 'match-view.js', 'match-list.js', 'curves.js', 'tournament.js'];
+const PAGE_MODULES = ['viewer.js', 'dom.js', 'colors.js', 'match-view.js', 'match-list.js', 'curves.js', 'tournament.js', 'world-scene.js'];
 
 /** Every URL the server answers besides /ws: the page, its modules and style, and uPlot from node_modules (no CDN). */
 export const ASSETS: Readonly<Record<string, { readonly file: string; readonly type: string }>> = {

@@ -19,9 +19,11 @@ import { compareReports, formatComparison } from '../bench/bench-compare.ts';
 import { benchRecord, loadNow, readRecord, saveRecord } from '../bench/bench-record.ts';
 import { benchViewer, formatViewerBench } from '../bench/bench-viewer.ts';
 import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
+import { benchWorldGame, formatWorldGameBench } from '../../engine/bench/world-game-bench.ts';
 import { benchTournament, formatTournamentBench } from '../../lab/tournament/bench/tournament-bench.ts';
 import { composePlugins } from '../../composition/compose.ts';
 import { gameFor } from '../../engine/trainer/run-pieces.ts';
+import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { deviceOption, forceThreadsOption, parseDevice, positiveNumberArg, threadsOption, wholeNumberArg } from '../options.ts';
 import { ensureDevice } from '../../native/ort.ts';
 import { CHECKED_GRAPHS, checkPlacement, type CheckedGraph } from '../../native/bench/placement-check.ts';
@@ -162,10 +164,15 @@ export function register(program: Command): void {
     .option('--repeats <n>', 'interleaved repeats; medians are reported', wholeNumberArg('repeats'), 3)
     .addOption(threadsOption(2))
     .addOption(forceThreadsOption())
+    .option('--world-game <name>', "also a world game's multi-turn self-play matches against solo decoding of the same turns ('' to skip)", 'tictactoe')
+    .option('--world-model <dir>', "the world game's model, or 'default' (the shipped world base)", 'default')
     .option('--json', 'print one JSON line')
     .action(async (opts) => {
       const report = await benchGames({ ...opts, onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
-      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatGamesBench(report));
+      const world = opts.worldGame
+        ? await benchWorldGame({ game: gameFor(await composePlugins(), { game: opts.worldGame, knobs: {}, grader: 'math' }), modelDir: resolveModelDir(opts.worldModel, 'world'), matches: opts.matches, repeats: opts.repeats, threads: opts.threads })
+        : undefined;
+      process.stdout.write(opts.json ? `${JSON.stringify({ ...report, ...(world ? { world } : {}) })}\n` : `${formatGamesBench(report)}${world ? formatWorldGameBench(world) : ''}`);
     });
   bench
     .command('remote')

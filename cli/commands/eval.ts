@@ -20,6 +20,8 @@ import { writeFileAtomically } from '../../native/io/files.ts';
 import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
 import { summarizeVerifier, VERIFIER_AXIS, verifierAxis } from '../verifier-axis.ts';
 import { cascadeMode, summarizeCascade } from '../cascade-mode.ts';
+import { summarizeWorldEval, worldEvalMode } from '../world-eval-mode.ts';
+import { pluginOption } from '../run-config.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 import { CHAT_TEMPLATE_MODES, type ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
 
@@ -32,7 +34,11 @@ export function register(program: Command): void {
   program
     .command('eval')
     .description('evaluate a model on the tandem paper’s axes: solo capability (pass@k), handoff robustness with a junior, drift from the junior, junior legibility; bootstrap SEs and paired t-tests')
-    .requiredOption('--model <dir>', "Hugging Face model directory with tokenizer.json, or 'default' (the shipped base for the task)")
+    .option('--model <dir>', "Hugging Face model directory with tokenizer.json, or 'default' (the shipped base for the task)")
+    .option('--game <name>', 'a world game (tictactoe, kuhn-poker, negotiation): the model against reference opponents, win/draw/loss ± SE, and the exact exploitability where the game has one (kuhn-poker); --compare evaluates a second model the same way')
+    .option('--opponents <list>', "with --game: reference opponents, comma-separated (tictactoe: random, minimax; kuhn-poker: random, nash, nash-bluffer; negotiation: random, bargainer)", '')
+    .option('--matches <n>', 'with --game: matches per opponent, the model in each seat for half', text, '200')
+    .option(...pluginOption)
     .option('--task <names>', 'arithmetic | last-letter | FILE.jsonl; several, comma-separated, for a macro average (default: the task the model was pretrained on)')
     .option('--split <split>', SPLITS.join(' | '), 'test')
     .option('--samples <n>', 'samples per problem (n of the pass@k estimator)', text, String(EVAL_DEFAULTS.samples))
@@ -68,6 +74,26 @@ export function register(program: Command): void {
     .option('--json', 'print one EvalReport JSON object')
     .option('--report <dir>', `write ${EVAL_REPORT_FILE} and the markdown report with plots into DIR`)
     .action(async (opts) => {
+      if (opts.game !== undefined) {
+        const matches = Number(opts.matches);
+        const temperature = Number(opts.temperature);
+        const models = [opts.model ?? 'default', ...(opts.compare !== undefined ? [opts.compare] : [])];
+        const results = await worldEvalMode({
+          game: opts.game,
+          models,
+          plugins: opts.plugin,
+          opponents: String(opts.opponents).split(',').map((o) => o.trim()).filter((o) => o !== ''),
+          matches,
+          seed: Number(opts.seed),
+          temperature,
+          threads: opts.threads,
+          onProgress: opts.json ? undefined : (label, done, total) => process.stderr.write(`\r${label} ${done}/${total}   `),
+        });
+        if (!opts.json) process.stderr.write('\n');
+        process.stdout.write(opts.json ? `${JSON.stringify({ game: opts.game, results })}\n` : summarizeWorldEval(opts.game, results));
+        return;
+      }
+      if (opts.model === undefined) fail('INPUT_INVALID', '--model is required (or --game for a world game)', { flag: 'model' });
       const task =
         opts.task ??
         trainedTask(opts.model) ??

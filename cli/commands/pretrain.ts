@@ -6,12 +6,13 @@ import { forceThreadsOption, threadsOption } from '../options.ts';
 import { progressReporter } from '../progress.ts';
 import { PRETRAIN_PRESETS, PretrainConfigSchema } from '../../lab/pretrain/pretrain-config.ts';
 import { pretrain } from '../../lab/pretrain/pretrain.ts';
+import { catalogWorlds } from '../../composition/catalog-worlds.ts';
 
 export function register(program: Command): void {
   program
     .command('pretrain')
     .description('train a tokenizer and a tiny Qwen3-style base model on a synthetic task (supervised); resumable')
-    .requiredOption('--task <name>', 'arithmetic | last-letter')
+    .requiredOption('--task <name>', 'arithmetic | last-letter | world (the world games: tictactoe, kuhn-poker, negotiation)')
     .requiredOption('--out <dir>', 'run directory: model/ (the result), checkpoint/, metrics.jsonl')
     .option('--config <file>', 'JSON overrides of the task preset (see lab/pretrain/pretrain-config.ts)')
     .option('--steps <n>', 'optimizer steps', (v) => Number(v))
@@ -35,6 +36,7 @@ export function register(program: Command): void {
         config,
         resume: opts.resume,
         threads: opts.threads,
+        worlds: await catalogWorlds(),
         onPhase: (phase) => progress.update({ phase, done, total: config.steps }),
         onStep: (stats, total) => {
           done = stats.step;

@@ -53,6 +53,11 @@ export interface GameDefinition<Role extends string, Problem> {
   /** The task a run plays when its config names none (Tango: last-letter, its paper's task with gold step labels); the run config's default when absent. */
   readonly defaultTask?: string;
   /**
+   * Run-config fields a run of this game takes when its config does not give them (a world game: SPIRAL's RAE as the
+   * estimator, no grader-based validation). Checked by the trainer's config schema where a run is resolved.
+   */
+  readonly runDefaults?: Readonly<Record<string, unknown>>;
+  /**
    * Per policy: how a run binds it when the run config's `policies` entry does not say (the same fields, checked by the
    * trainer; the config's own fields win). Agon: its two policies are LoRA adapters over one frozen base.
    */
@@ -62,8 +67,8 @@ export interface GameDefinition<Role extends string, Problem> {
 }
 
 /** A validated game: its definition with every default filled in, and its knobs (the papers' hyperparameters) alongside. */
-export type Game<Role extends string = string, P = Problem, Knobs extends object = {}> = Readonly<Required<Omit<GameDefinition<Role, P>, 'defaultTask'>>> &
-  Readonly<Pick<GameDefinition<Role, P>, 'defaultTask'>> &
+export type Game<Role extends string = string, P = Problem, Knobs extends object = {}> = Readonly<Required<Omit<GameDefinition<Role, P>, 'defaultTask' | 'runDefaults'>>> &
+  Readonly<Pick<GameDefinition<Role, P>, 'defaultTask' | 'runDefaults'>> &
   Readonly<Omit<Knobs, keyof GameDefinition<Role, P>>>;
 
 const GAME_ID = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;

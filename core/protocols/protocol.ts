@@ -1,12 +1,13 @@
 import type { CoDecodingProtocol } from './co-decoding.ts';
 import type { SequentialProtocol } from './sequential.ts';
+import type { WorldProtocol } from './world.ts';
 
-/** How roles take turns on a shared transcript: several write one response, or each writes whole turns. */
-export type Protocol<Role extends string, Problem> = CoDecodingProtocol<Role> | SequentialProtocol<Role, Problem>;
+/** How roles take turns on a shared transcript: several write one response, each writes whole turns, or players move in a world. */
+export type Protocol<Role extends string, Problem> = CoDecodingProtocol<Role> | SequentialProtocol<Role, Problem> | WorldProtocol<Role>;
 
 /** Every role the protocol ever lets act. */
 export function actingRoles<Role extends string, Problem>(protocol: Protocol<Role, Problem>): readonly Role[] {
-  const roles = protocol.family === 'co-decoding' ? protocol.authors : protocol.turns.map((turn) => turn.role);
+  const roles = protocol.family === 'co-decoding' ? protocol.authors : protocol.family === 'world' ? protocol.world.players : protocol.turns.map((turn) => turn.role);
   return [...new Set(roles)];
 }
 

@@ -1,3 +1,6 @@
+import type { WorldTurnNote } from '../world/world-match.ts';
+import type { WorldScene } from '../world/world.ts';
+
 /** Why a generation ended: a stop token (EOS), the token budget, a stop string of the turn, or an abort. */
 export type FinishReason = 'stop' | 'length' | 'stop-sequence' | 'aborted';
 
@@ -20,4 +23,8 @@ export interface TurnRecord<Role extends string> {
   readonly stepEnds?: readonly number[];
   /** Hidden information (a drafter's withheld answer, a verifier's private verdict); views strip it. */
   readonly secret?: Readonly<Record<string, unknown>>;
+  /** A world game's turn: the move it made, or why it made none. */
+  readonly world?: WorldTurnNote;
+  /** A world game's state after this turn as a spectator sees it (the game's renderer), for the viewer. */
+  readonly scene?: WorldScene;
 }

@@ -18,7 +18,7 @@ export interface StreamRow {
 }
 
 /** What the end of a turn publishes. */
-export type EndedTurn = Pick<PlayedTurn, 'turn' | 'role' | 'tokens' | 'text' | 'finish' | 'authorIds' | 'authorRoles' | 'stepEnds'>;
+export type EndedTurn = Pick<PlayedTurn, 'turn' | 'role' | 'tokens' | 'text' | 'finish' | 'authorIds' | 'authorRoles' | 'stepEnds' | 'world' | 'scene'>;
 
 /** The decoder's streamer for one generation call (generate's onStep). */
 export type StepStreamer = (step: number, tokens: Int32Array, authors: Int32Array) => void | Promise<void>;
@@ -100,7 +100,17 @@ export class MatchBroadcast {
   /** A turn is over: its tokens at once when they were not streamed, then its end. */
   turnEnd(matchId: string, turn: EndedTurn, streamed: boolean): void {
     if (!streamed) this.publishRuns(matchId, turn);
-    this.events.publish({ type: 'turn-end', matchId, turn: turn.turn, role: turn.role, tokenCount: turn.tokens.length, finish: turn.finish ?? 'length', stepEnds: turn.stepEnds });
+    this.events.publish({
+      type: 'turn-end',
+      matchId,
+      turn: turn.turn,
+      role: turn.role,
+      tokenCount: turn.tokens.length,
+      finish: turn.finish ?? 'length',
+      stepEnds: turn.stepEnds,
+      ...(turn.world ? { world: turn.world } : {}),
+      ...(turn.scene ? { scene: turn.scene } : {}),
+    });
   }
 
   /** A match is scored: its verdicts, each role's reward and its end. */

@@ -10,6 +10,7 @@ import { matchSeed, type MatchSeeds } from './match-seeds.ts';
 import type { MatchSlot } from './match-slot.ts';
 import type { PlayedMatch, PlayedTurn } from './played-match.ts';
 import { playSequentialTurns } from './sequential-turns.ts';
+import { playWorldTurns } from './world-turns.ts';
 
 /** One batch of matches: `copies` of every problem (problem-major: a group is contiguous), all with the same seats. */
 export interface MatchBatch<Role extends string = string> {
@@ -41,6 +42,7 @@ export async function playMatches<Role extends string>(arena: Arena<Role>, batch
   const transcripts = await match(arena.game.protocol)
     .with({ family: 'co-decoding' }, (protocol) => playCoDecodedTurns(arena, protocol, slots, batch.broadcast))
     .with({ family: 'sequential' }, (protocol) => playSequentialTurns(arena, protocol, slots, { copies: batch.copies, sharedTurns: batch.sharedTurns ?? 0 }, batch.broadcast))
+    .with({ family: 'world' }, (protocol) => playWorldTurns(arena, protocol, slots, batch.broadcast))
     .exhaustive();
   return Promise.all(slots.map((slot, i) => scoreMatch(arena, slot, transcripts[i], batch.broadcast)));
 }

@@ -59,13 +59,13 @@ export type PolicyConfig = z.output<typeof PolicyConfigSchema>;
  */
 export const TrainConfigSchema = z
   .object({
-    game: z.string().min(1).describe('a game in the catalog: tandem, grpo, kl-reg, tango, agon, or one a plugin module registers (`ludus games` lists them)'),
+    game: z.string().min(1).describe('a game in the catalog: tandem, grpo, kl-reg, tango, agon, the world games tictactoe, kuhn-poker and negotiation, or one a plugin module registers (`ludus games` lists them)'),
     knobs: z
       .record(z.string(), z.unknown())
       .default({})
       .describe("the game's own knobs, its paper's hyperparameters, checked by the game (see the game knob tables below)"),
     plugins: z.array(z.string().min(1)).default([]).describe('plugin modules (files) registering games and pieces, relative to the config file; also `--plugin FILE`'),
-    task: z.string().default('arithmetic').describe("the problems: a generated task (arithmetic, last-letter), a JSONL file, or a task file naming split files; defaults to the model's own task where it says"),
+    task: z.string().default('arithmetic').describe("the problems: a generated task (arithmetic, last-letter; world: a world game's deals), a JSONL file, or a task file naming split files; defaults to the model's own task where it says"),
     model: z.string().default('default').describe("the model directory every policy starts from unless its own `init` says otherwise, or 'default' (the shipped base of the task)"),
     policies: z
       .record(z.string(), PolicyConfigSchema)
@@ -106,7 +106,7 @@ export const TrainConfigSchema = z
     normalization: Normalization.default('token-mean').describe(
       "how a step's loss is averaged: token-mean, over every trained token of the batch (ours, verl's default); sequence-mean, each sequence's token mean, then the mean over sequences: RL Tango's Eq. 1 (1/|o| Σ_t), which tango-vs-grpo uses by default; constant, over a fixed token budget (Dr. GRPO)",
     ),
-    advantage: z.string().min(1).default('grpo').describe('the base advantage estimator: grpo, dr-grpo, rloo, reinforce++, reinforce++-baseline, or a plugin\'s; a game may adapt it per role'),
+    advantage: z.string().min(1).default('grpo').describe('the base advantage estimator: grpo, dr-grpo, rloo, reinforce++, reinforce++-baseline, rae (SPIRAL §3.3: a per-role EMA baseline, decay 0.95; a world game\'s default), or a plugin\'s; a game may adapt it per role'),
     grader: z.string().min(1).default('math').describe('the grader the reward pays by: math (boxed answers as mathematics), math-full (the answer wherever it is, compared with the rules of Math-Verify 0.8.0 as well, see docs/grading.md), exact (boxed text as text)'),
     checkpointEvery: z.number().int().positive().default(10).describe('steps between checkpoints (every trainable policy, its optimizer, the trainer state)'),
     validateEvery: z.number().int().min(0).default(10).describe("steps between validations (the grader's verdicts on the task's validation problems, disjoint from its test problems, under the game's own protocol) that keep best/; 0 turns it off"),

@@ -39,6 +39,7 @@ import { loadRunCheckpoint, saveBestPolicy, saveRunCheckpoint } from './run-chec
 import { BEST_DIR, bestPolicyDir, CHECKPOINT_DIR, checkpointPolicyDir, prepareRunDir, RUN_FILE, type ResumeMode } from './run-dir.ts';
 import { TOKENIZER_FILE } from './training-checkpoint.ts';
 import type { TrainerState } from './trainer-state.ts';
+import { FORFEIT_START_LABEL } from '../../core/world/forfeit-credit.ts';
 import { transcriptLine, type MatchAdvantage } from './transcript-line.ts';
 import { validate } from './validate.ts';
 
@@ -318,6 +319,7 @@ function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: Reado
       answer_present: judged ? mean(verdicts.map((v) => (v?.answer_present ? 1 : 0))) : null,
       correct: judged ? mean(verdicts.map((v) => (v?.correct ? 1 : 0))) : null,
       response_len: mean(rollouts.map((r) => r.rewards.tokens)),
+      ...(game.protocol.family === 'world' ? worldLabelMeans(rollouts.map((r) => r.rewards.labels)) : {}),
       ...(learning
         ? {
             ...(learning.share === undefined ? {} : { share: learning.share }),
@@ -363,6 +365,12 @@ function checkSameRun(dir: string, saved: TrainConfig, requested: TrainConfig): 
 export function stepProblems(task: Task, config: Pick<TrainConfig, 'problemsPerStep' | 'trainProblems'>, cursor: number): Problem[] {
   const index = (position: number) => (config.trainProblems === undefined ? position : position % config.trainProblems);
   return Array.from({ length: config.problemsPerStep }, (_, j) => task.sample('train', index(cursor + j)));
+}
+
+/** A world game's labels (win, draw, loss, illegal tries, forfeit, truncated, a negotiation's deal), each averaged over the step's matches. */
+function worldLabelMeans(labels: readonly Readonly<Record<string, number>>[]): Record<string, number> {
+  const names = [...new Set(labels.flatMap((l) => Object.keys(l)))].filter((name) => name !== FORFEIT_START_LABEL);
+  return Object.fromEntries(names.map((name) => [name, mean(labels.map((l) => l[name] ?? 0))]));
 }
 
 function mean(values: readonly number[]): number {

@@ -42,6 +42,8 @@ export function transcriptLine(
       finish: turn.finish,
       stepEnds: turn.stepEnds,
       text: turn.text,
+      ...(turn.world ? { world: turn.world } : {}),
+      ...(turn.scene ? { scene: turn.scene } : {}),
       ...turn.origin,
     })),
     outcome: match.rewards.outcome,

@@ -19,6 +19,8 @@ import { PretrainConfigSchema, type PretrainConfig } from './pretrain-config.ts'
 import { sftBatch, tokenizeExample, type SftExample } from './sft-batch.ts';
 import { isMixed, mixedExample, type SftSource } from './sft-examples.ts';
 import { Rng, deriveSeed } from '../../core/rng.ts';
+import type { AnyWorld } from '../../core/world/world.ts';
+import { worldMovesTask } from '../../core/world/world-moves-task.ts';
 
 export interface PretrainRun {
   /** Run directory: model/ (the result, Hugging Face layout), checkpoint/ (resumable state), metrics.jsonl. */
@@ -31,6 +33,8 @@ export interface PretrainRun {
   onStep?: (stats: StepStats & { lr: number }, total: number) => void;
   /** Hears each phase as it starts (the tokenizer, the training, the saving), for progress. */
   onPhase?: (phase: string) => void;
+  /** The worlds the `world` task draws positions from, by game id (the catalog's world games; the CLI passes them). */
+  worlds?: Readonly<Record<string, AnyWorld>>;
 }
 
 interface TrainerState extends Record<string, unknown> {
@@ -53,11 +57,12 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
   const checkpointDir = join(run.out, CHECKPOINT_DIR);
   const resuming = run.resume === true && (await recoverDirectory(checkpointDir)) && (await pathExists(join(checkpointDir, TRAINER_STATE_FILE)));
   run.onPhase?.(resuming ? 'loading the checkpoint' : `training the tokenizer on ${run.config.tokenizerProblems} problems`);
-  const start = resuming ? await fromCheckpoint(checkpointDir, run.config) : await fromScratch(run.config);
+  const taskFor = (name: string, options: Record<string, unknown>) => pretrainTask(name, options, run.worlds);
+  const start = resuming ? await fromCheckpoint(checkpointDir, run.config) : await fromScratch(run.config, taskFor);
   const { config } = start.state;
-  const task = await taskByName(config.task, { seed: config.seed, ...config.taskOptions });
-  const sources = await sftSources(config);
-  const stageTask = config.firstStage ? await taskByName(config.task, { seed: config.seed, ...config.taskOptions, ...config.firstStage.taskOptions }) : undefined;
+  const task = await taskFor(config.task, { seed: config.seed, ...config.taskOptions });
+  const sources = await sftSources(config, taskFor);
+  const stageTask = config.firstStage ? await taskFor(config.task, { seed: config.seed, ...config.taskOptions, ...config.firstStage.taskOptions }) : undefined;
   const tokenizer = tokenizerFromJson(start.tokenizerJson, {}, `${config.task} tokenizer`);
   const eos = tokenizer.json.added_tokens as Array<{ id: number; content: string }>;
   const eosId = eos.find((t) => t.content === EOS_TOKEN)!.id;
@@ -128,10 +133,22 @@ export function batchAt(task: Task, cursor: number, config: Pick<PretrainConfig,
   });
 }
 
+type TaskFor = (name: string, options: Record<string, unknown>) => Promise<Task>;
+
+/** A task by name; `world` with `{ game }` is that world game's random-move positions (worldMovesTask). */
+async function pretrainTask(name: string, options: Record<string, unknown>, worlds: Readonly<Record<string, AnyWorld>> = {}): Promise<Task> {
+  if (name !== 'world') return taskByName(name, options);
+  const { game, seed, ...rest } = options;
+  if (Object.keys(rest).length > 0) fail('CONFIG_INVALID', `pretrain: the world task takes only "game", got ${Object.keys(rest).join(', ')}`, { options });
+  const world = typeof game === 'string' ? worlds[game] : undefined;
+  if (!world) fail('CONFIG_INVALID', `pretrain: taskOptions.game must name a world game (known: ${Object.keys(worlds).join(', ') || 'none'}), got ${JSON.stringify(game)}`, { game });
+  return worldMovesTask(world!, typeof seed === 'number' ? seed : 0);
+}
+
 /** The main task and the tasks mixed in, with their shares of the examples. */
-async function sftSources(config: PretrainConfig): Promise<SftSource[]> {
-  const also = await Promise.all(config.alsoTasks.map(async (a) => ({ task: await taskByName(a.task, { seed: config.seed, ...a.taskOptions }), share: a.share })));
-  const main = await taskByName(config.task, { seed: config.seed, ...config.taskOptions });
+async function sftSources(config: PretrainConfig, taskFor: TaskFor): Promise<SftSource[]> {
+  const also = await Promise.all(config.alsoTasks.map(async (a) => ({ task: await taskFor(a.task, { seed: config.seed, ...a.taskOptions }), share: a.share })));
+  const main = await taskFor(config.task, { seed: config.seed, ...config.taskOptions });
   return [{ task: main, share: 1 - also.reduce((sum, a) => sum + a.share, 0) }, ...also];
 }
 
@@ -143,9 +160,9 @@ interface Start {
   optimizer?: ReturnType<Learner['optimizerState']>;
 }
 
-async function fromScratch(config: PretrainConfig): Promise<Start> {
-  const task = await taskByName(config.task, { seed: config.seed, ...config.taskOptions });
-  const sources = await sftSources(config);
+async function fromScratch(config: PretrainConfig, taskFor: TaskFor): Promise<Start> {
+  const task = await taskFor(config.task, { seed: config.seed, ...config.taskOptions });
+  const sources = await sftSources(config, taskFor);
   const corpus = isMixed(config)
     ? Array.from({ length: config.tokenizerProblems }, (_, i) => mixedExample(sources, config.verification, config.seed, i)).map((e) => `${e.prompt}${e.completion}`)
     : task.problems('train', config.tokenizerProblems).map((p) => `${p.prompt}${p.solution}`);

@@ -178,7 +178,7 @@ async function readModelConfig(entrant: string, dir: string): Promise<ModelConfi
 
 /** A game an entrant cannot play: its context window does not hold the game's first turn (prompt and budget). */
 function checkContext(entrant: string, model: ModelConfig, game: AnyGame, promptLengths: readonly number[], maxNewTokens: number): void {
-  const budget = game.protocol.family === 'co-decoding' ? maxNewTokens : game.protocol.turns[0].maxTokens;
+  const budget = game.protocol.family === 'co-decoding' ? maxNewTokens : game.protocol.family === 'world' ? game.protocol.maxTokens : game.protocol.turns[0].maxTokens;
   const longest = Math.max(...promptLengths);
   if (longest + budget > model.maxPositionEmbeddings) {
     fail('POLICY_INVALID', `entrant "${entrant}" cannot play game "${game.id}": a prompt of ${longest} tokens and a turn of ${budget} exceed its ${model.maxPositionEmbeddings} positions`, {

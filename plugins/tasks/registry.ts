@@ -1,5 +1,6 @@
 import { fail } from '../../core/errors.ts';
 import { arithmeticTask } from './arithmetic/arithmetic-task.ts';
+import { dealsTask } from './deals/deals-task.ts';
 import { loadJsonlTask, loadTaskFile } from './jsonl/load-jsonl-task.ts';
 import { lastLetterTask } from './last-letter/last-letter-task.ts';
 import type { Task } from '../../core/tasks/task.ts';
@@ -7,6 +8,7 @@ import type { Task } from '../../core/tasks/task.ts';
 const GENERATORS: Record<string, (options: Record<string, unknown>) => Task> = {
   arithmetic: (options) => arithmeticTask(options),
   'last-letter': (options) => lastLetterTask(options),
+  world: () => dealsTask(),
 };
 
 export const KNOWN_TASKS = [...Object.keys(GENERATORS), '<path>.jsonl', '<path>.parquet', '<task file>.json'];

@@ -2,6 +2,7 @@
 // rewards and advantages. What a particular game adds (a layout, a board) comes from its renderer.
 import { colorOf } from './colors.js';
 import { $, el, round } from './dom.js';
+import { renderScene } from './world-scene.js';
 
 /** What stands where a draft's answer was withheld from its challenger (WITHHELD in games/agon/summary.ts). */
 const WITHHELD = '[withheld]';
@@ -176,6 +177,7 @@ export class MatchView {
         const who = authors.length > 1 ? `co-written by ${authors.map((role) => `${role}${this.seats[role] ? ` (${this.seats[role]})` : ''}`).join(' and ')}` : `${event.role}${this.seats[event.role] ? ` (${this.seats[event.role]})` : ''}`;
         turn.label.textContent = `turn ${event.turn} · ${who} · ${event.tokenCount} tokens · ${event.finish}`;
         if (event.secret) this.secret(event.turn, event.secret);
+        if (event.scene) turn.side.append(renderScene(event.scene, event.world));
         break;
       }
       case 'verdict':

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { defineGame, type Game } from '../game/define-game.ts';
+import { Rotations } from '../game/rotations.ts';
+import { parseConfig } from '../parse-config.ts';
+import type { WorldProtocol } from '../protocols/world.ts';
+import type { Problem } from '../tasks/task.ts';
+import { creditForfeitToMove } from './forfeit-credit.ts';
+import { worldRewards } from './world-rewards.ts';
+import type { AnyWorld, IllegalMovePolicy, ScriptedPlayer } from './world.ts';
+
+/** The knobs every world game has: who plays whom, who learns, what an illegal move costs, a move's budget. */
+export const WorldKnobsSchema = z.strictObject({
+  play: z
+    .enum(['self-play', 'two-policy'])
+    .default('self-play')
+    .describe("self-play: one policy (`player`) in every seat, trained on every learning seat's turns (SPIRAL §3); two-policy: a policy per seat, named after it"),
+  learn: z.array(z.string().min(1)).optional().describe("the seats whose turns are trained on (absent: every seat, as SPIRAL trains both players' trajectories)"),
+  illegal: z.enum(['forfeit', 'retry']).default('forfeit').describe('an illegal or unparseable move forfeits the game at once (SPIRAL train_spiral.py) or is written again up to `retries` times first'),
+  retries: z.number().int().min(0).default(2).describe('tries a player gets after an illegal move under `illegal: retry` (ours)'),
+  penalty: z.number().default(-1.5).describe("the forfeiting player's payoff (SPIRAL train_spiral.py: −1.5)"),
+  others: z.number().default(0.5).describe("every other player's payoff on a forfeit (SPIRAL train_spiral.py: 0.5)"),
+  forfeitCredit: z
+    .enum(['match', 'move'])
+    .default('move')
+    .describe("who carries a forfeit's penalty in the loss: every move of the forfeiting player (match, SPIRAL) or only the move that forfeited (move, ours: a base that forfeits most games otherwise spreads its one wrong move's signal over every right one)"),
+  moveTokens: z.number().int().positive().default(12).describe("a move's token budget (ours: the shipped world base writes a move in 2-6 tokens; SPIRAL lets Qwen3 think for thousands)"),
+});
+
+export type WorldKnobs = z.input<typeof WorldKnobsSchema>;
+
+/**
+ * What a world game's run takes unless its config says otherwise: SPIRAL's role-conditioned advantages (`rae`), and
+ * neither grader validation nor the end-of-run comparison (a world game is measured against its reference opponents,
+ * `ludus eval --game`); the rest is ours, sized for the shipped world base on two cores: 16 deals × 4 matches a step,
+ * lr 1e-3, updates 32 rows at a time (a move's row is under 200 tokens).
+ */
+export const WORLD_RUN_DEFAULTS = { advantage: 'rae', validateEvery: 0, finalComparison: 0, problemsPerStep: 16, groupSize: 4, microBatchRows: 32, schedule: { lr: 1e-3 } } as const;
+
+/** The policy that sits in every seat under self-play. */
+export const SELF_PLAY_POLICY = 'player';
+
+/** A world game's illegal-move policy from its knobs. */
+export function illegalMovePolicy(knobs: z.output<typeof WorldKnobsSchema>): IllegalMovePolicy {
+  return knobs.illegal === 'retry'
+    ? { kind: 'retry', retries: knobs.retries, penalty: knobs.penalty, others: knobs.others }
+    : { kind: 'forfeit', penalty: knobs.penalty, others: knobs.others };
+}
+
+export interface WorldGameOptions<Role extends string> {
+  /** Reference opponents by name, played in a seat given `scripted:<name>` (evaluation, tournaments). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly scripted?: Readonly<Record<string, ScriptedPlayer<any, any, Role>>>;
+}
+
+/**
+ * A game from a world: its players are the roles, its deals the problems (`--task world`), its payoffs the rewards,
+ * and its knobs say who plays whom and who learns. What `games/tictactoe.ts` and a user's world game are built with.
+ */
+export function worldGame<const Role extends string>(world: AnyWorld & { readonly players: readonly Role[] }, knobs: unknown, options: WorldGameOptions<Role> = {}): Game<Role, Problem, { readonly knobs: z.output<typeof WorldKnobsSchema> }> {
+  const parsed = parseConfig(WorldKnobsSchema, knobs ?? {}, `${world.id} knobs`);
+  const players = world.players;
+  const learn = (parsed.learn ?? [...players]) as Role[];
+  const protocol: WorldProtocol<Role> = {
+    family: 'world',
+    name: world.id,
+    world,
+    maxTokens: parsed.moveTokens,
+    illegal: illegalMovePolicy(parsed),
+    ...(options.scripted ? { scripted: options.scripted } : {}),
+  };
+  const selfPlay = parsed.play === 'self-play';
+  return defineGame<Role, Problem, { readonly knobs: z.output<typeof WorldKnobsSchema> }>({
+    id: world.id,
+    roles: players,
+    ...(selfPlay ? { policies: [SELF_PLAY_POLICY] } : {}),
+    protocol,
+    rewards: worldRewards(protocol),
+    rotation: selfPlay
+      ? Rotations.fixed(Object.fromEntries(players.map((p) => [p, SELF_PLAY_POLICY])) as Record<Role, string>, [SELF_PLAY_POLICY])
+      : Rotations.fixed(Object.fromEntries(players.map((p) => [p, p])) as Record<Role, string>, [...new Set(learn)]),
+    trainable: learn,
+    ...(parsed.forfeitCredit === 'move' ? { advantages: Object.fromEntries(learn.map((role) => [role, creditForfeitToMove])) as Record<Role, typeof creditForfeitToMove> } : {}),
+    defaultTask: 'world',
+    runDefaults: WORLD_RUN_DEFAULTS,
+    knobs: parsed,
+  });
+}

@@ -1,0 +1,37 @@
+import { deriveSeed, Rng } from '../rng.ts';
+import type { Problem, Split, Task } from '../tasks/task.ts';
+import { playWorldMoveText, startWorld, worldPrompt, worldToMove, type WorldMatch } from './world-match.ts';
+import { SPIRAL_FORFEIT, type AnyWorld } from './world.ts';
+
+const SPLIT_STREAM: Record<Split, number> = { train: 11, validation: 12, test: 13 };
+
+/**
+ * Supervised data for a base that plays a world legally and badly: problem `index` is one position of a game played
+ * by uniformly random legal moves from a seeded deal (the position drawn uniformly among the game's turns), its
+ * prompt the mover's prompt there, its solution a uniformly random legal move. A base trained on it knows the format
+ * and the rules and nothing of strategy, which leaves self-play all of it to learn.
+ */
+export function worldMovesTask(world: AnyWorld, seed = 0): Task<{ game: string; turn: number }> {
+  const sample = (split: Split, index: number, sampleSeed = seed): Problem<{ game: string; turn: number }> => {
+    const rng = new Rng(deriveSeed(sampleSeed, SPLIT_STREAM[split], index));
+    const positions: WorldMatch[] = [];
+    let match = startWorld(world.id, world, deriveSeed(sampleSeed, SPLIT_STREAM[split], index, 1));
+    while (worldToMove(world, match) !== undefined) {
+      positions.push(match);
+      const legal = world.legalMoves(match.state);
+      match = playWorldMoveText(world, match, world.moveText(legal[rng.int(legal.length)])).match;
+    }
+    const turn = rng.int(positions.length);
+    const at = positions[turn];
+    const legal = world.legalMoves(at.state);
+    const move = world.moveText(legal[rng.int(legal.length)]);
+    const prompt = worldPrompt(world, at, worldToMove(world, at)!, SPIRAL_FORFEIT);
+    return { id: `${world.id}-${split}-${index}`, question: prompt, instruction: '', prompt, answer: move, solution: ` ${move}`, steps: [` ${move}`], meta: { game: world.id, turn } };
+  };
+  return {
+    name: `world:${world.id}`,
+    size: () => Infinity,
+    sample,
+    problems: (split, count, sampleSeed) => Array.from({ length: count }, (_, i) => sample(split, i, sampleSeed)),
+  };
+}

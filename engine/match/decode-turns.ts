@@ -1,0 +1,94 @@
+import { fail } from '../../core/errors.ts';
+import { scheduleHash } from '../../core/schedules/spec.ts';
+import { stepEnds } from '../../core/trajectory/step-ends.ts';
+import type { Arena } from './arena.ts';
+import type { MatchBroadcast } from './match-events.ts';
+import type { PlayedTurn } from './played-match.ts';
+
+/** One whole turn to generate: who writes it in which match, from what prompt, with which budget and seed. */
+export interface TurnRequest<Role extends string = string> {
+  readonly matchId: string;
+  readonly turn: number;
+  readonly role: Role;
+  readonly policy: string;
+  readonly promptIds: readonly number[];
+  readonly maxTokens: number;
+  readonly stop?: readonly string[];
+  /** The row's sampling seed: where the turn sits in a batch does not change it. */
+  readonly seed: number;
+}
+
+const SOLO = { kind: 'solo' } as const;
+const SOLO_HASH = scheduleHash(SOLO);
+
+/**
+ * Generates whole turns of many matches at once (sequential and world turns): the turns of one policy — and of
+ * policies the runtime decodes as one batch (adapters over one base) — go together in decoder-wide chunks. Returns
+ * the played turns in request order.
+ */
+export async function decodeTurns<Role extends string>(arena: Arena<Role>, requests: readonly TurnRequest<Role>[], broadcast?: MatchBroadcast): Promise<PlayedTurn<Role>[]> {
+  const played: PlayedTurn<Role>[] = new Array(requests.length);
+  const groupOf = (policy: string) => {
+    const key = arena.runtime.stackKey?.(policy);
+    return key === undefined ? `policy:${policy}` : `stack:${key}`;
+  };
+  const indexed = requests.map((request, i) => ({ request, i }));
+  for (const group of new Set(requests.map((r) => groupOf(r.policy)))) {
+    const mine = indexed.filter(({ request }) => groupOf(request.policy) === group);
+    for (let start = 0; start < mine.length; start += arena.runtime.rows) {
+      const chunk = mine.slice(start, start + arena.runtime.rows);
+      const turns = await decodeChunk(arena, chunk.map(({ request }) => request), broadcast);
+      chunk.forEach(({ i }, row) => (played[i] = turns[row]));
+    }
+  }
+  return played;
+}
+
+async function decodeChunk<Role extends string>(arena: Arena<Role>, chunk: readonly TurnRequest<Role>[], broadcast?: MatchBroadcast): Promise<PlayedTurn<Role>[]> {
+  const maxLen = arena.runtime.maxLen;
+  const budgets = chunk.map((request) => {
+    const room = maxLen - request.promptIds.length;
+    if (room < 1) {
+      fail('SEQUENCE_TOO_LONG', `match "${request.matchId}" turn ${request.turn} (${request.role}): its prompt of ${request.promptIds.length} tokens leaves no room in ${maxLen} positions`, {
+        matchId: request.matchId,
+        turn: request.turn,
+      });
+    }
+    return Math.min(request.maxTokens, room);
+  });
+  for (const request of chunk) broadcast?.turnStart(request.matchId, request.turn, request.role, request.policy);
+  const onStep = broadcast?.streamer(chunk.map((request) => ({ matchId: request.matchId, turn: request.turn, roles: [request.role] })));
+  const stopStrings = chunk.map((request) => request.stop ?? []);
+  const policies = [...new Set(chunk.map((request) => request.policy))];
+  const { rollouts, versions } = await arena.runtime.generate({
+    policies,
+    ...(policies.length > 1 ? { rowPolicies: chunk.map((request) => policies.indexOf(request.policy)) } : {}),
+    prompts: chunk.map((request) => request.promptIds),
+    maxNewTokens: Math.max(...budgets),
+    rowMaxNewTokens: budgets,
+    rowSeeds: chunk.map((request) => request.seed),
+    seed: 0,
+    sampling: { temperature: arena.sampling.temperature, topK: 0, topP: arena.sampling.topP },
+    stopTokens: arena.stopTokens,
+    ...(stopStrings.some((list) => list.length > 0) ? { stopStrings, decode: (ids: number[]) => arena.tokenizer.decode(ids) } : {}),
+    ...(onStep ? { onStep } : {}),
+  });
+  const stops = new Set(arena.stopTokens);
+  const stepBoundary = new Set(arena.stepBoundary);
+  return chunk.map((request, row) => {
+    const rollout = rollouts[row];
+    return {
+      turn: request.turn,
+      role: request.role,
+      tokens: rollout.tokens,
+      text: arena.tokenizer.decode(rollout.tokens.filter((id) => !stops.has(id))),
+      finish: rollout.finish,
+      promptIds: [...request.promptIds],
+      logprobs: rollout.logprobs,
+      authorRoles: [request.role],
+      authorIds: rollout.tokens.map(() => 0),
+      stepEnds: stepEnds(rollout.tokens, stepBoundary),
+      origin: { seed: 0, row, rowSeed: request.seed, schedule: SOLO, scheduleHash: SOLO_HASH, versions: [versions[policies.indexOf(request.policy)]] },
+    };
+  });
+}

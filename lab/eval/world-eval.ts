@@ -1,0 +1,167 @@
+import type { AnyGame } from '../../core/catalog.ts';
+import { fail } from '../../core/errors.ts';
+import { SCRIPTED_PREFIX, type WorldProtocol } from '../../core/protocols/world.ts';
+import { deriveSeed } from '../../core/rng.ts';
+import type { Problem } from '../../core/tasks/task.ts';
+import { FORFEIT_START_LABEL } from '../../core/world/forfeit-credit.ts';
+import { startWorld, worldPrompt } from '../../core/world/world-match.ts';
+import { Scorer } from '../../native/runtime/scorer.ts';
+import { arenaFor } from '../../engine/match/arena.ts';
+import { DecoderPool } from '../../engine/match/decoder-pool.ts';
+import { playMatches } from '../../engine/match/play-matches.ts';
+import type { PlayedMatch } from '../../engine/match/played-match.ts';
+import { PolicyPool } from '../../engine/policies/policy-pool.ts';
+import { dealsTask } from '../../plugins/tasks/deals/deals-task.ts';
+
+/** A rate over n matches with its binomial standard error √(p(1 − p)/n). */
+export interface Rate {
+  readonly rate: number;
+  readonly se: number;
+}
+
+/** How a model did against one reference opponent, over matches with the model in each seat in turn. */
+export interface OpponentResult {
+  readonly opponent: string;
+  readonly matches: number;
+  readonly win: Rate;
+  readonly draw: Rate;
+  readonly loss: Rate;
+  readonly drawOrWin: Rate;
+  /** Matches the model lost by an illegal or unparseable move. */
+  readonly forfeit: Rate;
+  /** The model's mean payoff ± its standard error. */
+  readonly payoff: Rate;
+  /** Every other label of the world's (a negotiation's deal), averaged over the matches. */
+  readonly labels: Readonly<Record<string, number>>;
+  /** Negotiation-style games: the model's payoff over both players' payoffs, on matches where both were paid (a deal). */
+  readonly surplusShare?: Rate;
+}
+
+export interface WorldEvalOptions {
+  readonly game: AnyGame;
+  /** Model directory (a shipped base, a run's checkpoint policy). */
+  readonly modelDir: string;
+  readonly opponents: readonly string[];
+  /** Matches per opponent, half with the model in each seat of a two-player game. */
+  readonly matches: number;
+  readonly seed: number;
+  readonly temperature: number;
+  readonly threads?: number;
+  readonly onProgress?: (label: string, done: number, total: number) => void;
+}
+
+/** The world protocol of a world game, or a coded refusal naming the game. */
+export function worldProtocolOf(game: AnyGame): WorldProtocol<string> {
+  if (game.protocol.family !== 'world') return fail('INPUT_INVALID', `game "${game.id}" is not a world game (its protocol is ${game.protocol.family})`, { game: game.id });
+  return game.protocol;
+}
+
+const MODEL = 'model';
+
+/**
+ * Win, draw and loss rates (with SEs) of a model against each reference opponent the game names, on test deals, the
+ * model in every seat in turn (seat s plays matches s, s + players, …). The seats of one call are fixed, so the
+ * matches of one seat go in one batch through the match engine; the opponent moves by its function.
+ */
+export async function evaluateWorld(options: WorldEvalOptions): Promise<OpponentResult[]> {
+  const protocol = worldProtocolOf(options.game);
+  const players: readonly string[] = protocol.world.players;
+  for (const opponent of options.opponents) {
+    if (!protocol.scripted?.[opponent]) fail('INPUT_INVALID', `--opponents: game "${options.game.id}" has no reference opponent "${opponent}" (it has: ${Object.keys(protocol.scripted ?? {}).join(', ')})`, { opponent });
+  }
+  if (!(Number.isInteger(options.matches) && options.matches >= players.length)) fail('INPUT_INVALID', `--matches must be a whole number of at least ${players.length}, got ${options.matches}`, { matches: options.matches });
+  const pool = await PolicyPool.load([{ name: MODEL, init: options.modelDir, trainable: false }], { task: 'world' });
+  const config = pool.policy(MODEL).config;
+  const perSeat = Math.ceil(options.matches / players.length);
+  const decoders = new DecoderPool(pool, { rows: Math.min(perSeat, 64), maxLen: config.maxPositionEmbeddings, threads: options.threads });
+  const arena = arenaFor(options.game, decoders, pool.tokenizer, config.eosTokenIds, { temperature: options.temperature, topP: 1, maxNewTokens: protocol.maxTokens });
+  const deals = dealsTask().problems('test', perSeat, options.seed) as unknown as Problem[];
+  const results: OpponentResult[] = [];
+  try {
+    for (const [o, opponent] of options.opponents.entries()) {
+      const outcomes: { payoffs: Record<string, number>; seat: string; labels: Record<string, number> }[] = [];
+      for (const [s, seat] of players.entries()) {
+        const seats = Object.fromEntries(players.map((p) => [p, p === seat ? MODEL : `${SCRIPTED_PREFIX}${opponent}`]));
+        const seeds = { generation: deriveSeed(options.seed, o, s, 1), schedule: deriveSeed(options.seed, o, s, 2) };
+        const matches: PlayedMatch[] = await playMatches(arena, { problems: deals, copies: 1, seats, seeds, label: `eval/${opponent}/${seat}` });
+        for (const match of matches) outcomes.push({ payoffs: match.rewards.outcome as Record<string, number>, seat, labels: (match.rewards.labels?.[seat] ?? {}) as Record<string, number> });
+        options.onProgress?.(`vs ${opponent}`, outcomes.length, perSeat * players.length);
+      }
+      results.push(summarize(opponent, outcomes));
+    }
+  } finally {
+    await decoders.release();
+  }
+  return results;
+}
+
+function summarize(opponent: string, outcomes: readonly { payoffs: Record<string, number>; seat: string; labels: Record<string, number> }[]): OpponentResult {
+  const n = outcomes.length;
+  const rate = (values: readonly number[]): Rate => {
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    const variance = values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / Math.max(1, values.length - 1);
+    return { rate: mean, se: Math.sqrt(variance / values.length) };
+  };
+  const of = (name: string) => outcomes.map((o) => o.labels[name] ?? 0);
+  const names = [...new Set(outcomes.flatMap((o) => Object.keys(o.labels)))].filter((name) => !['win', 'draw', 'loss', 'forfeit', FORFEIT_START_LABEL].includes(name));
+  const shares = outcomes.filter((o) => (o.labels.deal ?? 0) === 1).map((o) => {
+    const total = Object.values(o.payoffs).reduce((a, b) => a + b, 0);
+    return total > 0 ? o.payoffs[o.seat] / total : 0.5;
+  });
+  return {
+    opponent,
+    matches: n,
+    win: rate(of('win')),
+    draw: rate(of('draw')),
+    loss: rate(of('loss')),
+    drawOrWin: rate(outcomes.map((o) => 1 - (o.labels.loss ?? 0))),
+    forfeit: rate(of('forfeit')),
+    payoff: rate(outcomes.map((o) => o.payoffs[o.seat])),
+    labels: Object.fromEntries(names.map((name) => [name, rate(of(name)).rate])),
+    ...(names.includes('deal') && shares.length > 0 ? { surplusShare: rate(shares) } : {}),
+  };
+}
+
+/** A policy's move probabilities at every information set, and their exact exploitability. */
+export interface ExploitabilityResult {
+  readonly exploitability: number;
+  readonly policy: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  /** Per information set, the probability the model puts on all its legal moves' texts together (the rest is illegal or other text). */
+  readonly legalMass: Readonly<Record<string, number>>;
+}
+
+/**
+ * The exact exploitability of a model's policy in a small world game (Kuhn Poker): at every information set, the
+ * prompt the player would get, each legal move's text (as the model writes it: a space, the move, the stop token)
+ * scored teacher-forced at temperature 1, the probabilities renormalised over the legal moves, then the world's exact
+ * best responses. An exact number, not a sample.
+ */
+export async function worldExploitability(options: { game: AnyGame; modelDir: string; threads?: number }): Promise<ExploitabilityResult> {
+  const protocol = worldProtocolOf(options.game);
+  const { world } = protocol;
+  const exact = world.exact ?? fail('INPUT_INVALID', `game "${options.game.id}" has no exact measures (exploitability is defined for small games such as kuhn-poker)`, { game: options.game.id });
+  const pool = await PolicyPool.load([{ name: MODEL, init: options.modelDir, trainable: false }], { task: 'world' });
+  const policy = pool.policy(MODEL);
+  const eos = policy.config.eosTokenIds[0];
+  const scorer = await Scorer.create(policy, { threads: options.threads });
+  try {
+    const table: Record<string, Record<string, number>> = {};
+    const legalMass: Record<string, number> = {};
+    for (const set of exact.informationSets()) {
+      const match = { ...startWorld(world.id, world, 0), state: set.state };
+      const prompt = pool.tokenizer.encode(worldPrompt(world, match, set.player, protocol.illegal));
+      const moves = world.legalMoves(set.state).map((move: unknown) => world.moveText(move));
+      const sequences = moves.map((text: string) => [...prompt, ...pool.tokenizer.encode(` ${text}`), eos]);
+      const scored = await scorer.score(sequences);
+      const logps = scored.map((s) => s.logprobs.slice(prompt.length).reduce<number>((sum, lp) => sum + (lp ?? 0), 0));
+      const top = Math.max(...logps);
+      const weights = logps.map((lp) => Math.exp(lp - top));
+      const total = weights.reduce((a, b) => a + b, 0);
+      table[set.key] = Object.fromEntries(moves.map((m: string, i: number) => [m, weights[i] / total]));
+      legalMass[set.key] = logps.reduce((sum, lp) => sum + Math.exp(lp), 0);
+    }
+    return { exploitability: exact.exploitability(table), policy: table, legalMass };
+  } finally {
+    await scorer.release();
+  }
+}

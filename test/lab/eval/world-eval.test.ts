@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { kuhnExploitability, kuhnPokerGame } from '../../../games/kuhn-poker.ts';
+import { ticTacToeGame } from '../../../games/tictactoe.ts';
+import { evaluateWorld, worldExploitability } from '../../../lab/eval/world-eval.ts';
+import { resolveModelDir } from '../../../plugins/policies/default-model.ts';
+
+const base = resolveModelDir('default', 'world');
+
+describe('world evaluation on the shipped world base', () => {
+  it("should compute Kuhn Poker's exploitability exactly from the model's move probabilities at all 12 information sets", async () => {
+    const { exploitability, policy, legalMass } = await worldExploitability({ game: kuhnPokerGame({}), modelDir: base, threads: 1 });
+    expect(Object.keys(policy)).toHaveLength(12);
+    for (const moves of Object.values(policy)) expect(Object.values(moves).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+    for (const mass of Object.values(legalMass)) expect(mass).toBeGreaterThan(0);
+    expect(exploitability).toBeCloseTo(kuhnExploitability(policy), 12);
+    expect(exploitability).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('should report win, draw and loss rates that add up, with SEs, the model in each seat for half the matches', async () => {
+    const [minimax] = await evaluateWorld({ game: ticTacToeGame({}), modelDir: base, opponents: ['minimax'], matches: 8, seed: 0, temperature: 1, threads: 1 });
+    expect(minimax.matches).toBe(8);
+    expect(minimax.win.rate + minimax.draw.rate + minimax.loss.rate).toBeCloseTo(1, 12);
+    expect(minimax.win.rate).toBe(0);
+    expect(minimax.drawOrWin.rate).toBeCloseTo(minimax.draw.rate, 12);
+    expect(minimax.loss.se).toBeGreaterThanOrEqual(0);
+    await expect(evaluateWorld({ game: ticTacToeGame({}), modelDir: base, opponents: ['alphazero'], matches: 8, seed: 0, temperature: 1 })).rejects.toThrow(/no reference opponent "alphazero"/);
+  }, 120_000);
+});
