@@ -52,7 +52,9 @@ export async function prepareRunDir(out: string, options: { resume: ResumeMode; 
       const shown = entries.slice(0, 4).join(', ') + (entries.length > 4 ? ', ...' : '');
       const ways = entries.includes(dir)
         ? 'continue that run with --resume, start it over with --restart, or give a new or empty --out'
-        : 'it stopped before its first checkpoint: start it over with --restart, or give a new or empty --out';
+        : RUN_MARKERS.some((marker) => entries.includes(marker))
+          ? 'it stopped before its first checkpoint: start it over with --restart, or give a new or empty --out'
+          : 'they are not a run of ludus: give a new or empty --out';
       fail('RUN_DIR_NOT_EMPTY', `${out}: already holds files (${shown}); ${ways}`, { dir: out });
     }
     return false;

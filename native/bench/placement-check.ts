@@ -7,7 +7,7 @@ import { Decoder } from '../runtime/decoder.ts';
 import type { Policy } from '../runtime/policy.ts';
 import { Scorer } from '../runtime/scorer.ts';
 import { Learner } from '../train/learner.ts';
-import { phaseCommand } from './real-size.ts';
+import { phaseCommand } from './phase-command.ts';
 
 /** The graphs a GPU runs: the decoder's ('last'), the scorer's ('all') and the learner's forward+backward. */
 export const CHECKED_GRAPHS = ['decode', 'score', 'train'] as const;

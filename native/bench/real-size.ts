@@ -2,12 +2,11 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Rng } from '../../core/rng.ts';
-import { siblingModule } from '../io/package-root.ts';
 import { parameterCount } from '../model/memory.ts';
 import { PRESETS, presetConfig } from '../model/presets.ts';
 import { round } from './engine-bench.ts';
+import { phaseCommand } from './phase-command.ts';
 import type { PhaseResult } from './real-size-phases.ts';
 import { python, torchVersion } from './torch-baseline.ts';
 import type { Device } from '../ort.ts';
@@ -61,12 +60,6 @@ export const DEVICE_PHASES: readonly string[] = ['matmul-peak', 'score', 'decode
 
 type Refusal = { error: { code: string; message: string } };
 const refused = (r: PhaseResult): r is Refusal => 'error' in r;
-
-/** The phase entry beside this module; from the sources it runs under tsx's loader, from dist/ as plain JavaScript. */
-export function phaseCommand(): string[] {
-  const entry = fileURLToPath(siblingModule(import.meta.url, 'real-size-phase'));
-  return entry.endsWith('.ts') ? ['--import', import.meta.resolve('tsx'), entry] : [entry];
-}
 
 /** Runs one phase in a fresh node process; a coded refusal comes back as `{error}`. */
 function phase(name: string, options: Record<string, unknown>): Promise<PhaseResult> {

@@ -40,7 +40,7 @@ describe('ludus train', () => {
   });
 
   describe('having a JSONL set divided by a task file', () => {
-    it('should train on its train split and validate on its test split (it has no validation split)', async () => {
+    it('should train on its train split and validate on problems held out of it, never on its test split (it has no validation split)', async () => {
       const { dir, file } = await configFile({});
       const rows = Array.from({ length: 40 }, (_, i) => JSON.stringify({ problem: `What is ${i} plus 2?`, answer: String(i + 2) }));
       await writeFile(join(dir, 'sums.jsonl'), `${rows.join('\n')}\n`);
@@ -55,7 +55,7 @@ describe('ludus train', () => {
       const played = (await readFile(join(out, 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => (JSON.parse(line) as { problemId: string }).problemId);
       expect(played.every((id) => idsOf('train').has(id))).toBe(true);
       const [validation] = (await readFile(join(out, 'validation.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { problems: number; split: string });
-      expect(validation).toMatchObject({ problems: 2, split: 'test', role: 'senior', policy: 'senior', written: 'solo' });
+      expect(validation).toMatchObject({ problems: 2, split: 'validation', held_out_of_train: 2, role: 'senior', policy: 'senior', written: 'solo' });
     });
   });
 

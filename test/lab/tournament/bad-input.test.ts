@@ -99,7 +99,7 @@ describe("a tournament's directory", () => {
     await writeFile(join(out, 'standings.json'), '{}');
     const error = await rejection(playTournament(config(), { out }));
     expect(error.code).toBe('RUN_DIR_NOT_EMPTY');
-    expect(error.message).toContain('--resume');
+    expect(error.message).toContain('they are not a run of ludus: give a new or empty --out');
     expect(await pathExists(join(out, 'games'))).toBe(false);
   });
 
