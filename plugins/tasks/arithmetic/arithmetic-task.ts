@@ -33,7 +33,8 @@ export function arithmeticTask(input: ArithmeticOptionsInput = {}): ArithmeticTa
       steps,
       meta: { operation, a, b },
     };
-  });
+    // Gold step labels (every gold step right), so a verifier's step verdicts are scored against the gold path.
+  }, (steps) => steps.map(() => true));
   return { ...task, corrupt: corruptArithmetic, stepCheck: arithmeticStepCheck, slipped: slippedSolution,
     judgedSlip: (problem, rate, missRate, rng) => judgedSlipWalk(operandsOf(problem.meta), problem.steps, rate, missRate, rng),
   };
