@@ -11,7 +11,7 @@ import { composePlugins } from '../composition/compose.ts';
 import type { PluginCatalog } from '../composition/plugin-catalog.ts';
 import { loadPluginFiles } from '../composition/plugin-files.ts';
 import { readConfigFile } from './config-file.ts';
-import { trainedTask } from '../plugins/policies/default-model.ts';
+import { DEFAULT_MODELS_DIR, trainedTask } from '../plugins/policies/default-model.ts';
 import { graderForTask } from '../plugins/tasks/registry.ts';
 
 export interface RunOptions {
@@ -32,11 +32,25 @@ export interface ResolvedRun {
  * A training config from a `--config` file, the command line and `--plugin` files, checked whole before anything
  * runs: the fields, the plugin files, the game and its knobs, the grader and estimator names, the policy bindings.
  * Plugin paths in a config file are relative to that file. Without a `task`, the game's default task is played (else
- * the config's default); without a `grader`, the task's own (exact for last-letter) or the config's default.
+ * the config's default); without a model, the game's default model (and its task) where the game names one; without a
+ * `grader`, the task's own (exact for last-letter) or the config's default.
  */
 export async function resolveRun(gameName: string, opts: RunOptions, overrides: Record<string, unknown> = {}, recorded?: Record<string, unknown>): Promise<ResolvedRun> {
   const file = opts.config ? await readConfigFile(opts.config) : (recorded ?? {});
-  const model = opts.model ?? file.model;
+  const first = await resolveWith(gameName, opts, file, overrides);
+  // A game may name the shipped base it starts from (Tango, Agon: arithmetic-judge) where the run names no model (or
+  // 'default') and no task other than the base's own.
+  const named = overrides.model ?? opts.model ?? file.model;
+  const defaultModel = first.game.defaultModel;
+  if (defaultModel === undefined || (named !== undefined && named !== 'default')) return first;
+  const dir = join(DEFAULT_MODELS_DIR, defaultModel);
+  const namedTask = overrides.task ?? file.task;
+  if (namedTask !== undefined && namedTask !== trainedTask(dir)) return first;
+  return resolveWith(gameName, { ...opts, model: dir }, file, { ...overrides, ...(overrides.model !== undefined ? { model: dir } : {}) });
+}
+
+async function resolveWith(gameName: string, opts: RunOptions, file: Record<string, unknown>, overrides: Record<string, unknown>): Promise<ResolvedRun> {
+  const model = overrides.model ?? opts.model ?? file.model;
   // A model directory that says which task it was pretrained on chooses the task (the shipped base follows the game).
   const modelTask = file.task === undefined && overrides.task === undefined && typeof model === 'string' && model !== 'default' ? trainedTask(model) : undefined;
   const filePlugins = Array.isArray(file.plugins) ? (file.plugins as unknown[]).map((p) => (typeof p === 'string' && opts.config ? resolve(dirname(opts.config), p) : p)) : file.plugins;

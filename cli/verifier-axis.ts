@@ -35,6 +35,19 @@ export async function verifierAxis(options: VerifierAxisOptions): Promise<Record
   return results;
 }
 
+/**
+ * Outcome F1 of a judge that calls the same share of solutions correct as `counts` did, at random: with a share a of
+ * solutions right and a share q called right, its expected precision is a and recall q, so F1 = 2aq / (a + q). The
+ * chance line a judge's outcome F1 is read against; null where no verdict was counted.
+ */
+export function randomJudgeF1(counts: { tp: number; fp: number; fn: number; tn: number }): number | null {
+  const n = counts.tp + counts.fp + counts.fn + counts.tn;
+  if (n === 0) return null;
+  const right = (counts.tp + counts.fn) / n;
+  const calledRight = (counts.tp + counts.fp) / n;
+  return right + calledRight === 0 ? 0 : (2 * right * calledRight) / (right + calledRight);
+}
+
 const show = (e: Estimate) => (e === null ? 'undefined' : `${e.value.toFixed(3)} ± ${e.se.toFixed(3)}`);
 
 export function summarizeVerifier(results: Record<string, VerifierEvalResult>): string {
@@ -42,7 +55,7 @@ export function summarizeVerifier(results: Record<string, VerifierEvalResult>): 
     .map(
       ([name, r]) =>
         `verifier on ${name} (${r.split}, ${r.problems} solutions by ${r.policies.generator}, ${r.samples} verifications each):\n` +
-        `  outcome precision ${show(r.outcome_precision)}, recall ${show(r.outcome_recall)}, F1 ${show(r.outcome_f1)}; step F1 ${show(r.step_f1)}\n` +
+        `  outcome precision ${show(r.outcome_precision)}, recall ${show(r.outcome_recall)}, F1 ${show(r.outcome_f1)} (a random judge calling as many correct: ${randomJudgeF1(r.counts.outcome)?.toFixed(3) ?? 'undefined'}); step F1 ${show(r.step_f1)}\n` +
         `  solutions right ${show(r.solution_accuracy)}; verdicts readable ${show(r.readable)}\n`,
     )
     .join('');

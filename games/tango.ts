@@ -110,7 +110,7 @@ export function tangoGame(knobs: unknown, grade: Grader) {
     // The verifier's steps judge one solution per prompt several times (Algorithm 1: M verification rollouts of one o_g).
     sharedTurns: (step) => (step.trains.includes('verifier') ? 1 : 0),
     validateOn: 'generator',
-    defaultTask: 'last-letter',
+    defaultModel: 'arithmetic-judge',
     headline: [...DEFAULT_HEADLINE, 'role/verifier/outcome_f1', 'role/verifier/step_f1'],
   });
 }

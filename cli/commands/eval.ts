@@ -56,7 +56,7 @@ export function register(program: Command): void {
     .option('--generator <dir>', "the verifier axis: whose solutions the model judges, a model directory or 'default' (default: the model itself)")
     .option('--challenger <dir>', "cascade mode (Agon §4): --model drafts, this model (a directory, an adapter directory or 'default') answers after reading the draft's summary with its final answer withheld; pass@k, per-stage tokens, summary prefill; --max-new-tokens caps every generation, --compare is a single model at the same cap")
     .option('--proposals <n>', 'cascade mode: drafts before the challenge (more than 1: the Mixture-of-Agents baseline)', text, '1')
-    .option('--challenge-layout <layout>', "cascade mode: continue (the challenger continues the summary; agon's default) or context (it reads the summary before the plain prompt)")
+    .option('--challenge-layout <layout>', "cascade mode: context (the challenger reads the summary before the plain prompt; agon's default) or continue (it continues the summary)")
     .option('--junior <dir>', "junior for handoff, drift and legibility: a model directory or 'default' (the shipped base)", 'default')
     .option('--reference <dir>', "drift's reference model for the displaced-token analysis (e.g. the GRPO senior); 'default' is the junior, which leaves that analysis out", 'default')
     .option('--compare <dir|json>', "paired one-sided t-tests against another model (a directory or 'default', evaluated here the same way) or a saved eval-report.json / report.json")

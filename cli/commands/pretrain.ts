@@ -4,7 +4,7 @@ import { parseConfig } from '../../core/parse-config.ts';
 import { readConfigFile } from '../config-file.ts';
 import { forceThreadsOption, threadsOption } from '../options.ts';
 import { progressReporter } from '../progress.ts';
-import { PRETRAIN_PRESETS, PretrainConfigSchema } from '../../lab/pretrain/pretrain-config.ts';
+import { PRESET_NAMES, PRETRAIN_PRESETS, PretrainConfigSchema } from '../../lab/pretrain/pretrain-config.ts';
 import { pretrain } from '../../lab/pretrain/pretrain.ts';
 import { catalogWorlds } from '../../composition/catalog-worlds.ts';
 
@@ -12,7 +12,8 @@ export function register(program: Command): void {
   program
     .command('pretrain')
     .description('train a tokenizer and a tiny Qwen3-style base model on a synthetic task (supervised); resumable')
-    .requiredOption('--task <name>', 'arithmetic | last-letter | world (the world games: tictactoe, kuhn-poker, negotiation)')
+    .option('--task <name>', 'arithmetic | last-letter | world (the world games: tictactoe, kuhn-poker, negotiation): the preset of that name (see --preset)')
+    .option('--preset <name>', `the preset to start from (${PRESET_NAMES.join(' | ')}; default: --task's own)`)
     .requiredOption('--out <dir>', 'run directory: model/ (the result), checkpoint/, metrics.jsonl')
     .option('--config <file>', 'JSON overrides of the task preset (see lab/pretrain/pretrain-config.ts)')
     .option('--steps <n>', 'optimizer steps', (v) => Number(v))
@@ -20,16 +21,19 @@ export function register(program: Command): void {
     .option('--resume', 'continue from <out>/checkpoint')
     .addOption(threadsOption(0))
     .addOption(forceThreadsOption())
-    .action(async (opts: { task: string; out: string; config?: string; steps?: number; seed?: number; resume?: boolean; threads: number }) => {
-      const preset = PRETRAIN_PRESETS[opts.task as keyof typeof PRETRAIN_PRESETS];
-      if (!preset) throw new LudusError('CONFIG_INVALID', `--task: no pretrain preset for "${opts.task}" (known: ${Object.keys(PRETRAIN_PRESETS).join(', ')})`);
+    .action(async (opts: { task?: string; preset?: string; out: string; config?: string; steps?: number; seed?: number; resume?: boolean; threads: number }) => {
+      const name = opts.preset ?? opts.task;
+      if (name === undefined) throw new LudusError('CONFIG_INVALID', '--task or --preset: give one');
+      const preset = Object.hasOwn(PRETRAIN_PRESETS, name) ? PRETRAIN_PRESETS[name as keyof typeof PRETRAIN_PRESETS] : undefined;
+      if (!preset) throw new LudusError('CONFIG_INVALID', `--${opts.preset ? 'preset' : 'task'}: no pretrain preset "${name}" (known: ${PRESET_NAMES.join(', ')})`);
+      if (opts.preset && opts.task && preset.task !== opts.task) throw new LudusError('CONFIG_INVALID', `--preset ${name} is over task "${preset.task}", not --task ${opts.task}`);
       const overrides = opts.config ? await readConfigFile(opts.config) : {};
       const config = parseConfig(
         PretrainConfigSchema,
         { ...preset, ...overrides, ...(opts.steps ? { steps: opts.steps } : {}), ...(opts.seed !== undefined ? { seed: opts.seed } : {}) },
         opts.config ?? 'pretrain config',
       );
-      const progress = progressReporter(`pretrain ${opts.task}`);
+      const progress = progressReporter(`pretrain ${name}`);
       let done = 0;
       const result = await pretrain({
         out: opts.out,

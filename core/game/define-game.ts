@@ -58,6 +58,12 @@ export interface GameDefinition<Role extends string, Problem> {
    */
   readonly runDefaults?: Readonly<Record<string, unknown>>;
   /**
+   * The shipped base (a folder of the package's models/) a run starts from when its config names no model (Tango and
+   * Agon: arithmetic-judge, the base with a verifier's and a challenger's format); its task is then the run's default
+   * task. The task's own shipped base when absent.
+   */
+  readonly defaultModel?: string;
+  /**
    * Per policy: how a run binds it when the run config's `policies` entry does not say (the same fields, checked by the
    * trainer; the config's own fields win). Agon: its two policies are LoRA adapters over one frozen base.
    */
@@ -67,8 +73,8 @@ export interface GameDefinition<Role extends string, Problem> {
 }
 
 /** A validated game: its definition with every default filled in, and its knobs (the papers' hyperparameters) alongside. */
-export type Game<Role extends string = string, P = Problem, Knobs extends object = {}> = Readonly<Required<Omit<GameDefinition<Role, P>, 'defaultTask' | 'runDefaults'>>> &
-  Readonly<Pick<GameDefinition<Role, P>, 'defaultTask' | 'runDefaults'>> &
+export type Game<Role extends string = string, P = Problem, Knobs extends object = {}> = Readonly<Required<Omit<GameDefinition<Role, P>, 'defaultTask' | 'runDefaults' | 'defaultModel'>>> &
+  Readonly<Pick<GameDefinition<Role, P>, 'defaultTask' | 'runDefaults' | 'defaultModel'>> &
   Readonly<Omit<Knobs, keyof GameDefinition<Role, P>>>;
 
 const GAME_ID = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -108,6 +114,7 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
     if (terms?.entropy && !(Number.isFinite(terms.entropy.coef) && terms.entropy.coef >= 0)) invalid(`losses.${role}.entropy.coef`, `must be a finite number ≥ 0, got ${terms.entropy.coef}`);
   }
   if (definition.defaultTask !== undefined && (typeof definition.defaultTask !== 'string' || definition.defaultTask === '')) invalid('defaultTask', 'must be a task name');
+  if (definition.defaultModel !== undefined && (typeof definition.defaultModel !== 'string' || !/^[\w.-]+$/.test(definition.defaultModel))) invalid('defaultModel', 'must be the name of a folder of models/');
   for (const name of Object.keys(definition.policyDefaults ?? {})) if (!policies.includes(name)) invalid('policyDefaults', `names "${name}", which is not one of the game's policies`);
   if (definition.headline !== undefined && !Array.isArray(definition.headline)) invalid('headline', 'must be a list of metric keys');
   for (const key of definition.headline ?? []) {

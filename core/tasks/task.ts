@@ -59,4 +59,18 @@ export interface Task<Meta extends object = Record<string, unknown>> {
    * from what was written. Labels mark the steps that differ from the gold solution's.
    */
   slipped?(problem: Problem<Meta>, rate: number, rng: Rng): LabelledSolution;
+  /**
+   * Where the task can: a `slipped` solution (at `rate`) and a verifier's judgment of it that checks each step locally
+   * against the step before it, as written, and misses each slip with probability `missRate` (the verifier's designed
+   * flaw): every step up to the first slip it catches is judged by what it should say given what came before, that
+   * step and every later one are wrong, and the final verdict is correct exactly when it caught none.
+   */
+  judgedSlip?(problem: Problem<Meta>, rate: number, missRate: number, rng: Rng): JudgedSolution;
+}
+
+/** A solution with a verifier's working and verdict on each step, and its final verdict. */
+export interface JudgedSolution {
+  readonly solution: LabelledSolution;
+  readonly judgments: readonly { readonly justification: string; readonly correct: boolean }[];
+  readonly final: boolean;
 }

@@ -314,6 +314,7 @@ function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: Reado
     const judged = verdicts.some((verdict) => verdict !== undefined);
     const learning = [...learned.values()].map((l) => l.roles[role]).find((r) => r !== undefined);
     byRole[role] = {
+      ...labelMeans(rollouts.map((r) => r.rewards.labels ?? {})),
       ...judgeMetrics(matches.map((match) => match.rewards.verdicts ?? []), role),
       reward_mean: mean(rollouts.map((r) => r.rewards.outcome)),
       answer_present: judged ? mean(verdicts.map((v) => (v?.answer_present ? 1 : 0))) : null,
@@ -331,6 +332,15 @@ function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: Reado
     };
   }
   return byRole;
+}
+
+/**
+ * The mean of each label the game gave the role's rollouts (Agon's challenger: `draft_correct`, `converted`, whose
+ * ratio is the conversions per wrong draft), over the rollouts that carry it; the metrics of every role win a name clash.
+ */
+function labelMeans(labels: readonly Readonly<Record<string, number>>[]): Record<string, number> {
+  const names = [...new Set(labels.flatMap((l) => Object.keys(l)))];
+  return Object.fromEntries(names.map((name) => [name, mean(labels.filter((l) => name in l).map((l) => l[name]))]));
 }
 
 /** Per match (in order), per role a policy learned from: what the estimator gave the role's rollout. */

@@ -26,8 +26,11 @@ export const AgonKnobsSchema = z.strictObject({
   pairing: z.enum(['rivals', 'self']).default('rivals').describe('rivals: two policies; self: one policy challenges its own draft (the self-refinement baseline, Agon §5)'),
   /** Token cap of each turn, the same for draft and challenge (§4: generation count and length caps matched); ours: 128. */
   turnTokens: z.number().int().positive().default(128).describe('token cap of each turn, the same for draft and challenge (Agon §4 matches caps; ours: 128)'),
-  /** How the challenger's prompt holds the summary (see challengePrompt); ours: 'continue'. */
-  challengeLayout: z.enum(['continue', 'context']).default('continue').describe("the challenger's prompt: continue the summary as the start of its answer, or read it as context before the plain prompt (ours: continue)"),
+  /** How the challenger's prompt holds the summary (see challengePrompt); 'context', as the paper's chat models read it. */
+  challengeLayout: z
+    .enum(['context', 'continue'])
+    .default('context')
+    .describe("the challenger's prompt: read the summary as context before the plain prompt, then answer (Agon §4: the paper's chat models read it so), or, ours, continue the summary as the start of its answer"),
   /** Also mask every standalone mention of the withheld answer in the summary (ours: see withheldSummary). */
   maskMentions: z.boolean().default(true).describe('also mask every standalone mention of the withheld answer in the summary (ours)'),
   /**
@@ -51,11 +54,11 @@ export const AgonKnobsSchema = z.strictObject({
 export type AgonKnobs = z.input<typeof AgonKnobsSchema>;
 
 /**
- * The challenger's prompt. 'context': the summary under a header, then the plain problem prompt for a fresh answer
- * (the paper's models read the summary as context). 'continue' (ours, the default): the problem, then the summary as
- * the start of the answer, which the challenger continues — checking, correcting or finishing it — to its own final
- * answer; the small embedded base, pretrained on plain prompts only, answered nothing right under 'context' (0% on
- * the first steps) and follows 'continue'.
+ * The challenger's prompt. 'context' (the default): the summary under a header, then the plain problem prompt for a
+ * fresh answer, as the paper's chat models read it; the shipped base arithmetic-judge was given the format of such
+ * prompts in its supervised data, as SFT gives the paper's models (a base pretrained on plain prompts alone answered
+ * nothing right here). 'continue' (ours, an option): the problem, then the summary as the start of the answer, which
+ * the challenger continues — checking, correcting or finishing it — to its own final answer.
  */
 export function challengePrompt(summary: string, problem: Problem, layout: 'context' | 'continue'): string {
   if (layout === 'context') return `A rival's draft, its final answer withheld:\n${summary}\n\n${problem.prompt}`;
@@ -125,6 +128,7 @@ export function agonGame(knobs: unknown, grade: Grader) {
     trainable: ['drafter', 'challenger'],
     advantages: { drafter: dropZeroVarianceGroups, challenger: dropZeroVarianceGroups },
     validateOn: 'challenger',
+    defaultModel: 'arithmetic-judge',
     ...(k.adapters ? { policyDefaults: Object.fromEntries(policies.map((name) => [name, { adapter: { r: 16, initStdB: k.adapterInitStdB } }])) } : {}),
   });
 }

@@ -4,6 +4,9 @@ import { TANGO_TEST_SHAPE } from '../../plugins/tasks/last-letter/options.ts';
 
 const TaskName = z.enum(['arithmetic', 'last-letter', 'world']);
 
+/** The names of the presets: a task's own, or a base of its own over a task. */
+export const PRESET_NAMES = ['arithmetic', 'last-letter', 'world', 'arithmetic-judge'] as const;
+
 /**
  * Verifier examples in the supervised data (RL Tango appendix B.2: SFT "primarily to ensure that the base models
  * learn to follow the specified instructions and produce outputs that conform to the required format"): the verifier
@@ -19,6 +22,25 @@ const VerificationSchema = z.strictObject({
    * the format and the working but only a noisy habit of judging, which leaves RL room to sharpen it.
    */
   flip: z.number().min(0).max(0.5).default(0.25),
+  /**
+   * Which solutions are verified (ours). 'corrupted': gold or the task's corrupted solution, verdicts flipped at `flip`.
+   * 'slipped': the base's own slipped solutions (at the run's `slipRate`), judged a step at a time by a verifier that
+   * misses each slip with probability `missRate` (the task's `judgedSlip`), nothing flipped: a judge above chance whose
+   * flaw is one rule RL can correct.
+   */
+  solutions: z.enum(['corrupted', 'slipped']).default('corrupted'),
+  /** With 'slipped' solutions: the probability that the verifier misses a slip, its designed flaw (ours). */
+  missRate: z.number().min(0).max(1).default(0.5),
+});
+
+/**
+ * Challenger examples (ours; Agon §4's models are chat models SFT'd to read context): the challenger's 'context' prompt
+ * over the withheld summary of a draft (the base's own slipped solution), answered by a fresh solution, so the base
+ * can answer a prompt with a summary before it, as the paper's models can.
+ */
+const ChallengeSchema = z.strictObject({
+  /** Share of all examples that are challenges (ours). */
+  share: z.number().gt(0).lt(1),
 });
 
 /** How the embedded default base models are made: tokenizer, architecture and supervised training. */
@@ -29,6 +51,13 @@ export const PretrainConfigSchema = z
     /** Other tasks whose examples are mixed in, each with its share of all examples (the task above has the rest). */
     alsoTasks: z.array(z.strictObject({ task: TaskName, taskOptions: z.record(z.string(), z.unknown()).default({}), share: z.number().gt(0).lt(1) })).default([]),
     verification: VerificationSchema.optional(),
+    challenge: ChallengeSchema.optional(),
+    /**
+     * A model directory the run starts from (ours), its architecture, weights and tokenizer, instead of a new tokenizer
+     * and random weights; relative paths are from the package root. `model` and the tokenizer fields are then unused;
+     * `maxTokens` sets its positions (RoPE has no learnt positions).
+     */
+    init: z.string().min(1).optional(),
     /**
      * The base's designed flaw (ours): each supervised solution of a task that has one is the task's `slipped` walk at
      * this rate, so the base learns to slip that often: arithmetic forgets each due carry or borrow, last-letter takes
@@ -94,6 +123,7 @@ export const PretrainConfigSchema = z
     saveDtype: z.enum(['F32', 'BF16']).default('F32'),
   })
   .strict()
+  .refine((config) => config.challenge === undefined || (config.verification?.share ?? 0) + config.challenge.share < 1, { message: 'verification.share + challenge.share must leave solutions some examples (sum < 1)', path: ['challenge'] })
   .refine((config) => config.alsoTasks.reduce((sum, also) => sum + also.share, 0) < 1, { message: 'the shares of alsoTasks must leave the main task some examples (sum < 1)', path: ['alsoTasks'] })
   .refine((config) => config.saveAt === undefined || config.saveAt <= config.steps, { message: 'saveAt must be at most steps', path: ['saveAt'] })
   .refine((config) => config.firstStage === undefined || config.firstStage.steps < config.steps, { message: 'firstStage.steps must be fewer than steps', path: ['firstStage', 'steps'] });
@@ -101,7 +131,7 @@ export const PretrainConfigSchema = z
 export type PretrainConfig = z.output<typeof PretrainConfigSchema>;
 
 /** Per-task defaults: the shipped base models were made with exactly these. */
-export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof PretrainConfigSchema>> = {
+export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typeof PretrainConfigSchema>> = {
   arithmetic: { task: 'arithmetic', steps: 1500, slipRate: 0.5, saveDtype: 'BF16' },
   /**
    * Tango's base for both roles (models/last-letter): a vocabulary that spells the random words letter by letter, a
@@ -158,6 +188,28 @@ export const PRETRAIN_PRESETS: Record<PretrainConfig['task'], z.input<typeof Pre
     batch: 32,
     schedule: { lr: 3e-3, warmupSteps: 30, decay: 'cosine', minRatio: 0.05 },
     checkpointEvery: 50,
+    saveDtype: 'BF16',
+  },
+  /**
+   * The judging base (models/arithmetic-judge), for RL Tango's two roles and Agon's two on arithmetic: the arithmetic base
+   * (same tokenizer and weights to start) further trained on its own slipped solutions, on verifications of them by a
+   * judge that checks one column at a time and misses each forgotten carry with probability 0.5 (so it starts above
+   * chance, flawed in one rule), and on Agon's 'context' challenger prompts answered afresh. Saved at step 100 of a
+   * 200-step schedule (`saveAt`, for the time the shared machine allowed); see docs/default-base.md.
+   */
+  'arithmetic-judge': {
+    task: 'arithmetic',
+    init: 'models/arithmetic',
+    verification: { share: 0.4, solutions: 'slipped', missRate: 0.5, flip: 0 },
+    challenge: { share: 0.2 },
+    slipRate: 0.5,
+    maxTokens: 640,
+    steps: 200,
+    saveAt: 100,
+    batch: 16,
+    microBatchRows: 8,
+    schedule: { lr: 2e-3, warmupSteps: 10, decay: 'cosine', minRatio: 0.05 },
+    checkpointEvery: 25,
     saveDtype: 'BF16',
   },
 };

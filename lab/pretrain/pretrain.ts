@@ -1,7 +1,8 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { fail } from '../../core/errors.ts';
-import { saveCheckpoint } from '../../native/io/checkpoint.ts';
+import { loadCheckpoint, saveCheckpoint } from '../../native/io/checkpoint.ts';
+import { packageRoot } from '../../native/io/package-root.ts';
 import { pathExists, recoverDirectory } from '../../native/io/files.ts';
 import { parseHfConfig, type ModelConfig } from '../../native/model/config.ts';
 import { initWeights, PRESETS } from '../../native/model/presets.ts';
@@ -97,7 +98,7 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
     const examples = stage
       ? batchAt(stage.task, cursor, { ...config, batch }).map((example) => tokenizeExample(tokenizer, example, eosId))
       : isMixed(config)
-        ? Array.from({ length: batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i, config.slipRate), eosId))
+        ? Array.from({ length: batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i, config.slipRate, config.challenge), eosId))
         : batchAt(task, cursor, config).map((example) => tokenizeExample(tokenizer, example, eosId));
     const lr = learningRate(config.schedule, step, config.steps);
     const rows = config.microBatchRows ? [...examples].sort((a, b) => a.prompt.length + a.completion.length - (b.prompt.length + b.completion.length)) : examples;
@@ -161,6 +162,7 @@ interface Start {
 }
 
 async function fromScratch(config: PretrainConfig, taskFor: TaskFor): Promise<Start> {
+  if (config.init !== undefined) return fromModel(config, config.init);
   const task = await taskFor(config.task, { seed: config.seed, ...config.taskOptions });
   const sources = await sftSources(config, taskFor);
   const corpus = isMixed(config)
@@ -173,6 +175,16 @@ async function fromScratch(config: PretrainConfig, taskFor: TaskFor): Promise<St
     'pretrain model config',
   );
   return { state: { step: 0, cursor: 0, config }, modelConfig, weights: initWeights(modelConfig, config.seed), tokenizerJson };
+}
+
+/** A run that starts from a model directory (`init`): its tokenizer, architecture and weights, positions from `maxTokens`. */
+async function fromModel(config: PretrainConfig, init: string): Promise<Start> {
+  const dir = resolve(packageRoot(), init);
+  const tokenizerPath = join(dir, 'tokenizer.json');
+  if (!(await pathExists(tokenizerPath))) fail('CONFIG_INVALID', `pretrain init ${init}: no tokenizer.json in ${dir}`, { field: 'init', dir });
+  const { config: modelConfig, weights } = await loadCheckpoint(dir);
+  const tokenizerJson: unknown = JSON.parse(await readFile(tokenizerPath, 'utf8'));
+  return { state: { step: 0, cursor: 0, config }, modelConfig: { ...modelConfig, maxPositionEmbeddings: config.maxTokens }, weights, tokenizerJson };
 }
 
 async function fromCheckpoint(dir: string, requested: PretrainConfig): Promise<Start> {

@@ -8,7 +8,7 @@ import { LUDUS_BIN, runLudus } from '../support/cli.ts';
 
 /**
  * `ludus train tango` as a newcomer types it, on the embedded default (no --model, no --task: the game plays
- * last-letter on its shipped base), scaled down by a config to what two cores run in seconds: a warm-up step, then
+ * arithmetic on its judging base, models/arithmetic-judge), scaled down by a config to what two cores run in seconds: a warm-up step, then
  * the paper's 3 generator steps to 1 verifier step.
  */
 const config = {

@@ -61,7 +61,7 @@ describe('agon', () => {
       const state = moa('Tens: 8 minus 2 is 6.\n\nThe answer is \\boxed{51}.', boxed('52'), '');
       const seen = game.view({ ...state, transcript: state.transcript.slice(0, 2), finished: false }, 'challenger').transcript;
       const prompt = protocol.turns[2].template(seen, problem);
-      expect(prompt).toBe(`Proposal 1, its final answer withheld:\nTens: 8 minus 2 is 6.\n\n${problem.prompt}Ones: 10 minus 8 is 2.\n\n`);
+      expect(prompt).toBe(`Proposal 1, its final answer withheld:\nTens: 8 minus 2 is 6.\n\nA rival's draft, its final answer withheld:\nOnes: 10 minus 8 is 2.\n\n${problem.prompt}`);
       expect(prompt).not.toContain('51');
       expect(prompt).not.toContain('52');
     });
@@ -73,6 +73,15 @@ describe('agon', () => {
         ['drafter', 1, false],
         ['challenger', 2, true],
       ]);
+    });
+  });
+
+  describe('the challenger\'s layout and base by default', () => {
+    it('reads the summary as context before the plain prompt (the paper\'s chat models), continue only when asked, starting from the judging base', () => {
+      const draft = boxed('52');
+      expect(challengerPrompt(agonGame({}, grade), draft)).toBe(`A rival's draft, its final answer withheld:\nOnes: 10 minus 8 is 2.\n\n${problem.prompt}`);
+      expect(challengerPrompt(agonGame({ challengeLayout: 'continue' }, grade), draft)).toBe(`${problem.prompt}Ones: 10 minus 8 is 2.\n\n`);
+      expect(agonGame({}, grade).defaultModel).toBe('arithmetic-judge');
     });
   });
 

@@ -14,11 +14,12 @@ describe('tangoGame', () => {
   describe('having no knobs', () => {
     const game = tangoGame({}, gradeExact);
 
-    it('should seat a generator and a verifier, each its own policy, on last-letter by default', () => {
+    it('should seat a generator and a verifier, each its own policy, starting from the judging base by default', () => {
       expect(game.roles).toEqual(['generator', 'verifier']);
       expect(game.policies).toEqual(['generator', 'verifier']);
       expect(game.trainable).toEqual(['generator', 'verifier']);
-      expect(game.defaultTask).toBe('last-letter');
+      expect(game.defaultModel).toBe('arithmetic-judge');
+      expect(game.defaultTask).toBeUndefined();
       expect(game.protocol).toMatchObject({ family: 'sequential', name: 'solve-then-verify' });
     });
 

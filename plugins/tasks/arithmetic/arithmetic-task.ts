@@ -5,13 +5,14 @@ import { boxedAnswerStep, joinSteps } from '../prompt.ts';
 import type { LabelledSolution, Problem, Task } from '../../../core/tasks/task.ts';
 import { columnSteps } from './column-steps.ts';
 import { corruptArithmetic } from './corrupt.ts';
+import { judgedSlipWalk } from './judged-slip.ts';
 import { digitsToNumber, drawOperands, type Operands } from './operands.ts';
 import { ArithmeticOptionsSchema, type ArithmeticOptionsInput, type Operation } from './options.ts';
 import { arithmeticStepCheck } from './step-check.ts';
 
 export type ArithmeticMeta = { operation: Operation; a: number; b: number };
 
-export type ArithmeticTask = Task<ArithmeticMeta & CanonicalMeta> & Required<Pick<Task<ArithmeticMeta & CanonicalMeta>, 'slipped'>>;
+export type ArithmeticTask = Task<ArithmeticMeta & CanonicalMeta> & Required<Pick<Task<ArithmeticMeta & CanonicalMeta>, 'slipped' | 'judgedSlip'>>;
 
 const WORD: Record<Operation, string> = { add: 'plus', sub: 'minus', mul: 'times' };
 const SYMBOL: Record<Operation, string> = { add: '+', sub: '-', mul: '*' };
@@ -32,8 +33,11 @@ export function arithmeticTask(input: ArithmeticOptionsInput = {}): ArithmeticTa
       steps,
       meta: { operation, a, b },
     };
-  });
-  return { ...task, corrupt: corruptArithmetic, stepCheck: arithmeticStepCheck, slipped: slippedSolution };
+    // Gold step labels (every gold step right), so a verifier's step verdicts are scored against the gold path.
+  }, (steps) => steps.map(() => true));
+  return { ...task, corrupt: corruptArithmetic, stepCheck: arithmeticStepCheck, slipped: slippedSolution,
+    judgedSlip: (problem, rate, missRate, rng) => judgedSlipWalk(operandsOf(problem.meta), problem.steps, rate, missRate, rng),
+  };
 }
 
 /** Ones first, as the column walk reads them. */

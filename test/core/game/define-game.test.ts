@@ -147,6 +147,7 @@ describe('defineGame', () => {
         ['validateOn', () => defineGame({ ...tandem, validateOn: 'coach' as TandemRole }), /validateOn names "coach"/],
         ['losses.senior.entropy.coef', () => defineGame({ ...tandem, losses: { senior: { entropy: { coef: Number.NaN } } } }), /must be a finite number ≥ 0/],
         ['defaultTask', () => defineGame({ ...tandem, defaultTask: '' }), /defaultTask must be a task name/],
+        ['defaultModel', () => defineGame({ ...tandem, defaultModel: '../elsewhere' }), /defaultModel must be the name of a folder of models\//],
       ];
       for (const [field, define, message] of cases) {
         const error = configErrorOf(define);

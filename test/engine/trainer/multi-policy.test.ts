@@ -116,3 +116,18 @@ describe('the trainer with two trainable policies (a two-role sequential game fr
     });
   });
 });
+
+describe('the trainer on a game that labels its rollouts (Agon: draft_correct, converted)', () => {
+  it("should report each label's mean per role and step in metrics.jsonl, as the transcripts' labels give it", async () => {
+    const { out } = await runTraining(tinyConfig({ game: 'agon', steps: 2, problemsPerStep: 2, groupSize: 2, checkpointEvery: 2, knobs: { turnTokens: 24 } }));
+    const metrics = await jsonl<MetricsLine>(join(out, 'metrics.jsonl'));
+    const transcripts = await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'));
+    for (const line of metrics) {
+      const labels = transcripts.filter((t) => t.step === line.step).map((t) => t.labels!.challenger);
+      const mean = (name: string) => labels.reduce((sum, l) => sum + (l?.[name] ?? Number.NaN), 0) / labels.length;
+      expect(line.roles.challenger.converted).toBeCloseTo(mean('converted'), 12);
+      expect(line.roles.challenger.draft_correct).toBeCloseTo(mean('draft_correct'), 12);
+      expect(line.roles.drafter.converted).toBeUndefined();
+    }
+  });
+});

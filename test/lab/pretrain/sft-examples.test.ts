@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../core/rng.ts';
 import { isMixed, mixedExample, verificationExample } from '../../../lab/pretrain/sft-examples.ts';
-import { PretrainConfigSchema } from '../../../lab/pretrain/pretrain-config.ts';
+import { PRETRAIN_PRESETS, PretrainConfigSchema } from '../../../lab/pretrain/pretrain-config.ts';
+import { challengePrompt } from '../../../games/agon/agon.ts';
+import type { Problem } from '../../../core/tasks/task.ts';
 import { arithmeticTask } from '../../../plugins/tasks/arithmetic/arithmetic-task.ts';
 import { lastLetterTask } from '../../../plugins/tasks/last-letter/last-letter-task.ts';
 import { parseVerification } from '../../../plugins/verdicts/step-verdicts.ts';
@@ -87,5 +89,40 @@ describe('mixedExample', () => {
     expect(isMixed(PretrainConfigSchema.parse({ task: 'last-letter' }))).toBe(false);
     expect(isMixed(PretrainConfigSchema.parse({ task: 'last-letter', verification: { share: 0.4 } }))).toBe(true);
     expect(() => PretrainConfigSchema.parse({ task: 'last-letter', alsoTasks: [{ task: 'arithmetic', share: 0.6 }, { task: 'arithmetic', share: 0.5 }] })).toThrow(/alsoTasks/);
+  });
+});
+
+describe('the arithmetic-judge mix (slipped verifications with a miss rate, Agon challenges)', () => {
+  const arithmetic = arithmeticTask();
+  const config = PretrainConfigSchema.parse(PRETRAIN_PRESETS['arithmetic-judge']);
+  const examples = Array.from({ length: 1500 }, (_, i) => mixedExample([{ task: arithmetic, share: 1 }], config.verification, 0, i, config.slipRate, config.challenge));
+
+  it('should draw verifications, challenges and solutions at their shares', () => {
+    const share = (start: string) => examples.filter((e) => e.prompt.startsWith(start)).length / examples.length;
+    expect(share('Verify')).toBeCloseTo(config.verification!.share, 1);
+    expect(share("A rival's draft")).toBeCloseTo(config.challenge!.share, 1);
+    expect(isMixed(config)).toBe(true);
+  });
+
+  it('should verify the base\'s own slipped walks in the verifier\'s format, the final verdict wrong exactly when a step is', () => {
+    for (const example of examples.filter((e) => e.prompt.startsWith('Verify'))) {
+      const parsed = parseVerification(example.completion);
+      expect(parsed.strayLines).toBe(0);
+      expect(example.prompt).toContain(`The solution has ${parsed.steps.length} steps.`);
+      expect(parsed.final).toBe(parsed.steps.every((s) => s.correct));
+    }
+  });
+
+  it('should put a draft\'s withheld summary before the plain prompt (the context layout) and answer it afresh', () => {
+    for (const example of examples.filter((e) => e.prompt.startsWith("A rival's draft"))) {
+      const problem = example.prompt.slice(example.prompt.indexOf('Question: '));
+      expect(example.prompt).toBe(challengePrompt(example.prompt.slice("A rival's draft, its final answer withheld:\n".length, example.prompt.indexOf('\n\nQuestion: ')), { prompt: problem } as Problem, 'context'));
+      expect(example.prompt).not.toMatch(/\\boxed\{\d/);
+      expect(example.completion).toMatch(/The answer is \\boxed\{\d+\}\.$/);
+    }
+  });
+
+  it('should refuse verification and challenge shares that leave solutions nothing', () => {
+    expect(() => PretrainConfigSchema.parse({ task: 'arithmetic', verification: { share: 0.6 }, challenge: { share: 0.5 } })).toThrow(/challenge/);
   });
 });

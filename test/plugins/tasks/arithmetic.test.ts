@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { LudusError } from '../../../core/errors.ts';
 import { Rng } from '../../../core/rng.ts';
 import { arithmeticTask } from '../../../plugins/tasks/arithmetic/arithmetic-task.ts';
+import { AFTER_WRONG_STEP } from '../../../plugins/tasks/arithmetic/judged-slip.ts';
+import { goldPathLabels } from '../../../plugins/verdicts/gold-path.ts';
 import type { Operation } from '../../../plugins/tasks/arithmetic/options.ts';
 
 type Column = { carries: boolean; digitsFree: boolean };
@@ -167,6 +169,59 @@ describe('arithmeticTask', () => {
       }
       expect(dueCount).toBeGreaterThan(200);
       expect(kept / dueCount).toBeCloseTo(0.5, 1);
+    });
+  });
+
+  describe('when a verifier judges a slipped walk one column at a time (judgedSlip)', () => {
+    const problems = task.problems('train', 400);
+    const wrong = (p: (typeof problems)[number], rng: Rng) => task.judgedSlip(p, 0.5, 0, rng);
+
+    it('should, missing nothing, judge every step as the gold-path labels do and the whole as the answer is', () => {
+      const rng = new Rng(3);
+      for (const p of problems) {
+        const { solution, judgments, final } = wrong(p, rng);
+        expect(judgments.map((j) => j.correct)).toEqual(goldPathLabels(p.steps, solution.steps));
+        expect(final).toBe(solution.steps.at(-1) === p.steps.at(-1));
+      }
+    });
+
+    it('should write, for each step before the first wrong one, the step itself without its place; for the first wrong one what it should have said', () => {
+      const rng = new Rng(4);
+      let caught = 0;
+      for (const p of problems) {
+        const { solution, judgments } = wrong(p, rng);
+        const first = judgments.findIndex((j) => !j.correct);
+        for (const [k, j] of judgments.entries()) {
+          if (first >= 0 && k > first) expect(j.justification).toBe(AFTER_WRONG_STEP);
+          else if (k < solution.steps.length - 1 && (first < 0 || k < first)) expect(j.justification).toBe(solution.steps[k].replace(/^[^:]*: /, ''));
+        }
+        if (first >= 0 && first < solution.steps.length - 1) {
+          caught++;
+          // The forgotten carry: the judge's column passes it on, the pupil's does not.
+          expect(judgments[first].justification).toMatch(/, (carry|borrow) \d\.$/);
+          expect(solution.steps[first]).not.toMatch(/, (carry|borrow) \d\.$/);
+        }
+      }
+      expect(caught).toBeGreaterThan(100);
+    });
+
+    it('should miss slips at missRate: 1 calls every walk right, 0.5 misses about half the solutions that slipped once', () => {
+      const rng = new Rng(5);
+      for (const p of problems.slice(0, 100)) expect(task.judgedSlip(p, 0.5, 1, rng).final).toBe(true);
+      let once = 0;
+      let missed = 0;
+      for (const p of problems) {
+        for (let i = 0; i < 4; i++) {
+          const { solution, final } = task.judgedSlip(p, 0.5, 0.5, rng);
+          const slips = solution.steps.filter((step, k) => step !== p.steps[k] && /Write \d\.$/.test(step) && !/(carry|borrow) 1 is/.test(p.steps[k] ?? '')).length;
+          if (solution.steps.at(-1) === p.steps.at(-1) || slips !== 1) continue;
+          once++;
+          missed += final ? 1 : 0;
+        }
+      }
+      expect(once).toBeGreaterThan(150);
+      expect(missed / once).toBeGreaterThan(0.35);
+      expect(missed / once).toBeLessThan(0.65);
     });
   });
 
