@@ -6,7 +6,9 @@ import { Rotations } from '../../core/game/rotations.ts';
 import { GRADER_JUDGE, type Grader } from '../../core/grading/verdict.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 import type { Problem } from '../../core/tasks/task.ts';
-import { withheldSummary } from './summary.ts';
+import { challengePrompt, withheldSummary } from '../../plugins/protocols/draft-challenge.ts';
+
+export { challengePrompt };
 
 export type AgonRole = 'drafter' | 'challenger';
 
@@ -53,17 +55,6 @@ export const AgonKnobsSchema = z.strictObject({
 
 export type AgonKnobs = z.input<typeof AgonKnobsSchema>;
 
-/**
- * The challenger's prompt. 'context' (the default): the summary under a header, then the plain problem prompt for a
- * fresh answer, as the paper's chat models read it; the shipped base arithmetic-judge was given the format of such
- * prompts in its supervised data, as SFT gives the paper's models (a base pretrained on plain prompts alone answered
- * nothing right here). 'continue' (ours, an option): the problem, then the summary as the start of the answer, which
- * the challenger continues — checking, correcting or finishing it — to its own final answer.
- */
-export function challengePrompt(summary: string, problem: Problem, layout: 'context' | 'continue'): string {
-  if (layout === 'context') return `A rival's draft, its final answer withheld:\n${summary}\n\n${problem.prompt}`;
-  return summary === '' ? problem.prompt : `${problem.prompt}${summary}\n\n`;
-}
 
 /**
  * The last pass's prompt over several drafts (the Mixture-of-Agents aggregation): every draft but the last as context

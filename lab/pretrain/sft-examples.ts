@@ -3,8 +3,7 @@ import { Rng, deriveSeed } from '../../core/rng.ts';
 import type { LabelledSolution, Problem, Task } from '../../core/tasks/task.ts';
 import { writeVerification } from '../../plugins/verdicts/step-verdicts.ts';
 import { verifierPrompt } from '../../plugins/verdicts/verifier-prompt.ts';
-import { challengePrompt } from '../../games/agon/agon.ts';
-import { withheldSummary } from '../../games/agon/summary.ts';
+import { challengePrompt, withheldSummary } from '../../plugins/protocols/draft-challenge.ts';
 import type { PretrainConfig } from './pretrain-config.ts';
 import type { SftExample } from './sft-batch.ts';
 

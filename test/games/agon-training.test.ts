@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import type { TranscriptLine } from '../../engine/trainer/transcript-line.ts';
 import { readOptimizer } from '../../engine/trainer/training-checkpoint.ts';
-import { withheldSummary } from '../../games/agon/summary.ts';
+import { withheldSummary } from '../../plugins/protocols/draft-challenge.ts';
 import { loadTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 import { jsonl, runTraining, tinyConfig } from '../support/training.ts';
 
@@ -32,9 +32,10 @@ describe('training agon on the shipped base', () => {
       const context = tokenizer.decode(challenge.promptIds);
       const { summary, answer } = withheldSummary(draft.text, { maskMentions: true });
       expect(context).toContain(summary);
-      // What the challenger reads beyond the problem's own prompt (whose instruction names \boxed{} itself).
-      expect(context.startsWith(line.prompt)).toBe(true);
-      const read = context.slice(line.prompt.length);
+      // What the challenger reads beyond the problem's own prompt (whose instruction names \boxed{} itself): in the
+      // default 'context' layout, the summary comes before the problem.
+      expect(context).toContain(line.prompt);
+      const read = context.replace(line.prompt, '');
       if (answer !== null) {
         withheld++;
         expect(read).not.toMatch(new RegExp(`(?<![0-9.])${answer}(?![0-9]|\\.[0-9])`));

@@ -4,7 +4,7 @@ import type { MatchState } from '../../core/game/match-state.ts';
 import type { TurnRecord } from '../../core/protocols/turn-record.ts';
 import type { Problem } from '../../core/tasks/task.ts';
 import { agonGame, type AgonRole } from '../../games/agon/agon.ts';
-import { WITHHELD, withheldSummary } from '../../games/agon/summary.ts';
+import { WITHHELD, withheldSummary } from '../../plugins/protocols/draft-challenge.ts';
 import { gradeMath } from '../../plugins/graders/math/grade-math.ts';
 import { Rng } from '../../core/rng.ts';
 

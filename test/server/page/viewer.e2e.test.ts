@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TranscriptLine } from '../../../engine/trainer/transcript-line.ts';
-import { withheldSummary } from '../../../games/agon/summary.ts';
+import { withheldSummary } from '../../../plugins/protocols/draft-challenge.ts';
 import { loadTokenizer } from '../../../plugins/tokenizers/hf-tokenizer.ts';
 import { runLudus } from '../../support/cli.ts';
 import { launchChromium, serveLudus, type ServingLudus } from './browser.ts';

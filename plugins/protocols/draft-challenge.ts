@@ -1,5 +1,6 @@
-import { lastBoxed } from '../../plugins/graders/math/boxed.ts';
-import { STEP_SEPARATOR } from '../../plugins/tasks/prompt.ts';
+import type { Problem } from '../../core/tasks/task.ts';
+import { lastBoxed } from '../graders/math/boxed.ts';
+import { STEP_SEPARATOR } from '../tasks/prompt.ts';
 
 /** What stands where a withheld answer was. */
 export const WITHHELD = '[withheld]';
@@ -36,4 +37,16 @@ export function withheldSummary(draft: string, options: { maskMentions: boolean 
 function maskMentions(text: string, answer: string): string {
   const escaped = answer.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return text.replace(new RegExp(`(?<![\\p{L}\\p{N}.])${escaped}(?![\\p{L}\\p{N}]|\\.\\p{N})`, 'gu'), WITHHELD);
+}
+
+/**
+ * The challenger's prompt. 'context' (the default): the summary under a header, then the plain problem prompt for a
+ * fresh answer, as the paper's chat models read it; the shipped base arithmetic-judge was given the format of such
+ * prompts in its supervised data, as SFT gives the paper's models (a base pretrained on plain prompts alone answered
+ * nothing right here). 'continue' (ours, an option): the problem, then the summary as the start of the answer, which
+ * the challenger continues — checking, correcting or finishing it — to its own final answer.
+ */
+export function challengePrompt(summary: string, problem: Problem, layout: 'context' | 'continue'): string {
+  if (layout === 'context') return `A rival's draft, its final answer withheld:\n${summary}\n\n${problem.prompt}`;
+  return summary === '' ? problem.prompt : `${problem.prompt}${summary}\n\n`;
 }
