@@ -14,7 +14,7 @@ export function register(program: Command): void {
     .description('train a tokenizer and a tiny Qwen3-style base model on a synthetic task (supervised); resumable')
     .requiredOption('--task <name>', 'arithmetic | last-letter | world (the world games: tictactoe, kuhn-poker, negotiation)')
     .requiredOption('--out <dir>', 'run directory: model/ (the result), checkpoint/, metrics.jsonl')
-    .option('--config <file>', 'JSON overrides of the task preset (see lab/pretrain/pretrain-config.ts)')
+    .option('--config <file>', `JSON overrides of the task preset; fields: ${Object.keys(PretrainConfigSchema.shape).join(', ')}`)
     .option('--steps <n>', 'optimizer steps', (v) => Number(v))
     .option('--seed <n>', 'seed', (v) => Number(v))
     .option('--resume', 'continue from <out>/checkpoint')
