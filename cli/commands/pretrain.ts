@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .option('--task <name>', 'arithmetic | last-letter | world (the world games: tictactoe, kuhn-poker, negotiation): the preset of that name (see --preset)')
     .option('--preset <name>', `the preset to start from (${PRESET_NAMES.join(' | ')}; default: --task's own)`)
     .requiredOption('--out <dir>', 'run directory: model/ (the result), checkpoint/, metrics.jsonl')
-    .option('--config <file>', 'JSON overrides of the task preset (see lab/pretrain/pretrain-config.ts)')
+    .option('--config <file>', `JSON overrides of the task preset; fields: ${Object.keys(PretrainConfigSchema.shape).join(', ')}`)
     .option('--steps <n>', 'optimizer steps', (v) => Number(v))
     .option('--seed <n>', 'seed', (v) => Number(v))
     .option('--resume', 'continue from <out>/checkpoint')

@@ -1,6 +1,7 @@
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
+import { builtInGames } from '../../games/index.ts';
 import { idlePolicies, type MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import { planPolicies } from '../../engine/trainer/policy-plan.ts';
 import type { TrainResult } from '../../engine/trainer/trainer.ts';
@@ -18,12 +19,15 @@ interface TrainOptions extends WatchOptions, RunOptions {
   device: string;
 }
 
+/** Named in --help from the registry itself, so a new game can't be left out of it. */
+const BUILT_IN_GAME_NAMES = (builtInGames.games ?? []).map((game) => game.name);
+
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 export function register(program: Command): void {
   const command = program
     .command('train')
-    .description('RL on any game in the catalog (tandem, grpo, kl-reg, tango, agon, or a --plugin module\'s) from base models; every policy the game\'s rotation trains learns with its own optimizer; resumable, and Ctrl-C stops at the next step with a checkpoint')
+    .description(`RL on any game in the catalog (${BUILT_IN_GAME_NAMES.join(', ')}, or a --plugin module's) from base models; every policy the game's rotation trains learns with its own optimizer; resumable, and Ctrl-C stops at the next step with a checkpoint`)
     .argument('<game>', 'a game id (see `ludus games`)')
     .option(...pluginOption)
     .option('--config <file>', "JSON training config (every field in docs/config-reference.md; `policies` binds the game's policies to checkpoints and learner settings)")
