@@ -10,8 +10,13 @@ const SPLIT_STREAM: Record<Split, number> = { train: 11, validation: 12, test: 1
  * by uniformly random legal moves from a seeded deal (the position drawn uniformly among the game's turns), its
  * prompt the mover's prompt there, its solution a uniformly random legal move. A base trained on it knows the format
  * and the rules and nothing of strategy, which leaves self-play all of it to learn.
+ *
+ * With `legalLine` (ours) the prompt stops after the observation and the solution also holds the prompt's
+ * `Legal moves: …` line: the same tokens, but the base is trained to write the legal moves from the observation (which
+ * cells are free, which bets are open), a dense signal for the rule a move-only target teaches one sampled token at a
+ * time. Without it a 700-step base chose TicTacToe cells nearly uniformly among all nine (docs/world-games.md).
  */
-export function worldMovesTask(world: AnyWorld, seed = 0): Task<{ game: string; turn: number }> {
+export function worldMovesTask(world: AnyWorld, seed = 0, options: { legalLine?: boolean } = {}): Task<{ game: string; turn: number }> {
   const sample = (split: Split, index: number, sampleSeed = seed): Problem<{ game: string; turn: number }> => {
     const rng = new Rng(deriveSeed(sampleSeed, SPLIT_STREAM[split], index));
     const positions: WorldMatch[] = [];
@@ -25,8 +30,11 @@ export function worldMovesTask(world: AnyWorld, seed = 0): Task<{ game: string; 
     const at = positions[turn];
     const legal = world.legalMoves(at.state);
     const move = world.moveText(legal[rng.int(legal.length)]);
-    const prompt = worldPrompt(world, at, worldToMove(world, at)!, SPIRAL_FORFEIT);
-    return { id: `${world.id}-${split}-${index}`, question: prompt, instruction: '', prompt, answer: move, solution: ` ${move}`, steps: [` ${move}`], meta: { game: world.id, turn } };
+    const full = worldPrompt(world, at, worldToMove(world, at)!, SPIRAL_FORFEIT);
+    const cut = options.legalLine ? full.lastIndexOf('\nLegal moves: ') + 1 : full.length;
+    const prompt = full.slice(0, cut);
+    const solution = `${full.slice(cut)} ${move}`;
+    return { id: `${world.id}-${split}-${index}`, question: prompt, instruction: '', prompt, answer: move, solution, steps: [solution], meta: { game: world.id, turn } };
   };
   return {
     name: `world:${world.id}`,

@@ -168,23 +168,23 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
    * The world games' base (models/world, ours): one position of a uniformly random game per example, its target a
    * uniformly random legal move, so the base plays every world game legally and badly (SPIRAL starts from Qwen3-4B,
    * which knows the rules; a 1.7M-parameter model must be taught them). Half TicTacToe, a quarter each Kuhn Poker and
-   * Simple Negotiation (`taskOptions.game`); Tango's 128-wide architecture; prompts under 200 tokens. Saved at step
-   * 700 of the 1,200 planned (`saveAt`), what the shared machine allowed (a step took 2-10 s at load 10-15): its moves
-   * are legal about 85% of the time, so it forfeits most TicTacToe games under SPIRAL's rule (docs/world-games.md).
+   * Simple Negotiation (`taskOptions.game`); Tango's 128-wide architecture; prompts under 200 tokens. `legalLine`
+   * trains the prompt's legal-moves line as well as the move: without it a 700-step base chose TicTacToe cells
+   * nearly uniformly among all nine (72% legal per move at random positions); with it 800 steps (about 9 minutes at
+   * load 6-9, 2 threads) give 95% (docs/world-games.md).
    */
   world: {
     task: 'world',
-    taskOptions: { game: 'tictactoe' },
+    taskOptions: { game: 'tictactoe', legalLine: true },
     alsoTasks: [
-      { task: 'world', taskOptions: { game: 'kuhn-poker' }, share: 0.25 },
-      { task: 'world', taskOptions: { game: 'negotiation' }, share: 0.25 },
+      { task: 'world', taskOptions: { game: 'kuhn-poker', legalLine: true }, share: 0.25 },
+      { task: 'world', taskOptions: { game: 'negotiation', legalLine: true }, share: 0.25 },
     ],
     model: { hidden_size: 128, intermediate_size: 384, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 32 },
     vocabSize: 512,
     tokenizerProblems: 3000,
     maxTokens: 256,
-    steps: 1200,
-    saveAt: 700,
+    steps: 800,
     batch: 32,
     schedule: { lr: 3e-3, warmupSteps: 30, decay: 'cosine', minRatio: 0.05 },
     checkpointEvery: 50,

@@ -136,14 +136,15 @@ export function batchAt(task: Task, cursor: number, config: Pick<PretrainConfig,
 
 type TaskFor = (name: string, options: Record<string, unknown>) => Promise<Task>;
 
-/** A task by name; `world` with `{ game }` is that world game's random-move positions (worldMovesTask). */
+/** A task by name; `world` with `{ game, legalLine? }` is that world game's random-move positions (worldMovesTask). */
 async function pretrainTask(name: string, options: Record<string, unknown>, worlds: Readonly<Record<string, AnyWorld>> = {}): Promise<Task> {
   if (name !== 'world') return taskByName(name, options);
-  const { game, seed, ...rest } = options;
-  if (Object.keys(rest).length > 0) fail('CONFIG_INVALID', `pretrain: the world task takes only "game", got ${Object.keys(rest).join(', ')}`, { options });
+  const { game, seed, legalLine, ...rest } = options;
+  if (Object.keys(rest).length > 0) fail('CONFIG_INVALID', `pretrain: the world task takes only "game" and "legalLine", got ${Object.keys(rest).join(', ')}`, { options });
+  if (legalLine !== undefined && typeof legalLine !== 'boolean') fail('CONFIG_INVALID', `pretrain: taskOptions.legalLine must be true or false, got ${JSON.stringify(legalLine)}`, { legalLine });
   const world = typeof game === 'string' ? worlds[game] : undefined;
   if (!world) fail('CONFIG_INVALID', `pretrain: taskOptions.game must name a world game (known: ${Object.keys(worlds).join(', ') || 'none'}), got ${JSON.stringify(game)}`, { game });
-  return worldMovesTask(world!, typeof seed === 'number' ? seed : 0);
+  return worldMovesTask(world!, typeof seed === 'number' ? seed : 0, { legalLine: legalLine === true });
 }
 
 /** The main task and the tasks mixed in, with their shares of the examples. */

@@ -189,4 +189,22 @@ describe('worldMovesTask (the world base\'s supervised data)', () => {
       }
     }
   });
+
+  it('should with legalLine train the prompt\'s legal-moves line too: the same text, cut after the observation', async () => {
+    const { worldMovesTask } = await import('../../core/world/world-moves-task.ts');
+    for (const world of [ticTacToeWorld, kuhnPokerWorld, negotiationWorld]) {
+      const plain = worldMovesTask(world as never, 3);
+      const lined = worldMovesTask(world as never, 3, { legalLine: true });
+      for (let i = 0; i < 20; i++) {
+        const a = plain.sample('train', i);
+        const b = lined.sample('train', i);
+        expect(b.prompt + b.solution).toBe(a.prompt + a.solution);
+        expect(b.answer).toBe(a.answer);
+        expect(b.prompt.endsWith('\n')).toBe(true);
+        expect(b.prompt).not.toContain('Legal moves:');
+        expect(b.solution).toMatch(/^Legal moves: .*\nYour move: /);
+        expect(b.solution.endsWith(` ${b.answer}`)).toBe(true);
+      }
+    }
+  });
 });

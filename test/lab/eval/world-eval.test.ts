@@ -25,4 +25,14 @@ describe('world evaluation on the shipped world base', () => {
     expect(minimax.loss.se).toBeGreaterThanOrEqual(0);
     await expect(evaluateWorld({ game: ticTacToeGame({}), modelDir: base, opponents: ['alphazero'], matches: 8, seed: 0, temperature: 1 })).rejects.toThrow(/no reference opponent "alphazero"/);
   }, 120_000);
+
+  it('should find the shipped base legal most of the time and bad: few TicTacToe forfeits against random, none won against minimax', async () => {
+    // Measured at 200 matches: forfeits 13.0 ± 2.4% against random (the base before legal-line pretraining: 79%),
+    // wins 36.0 ± 3.4%; against minimax no win and draw-or-win 8.0 ± 1.9% (docs/world-games.md). Bands at 60 matches.
+    const [random, minimax] = await evaluateWorld({ game: ticTacToeGame({}), modelDir: base, opponents: ['random', 'minimax'], matches: 60, seed: 0, temperature: 1, threads: 1 });
+    expect(random.forfeit.rate).toBeLessThan(0.3);
+    expect(random.win.rate).toBeGreaterThan(0.15);
+    expect(minimax.win.rate).toBe(0);
+    expect(minimax.drawOrWin.rate).toBeLessThan(0.3);
+  }, 120_000);
 });
