@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
-import { fail } from '../core/errors.ts';
 import { mebibytes } from '../server/request-guard.ts';
+import { positiveNumberArg, wholeNumberArg } from './options.ts';
 import { exposureWarning, serverToken, TOKEN_ENV, type ServerToken } from '../server/server-token.ts';
 
 /** The flags every ludus model server shares: its token, what it may read, who may call it, and how much at once. */
@@ -22,8 +22,8 @@ export function accessOptions(command: Command, defaults: { readonly maxBodyByte
     .option('--allow-dir <dir>', `a directory ${reads} may be read from (repeatable; symlinks are resolved before the check)`, repeatable, [])
     .option('--allow-host <name>', 'a host name requests may address this server by, besides localhost and IP addresses (repeatable)', repeatable, [])
     .option('--allow-origin <origin>', 'a browser origin allowed to call this server (repeatable; none by default)', repeatable, [])
-    .option('--max-body-mb <n>', `request bodies larger than this are refused (default ${defaults.maxBodyBytes / 2 ** 20})`, (v) => positiveNumber(v, 'max-body-mb'))
-    .option('--max-in-flight <n>', `requests handled at once; more get 503 (default ${defaults.maxInFlight})`, (v) => positiveInteger(v, 'max-in-flight'));
+    .option('--max-body-mb <n>', `request bodies larger than this are refused (default ${defaults.maxBodyBytes / 2 ** 20})`, positiveNumberArg('max-body-mb'))
+    .option('--max-in-flight <n>', `requests handled at once; more get 503 (default ${defaults.maxInFlight})`, wholeNumberArg('max-in-flight'));
 }
 
 /**
@@ -52,16 +52,4 @@ export function announce(what: string, host: string, token: ServerToken, line: R
       ? `${what}: token ${token.token} (every request sends it as "Authorization: Bearer <token>"; ludus's clients read it from $${TOKEN_ENV})\n`
       : `${what}: requests must send the token given by ${TOKEN_ENV} or --token\n`,
   );
-}
-
-export function positiveInteger(value: string, flag: string): number {
-  const n = Number(value);
-  if (!/^\s*\d+\s*$/.test(value) || n < 1) fail('INPUT_INVALID', `--${flag} "${value}" is not a positive integer`, { flag });
-  return n;
-}
-
-function positiveNumber(value: string, flag: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) fail('INPUT_INVALID', `--${flag} "${value}" is not a positive number`, { flag });
-  return n;
 }

@@ -43,9 +43,3 @@ export function within(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
-
-/** A name a request gives for something the server writes: letters, digits, `_ . -`, not starting with a dot. */
-export function checkName(name: string, field: string): string {
-  if (!/^[A-Za-z0-9_][\w.-]{0,63}$/.test(name)) fail('REQUEST_INVALID', `${field}: "${name}" is not a name: letters, digits, _ . - (at most 64), not starting with "." or "-"`, { field });
-  return name;
-}

@@ -1,8 +1,8 @@
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { MODEL_SERVER_LIMITS, startModelServer } from '../../server/model-server/model-server.ts';
-import { forceThreadsOption, parsePort, threadsOption } from '../options.ts';
-import { accessOptions, accessSettings, announce, positiveInteger, type AccessFlags } from '../server-access.ts';
+import { forceThreadsOption, parsePort, threadsOption, wholeNumberArg } from '../options.ts';
+import { accessOptions, accessSettings, announce, type AccessFlags } from '../server-access.ts';
 
 interface ServeModelOptions extends AccessFlags {
   host: string;
@@ -25,10 +25,10 @@ export function register(program: Command): void {
     .option('--host <host>', 'interface to listen on (anything but loopback prints a warning)', '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', parsePort, 8000)
     .option('--name <name>', "the model's served name (vLLM `model`); the directory's name by default")
-    .option('--rows <n>', 'requests decoded together per batch (refused at start when their KV caches cannot fit in memory)', (v) => positiveInteger(v, 'rows'), 8)
+    .option('--rows <n>', 'requests decoded together per batch (refused at start when their KV caches cannot fit in memory)', wholeNumberArg('rows'), 8)
     .option('--task <name>', "the task whose shipped base 'default' names")
-    .option('--max-adapters <n>', `adapters or models loaded beside the base at most (default ${MODEL_SERVER_LIMITS.maxAdapters})`, (v) => positiveInteger(v, 'max-adapters'))
-    .option('--max-request-tokens <n>', `prompt plus new tokens over one request's prompts at most (default ${MODEL_SERVER_LIMITS.maxRequestTokens})`, (v) => positiveInteger(v, 'max-request-tokens'));
+    .option('--max-adapters <n>', `adapters or models loaded beside the base at most (default ${MODEL_SERVER_LIMITS.maxAdapters})`, wholeNumberArg('max-adapters'))
+    .option('--max-request-tokens <n>', `prompt plus new tokens over one request's prompts at most (default ${MODEL_SERVER_LIMITS.maxRequestTokens})`, wholeNumberArg('max-request-tokens'));
   accessOptions(command, MODEL_SERVER_LIMITS, 'load_lora_adapter and update_weights_from_disk')
     .addOption(threadsOption(0))
     .addOption(forceThreadsOption())

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { startTrainerServer, TRAINER_SERVER_LIMITS } from '../../server/trainer-server/trainer-server.ts';
-import { forceThreadsOption, parsePort, threadsOption } from '../options.ts';
-import { accessOptions, accessSettings, announce, positiveInteger, type AccessFlags } from '../server-access.ts';
+import { forceThreadsOption, parsePort, threadsOption, wholeNumberArg } from '../options.ts';
+import { accessOptions, accessSettings, announce, type AccessFlags } from '../server-access.ts';
 
 interface ServeTrainerOptions extends AccessFlags {
   host: string;
@@ -23,8 +23,8 @@ export function register(program: Command): void {
     .option('--port <n>', 'port (0 picks a free one)', parsePort, 8100)
     .option('--task <name>', "the task whose shipped base create_model's base_model 'default' names when the call gives none")
     .option('--sampler-dir <dir>', 'where save_weights_for_sampler writes model directories, each inside a folder of its model (a temporary directory, removed on exit, when absent)')
-    .option('--max-models <n>', `models trained at once (default ${TRAINER_SERVER_LIMITS.maxModels})`, (v) => positiveInteger(v, 'max-models'))
-    .option('--max-batch-tokens <n>', `rows × padded tokens of one forward_backward (default ${TRAINER_SERVER_LIMITS.maxBatchTokens})`, (v) => positiveInteger(v, 'max-batch-tokens'));
+    .option('--max-models <n>', `models trained at once (default ${TRAINER_SERVER_LIMITS.maxModels})`, wholeNumberArg('max-models'))
+    .option('--max-batch-tokens <n>', `rows × padded tokens of one forward_backward (default ${TRAINER_SERVER_LIMITS.maxBatchTokens})`, wholeNumberArg('max-batch-tokens'));
   accessOptions(command, TRAINER_SERVER_LIMITS, "create_model's base_model")
     .addOption(threadsOption(0))
     .addOption(forceThreadsOption())

@@ -27,7 +27,7 @@ import type { Weights } from '../../native/model/weights.ts';
 import { Learner, type LearnBatch } from '../../native/train/learner.ts';
 import { parseLearnerConfig, type LearnerConfig } from '../../native/train/learner-config.ts';
 import { DEFAULT_MODELS_DIR, resolveModelDir } from '../../plugins/policies/default-model.ts';
-import { checkName, within, type ConfinedPaths } from '../confined-paths.ts';
+import { within, type ConfinedPaths } from '../confined-paths.ts';
 import { ensureWithin } from '../request-guard.ts';
 import { TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
@@ -147,7 +147,7 @@ export class TrainedModels {
 
   /** Writes the model as a directory a sampler loads (`ludus serve-model`'s load-adapter endpoints read it); the previous one is removed. */
   async saveForSampler(model: TrainedModel, body: z.output<typeof SaveWeightsSchema>) {
-    const path = join(this.options.samplerDir, model.id, checkName(body.name, 'name'));
+    const path = join(this.options.samplerDir, model.id, body.name);
     if (!within(join(this.options.samplerDir, model.id), path) || path === join(this.options.samplerDir, model.id)) fail('PATH_FORBIDDEN', `name: "${body.name}" leads out of the model's folder`, { field: 'name' });
     const extraFiles: Record<string, string> = model.tokenizerJson === undefined ? {} : { [TOKENIZER_FILE]: JSON.stringify(model.tokenizerJson) };
     // An adapter in PEFT's layout over the base directory (what vLLM's and SGLang's load-adapter endpoints read), else a full model directory.
