@@ -7,12 +7,16 @@ import type { Operands } from './operands.ts';
 /** The working of a step after the first wrong one: the gold-path convention makes it wrong whatever it says. */
 export const AFTER_WRONG_STEP = 'after a wrong step.';
 
-const withoutPlace = (step: string) => step.replace(/^[^:]*:\s*/, '');
+/** A column step's place name (`Tens`), as the step writes it before its colon. */
+const placeOf = (step: string) => step.slice(0, step.indexOf(':'));
 
 /**
  * A pupil's walk that forgets each due carry (or borrow) with probability `rate` (`columnSteps`), judged by a verifier
  * that checks one column at a time: it rewrites each column from the column's digits and the carry the step before it
- * passed on, as written, and compares. Judging a step is thus one local check, not the whole sum. Its designed flaw:
+ * passed on, as written, and compares. Judging a step is thus one local check, not the whole sum. Each working line
+ * names its column's place (`Tens: …`), as the step does, so the verifier finds the step it judges by its content
+ * rather than by counting steps: without the place a 4-layer base copied another column's digits into 57% of its
+ * workings (docs/default-base.md). Its designed flaw:
  * at each forgotten carry it forgets the carry too with probability `missRate` (it rewrites the column just as the
  * pupil did and calls it right), and checks on from there. The first column it rewrites differently is wrong, every
  * step after it too (the gold-path labels' convention), and the final verdict is right exactly when it caught no slip.
@@ -30,9 +34,9 @@ export function judgedSlipWalk(operands: Operands, gold: readonly string[], rate
   const answerStep = steps.length - 1;
   let caught = false;
   const judgments = steps.map((step, k) => {
-    if (caught) return { justification: AFTER_WRONG_STEP, correct: false };
+    if (caught) return { justification: k === answerStep ? AFTER_WRONG_STEP : `${placeOf(step)}: ${AFTER_WRONG_STEP}`, correct: false };
     const expected = k === answerStep ? boxedAnswerStep(judge.answer) : judge.steps[k];
-    const justification = k === answerStep ? `the answer is ${judge.answer}.` : withoutPlace(expected ?? '');
+    const justification = k === answerStep ? `the answer is ${judge.answer}.` : (expected ?? '');
     caught = expected !== step;
     return { justification, correct: !caught };
   });

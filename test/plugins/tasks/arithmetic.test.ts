@@ -185,15 +185,17 @@ describe('arithmeticTask', () => {
       }
     });
 
-    it('should write, for each step before the first wrong one, the step itself without its place; for the first wrong one what it should have said', () => {
+    it('should write, for each step before the first wrong one, the step itself with its place; for the first wrong one what it should have said; after it the place and the convention', () => {
       const rng = new Rng(4);
       let caught = 0;
       for (const p of problems) {
         const { solution, judgments } = wrong(p, rng);
         const first = judgments.findIndex((j) => !j.correct);
         for (const [k, j] of judgments.entries()) {
-          if (first >= 0 && k > first) expect(j.justification).toBe(AFTER_WRONG_STEP);
-          else if (k < solution.steps.length - 1 && (first < 0 || k < first)) expect(j.justification).toBe(solution.steps[k].replace(/^[^:]*: /, ''));
+          const last = k === solution.steps.length - 1;
+          if (first >= 0 && k > first) expect(j.justification).toBe(last ? AFTER_WRONG_STEP : `${solution.steps[k].split(':')[0]}: ${AFTER_WRONG_STEP}`);
+          else if (!last && (first < 0 || k < first)) expect(j.justification).toBe(solution.steps[k]);
+          if (!last) expect(j.justification.split(':')[0]).toMatch(/^(Ones|Tens|Hundreds|Thousands|[A-Z][a-z -]+)$/);
         }
         if (first >= 0 && first < solution.steps.length - 1) {
           caught++;
