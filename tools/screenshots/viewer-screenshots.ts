@@ -1,4 +1,4 @@
-// Remakes the viewer's screenshots in docs/images/ (the README's "Watching matches" and docs/viewer.md show them):
+// Remakes the viewer's screenshots in docs/images/ (the README and docs/viewer.md show them):
 // a live training run, a replayed match, two runs overlaid, and a tournament. Everything is played here by the
 // embedded default model, seeded, so the pictures change only when the viewer (or what it shows) does.
 //
