@@ -91,7 +91,7 @@ describe("the README's first hour, run as written (shortened by flags) in a fres
     }
     outputs.set(step.command, output);
     for (const text of step.prints) expect(output).toMatch(printed(text));
-  });
+  }, 300_000); // a training step and its end-of-run comparison on a loaded 2-core machine: minutes of wall time
 
   it("ends the training with the README's command that evaluates the run against its base", () => {
     const train = steps[0]!.command;
