@@ -17,6 +17,7 @@ export const SLOW_TEST_FILES = [
   'test/cli/train-tango.test.ts',
   'test/cli/train.test.ts',
   'test/cli/training/train-in-worker.test.ts',
+  'test/docs/first-hour.test.ts',
   'test/engine/remote/http-runtime.test.ts',
   'test/engine/remote/remote-training.test.ts',
   'test/engine/remote/trainer-api-training.test.ts',

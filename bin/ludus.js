@@ -25,7 +25,8 @@ function newestSource() {
 const fromSource = existsSync(source) && (process.env.LUDUS_SOURCE === '1' || !existsSync(compiled) || newestSource() > statSync(compiled).mtimeMs);
 if (fromSource) {
   const { register } = await import('tsx/esm/api');
-  register();
+  // ludus's own tsconfig (decorators, module resolution), not whatever the working directory holds.
+  register({ tsconfig: `${root}/tsconfig.json` });
   globalThis.__ludusTypeScript = true;
 }
 await import(new URL(fromSource ? `file://${source}` : `file://${compiled}`).href);

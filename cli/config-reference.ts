@@ -41,7 +41,7 @@ const SECTIONS: readonly Section[] = [
   { title: 'Knobs of a world game', intro: '`knobs` when `game` is `tictactoe`, `kuhn-poker`, `negotiation` or another world game (docs/world-games.md). A world game\'s run also defaults to `advantage: "rae"`, `validateEvery: 0`, `finalComparison: 0`, `problemsPerStep: 16`, `groupSize: 4`, `microBatchRows: 32` and `schedule.lr: 1e-3` unless its config says otherwise.', schema: WorldKnobsSchema },
   {
     title: 'Tournament config',
-    intro: '`ludus tournament CONFIG` (JSON; README "Tournaments"). Sampling and learner fields mean what they mean in a training config; the learner fields apply to every trainable entrant that does not set its own.',
+    intro: '`ludus tournament CONFIG` (JSON; docs/tournaments.md). Sampling and learner fields mean what they mean in a training config; the learner fields apply to every trainable entrant that does not set its own.',
     schema: TournamentConfigSchema,
   },
   { title: 'Entrant', intro: 'One entry of `entrants`, with the learner fields of a Policy for a trainable entrant.', schema: EntrantSchema },

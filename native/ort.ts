@@ -164,7 +164,7 @@ export class Session {
         // Idle sessions do not spin (ours): ludus holds several sessions at once (decoders, scorers, the learner),
         // and a finished run's threads spinning for work stole the cores from the next session's run: tandem decode
         // at B = 64 fell to 0.31 of solo with the members' weights baked into sessions of their own, 0.57 without
-        // spinning (README, "Performance").
+        // spinning (docs/performance.md).
         extra: { session: { intra_op: { allow_spinning: '0' } } },
         logSeverityLevel: (options.verboseLog ?? process.env.LUDUS_ORT_VERBOSE === '1') ? 0 : 3,
         logVerbosityLevel: 0,

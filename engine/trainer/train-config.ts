@@ -81,7 +81,7 @@ export const TrainConfigSchema = z
       .describe("the training set's size: steps cycle through the first N train problems; absent, every step draws problems no step has seen"),
     problemsPerStep: z.number().int().positive().max(MAX_ROWS).default(8).describe('B, prompts per optimizer step (ours: scaled down from the paper to what two CPU cores decode in seconds; 8 measured on the shipped base)'),
     groupSize: z.number().int().min(2).max(MAX_ROWS).default(8).describe('G, matches per prompt (tandem paper §4.1: 8); problemsPerStep × groupSize ≤ 4096'),
-    temperature: z.number().positive().default(1).describe('sampling temperature of rollouts; the learner scores at the same temperature (ours: 1, the setting measured on the shipped base; see the README\'s training results)'),
+    temperature: z.number().positive().default(1).describe('sampling temperature of rollouts; the learner scores at the same temperature (ours: 1, the setting measured on the shipped base; see docs/training.md)'),
     chatTemplate: z
       .enum(['on', 'off'])
       .default('on')

@@ -33,7 +33,7 @@ import { TournamentConfigSchema, type TournamentConfig } from './tournament-conf
 import { trainRound, type UpdateRecord } from './train-round.ts';
 
 export interface TournamentRun {
-  /** The tournament directory (see README "Tournaments"). */
+  /** The tournament directory (see docs/tournaments.md). */
   readonly out: string;
   readonly config: TournamentConfig;
   /** Games, graders and advantage estimators by name (built-ins and the config's plugins). */

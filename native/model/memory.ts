@@ -6,7 +6,7 @@ import type { ModelConfig } from './config.ts';
  * What a model costs in host memory, computed from its config alone, so a model, a cache or a training state that
  * cannot fit is refused with MEMORY_INSUFFICIENT before anything is allocated (not killed by the kernel later).
  * Everything is held as float32: onnxruntime's CPU kernels have no float16/bfloat16 GEMM on x86, and casting
- * 16-bit weights in the graph was slower than float32 at every batch measured (README, "Real-size models").
+ * 16-bit weights in the graph was slower than float32 at every batch measured (docs/performance.md, "Real-size models").
  */
 export const FLOAT_BYTES = 4;
 

@@ -27,7 +27,7 @@ export const onGpu = (device: Device | undefined): boolean => device !== undefin
  * Models up to this size decode with their weights baked in as initializers on the CPU (ours): onnxruntime prepacks a
  * MatMul's constant operand, which it cannot do for an input, and a trained policy's session is rebuilt after each
  * update (tens of milliseconds at this size, once per optimizer step). Larger models keep weights as inputs: one host
- * copy, and no rebuild when a policy updates (README, "Performance").
+ * copy, and no rebuild when a policy updates (docs/performance.md).
  */
 export const BAKED_MAX_BYTES = 256 * 2 ** 20;
 

@@ -4,7 +4,8 @@ import { workerData } from 'node:worker_threads';
 
 if (/\.[cm]?ts$/.test(new URL(workerData.module).pathname)) {
   const { register } = await import('tsx/esm/api');
-  register();
+  // ludus's own tsconfig (decorators, module resolution), not whatever the working directory holds.
+  register({ tsconfig: new URL('../../tsconfig.json', import.meta.url).pathname });
   globalThis.__ludusTypeScript = true;
 }
 const { start } = await import(workerData.module);

@@ -7,7 +7,7 @@ import { brokenLinks, markdownFiles } from '../support/markdown-links.js';
 const root = resolve(import.meta.dirname, '../..');
 
 describe('documentation links', () => {
-  it('every relative link in README.md and docs/**/*.md resolves', () => {
+  it('every relative link in README.md and docs/**/*.md resolves, anchors included', () => {
     const files = [join(root, 'README.md'), ...markdownFiles(join(root, 'docs'))];
     expect(brokenLinks(files, root)).toEqual([]);
   });
@@ -15,7 +15,7 @@ describe('documentation links', () => {
   it('the checker reports a broken link with its file and line, and passes a good one', () => {
     const folder = mkdtempSync(join(tmpdir(), 'links-'));
     mkdirSync(join(folder, 'docs'));
-    writeFileSync(join(folder, 'docs', 'there.md'), '# there\n');
+    writeFileSync(join(folder, 'docs', 'there.md'), '# there\n\n## Agon\'s cascade (§4)\n');
     writeFileSync(
       join(folder, 'README.md'),
       [
@@ -24,10 +24,13 @@ describe('documentation links', () => {
         '[in code](nowhere.md)',
         '```',
         'And [a missing one](docs/missing.md).',
+        "[A heading's anchor](docs/there.md#agons-cascade-4), [a missing anchor](docs/there.md#nowhere), [here](#readme-top).",
+        '# README top',
       ].join('\n'),
     );
     expect(brokenLinks([join(folder, 'README.md')], folder)).toEqual([
       { file: 'README.md', line: 5, target: 'docs/missing.md' },
+      { file: 'README.md', line: 6, target: 'docs/there.md#nowhere' },
     ]);
   });
 });

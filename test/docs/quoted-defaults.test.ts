@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TrainConfigSchema } from '../../engine/trainer/train-config.js';
+import { markdownFiles } from '../support/markdown-links.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -22,10 +23,12 @@ describe('defaults the docs quote', () => {
     Object.entries(TrainConfigSchema.shape).map(([key, field]) => [key, (field as { safeParse(v: unknown): { data?: unknown } }).safeParse(undefined).data]),
   );
 
-  it("README's problems × matches a step is the config schema's default", () => {
-    const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
-    expect(readme).toMatch(/problems × \d+ matches a step \(`problemsPerStep`/);
-    expect(wrongQuotedDefaults(readme, defaults)).toEqual([]);
+  it("the guide's problems × matches a step is the config schema's default, and so is every other quote of it", () => {
+    const guide = readFileSync(resolve(root, 'docs/games.md'), 'utf8');
+    expect(guide).toMatch(/problems × \d+ matches a step \(`problemsPerStep`/);
+    for (const file of [join(root, 'README.md'), ...markdownFiles(join(root, 'docs'))]) {
+      expect(wrongQuotedDefaults(readFileSync(file, 'utf8'), defaults), file).toEqual([]);
+    }
   });
 
   it('the check fails on a wrong quoted default', () => {

@@ -1,8 +1,9 @@
-// Remakes the viewer's screenshots in docs/images/ (the README's "Watching matches" and docs/viewer.md show them):
+// Remakes the viewer's screenshots in docs/images/ (the README and docs/viewer.md show them):
 // a live training run, a replayed match, two runs overlaid, and a tournament. Everything is played here by the
 // embedded default model, seeded, so the pictures change only when the viewer (or what it shows) does.
 //
 //   npx tsx tools/screenshots/viewer-screenshots.ts            # about two minutes on two cores
+//   npx tsx tools/screenshots/viewer-screenshots.ts live       # only some: live, replay (with overlay), tournament
 //
 // Needs Debian's Chromium at /usr/bin/chromium (what the viewer's tests use).
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -107,15 +108,20 @@ async function tournament(browser: Browser, dir: string): Promise<void> {
   }
 }
 
+const SHOTS = ['live', 'replay', 'tournament'];
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !SHOTS.includes(name));
+if (unknown.length > 0) throw new Error(`unknown screenshot ${unknown.join(', ')}: choose from ${SHOTS.join(', ')}`);
+const shoots = (name: string) => wanted.length === 0 || wanted.includes(name);
+
 const dir = await mkdtemp(join(tmpdir(), 'ludus-screenshots-'));
 const browser = await launchChromium();
 try {
   await mkdir(OUT, { recursive: true });
   await writeFile(join(dir, 'train.json'), JSON.stringify(TRAIN));
-  const [a, b] = [await train(dir, 'tandem-a', 1), await train(dir, 'tandem-b', 2)];
-  await replay(browser, a, b);
-  await live(browser, dir);
-  await tournament(browser, dir);
+  if (shoots('replay')) await replay(browser, await train(dir, 'tandem-a', 1), await train(dir, 'tandem-b', 2));
+  if (shoots('live')) await live(browser, dir);
+  if (shoots('tournament')) await tournament(browser, dir);
 } finally {
   await browser.close();
   await rm(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { TEST_TOKEN } from '../../support/server-token.ts';
 /**
  * The remote contract (test/support/contract-checks.ts) on `ludus serve-model`, and, opt-in, on real servers:
  * LUDUS_VLLM_URL and LUDUS_SGLANG_URL name them, LUDUS_LIVE_PROMPT_IDS (comma-separated) gives token ids valid for
- * their model (default 100,200,300,400,500), and LUDUS_TOKEN their --api-key when they were started with one. The README's "Rollouts on inference servers" gives the launch flags.
+ * their model (default 100,200,300,400,500), and LUDUS_TOKEN their --api-key when they were started with one. docs/scale-out.md, "Rollouts on inference servers", gives the launch flags.
  */
 const LIVE_PROMPT = (process.env.LUDUS_LIVE_PROMPT_IDS ?? '100,200,300,400,500').split(',').map((id) => Number(id.trim()));
 /** bf16 kernels score a sequence and sample it in different batch shapes: their log-probabilities differ by more than CPU float noise. */

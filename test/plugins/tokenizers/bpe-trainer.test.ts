@@ -138,7 +138,7 @@ describe('trainBpe', () => {
     });
   });
 
-  // How fast: `ludus bench tokenizer` (README, Performance).
+  // How fast: `ludus bench tokenizer` (docs/performance.md).
   describe('having megabytes of text and 4k merges', () => {
     it('should learn every merge asked for', () => {
       const large = workedSolutions(20_000, 7);

@@ -24,8 +24,8 @@ export interface ServingLudus {
 }
 
 /** Runs a ludus command that starts the viewer (with --port 0) and resolves once it prints where to watch. */
-export function serveLudus(args: string[], timeoutMs = 60_000): Promise<ServingLudus> {
-  const child = spawn(process.execPath, [LUDUS_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function serveLudus(args: string[], timeoutMs = 60_000, cwd?: string): Promise<ServingLudus> {
+  const child = spawn(process.execPath, [LUDUS_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd });
   let stderr = '';
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

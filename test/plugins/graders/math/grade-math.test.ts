@@ -68,7 +68,7 @@ describe('gradeMath', () => {
       expect(verdict(pair.gold, pair.pred)).toEqual({ answer_present: pair.answer_present, correct: pair.correct });
     });
 
-    it('should differ from Math-Verify only where a reason says why, on at most a tenth of the pairs (the README’s number)', () => {
+    it('should differ from Math-Verify only where a reason says why, on at most a tenth of the pairs (docs/grading.md’s number)', () => {
       const apart = verifierPairs.filter((pair) => pair.standard !== pair.correct);
       expect(apart.every((pair) => (pair.differs ?? '').length > 20)).toBe(true);
       expect(verifierPairs.filter((pair) => pair.differs !== undefined)).toEqual(apart);

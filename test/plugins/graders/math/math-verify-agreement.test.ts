@@ -55,7 +55,7 @@ describe('math-full against Math-Verify 0.8.0', () => {
     expect({ dev, heldOut, late }).toEqual({ dev: { agree: 810, of: 822 }, heldOut: { agree: 289, of: 294 }, late: { agree: 164, of: 164 } });
   });
 
-  it('should differ only in the families whose differences the README names', () => {
+  it('should differ only in the families whose differences docs/grading.md names', () => {
     const apart = new Set(pairs.filter((_, i) => !agrees[i]).map((pair) => pair.template));
     expect([...apart].sort()).toEqual(['box_units_several', 'fa_truncated_box']);
   });
