@@ -12,7 +12,7 @@ import { passAtKPlot } from '../reports/plots/pass-at-k-plot.ts';
 import { svgToPng } from '../reports/plots/rasterize.ts';
 import type { Figure } from '../reports/report-plots.ts';
 import { AGON_ROWS, ROW_LABELS, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
-import type { AgonExperimentResult, AgonRowResult } from './agon-vs-grpo.ts';
+import type { AgonExperimentResult, AgonRowResult } from './agon-result.ts';
 import { costTable } from './tango-report.ts';
 
 export const AGON_REPORT = 'report.md';

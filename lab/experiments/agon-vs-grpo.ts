@@ -4,44 +4,16 @@ import { parseConfig } from '../../core/parse-config.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
 import { checkpointPolicyDir } from '../../engine/trainer/trainer.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
-import { pairedPassTest, type CascadeEvalResult } from '../eval/cascade-eval.ts';
-import type { EvalReport, PairedTest } from '../eval/report-types.ts';
+import { pairedPassTest } from '../eval/cascade-eval.ts';
 import { AGON_ARMS, AGON_ROWS, ARM_KNOBS, type AgonArm, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
 import { perProblemOf, writeAgonReport } from './agon-report.ts';
 import { comparisonOf, type Headline, type SeededDefinition } from './seeds-summary.ts';
 import { ROW_LABELS } from './agon-experiment-config.ts';
-import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type PhaseCost, type TrainedArm } from './experiment-runner.ts';
+import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type TrainedArm } from './experiment-runner.ts';
+import type { AgonArmRun, AgonExperimentResult, AgonRowResult, AgonTest } from './agon-result.ts';
 
 export type AgonExperimentRun = ExperimentRun<AgonExperimentConfig>;
-
-export interface AgonArmRun {
-  readonly arm: AgonArm;
-  readonly config: TrainConfig;
-  readonly dir: string;
-}
-
-/** One evaluated model: a single pass (the solo capability report) or a cascade. */
-export type AgonRowResult = { readonly kind: 'single'; readonly report: EvalReport } | { readonly kind: 'cascade'; readonly result: CascadeEvalResult };
-
-export interface AgonTest extends PairedTest {
-  readonly model: AgonRow;
-  readonly other: AgonRow;
-  /** pass@k of the other side (the model's is pass@1): 2 pairs a one-pass baseline's two generations with the cascade's two. */
-  readonly other_k: number;
-}
-
-export interface AgonExperimentResult {
-  readonly out: string;
-  readonly base: string;
-  readonly arms: readonly AgonArmRun[];
-  readonly rows: Readonly<Partial<Record<AgonRow, AgonRowResult>>>;
-  readonly tests: readonly AgonTest[];
-  /** The per-generation cap of every model: the agon turn cap, and GRPO's response budget. */
-  readonly turnTokens: number;
-  readonly grader: string;
-  readonly costs: readonly PhaseCost[];
-  readonly report: string;
-}
+export type { AgonArmRun, AgonExperimentResult, AgonRowResult, AgonTest };
 
 /** The paired tests of the report: Agon against every baseline and ablation, and exchange across policies against self-refinement. */
 const TESTS: readonly (readonly [AgonRow, AgonRow, number])[] = [

@@ -11,19 +11,12 @@ import { EXPERIMENT_GAMES, GAME_LABELS, type ExperimentConfig, type ExperimentEv
 import { capabilityPass1, comparisonOf, perProblemPass1, type Headline, type SeededDefinition } from './seeds-summary.ts';
 import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type PhaseOutcome, type TrainedArm } from './experiment-runner.ts';
 import { trainingRewardFigure, trainingSummary } from './training-summary.ts';
+import type { TrainedSenior } from './experiment-config.ts';
 
 export { EVAL_DIR, EXPERIMENT_FILE, TRAINED_MARKER, type PhaseOutcome } from './experiment-runner.ts';
 
 export type { ExperimentRun };
-
-export interface TrainedSenior {
-  game: ExperimentGame;
-  /** The checkpoint evaluated. */
-  dir: string;
-  /** Its optimizer step, and whether it is the best by the game's own validation or the final one. */
-  step: number;
-  selected: 'best' | 'final';
-}
+export type { TrainedSenior };
 
 export interface ExperimentResult {
   out: string;

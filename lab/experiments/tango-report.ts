@@ -11,7 +11,7 @@ import { linePlot, type LineSeries } from '../reports/plots/line-plot.ts';
 import { svgToPng } from '../reports/plots/rasterize.ts';
 import type { Figure } from '../reports/report-plots.ts';
 import { ARM_LABELS, type TangoArm, type TangoExperimentConfig } from './tango-experiment-config.ts';
-import type { CurvePoint, TangoArmResult, TangoExperimentResult } from './tango-vs-grpo.ts';
+import type { CurvePoint, TangoArmResult, TangoExperimentResult } from './tango-result.ts';
 
 export const TANGO_REPORT = 'report.md';
 

@@ -3,72 +3,22 @@ import { fail } from '../../core/errors.ts';
 import { updatesOf } from '../../core/game/rotations.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 import { readJsonl } from '../../engine/trainer/jsonl-log.ts';
-import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
+import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 import { checkpointPolicyDir, tasksOfRun, VALIDATION_FILE } from '../../engine/trainer/trainer.ts';
 import { pathExists } from '../../native/io/files.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
-import type { ValidationSource } from '../../plugins/tasks/held-out-validation.ts';
-import type { EvalReport, PairedTest, SignificanceResult } from '../eval/report-types.ts';
+import type { EvalReport } from '../eval/report-types.ts';
 import { compareReports, pairedTest } from '../eval/significance.ts';
 import type { VerifierEvalResult } from '../eval/verifier-eval.ts';
 import { capabilityPass1, comparisonOf, perProblemPass1, type Headline, type SeededDefinition } from './seeds-summary.ts';
 import { ARM_LABELS } from './tango-experiment-config.ts';
-import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type PhaseCost, type TrainedArm } from './experiment-runner.ts';
+import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type TrainedArm } from './experiment-runner.ts';
 import { ARM_ABLATION, TANGO_ARMS, type TangoArm, type TangoExperimentConfig } from './tango-experiment-config.ts';
 import { writeTangoReport } from './tango-report.ts';
+import type { CurvePoint, TangoArmResult, TangoExperimentResult, VerifierTest } from './tango-result.ts';
 
 export type TangoExperimentRun = ExperimentRun<TangoExperimentConfig>;
-
-/** One point of a Figure 4 curve: a validation of an arm after `step` steps, on the game's validation problems. */
-export interface CurvePoint {
-  readonly step: number;
-  readonly generatorUpdates: number;
-  readonly verifierUpdates: number;
-  readonly accuracy: number;
-  readonly outcome_f1: number | null;
-  readonly step_f1: number | null;
-}
-
-export interface TangoArmResult {
-  readonly arm: TangoArm;
-  readonly config: TrainConfig;
-  readonly steps: number;
-  readonly generatorUpdates: number;
-  readonly verifierUpdates: number;
-  /** The models the arm ends with (the base where it never trained that policy). */
-  readonly generator: string;
-  readonly verifier: string;
-  readonly curve: readonly CurvePoint[];
-}
-
-/** A paired test of one model against another (generators: pass rates; verifiers: each problem's share of right calls). */
-export interface VerifierTest extends PairedTest {
-  readonly model: string;
-  readonly other: string;
-  /** Whose solutions were judged: the base generator's (fixed) or Tango's final generator's (evolving). */
-  readonly solutions: 'base' | 'tango';
-}
-
-export interface TangoExperimentResult {
-  readonly out: string;
-  readonly base: string;
-  readonly seed: number;
-  readonly arms: readonly TangoArmResult[];
-  /** Where the curves' validation problems came from (never the test split). */
-  readonly validation: ValidationSource | null;
-  /** The curves' common start: the base as both policies, validated like the arms. */
-  readonly baseCurvePoint: CurvePoint;
-  readonly generators: Readonly<Record<'base' | TangoArm, EvalReport | undefined>>;
-  readonly generatorTests: readonly { readonly model: string; readonly other: string; readonly significance: SignificanceResult }[];
-  /** Every final verifier judging the base generator's solutions (fixed solutions). */
-  readonly verifiers: Readonly<Record<string, VerifierEvalResult>>;
-  /** The same verifiers judging Tango's final generator's solutions: the solutions the co-evolving verifier grew up with. */
-  readonly verifiersOnTango: Readonly<Record<string, VerifierEvalResult>>;
-  readonly verifierTests: readonly VerifierTest[];
-  readonly grader: string;
-  readonly costs: readonly PhaseCost[];
-  readonly report: string;
-}
+export type { CurvePoint, TangoArmResult, TangoExperimentResult, VerifierTest };
 
 /** The verifiers compared: the base (= the fixed verifier), Tango's and the fixed-generator arm's. */
 const VERIFIERS = ['base', 'tango', 'fixed-generator'] as const;
