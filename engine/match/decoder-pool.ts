@@ -10,6 +10,7 @@ import type { Device } from '../../native/ort.ts';
 import type { PolicyPool } from '../policies/policy-pool.ts';
 import type { MatchRuntime, RolloutCall, RolloutResult } from './runtime.ts';
 import { stopStringMatcher } from './stop-strings.ts';
+import { tensorOf } from '../../native/model/weights.ts';
 
 interface Entry {
   readonly decoder: Decoder;
@@ -67,7 +68,7 @@ export class DecoderPool implements MatchRuntime {
     if (this.options.stackAdapters === false || resolveBinding(this.options) !== 'inputs') return undefined;
     const { config, weights } = this.policies.policy(name);
     if (!config.lora) return undefined;
-    const embed = weights.get('model.embed_tokens.weight')!.data;
+    const embed = tensorOf(weights, 'model.embed_tokens.weight').data;
     let id = this.baseIds.get(embed);
     if (id === undefined) this.baseIds.set(embed, (id = nextBaseId++));
     return `${id}:${JSON.stringify(config.lora)}`;

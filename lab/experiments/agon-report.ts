@@ -67,7 +67,7 @@ function view(row: AgonRowResult): RowView {
  * Writes report.md, report.json and each figure as SVG and PNG into the experiment directory.
  */
 export async function writeAgonReport(result: Result, config: AgonExperimentConfig, environment: { machine: string }): Promise<string> {
-  const rows = AGON_ROWS.flatMap((row) => (result.rows[row] ? [[row, view(result.rows[row]!)] as const] : []));
+  const rows = AGON_ROWS.flatMap((row) => (result.rows[row] ? [[row, view(result.rows[row])] as const] : []));
   const figures = [passFigure(rows), await trainingFigure(result)].filter((f): f is Figure => f !== undefined);
   const sections = [
     `# Agon against vanilla GRPO, with its ablations and an untrained Mixture-of-Agents`,

@@ -68,12 +68,12 @@ async function evaluateTandem(context: ExperimentContext, trained: readonly Trai
   const trainConfigs = Object.fromEntries(trained.map((t) => [t.arm, t.config])) as Record<ExperimentGame, TrainConfig>;
   const seniors: TrainedSenior[] = trained.map(({ arm, dir, steps, best }) => {
     const useBest = config.checkpoint === 'best' && best !== null;
-    return { game: arm, dir: useBest ? bestPolicyDir(dir, 'senior') : checkpointPolicyDir(dir, 'senior'), step: useBest ? best!.step : steps, selected: useBest ? 'best' : 'final' };
+    return { game: arm, dir: useBest ? bestPolicyDir(dir, 'senior') : checkpointPolicyDir(dir, 'senior'), step: useBest ? best.step : steps, selected: useBest ? 'best' : 'final' };
   });
   const evalLabels = ['base', ...EXPERIMENT_GAMES] as const;
   const base = await baseOf(context, baseDir);
   const junior: EvalModel = { id: baseDir, policy: base.policy };
-  const seniorOf = (game: ExperimentGame) => seniors.find((s) => s.game === game)!;
+  const seniorOf = (game: ExperimentGame) => seniors.find((s) => s.game === game);
   const models = [{ label: 'base' as const, dir: baseDir, step: 0 }, ...seniors.map((s) => ({ label: s.game, dir: s.dir, step: s.step }))];
   const reports = {} as Record<ExperimentGame | 'base', EvalReport>;
   for (const model of models) {

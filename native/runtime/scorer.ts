@@ -126,7 +126,7 @@ export class Scorer {
       if (!index || index.length !== B || !index.every((i) => Number.isInteger(i) && i >= 0 && i < this.adapterCount)) {
         fail('INPUT_INVALID', `adapterOf must give each of the ${B} sequences an adapter in [0, ${this.adapterCount})`, { adapterOf: index });
       }
-      feeds.adapter_index = { dtype: 'int64', dims: [B], data: BigInt64Array.from(index!.map(BigInt)) };
+      feeds.adapter_index = { dtype: 'int64', dims: [B], data: BigInt64Array.from(index.map(BigInt)) };
     }
     const emptyCache = new Float32Array(B * c.numKvHeads * c.headDim);
     for (let layer = 0; layer < c.numLayers; layer++) {

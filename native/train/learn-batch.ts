@@ -48,11 +48,11 @@ export function validateLearnBatch(batch: LearnBatch, rules: BatchRules): void {
   checkTokenRange('targets', batch.targets, rules.vocabSize);
   if (rules.objective !== 'policy-gradient') return;
   if (!batch.advantages) fail('INPUT_INVALID', 'policy-gradient batch has no advantages');
-  if (batch.advantages!.length !== rows && batch.advantages!.length !== n) {
-    fail('INPUT_INVALID', `advantages has length ${batch.advantages!.length}, expected ${rows} (per row) or ${n} (per token)`, { field: 'advantages' });
+  if (batch.advantages.length !== rows && batch.advantages.length !== n) {
+    fail('INPUT_INVALID', `advantages has length ${batch.advantages.length}, expected ${rows} (per row) or ${n} (per token)`, { field: 'advantages' });
   }
   if (!batch.oldLogprobs) fail('INPUT_INVALID', 'policy-gradient batch has no oldLogprobs');
-  checkLength('oldLogprobs', batch.oldLogprobs!, n);
+  checkLength('oldLogprobs', batch.oldLogprobs, n);
   if (batch.imitationMask) checkLength('imitationMask', batch.imitationMask, n);
   if (batch.refLogprobs) checkLength('refLogprobs', batch.refLogprobs, n);
   else if (rules.klBeta > 0) fail('INPUT_INVALID', `klBeta is ${rules.klBeta} but the batch has no refLogprobs`, { field: 'refLogprobs' });

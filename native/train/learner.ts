@@ -1,6 +1,6 @@
 import { fail } from '../../core/errors.ts';
 import type { ModelConfig } from '../model/config.ts';
-import { validateTensors, validateWeights, type Weights } from '../model/weights.ts';
+import { tensorOf, validateTensors, validateWeights, type Weights } from '../model/weights.ts';
 import { ensureFits, FLOAT_BYTES, rowsWithinBudget, trainRunBytes } from '../model/memory.ts';
 import { graphTensorShapes, trainableShapes } from '../model/lora.ts';
 import { Session, type Feeds, type HostTensor } from '../ort.ts';
@@ -117,7 +117,7 @@ export class Learner {
     private readonly trainGraph: BuiltGraph,
     private readonly reference: Weights | undefined,
   ) {
-    this.trainable = new Map(trainGraph.trainableNames.map((name) => [name, weights.get(name)!]));
+    this.trainable = new Map(trainGraph.trainableNames.map((name) => [name, tensorOf(weights, name)]));
     for (const [name, t] of this.trainable) this.grads.set(name, new Float32Array(t.data.length));
   }
 
@@ -141,7 +141,7 @@ export class Learner {
       opSet: parsed.device === 'cpu' ? 'cpu' : 'gpu',
     });
     const session = await Session.create(graph.model, { threads: parsed.threads, device: parsed.device, label: `learner ${parsed.objective}` });
-    const trainable = new Map(graph.trainableNames.map((name) => [name, weights.get(name)!]));
+    const trainable = new Map(graph.trainableNames.map((name) => [name, tensorOf(weights, name)]));
     return new Learner(modelConfig, weights, parsed, new AdamW(trainable, parsed.optimizer), session, graph, klExact ? reference : undefined);
   }
 
@@ -304,7 +304,7 @@ export class Learner {
   private weightFeeds(): Feeds {
     const feeds: Feeds = {};
     for (const name of this.trainGraph.weightNames) {
-      const t = this.weights.get(name)!;
+      const t = tensorOf(this.weights, name);
       feeds[name] = { dtype: 'float32', dims: t.dims, data: t.data };
     }
     return feeds;

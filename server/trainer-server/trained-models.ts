@@ -23,7 +23,7 @@ import { pathExists } from '../../native/io/files.ts';
 import type { ModelConfig } from '../../native/model/config.ts';
 import { adaptedWeights, initAdapter, withAdapter } from '../../native/model/lora.ts';
 import { parseLoraConfig } from '../../native/model/lora-config.ts';
-import type { Weights } from '../../native/model/weights.ts';
+import { tensorOf, type Weights } from '../../native/model/weights.ts';
 import { Learner, type LearnBatch } from '../../native/train/learner.ts';
 import { parseLearnerConfig, type LearnerConfig } from '../../native/train/learner-config.ts';
 import { DEFAULT_MODELS_DIR, resolveModelDir } from '../../plugins/policies/default-model.ts';
@@ -165,7 +165,7 @@ export class TrainedModels {
 
   optimizerState(model: TrainedModel) {
     const state = model.learner.optimizerState();
-    const dims = (name: string) => model.learner.trainable.get(name)!.dims;
+    const dims = (name: string) => tensorOf(model.learner.trainable, name).dims;
     const encode = (moments: Record<string, Float32Array>): WireTensors => Object.fromEntries(Object.entries(moments).map(([name, data]) => [name, encodeTensor(data, dims(name))]));
     return { step: state.step, m: encode(state.m), v: encode(state.v) };
   }
@@ -230,7 +230,7 @@ function learnBatch(data: readonly Datum[], policyGradient: boolean, normalizati
         if (key === 'ref_logprobs' || key === 'imitation_weights') fail('REQUEST_INVALID', `data.${r}.loss_fn_inputs.${key}: missing, though other datums of the call have it`, { field: `data.${r}.loss_fn_inputs.${key}` });
         fail('REQUEST_INVALID', `data.${r}.loss_fn_inputs.${key}: missing (the ${policyGradient ? 'ppo' : 'cross_entropy'} loss needs it)`, { field: `data.${r}.loss_fn_inputs.${key}` });
       }
-      if (values!.length !== n) fail('REQUEST_INVALID', `data.${r}.loss_fn_inputs.${key}: ${values!.length} values for ${n} input tokens`, { field: `data.${r}.loss_fn_inputs.${key}` });
+      if (values.length !== n) fail('REQUEST_INVALID', `data.${r}.loss_fn_inputs.${key}: ${values.length} values for ${n} input tokens`, { field: `data.${r}.loss_fn_inputs.${key}` });
       flat[key]!.set(values!, r * cols);
     }
   });
@@ -240,7 +240,7 @@ function learnBatch(data: readonly Datum[], policyGradient: boolean, normalizati
     inputIds,
     targets: Int32Array.from(flat.target_tokens!),
     lossMask: flat.weights!,
-    ...(policyGradient ? { advantages: flat.advantages!, oldLogprobs: flat.logprobs! } : {}),
+    ...(policyGradient ? { advantages: flat.advantages, oldLogprobs: flat.logprobs } : {}),
     ...(flat.ref_logprobs ? { refLogprobs: flat.ref_logprobs } : {}),
     ...(flat.imitation_weights ? { imitationMask: flat.imitation_weights } : {}),
     ...(normalization ? { normalization } : {}),
