@@ -90,5 +90,7 @@ export function present<T>(value: T | null | undefined, what: string): T {
 
 /** `map.get(key)` for a key the caller put there itself; a missing one is INTERNAL, naming the key. */
 export function entryOf<K, V>(map: ReadonlyMap<K, V>, key: K, what: string): V {
-  return present(map.get(key), `${what} "${String(key)}"`);
+  const value = map.get(key);
+  if (value === undefined) throw new LudusError('INTERNAL', `${what} "${String(key)}" is missing (a defect of ludus; please report it)`, { what, key: String(key) });
+  return value;
 }

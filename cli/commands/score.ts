@@ -21,7 +21,7 @@ export function register(program: Command): void {
       const { policy, tokenizer } = await loadPolicy(resolveModelDir(opts.model));
       let tokens: number[];
       if (opts.tokens !== undefined) tokens = parseTokenList(opts.tokens);
-      else if (tokenizer) tokens = tokenizer.encode(opts.text!);
+      else if (tokenizer) tokens = tokenizer.encode(opts.text ?? fail('INPUT_INVALID', 'give exactly one of --tokens and --text'));
       else return fail('CHECKPOINT_MISSING_FILE', `${opts.model}: --text needs a tokenizer.json in the model directory`, { dir: opts.model });
       const scorer = await Scorer.create(policy, { threads: opts.threads, device: parseDevice(opts.device) });
       const [scored] = await scorer.score([tokens]);

@@ -11,6 +11,7 @@ import { comparisonOf, type Headline, type SeededDefinition } from './seeds-summ
 import { ROW_LABELS } from './agon-experiment-config.ts';
 import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type TrainedArm } from './experiment-runner.ts';
 import type { AgonArmRun, AgonExperimentResult, AgonRowResult, AgonTest } from './agon-result.ts';
+import { present } from '../../core/errors.ts';
 
 export type AgonExperimentRun = ExperimentRun<AgonExperimentConfig>;
 export type { AgonArmRun, AgonExperimentResult, AgonRowResult, AgonTest };
@@ -101,7 +102,7 @@ async function evaluateAgon(context: ExperimentContext, trained: readonly Traine
       );
       rows[row] = { kind: 'single', report };
     } else {
-      const [drafter, challenger, proposals] = cascades[row]!;
+      const [drafter, challenger, proposals] = present(cascades[row], `the cascade of row ${row}`);
       const result = await context.cached(`eval ${row}`, { ...key, drafter, challenger, proposals, trained: [trainedBy(drafter), trainedBy(challenger)] }, () =>
         context.services.evaluateCascade({
           ...context.gameEvalSettings(config.task),

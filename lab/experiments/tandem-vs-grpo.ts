@@ -209,10 +209,13 @@ function tandemHeadline(result: ExperimentResult): Headline {
     const samples = word(label)?.samples ?? 1;
     return new Map(result.reports[label].per_problem.flatMap((p) => (p.handoff?.word ? [[`${p.benchmark}/${p.id}`, p.handoff.word.correct / samples] as const] : [])));
   };
-  const metrics = labels.flatMap((label) => [
-    ...capabilityPass1(GAME_LABELS[label], result.reports[label]),
-    ...(word(label) ? [{ model: GAME_LABELS[label], metric: 'tandem accuracy pass@1 (word handoff)', value: word(label)!.macro.pass_at_k['1'].value, se: word(label)!.macro.pass_at_k['1'].se }] : []),
-  ]);
+  const metrics = labels.flatMap((label) => {
+    const handoff = word(label);
+    return [
+      ...capabilityPass1(GAME_LABELS[label], result.reports[label]),
+      ...(handoff ? [{ model: GAME_LABELS[label], metric: 'tandem accuracy pass@1 (word handoff)', value: handoff.macro.pass_at_k['1'].value, se: handoff.macro.pass_at_k['1'].se }] : []),
+    ];
+  });
   const comparisons = (['grpo', 'kl-reg'] as const).flatMap((other) => [
     comparisonOf('TRL', GAME_LABELS[other], 'pass@1', perProblemPass1(result.reports.tandem), perProblemPass1(result.reports[other])),
     ...(word('tandem') && word(other) ? [comparisonOf('TRL', GAME_LABELS[other], 'tandem accuracy pass@1 (word handoff)', wordPerProblem('tandem'), wordPerProblem(other))] : []),

@@ -202,7 +202,10 @@ function verifierTest(results: Record<string, VerifierEvalResult>, model: string
   const tests: VerifierTest[] = [];
   for (const metric of ['outcome accuracy', 'step accuracy'] as const) {
     const pick = (p: (typeof a)[number]) => (metric === 'outcome accuracy' ? p.outcome_accuracy : p.step_accuracy);
-    const pairs = a.flatMap((p, i) => (pick(p) !== null && pick(b[i]) !== null ? [[pick(p)!, pick(b[i])!] as const] : []));
+    const pairs = a.flatMap((p, i) => {
+      const [x, y] = [pick(p), pick(b[i])];
+      return x !== null && y !== null ? [[x, y] as const] : [];
+    });
     if (pairs.length < 2) continue;
     const test = pairedTest(`${metric} (${solutions === 'base' ? "base's solutions" : "Tango's solutions"})`, 'greater', pairs.map(([x]) => x), pairs.map(([, y]) => y));
     tests.push({ ...test, model, other, solutions });
