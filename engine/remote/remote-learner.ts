@@ -46,11 +46,10 @@ export class RemoteLearner implements TrainingBackend {
     const client = new TrainerClient(config, request.token ?? tokenFrom(config));
     await client.checkHealth();
     const lora = policy.config.lora;
-    if (lora && request.adapterSeed === undefined) fail('CONFIG_INVALID', `policy "${policy.name}": an adapter trained remotely needs its seed`, { policy: policy.name });
     const created = await client.createModel({
       baseModel: request.baseModel,
       task: request.task,
-      ...(lora ? { lora: { rank: lora.r, alpha: lora.alpha, targetModules: lora.targetModules, initStdB: lora.initStdB, seed: request.adapterSeed! } } : {}),
+      ...(lora ? { lora: { rank: lora.r, alpha: lora.alpha, targetModules: lora.targetModules, initStdB: lora.initStdB, seed: request.adapterSeed ?? fail('CONFIG_INVALID', `policy "${policy.name}": an adapter trained remotely needs its seed`, { policy: policy.name }) } } : {}),
       learner: request.learner as Record<string, unknown>,
     });
     const trainable: Weights = new Map([...trainableShapes(policy.config).keys()].map((name) => [name, tensorOf(policy.weights, name)]));

@@ -149,7 +149,7 @@ function armConfig(config: AgonExperimentConfig, arm: AgonArm, grader: string, t
 
 /** Every model's pass@1 per seed, and the report's pass@1-against-pass@1 comparisons. */
 function agonHeadline(result: AgonExperimentResult): Headline {
-  const pass1 = (row: AgonRowResult) => (row.kind === 'cascade' ? row.result.pass_at_k['1'] : Object.values(row.report.capability!.per_benchmark)[0].pass_at_k['1']);
+  const pass1 = (row: AgonRowResult) => (row.kind === 'cascade' ? row.result.pass_at_k['1'] : Object.values(present(row.report.capability, 'the capability axis of a single-pass report').per_benchmark)[0].pass_at_k['1']);
   const perProblem = (row: AgonRowResult) => {
     const { n, perProblem: problems } = perProblemOf(row);
     return new Map(problems.map((p) => [p.id, p.correct / n]));
@@ -157,6 +157,9 @@ function agonHeadline(result: AgonExperimentResult): Headline {
   const rows = Object.entries(result.rows) as [AgonRow, AgonRowResult][];
   return {
     metrics: rows.map(([row, r]) => ({ model: ROW_LABELS[row], metric: 'pass@1', value: pass1(r).value, se: pass1(r).se })),
-    comparisons: TESTS.filter(([model, other, k]) => k === 1 && result.rows[model] && result.rows[other]).map(([model, other]) => comparisonOf(ROW_LABELS[model], ROW_LABELS[other], 'pass@1', perProblem(result.rows[model]!), perProblem(result.rows[other]!))),
+    comparisons: TESTS.flatMap(([model, other, k]) => {
+      const [mine, theirs] = [result.rows[model], result.rows[other]];
+      return k === 1 && mine && theirs ? [comparisonOf(ROW_LABELS[model], ROW_LABELS[other], 'pass@1', perProblem(mine), perProblem(theirs))] : [];
+    }),
   };
 }

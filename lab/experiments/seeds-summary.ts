@@ -158,5 +158,13 @@ export function perProblemPass1(report: { readonly capability?: { readonly sampl
 
 /** A comparison on per-problem values of the problems both sides have. */
 export function comparisonOf(model: string, other: string, metric: string, a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): HeadlineComparison {
-  return { model, other, metric, perProblem: [...a].flatMap(([id, value]) => (b.has(id) ? [{ id, model: value, other: b.get(id)! }] : [])) };
+  return {
+    model,
+    other,
+    metric,
+    perProblem: [...a].flatMap(([id, value]) => {
+      const theirs = b.get(id);
+      return theirs === undefined ? [] : [{ id, model: value, other: theirs }];
+    }),
+  };
 }

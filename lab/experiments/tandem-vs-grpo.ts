@@ -12,6 +12,7 @@ import { capabilityPass1, comparisonOf, perProblemPass1, type Headline, type See
 import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type PhaseOutcome, type TrainedArm } from './experiment-runner.ts';
 import { trainingRewardFigure, trainingSummary } from './training-summary.ts';
 import type { TrainedSenior } from './experiment-config.ts';
+import { present } from '../../core/errors.ts';
 
 export { EVAL_DIR, EXPERIMENT_FILE, TRAINED_MARKER, type PhaseOutcome } from './experiment-runner.ts';
 
@@ -131,7 +132,7 @@ async function evaluateTandem(context: ExperimentContext, trained: readonly Trai
       figures: [await trainingRewardFigure(context.out, seniors)].filter((figure) => figure !== undefined),
     },
   );
-  return { out: context.out, seed: config.seed, phases: context.phases, seniors, reports, comparisons, grader: context.grader, report: written.files.find((f) => f.endsWith(REPORT_MARKDOWN))! };
+  return { out: context.out, seed: config.seed, phases: context.phases, seniors, reports, comparisons, grader: context.grader, report: present(written.files.find((f) => f.endsWith(REPORT_MARKDOWN)), 'the written report.md') };
 }
 
 function evalOptions(settings: ExperimentEval) {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { fail } from '../../core/errors.ts';
+import { fail, present } from '../../core/errors.ts';
 import { updatesOf } from '../../core/game/rotations.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 import { readJsonl } from '../../engine/trainer/jsonl-log.ts';
@@ -59,7 +59,7 @@ export function runTangoVsGrpo(run: TangoExperimentRun, services?: ExperimentSer
 
 async function evaluateTango(context: ExperimentContext, trained: readonly TrainedArm<TangoArm>[], config: TangoExperimentConfig): Promise<TangoExperimentResult> {
   const base = resolveModelDir(config.model, config.task);
-  const tangoConfig = trained.find((t) => t.arm === 'tango')!.config;
+  const tangoConfig = present(trained.find((t) => t.arm === 'tango'), 'the trained tango arm').config;
   const tangoGame = context.game(tangoConfig);
   const arms: TangoArmResult[] = trained.map(({ arm, config: armConfig, dir }) => {
     const game = context.game(armConfig);
@@ -98,7 +98,7 @@ async function evaluateTango(context: ExperimentContext, trained: readonly Train
   context.progress.update('validate base', 1);
 
   const { tokenizer, policy: basePolicy } = await baseOf(context, base);
-  const armOf = (arm: TangoArm) => arms.find((a) => a.arm === arm)!;
+  const armOf = (arm: TangoArm) => present(arms.find((a) => a.arm === arm), `the ${arm} arm`);
   const generatorModels: Record<'base' | TangoArm, string | undefined> = {
     base,
     tango: armOf('tango').generator,
@@ -131,7 +131,7 @@ async function evaluateTango(context: ExperimentContext, trained: readonly Train
   context.progress.update('eval generators', 1);
   // Tango against each baseline, and the fixed verifier against GRPO: the claim "step rewards help" rests on that one.
   const pairs = [['tango', 'grpo'], ['tango', 'fixed-verifier'], ['tango', 'base'], ['fixed-verifier', 'grpo']] as const;
-  const generatorTests = pairs.map(([model, other]) => ({ model, other, significance: compareReports(generators[model]!, generators[other]!) }));
+  const generatorTests = pairs.map(([model, other]) => ({ model, other, significance: compareReports(present(generators[model], `the ${model} generator's report`), present(generators[other], `the ${other} generator's report`)) }));
 
   const verifierModels: Record<(typeof VERIFIERS)[number], string> = { base, tango: armOf('tango').verifier, 'fixed-generator': armOf('fixed-generator').verifier };
   const judgeAll = async (solutions: 'base' | 'tango') => {
@@ -235,7 +235,7 @@ function tangoHeadline(result: TangoExperimentResult): Headline {
       }
     }
   }
-  const pass = (arm: TangoArm | 'base') => perProblemPass1(result.generators[arm]!);
+  const pass = (arm: TangoArm | 'base') => perProblemPass1(present(result.generators[arm], `the ${arm} generator's report`));
   const judged = (name: string) => new Map(result.verifiers[name].per_problem.map((p) => [p.id, p.outcome_accuracy]));
   return {
     metrics,

@@ -79,7 +79,8 @@ export class Scorer {
     const out: Scored[] = new Array(sequences.length);
     for (let i = 0; i < order.length; i += perRun) {
       const run = order.slice(i, i + perRun);
-      const adapterOf = options.adapterOf && run.map((r) => options.adapterOf![r]);
+      const adapters = options.adapterOf;
+      const adapterOf = adapters && run.map((r) => adapters[r]);
       const scored = await this.scoreRun(run.map((r) => sequences[r]), { ...options, ...(adapterOf ? { adapterOf } : {}) });
       run.forEach((r, k) => (out[r] = scored[k]));
     }

@@ -94,15 +94,16 @@ export function perTokenInputs(batch: LearnBatch, normalization: Normalization, 
   const asFloats = (values: ArrayLike<number> | undefined): Float32Array | null => (values ? Float32Array.from(values) : null);
   const oldLogprobs = asFloats(batch.oldLogprobs);
   const advantages = batch.advantages && batch.advantages.length === rows ? broadcastRows(batch.advantages, rows, cols) : asFloats(batch.advantages);
-  const imitating = imitationWeight > 0 && batch.imitationMask !== undefined && Array.prototype.some.call(batch.imitationMask, (m: number) => m !== 0);
-  const imitation = imitating ? lossWeights(batch.imitationMask!, rows, cols, normalization, constantTokens).map((w) => w * imitationWeight) : null;
+  const mask = imitationWeight > 0 ? batch.imitationMask : undefined;
+  const imitating = mask !== undefined && Array.prototype.some.call(mask, (m: number) => m !== 0);
+  const imitation = imitating ? lossWeights(mask, rows, cols, normalization, constantTokens).map((w) => w * imitationWeight) : null;
   return {
     weights: lossWeights(batch.lossMask, rows, cols, normalization, constantTokens),
     advantages,
     oldLogprobs,
     refLogprobs: asFloats(batch.refLogprobs) ?? oldLogprobs,
     imitation: advantages ? (imitation ?? new Float32Array(rows * cols)) : null,
-    trained: imitating ? Float32Array.from(batch.lossMask, (m, i) => (m !== 0 || batch.imitationMask![i] !== 0 ? 1 : 0)) : batch.lossMask,
+    trained: imitating ? Float32Array.from(batch.lossMask, (m, i) => (m !== 0 || mask[i] !== 0 ? 1 : 0)) : batch.lossMask,
   };
 }
 
