@@ -1,4 +1,4 @@
-import { fail } from '../core/errors.ts';
+import { fail, present } from '../core/errors.ts';
 import type { Grader } from '../core/grading/verdict.ts';
 import type { PairedTest, PassAtK } from '../lab/eval/report-types.ts';
 import { evaluateCascade, pairedPassTest, type CascadeEvalResult } from '../lab/eval/cascade-eval.ts';
@@ -74,7 +74,7 @@ export async function cascadeMode(options: CascadeModeOptions): Promise<CascadeM
       threads: options.threads,
       ...(options.device ? { device: options.device } : {}),
     });
-    const capability = report.capability!.per_benchmark[name];
+    const capability = present(report.capability, 'the capability axis of the single-pass report').per_benchmark[name];
     const single = { n: options.samples, perProblem: report.per_problem.map((p) => ({ id: p.id, correct: p.capability_correct ?? 0 })) };
     const mine = { n: cascade.samples, perProblem: cascade.per_problem.map(({ id, correct }) => ({ id, correct })) };
     const tests = [pairedPassTest(mine, single, 1, 1), ...(options.samples >= 2 ? [pairedPassTest(mine, single, 1, 2)] : [])];

@@ -29,11 +29,12 @@ export async function worldEvalMode(options: WorldEvalModeOptions): Promise<Worl
   const protocol = worldProtocolOf(game);
   if (options.opponents.length === 0 && !protocol.world.exact) fail('INPUT_INVALID', `--opponents: name at least one of ${Object.keys(protocol.scripted ?? {}).join(', ')}`, { flag: 'opponents' });
   const results: WorldEvalModeResult[] = [];
+  const report = options.onProgress;
   for (const model of options.models) {
     const modelDir = resolveModelDir(model, 'world');
     const opponents =
       options.opponents.length > 0
-        ? await evaluateWorld({ game, modelDir, opponents: options.opponents, matches: options.matches, seed: options.seed, temperature: options.temperature, threads: options.threads, onProgress: options.onProgress && ((label, done, total) => options.onProgress!(`${model} ${label}`, done, total)) })
+        ? await evaluateWorld({ game, modelDir, opponents: options.opponents, matches: options.matches, seed: options.seed, temperature: options.temperature, threads: options.threads, onProgress: report && ((label, done, total) => report(`${model} ${label}`, done, total)) })
         : [];
     const exploitability = protocol.world.exact ? await worldExploitability({ game, modelDir, threads: options.threads }) : undefined;
     results.push({ model, opponents, ...(exploitability ? { exploitability } : {}) });

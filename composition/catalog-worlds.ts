@@ -1,4 +1,4 @@
-import type { Catalog } from '../core/catalog.ts';
+import type { AnyGame, Catalog } from '../core/catalog.ts';
 import type { AnyWorld } from '../core/world/world.ts';
 import { composePlugins } from './compose.ts';
 
@@ -7,7 +7,7 @@ export async function catalogWorlds(catalog?: Catalog): Promise<Record<string, A
   const games = (catalog ?? (await composePlugins())).games;
   const worlds: Record<string, AnyWorld> = {};
   for (const name of games.names) {
-    let protocol;
+    let protocol: AnyGame['protocol'];
     try {
       protocol = games.create(name, { grader: () => ({ answer_present: false, correct: false }), knobs: {} }).protocol;
     } catch {

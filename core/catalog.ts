@@ -12,7 +12,7 @@ import type { Problem } from './tasks/task.ts';
  * A game as plugins hold it: its roles are its own string literals, which a list of games of different roles can
  * only hold loosely (a game's role type appears both in and out of its functions).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a game's role type is both read and written by its functions, so only any admits every game.
 export type AnyGame = Game<any, Problem>;
 
 /** What a game plugin is built from: the run's grader and the game's own knobs (`"knobs"` of a training config). */

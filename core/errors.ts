@@ -18,6 +18,8 @@ export type LudusErrorCode =
   | 'FILE_NOT_FOUND'
   | 'DATA_INVALID'
   | 'WORKER_FAILED'
+  /** A value ludus itself put in place was missing: a defect of ludus, not of the input (`present`, `entryOf`). */
+  | 'INTERNAL'
   | 'MASK_EMPTY'
   | 'AUTHOR_SHARE_OUT_OF_BAND'
   | 'TRAJECTORY_INVALID'
@@ -72,6 +74,23 @@ export class LudusError extends Error {
   }
 }
 
-export const fail = (code: LudusErrorCode, message: string, details: Record<string, unknown> = {}): never => {
+/** Throws the coded error. A declaration, not an arrow: so `if (!x) fail(…)` narrows `x` for the lines after it. */
+export function fail(code: LudusErrorCode, message: string, details: Record<string, unknown> = {}): never {
   throw new LudusError(code, message, details);
-};
+}
+
+/**
+ * A value this code path put in place (a map filled from the same keys, a field set on an earlier branch): the type
+ * cannot say so, and its absence is a defect of ludus, thrown as INTERNAL naming `what`.
+ */
+export function present<T>(value: T | null | undefined, what: string): T {
+  if (value === undefined || value === null) throw new LudusError('INTERNAL', `${what} is missing (a defect of ludus; please report it)`, { what });
+  return value;
+}
+
+/** `map.get(key)` for a key the caller put there itself; a missing one is INTERNAL, naming the key. */
+export function entryOf<K, V>(map: ReadonlyMap<K, V>, key: K, what: string): V {
+  const value = map.get(key);
+  if (value === undefined) throw new LudusError('INTERNAL', `${what} "${String(key)}" is missing (a defect of ludus; please report it)`, { what, key: String(key) });
+  return value;
+}

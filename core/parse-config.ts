@@ -119,7 +119,7 @@ function keysAt(schema: z.ZodType, path: readonly string[]): string[] {
 function closestField(schema: z.ZodType, at: readonly string[], key: string): string | undefined {
   const lower = key.toLowerCase();
   const itself = [...at, key].join('.');
-  const elsewhere = fieldPaths(schema).filter((path) => path.at(-1)!.toLowerCase() === lower && path.join('.') !== itself);
+  const elsewhere = fieldPaths(schema).filter((path) => path.at(-1)?.toLowerCase() === lower && path.join('.') !== itself);
   if (elsewhere.length > 0) return elsewhere.sort((a, b) => a.length - b.length)[0].join('.');
   const near = (candidate: string): number => {
     const c = candidate.toLowerCase();

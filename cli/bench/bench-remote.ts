@@ -25,6 +25,7 @@ import type { TrainingBackend } from '../../engine/trainer/training-backend.ts';
 import { Learner } from '../../native/train/learner.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
+import { entryOf } from '../../core/errors.ts';
 
 export interface RemoteBenchOptions {
   /** Model directory both policies start from, or 'default'. */
@@ -130,7 +131,7 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
       soloRates.local.push(await rate(local, repeat, false));
       soloRates.http.push(await rate(await http(options.tokens), repeat, false));
       tandemRates.local.push(await rate(local, repeat, true));
-      for (const span of options.spans) tandemRates.bySpan.get(span)!.push(await rate(await http(span), repeat, true));
+      for (const span of options.spans) entryOf(tandemRates.bySpan, span, 'the rates of span').push(await rate(await http(span), repeat, true));
     }
     progress('SGLang stop ids: rows stopping at EOS, with and without ignore_eos');
     const sglangStops = await sglangStopWaste(server.url, token, pool, prompts, options.tokens);
@@ -144,8 +145,8 @@ export async function benchRemote(options: RemoteBenchOptions): Promise<RemoteBe
       tandem: {
         inProcessTokS: tandemLocal,
         bySpan: options.spans.map((spanTokens) => {
-          const tokS = median(tandemRates.bySpan.get(spanTokens)!);
-          const { generated, kept, requests, resent } = remote.get(spanTokens)!.traffic;
+          const tokS = median(entryOf(tandemRates.bySpan, spanTokens, 'the rates of span'));
+          const { generated, kept, requests, resent } = entryOf(remote, spanTokens, 'the remote run of span').traffic;
           return {
             spanTokens,
             tokS,

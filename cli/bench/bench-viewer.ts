@@ -17,6 +17,7 @@ import { liveRun } from '../../server/live-run.ts';
 import { spectatorView } from '../../server/spectator-view.ts';
 import { startViewerServer } from '../../server/viewer-server.ts';
 import { trainInWorker } from '../training/train-in-worker.ts';
+import { fail } from '../../core/errors.ts';
 
 export interface ViewerBenchOptions {
   readonly game: AnyGame;
@@ -183,7 +184,7 @@ async function watchedRun(options: ViewerBenchOptions, out: string): Promise<Wat
   const child = fork(SPECTATORS_SCRIPT, [`ws://127.0.0.1:${server.port}/ws`, String(options.spectators)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   // The spectators stand in for browsers elsewhere: at a low priority they take mostly cores the engine leaves
   // (at the lowest, a loaded machine starves them until the server drops them as stalled, which lightens its work).
-  setPriority(child.pid!, SPECTATORS_NICENESS);
+  setPriority(child.pid ?? fail('WORKER_FAILED', 'the spectators process did not start'), SPECTATORS_NICENESS);
   const ask = (type: string) =>
     new Promise<{ type: string; report?: SpectatorsReport }>((resolve) => {
       const listen = (message: { type: string; report?: SpectatorsReport }) => {

@@ -298,7 +298,7 @@ async function otherReport(compare: string, base: Omit<EvalOptions, 'model'>, de
     const json = JSON.parse(readFileSync(compare, 'utf8')) as unknown;
     const report = asEvalReport(json);
     if (!report) fail('DATA_INVALID', `--compare: ${compare} holds neither an EvalReport nor a written report with one`, { path: compare });
-    return report!;
+    return report;
   }
   const other = await loadModel(compare, resolveModelDir(compare, defaultTask), defaultTask);
   return evaluate({ ...base, model: other.model });

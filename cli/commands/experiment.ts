@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { LudusError } from '../../core/errors.ts';
+import { LudusError, present } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 import { AgonExperimentConfigSchema } from '../../lab/experiments/agon-experiment-config.ts';
 import { AGON_VS_GRPO, type AgonExperimentResult } from '../../lab/experiments/agon-vs-grpo.ts';
@@ -59,7 +59,7 @@ const ENTRIES: Record<ExperimentName, Entry<SharedExperimentConfig & { seeds?: n
     summary: (result: AgonExperimentResult) => ({
       out: result.out,
       report: result.report,
-      pass1: Object.fromEntries(Object.entries(result.rows).map(([row, r]) => [row, (r.kind === 'cascade' ? r.result.pass_at_k : Object.values(r.report.capability!.per_benchmark)[0].pass_at_k)['1']])),
+      pass1: Object.fromEntries(Object.entries(result.rows).map(([row, r]) => [row, (r.kind === 'cascade' ? r.result.pass_at_k : Object.values(present(r.report.capability, 'the capability axis of a single-pass report').per_benchmark)[0].pass_at_k)['1']])),
     }),
   }),
 };

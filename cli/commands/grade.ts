@@ -38,5 +38,5 @@ export function register(program: Command): void {
 async function requireFile(path: string): Promise<void> {
   const info = await stat(path).catch(() => undefined);
   if (!info) fail('FILE_NOT_FOUND', `${path}: no such file`, { path });
-  if (!info!.isFile()) fail('INPUT_INVALID', `${path} is not a file`, { path });
+  if (!info.isFile()) fail('INPUT_INVALID', `${path} is not a file`, { path });
 }

@@ -40,7 +40,7 @@ export function register(program: Command): void {
       ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
     });
     let next = opts.problem;
-    const print = (match: PlayedMatch) => process.stdout.write(opts.json ? `${JSON.stringify(matchLine(match, session!))}\n` : readable(match, session!));
+    const print = (match: PlayedMatch, from: MatchSession) => process.stdout.write(opts.json ? `${JSON.stringify(matchLine(match, from))}\n` : readable(match, from));
     let session: MatchSession | undefined;
     const watched = opts.watch
       ? await watchRun(opts, {
@@ -50,8 +50,9 @@ export function register(program: Command): void {
           headline: game.headline,
           control: {
             startMatch: () => {
-              if (!session) throw new Error('the first match has not started yet');
-              void session.play(++next).then(print, (error: unknown) => process.stderr.write(`ludus: ${String(error)}\n`));
+              const current = session;
+              if (!current) throw new Error('the first match has not started yet');
+              void current.play(++next).then((match) => print(match, current), (error: unknown) => process.stderr.write(`ludus: ${String(error)}\n`));
             },
           },
         })
@@ -71,7 +72,7 @@ export function register(program: Command): void {
       process.stderr.write(`waiting for a viewer at ${watched.server.url} before the first match\n`);
       while (watched.server.hub.stats.clients === 0) await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    print(await session.play(next));
+    print(await session.play(next), session);
     if (!watched) {
       await session.release();
       return;

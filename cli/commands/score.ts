@@ -21,7 +21,7 @@ export function register(program: Command): void {
       const { policy, tokenizer } = await loadPolicy(resolveModelDir(opts.model));
       let tokens: number[];
       if (opts.tokens !== undefined) tokens = parseTokenList(opts.tokens);
-      else if (tokenizer) tokens = tokenizer.encode(opts.text!);
+      else if (tokenizer) tokens = tokenizer.encode(opts.text ?? fail('INPUT_INVALID', 'give exactly one of --tokens and --text'));
       else return fail('CHECKPOINT_MISSING_FILE', `${opts.model}: --text needs a tokenizer.json in the model directory`, { dir: opts.model });
       const scorer = await Scorer.create(policy, { threads: opts.threads, device: parseDevice(opts.device) });
       const [scored] = await scorer.score([tokens]);
@@ -33,7 +33,7 @@ export function register(program: Command): void {
       const total = scored.logprobs.reduce<number>((a, v) => a + (v ?? 0), 0);
       for (const [i, token] of tokens.entries()) {
         const piece = tokenizer ? JSON.stringify(tokenizer.decode([token])) : '';
-        process.stdout.write(`${String(i).padStart(5)}  ${String(token).padStart(7)}  ${scored.logprobs[i] === null ? '     -   ' : scored.logprobs[i]!.toFixed(4).padStart(9)}  ${piece}\n`);
+        process.stdout.write(`${String(i).padStart(5)}  ${String(token).padStart(7)}  ${scored.logprobs[i] === null ? '     -   ' : scored.logprobs[i].toFixed(4).padStart(9)}  ${piece}\n`);
       }
       process.stdout.write(`total logprob ${total.toFixed(4)} over ${tokens.length - 1} predicted tokens\n`);
     });

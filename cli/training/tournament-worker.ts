@@ -9,6 +9,7 @@ import type { Standing } from '../../lab/tournament/standings.ts';
 import type { TournamentConfig } from '../../lab/tournament/tournament-config.ts';
 import { composePlugins } from '../../composition/compose.ts';
 import { loadPluginFiles } from '../../composition/plugin-files.ts';
+import { fail } from '../../core/errors.ts';
 
 /** A tournament as plain data: games and pieces are built in the worker from the config's names and plugin files. */
 export interface WorkerTournamentSpec {
@@ -70,5 +71,5 @@ export function tournamentMethods() {
 export type TournamentMethods = ReturnType<typeof tournamentMethods>;
 
 export function start(): void {
-  serveMethods(parentPort!, tournamentMethods());
+  serveMethods(parentPort ?? fail('WORKER_FAILED', `${import.meta.url} runs only as a worker thread`), tournamentMethods());
 }

@@ -24,8 +24,9 @@ export async function trainInWorker(
   listeners: { events?: LudusEmitter; onStep?: (line: MetricsLine, total: number, checkpointed: boolean) => void } = {},
 ): Promise<WorkerTraining> {
   const rpc = await WorkerRpc.spawn<TrainingMethods>(siblingModule(import.meta.url, 'training-worker'), { label: 'training worker' });
+  const emitter = listeners.events;
   const emit = (event: LudusEvent) => {
-    const emitter = listeners.events!;
+    if (!emitter) return;
     (emitter.emit as (type: string, event: LudusEvent) => boolean)(event.type, event);
     emitter.emit('event', event);
   };

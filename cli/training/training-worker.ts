@@ -12,6 +12,7 @@ import type { TrainConfig } from '../../engine/trainer/train-config.ts';
 import { train, type TrainResult } from '../../engine/trainer/trainer.ts';
 import { composePlugins } from '../../composition/compose.ts';
 import { loadPluginFiles } from '../../composition/plugin-files.ts';
+import { fail } from '../../core/errors.ts';
 
 /** A run as plain data: the game and its pieces are built in the worker from the config's names and plugin files. */
 export interface WorkerTrainSpec {
@@ -84,5 +85,5 @@ export function trainingMethods() {
 export type TrainingMethods = ReturnType<typeof trainingMethods>;
 
 export function start(): void {
-  serveMethods(parentPort!, trainingMethods());
+  serveMethods(parentPort ?? fail('WORKER_FAILED', `${import.meta.url} runs only as a worker thread`), trainingMethods());
 }

@@ -57,7 +57,7 @@ export function judgeAgreement(matches: readonly (readonly MatchVerdict[])[], ju
 /** The index of the first wrong step, -1 when every step is right; null when a step verdict is unreadable. */
 function firstError(steps: readonly MatchVerdict[]): number | null {
   if (steps.some((v) => !v.answer_present)) return null;
-  const sorted = [...steps].sort((a, b) => a.step! - b.step!);
+  const sorted = [...steps].sort((a, b) => (a.step ?? 0) - (b.step ?? 0));
   return sorted.find((v) => !v.correct)?.step ?? -1;
 }
 

@@ -54,7 +54,7 @@ export function recordTurn<Role extends string, Problem>(
   record: Omit<TurnRecord<Role>, 'turn'>,
 ): SequentialState<Role> {
   if (state.current === undefined) fail('INPUT_INVALID', `${protocol.name}: a turn was recorded after the match ended`);
-  const current = state.current!;
+  const current = state.current;
   const expected = protocol.turns[current].role;
   if (record.role !== expected) fail('INPUT_INVALID', `${protocol.name}: turn ${state.played.length} belongs to "${expected}", not "${record.role}"`);
   const played = [...state.played, { ...record, turn: state.played.length }];

@@ -16,7 +16,7 @@ export interface WorldProtocol<Role extends string> {
    * Reference opponents by name (random legal, minimax, a Nash policy): a seat given `scripted:<name>` is played by
    * this function instead of a model.
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: each scripted player has its own world's state and move types.
   readonly scripted?: Readonly<Record<string, ScriptedPlayer<any, any, Role>>>;
 }
 

@@ -1,5 +1,6 @@
 import { Rng, deriveSeed } from '../rng.ts';
 import type { AuthorSchedule } from './author-schedule.ts';
+import { entryOf } from '../errors.ts';
 
 export type StepHandoffMode = 'alternate' | 'bernoulli';
 
@@ -34,7 +35,7 @@ export function stepHandoff(boundary: ReadonlySet<number> | ((token: number) => 
       return author;
     },
     next(row, token) {
-      const state = rows.get(row)!;
+      const state = entryOf(rows, row, 'the handoff state (first() starts it) of row');
       if (endsStep(token)) state.author = params.mode === 'alternate' ? 1 - state.author : draw(state.rng);
       return state.author;
     },

@@ -1,5 +1,6 @@
 import { Rng, deriveSeed } from '../rng.ts';
 import type { AuthorSchedule } from './author-schedule.ts';
+import { entryOf } from '../errors.ts';
 
 export interface WordHandoffParams {
   /** Probability that the senior (author 0) is drawn at each redraw. */
@@ -31,7 +32,7 @@ export function wordHandoff(boundary: ReadonlySet<number> | ((token: number) => 
       return author;
     },
     next(row, token) {
-      const state = rows.get(row)!;
+      const state = entryOf(rows, row, 'the handoff state (first() starts it) of row');
       if (isBoundary(token) || state.span >= params.K) {
         state.author = draw(state.rng);
         state.span = 0;

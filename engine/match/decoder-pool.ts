@@ -10,6 +10,7 @@ import type { Device } from '../../native/ort.ts';
 import type { PolicyPool } from '../policies/policy-pool.ts';
 import type { MatchRuntime, RolloutCall, RolloutResult } from './runtime.ts';
 import { stopStringMatcher } from './stop-strings.ts';
+import { tensorOf } from '../../native/model/weights.ts';
 
 interface Entry {
   readonly decoder: Decoder;
@@ -67,7 +68,7 @@ export class DecoderPool implements MatchRuntime {
     if (this.options.stackAdapters === false || resolveBinding(this.options) !== 'inputs') return undefined;
     const { config, weights } = this.policies.policy(name);
     if (!config.lora) return undefined;
-    const embed = weights.get('model.embed_tokens.weight')!.data;
+    const embed = tensorOf(weights, 'model.embed_tokens.weight').data;
     let id = this.baseIds.get(embed);
     if (id === undefined) this.baseIds.set(embed, (id = nextBaseId++));
     return `${id}:${JSON.stringify(config.lora)}`;
@@ -92,7 +93,8 @@ export class DecoderPool implements MatchRuntime {
     const versions = call.policies.map((name) => this.policies.version(name));
     const solo = !call.schedule && !call.partnerLogprobs;
     const keys = solo ? new Set(call.policies.map((name) => this.stackKey(name))) : new Set([undefined]);
-    if (keys.size === 1 && !keys.has(undefined)) return { rollouts: await this.generateStacked(call, [...keys][0]!), versions };
+    const [onlyKey] = keys;
+    if (keys.size === 1 && onlyKey !== undefined) return { rollouts: await this.generateStacked(call, onlyKey), versions };
     if (call.rowPolicies && call.policies.length > 1) return { rollouts: await this.generateApart(call), versions };
     const decoder = await this.get(call.rowPolicies ? [call.policies[0]] : call.policies, !solo && this.coStackable(call.policies));
     return { rollouts: await this.run(decoder, call), versions };
@@ -111,8 +113,9 @@ export class DecoderPool implements MatchRuntime {
   /** Rows of policies that cannot share a batch: each policy's rows in a call of their own, at the seeds they had. */
   private async generateApart(call: RolloutCall): Promise<Rollout[]> {
     const rollouts: Rollout[] = [];
+    const rowPolicies = call.rowPolicies ?? [];
     for (const [p, name] of call.policies.entries()) {
-      const rows = call.prompts.flatMap((_, row) => (call.rowPolicies![row] === p ? [row] : []));
+      const rows = call.prompts.flatMap((_, row) => (rowPolicies[row] === p ? [row] : []));
       if (rows.length === 0) continue;
       const pick = <T>(values: readonly T[] | undefined) => (values ? rows.map((row) => values[row]) : undefined);
       const onStep = call.onStep;
@@ -174,7 +177,7 @@ export class DecoderPool implements MatchRuntime {
       const decoder = await Decoder.create(first.map(current), { batch: this.options.rows, maxLen: this.options.maxLen, threads: this.options.threads, device: this.options.device, stacked: true });
       entry = { decoder, names: [...first], versions: first.map((name) => this.policies.version(name)) };
       this.stacks.set(key, entry);
-    } else if (names.some((name) => !entry!.names.includes(name)) || (!this.policies.names && !sameList(entry.names, names))) {
+    } else if (!containsAll(entry.names, names) || (!this.policies.names && !sameList(entry.names, names))) {
       await entry.decoder.setStackedPolicies(names.map(current));
       entry.names = [...names];
       entry.versions = names.map((name) => this.policies.version(name));
@@ -218,6 +221,8 @@ export class DecoderPool implements MatchRuntime {
 }
 
 let nextBaseId = 0;
+
+const containsAll = (list: readonly string[], wanted: readonly string[]): boolean => wanted.every((name) => list.includes(name));
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((name, i) => name === b[i]);

@@ -144,7 +144,12 @@ export class MatchBroadcast {
       if (start > 0) this.events.publish({ type: 'handoff', matchId, turn: turn.turn, position: start, from: turn.authorRoles[turn.authorIds[start - 1]], to: role });
       const tokens = turn.tokens.slice(start, t);
       const text = start === 0 && t === turn.tokens.length ? turn.text : tokens.map((id) => this.tokenText(id)).join('');
-      const specials = Object.fromEntries(tokens.flatMap((id, i) => (this.tokenText.special(id) === undefined ? [] : [[i, this.tokenText.special(id)!]])));
+      const specials = Object.fromEntries(
+        tokens.flatMap((id, i) => {
+          const name = this.tokenText.special(id);
+          return name === undefined ? [] : [[i, name] as const];
+        }),
+      );
       this.events.publish({ type: 'tokens', matchId, turn: turn.turn, position: start, tokens, authors: tokens.map(() => role), text, ...(Object.keys(specials).length > 0 ? { specials } : {}) });
       start = t;
     }

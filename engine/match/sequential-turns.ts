@@ -88,6 +88,7 @@ function waitingTurn<Role extends string>(arena: Arena<Role>, protocol: Sequenti
   const actor = protocol.turns[match.turns.current].role;
   const state: MatchState<Role, Problem> = { matchId: match.slot.matchId, seed: match.seed, problem: match.slot.problem, transcript: match.turns.played, finished: false };
   const seen = arena.game.view(state, actor).transcript;
-  const pending = pendingTurn(protocol, { ...match.turns, played: seen }, arena.prompted(match.slot.problem))!;
+  const pending = pendingTurn(protocol, { ...match.turns, played: seen }, arena.prompted(match.slot.problem));
+  if (!pending) return [];
   return [{ match, pending, promptIds: arena.encodePrompt(pending.prompt), policy: match.slot.seats[actor] }];
 }

@@ -72,7 +72,7 @@ function sceneOf<Role extends string>(protocol: WorldProtocol<Role>, match: Worl
 /** A reference opponent's move: no tokens, the move's text as the turn's text, its coins from (match, turn). */
 function playScripted<Role extends string>(protocol: WorldProtocol<Role>, match: Running<Role>, player: Role, seat: string, broadcast?: MatchBroadcast): void {
   const { world } = protocol;
-  const name = scriptedName(seat)!;
+  const name = scriptedName(seat) ?? fail('POLICY_INVALID', `seat "${seat}" is not a reference opponent (scripted:<name>)`, { seat });
   const agent = protocol.scripted?.[name] ?? fail('POLICY_INVALID', `game "${world.id}" has no reference opponent "${name}" (it has: ${Object.keys(protocol.scripted ?? {}).join(', ') || 'none'})`, { game: world.id, opponent: name });
   const rng = new Rng(deriveSeed(match.seed, match.turns.length, 7));
   const move = agent(match.world.state, player, world.legalMoves(match.world.state), rng);

@@ -1,4 +1,4 @@
-import { fail } from '../../core/errors.ts';
+import { entryOf, fail } from '../../core/errors.ts';
 import { pathExists } from '../../native/io/files.ts';
 import { cloneWeights, validateTensors, type Weights } from '../../native/model/weights.ts';
 import { adaptedWeights, adapterShapes, initAdapter, withAdapter } from '../../native/model/lora.ts';
@@ -47,7 +47,7 @@ export class PolicyPool {
   static async load(specs: readonly PolicySpec[], options: { task: string; weights?: ReadonlyMap<string, Weights>; versions?: ReadonlyMap<string, number> }): Promise<PolicyPool> {
     const dirs = new Map(specs.map((spec) => [spec.name, resolveModelDir(spec.init, options.task)]));
     for (const spec of specs) {
-      const dir = dirs.get(spec.name)!;
+      const dir = entryOf(dirs, spec.name, 'the directory of policy');
       if (!(await pathExists(dir))) fail('POLICY_INVALID', `policy "${spec.name}": ${dir} does not exist`, { policy: spec.name, dir });
     }
     const loaded = new Map<string, LoadedPolicy>();
@@ -56,8 +56,8 @@ export class PolicyPool {
     const starts = new Map<string, Policy>();
     let tokenizer: TextTokenizer | undefined;
     for (const spec of specs) {
-      const dir = dirs.get(spec.name)!;
-      const base = loaded.get(dir)!;
+      const dir = entryOf(dirs, spec.name, 'the directory of policy');
+      const base = entryOf(loaded, dir, 'the policy loaded from');
       tokenizer ??= base.tokenizer ?? fail('POLICY_INVALID', `policy "${spec.name}": ${dir} has no tokenizer.json, which matches need`, { policy: spec.name, dir });
       const saved = spec.trainable ? options.weights?.get(spec.name) : undefined;
       if (spec.adapter) {
@@ -74,7 +74,7 @@ export class PolicyPool {
       policies.set(spec.name, { ...base.policy, name: spec.name, weights });
     }
     assertSharedTokenizer([...policies.values()]);
-    return new PolicyPool(policies, starts, new Map(specs.map((spec) => [spec.name, spec])), tokenizer!, dirs, options.versions);
+    return new PolicyPool(policies, starts, new Map(specs.map((spec) => [spec.name, spec])), tokenizer ?? fail('POLICY_INVALID', 'no policy to load'), dirs, options.versions);
   }
 
   get names(): string[] {

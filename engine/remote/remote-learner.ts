@@ -1,6 +1,6 @@
 import { fail } from '../../core/errors.ts';
 import { trainableShapes } from '../../native/model/lora.ts';
-import type { Weights } from '../../native/model/weights.ts';
+import { tensorOf, type Weights } from '../../native/model/weights.ts';
 import type { Policy } from '../../native/runtime/policy.ts';
 import type { AdamWState, AdamWStepResult } from '../../native/train/adamw.ts';
 import { stepStats, type ForwardBackwardOptions, type ForwardBackwardStats, type LearnBatch, type OptimStepOptions, type StepOptions, type StepStats } from '../../native/train/learner.ts';
@@ -46,18 +46,17 @@ export class RemoteLearner implements TrainingBackend {
     const client = new TrainerClient(config, request.token ?? tokenFrom(config));
     await client.checkHealth();
     const lora = policy.config.lora;
-    if (lora && request.adapterSeed === undefined) fail('CONFIG_INVALID', `policy "${policy.name}": an adapter trained remotely needs its seed`, { policy: policy.name });
     const created = await client.createModel({
       baseModel: request.baseModel,
       task: request.task,
-      ...(lora ? { lora: { rank: lora.r, alpha: lora.alpha, targetModules: lora.targetModules, initStdB: lora.initStdB, seed: request.adapterSeed! } } : {}),
+      ...(lora ? { lora: { rank: lora.r, alpha: lora.alpha, targetModules: lora.targetModules, initStdB: lora.initStdB, seed: request.adapterSeed ?? fail('CONFIG_INVALID', `policy "${policy.name}": an adapter trained remotely needs its seed`, { policy: policy.name }) } } : {}),
       learner: request.learner as Record<string, unknown>,
     });
-    const trainable: Weights = new Map([...trainableShapes(policy.config).keys()].map((name) => [name, policy.weights.get(name)!]));
+    const trainable: Weights = new Map([...trainableShapes(policy.config).keys()].map((name) => [name, tensorOf(policy.weights, name)]));
     const learner = new RemoteLearner(client, created.model_id, policy.weights, trainable);
     let served = created.fingerprint;
     if (request.optimizer) {
-      const moments = (m: Record<string, Float32Array>): WireTensors => Object.fromEntries(Object.entries(m).map(([name, data]) => [name, encodeTensor(data, trainable.get(name)!.dims)]));
+      const moments = (m: Record<string, Float32Array>): WireTensors => Object.fromEntries(Object.entries(m).map(([name, data]) => [name, encodeTensor(data, tensorOf(trainable, name).dims)]));
       served = (await client.loadState(created.model_id, encodeTensors(trainable), { step: request.optimizer.step, m: moments(request.optimizer.m), v: moments(request.optimizer.v) })).fingerprint;
     }
     if (served !== fingerprint(trainable)) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { LudusError, fail } from '../../core/errors.ts';
+import { LudusError, entryOf, fail, present } from '../../core/errors.ts';
 import { saveAdapter } from '../../native/io/adapter.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
 import type { PolicyPool } from '../policies/policy-pool.ts';
@@ -69,14 +69,14 @@ export class ServedPolicies {
     const probes = ['The answer is', 'Once upon a time'].map((text) => pool.tokenizer.encode(text));
     const raw: string[] = [];
     for (const servers of serverLists.values()) {
-      const target = [...served.values()].find((entry) => entry.servers === servers)!.target;
+      const target = present([...served.values()].find((entry) => entry.servers === servers), 'a policy served by these servers').target;
       for (const server of servers.live()) if (!(await reportsTemperedLogprobs(servers, server, dialect, target, probes))) raw.push(servers.urls[server]);
     }
     const policies = new ServedPolicies(pool, config, dialect, syncDir, served, raw);
     // Adapters go to the servers at connect time, so a server that cannot take them (rank, slots, LoRA off) is known at once.
     if (config.sync === 'adapter') {
       const adapters = pool.names.filter((name) => pool.policy(name).config.lora !== undefined);
-      for (const name of adapters) served.get(name)!.version = -1;
+      for (const name of adapters) entryOf(served, name, 'the served policy').version = -1;
       await policies.ensure(adapters);
     }
     return policies;
@@ -114,7 +114,7 @@ export class ServedPolicies {
     else await saveCheckpoint(dir, policy.config, policy.weights, { extraFiles: { [TOKENIZER_FILE]: JSON.stringify(this.pool.tokenizer.json) } });
     const previous = { target: entry.target, dir: entry.dir };
     if (this.config.sync === 'full') {
-      await this.broadcast(entry.servers, this.dialect.updateWeights!(dir, version));
+      await this.broadcast(entry.servers, this.fullWeights(dir, version));
     } else {
       const adapter = `${name}-v${version}-${this.tag}`;
       await loadingAdapter(this.dialect, adapter, policy.config.lora?.r, () => this.broadcast(entry.servers, this.dialect.loadAdapter(adapter, dir)));
@@ -131,17 +131,23 @@ export class ServedPolicies {
    * (unloaded first, in case it survived), or the served weights replaced; a policy still at its starting weights needs
    * nothing. A failure leaves the server down.
    */
+  /** The call that loads full weights (sync "full", whose endpoint checkFullSync found at connect). */
+  private fullWeights(dir: string, version: number): HttpCall {
+    return this.dialect.updateWeights?.(dir, version) ?? fail('CONFIG_INVALID', `rolloutServers.sync: "full" needs an endpoint that loads full weights, which the ${this.dialect.name} dialect has not`, { field: 'rolloutServers.sync' });
+  }
+
   private async resync(servers: ServerPool, server: number): Promise<void> {
     for (const [name, entry] of this.served) {
-      if (entry.servers !== servers || entry.dir === undefined) continue;
+      const dir = entry.dir;
+      if (entry.servers !== servers || dir === undefined) continue;
       if (this.config.sync === 'full') {
-        await this.sendTo(servers, server, this.dialect.updateWeights!(entry.dir, entry.version));
+        await this.sendTo(servers, server, this.fullWeights(dir, entry.version));
       } else if (entry.target.adapter !== undefined) {
         const adapter = entry.target.adapter;
         await this.sendTo(servers, server, this.dialect.unloadAdapter(adapter)).catch((error: unknown) => {
           if (!LudusError.is(error, 'REMOTE_REJECTED')) throw error;
         });
-        await loadingAdapter(this.dialect, adapter, this.pool.policy(name).config.lora?.r, () => this.sendTo(servers, server, this.dialect.loadAdapter(adapter, entry.dir!)));
+        await loadingAdapter(this.dialect, adapter, this.pool.policy(name).config.lora?.r, () => this.sendTo(servers, server, this.dialect.loadAdapter(adapter, dir)));
       }
     }
   }
@@ -174,9 +180,9 @@ function checkFullSync(pool: PolicyPool, config: RolloutServers, dialect: Dialec
     fail('CONFIG_INVALID', `rolloutServers.sync: "full" needs an endpoint that loads full weights, which the ${dialect.name} dialect has not; use "adapter"`, { field: 'rolloutServers.sync' });
   }
   for (const name of pool.names.filter((n) => pool.trainable(n))) {
-    const mine = new Set(served.get(name)!.servers.urls);
+    const mine = new Set(entryOf(served, name, 'the served policy').servers.urls);
     for (const other of pool.names.filter((n) => n !== name)) {
-      const shared = served.get(other)!.servers.urls.filter((url) => mine.has(url));
+      const shared = entryOf(served, other, 'the served policy').servers.urls.filter((url) => mine.has(url));
       if (shared.length > 0) {
         fail('CONFIG_INVALID', `rolloutServers: with sync "full" the trained policy "${name}" replaces the weights of its servers, so it cannot share ${shared.join(', ')} with "${other}"; give it servers of its own under rolloutServers.policies.${name}.servers`, {
           field: `rolloutServers.policies.${name}.servers`,

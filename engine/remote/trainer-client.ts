@@ -107,23 +107,18 @@ export class TrainerClient {
 /** A learn batch's rows as Datums: each row whole (padding included, so the server's batch is this very batch), every per-token input as a plain array. */
 export function datumsOf(batch: LearnBatch): Datum[] {
   const { rows, cols } = batch;
-  const row = (values: ArrayLike<number> | BigInt64Array | undefined, r: number): number[] | undefined =>
-    values === undefined ? undefined : Array.from({ length: cols }, (_, c) => Number(values[r * cols + c]));
-  const advantages = (r: number): number[] | undefined => {
-    const a = batch.advantages;
-    if (a === undefined) return undefined;
-    // Per-row advantages broadcast as the learner broadcasts them: each value as float32.
-    return a.length === rows ? new Array<number>(cols).fill(Math.fround(a[r])) : row(a, r);
-  };
+  const row = (values: ArrayLike<number> | BigInt64Array, r: number): number[] => Array.from({ length: cols }, (_, c) => Number(values[r * cols + c]));
+  // Per-row advantages broadcast as the learner broadcasts them: each value as float32.
+  const advantages = (a: ArrayLike<number>, r: number): number[] => (a.length === rows ? new Array<number>(cols).fill(Math.fround(a[r])) : row(a, r));
   return Array.from({ length: rows }, (_, r) => ({
-    model_input: { chunks: [{ type: 'encoded_text' as const, tokens: row(batch.inputIds, r)! }] },
+    model_input: { chunks: [{ type: 'encoded_text' as const, tokens: row(batch.inputIds, r) }] },
     loss_fn_inputs: {
-      target_tokens: row(batch.targets, r)!,
-      weights: row(batch.lossMask, r)!,
-      ...(batch.oldLogprobs ? { logprobs: row(batch.oldLogprobs, r)! } : {}),
-      ...(batch.advantages ? { advantages: advantages(r)! } : {}),
-      ...(batch.refLogprobs ? { ref_logprobs: row(batch.refLogprobs, r)! } : {}),
-      ...(batch.imitationMask ? { imitation_weights: row(batch.imitationMask, r)! } : {}),
+      target_tokens: row(batch.targets, r),
+      weights: row(batch.lossMask, r),
+      ...(batch.oldLogprobs ? { logprobs: row(batch.oldLogprobs, r) } : {}),
+      ...(batch.advantages ? { advantages: advantages(batch.advantages, r) } : {}),
+      ...(batch.refLogprobs ? { ref_logprobs: row(batch.refLogprobs, r) } : {}),
+      ...(batch.imitationMask ? { imitation_weights: row(batch.imitationMask, r) } : {}),
     },
   }));
 }

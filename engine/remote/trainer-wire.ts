@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { Weights } from '../../native/model/weights.ts';
+import { tensorOf, type Weights } from '../../native/model/weights.ts';
 
 /**
  * The trainer API's wire: ludus's own, spoken by `ludus serve-trainer` and its client alone. Its operations are
@@ -162,7 +162,7 @@ export function encodeTensors(weights: Weights): WireTensors {
 export function fingerprint(weights: Weights): string {
   const hash = createHash('sha256');
   for (const name of [...weights.keys()].sort()) {
-    const t = weights.get(name)!;
+    const t = tensorOf(weights, name);
     hash.update(`${name}:${t.dims.join('x')};`);
     hash.update(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
   }

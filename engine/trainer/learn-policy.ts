@@ -1,5 +1,5 @@
 import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
-import { fail } from '../../core/errors.ts';
+import { fail, present } from '../../core/errors.ts';
 import type { AnyGame } from '../../core/catalog.ts';
 import type { Game } from '../../core/game/define-game.ts';
 import { distinctSteps, type RotationStep } from '../../core/game/rotations.ts';
@@ -161,11 +161,11 @@ async function roleRows(
     const reference = context.reference(policyName, terms.kl.toward);
     const logprobs = await context.score(reference, trajectories);
     references.set(terms.kl.toward, logprobs);
-    rows.refLogprobs!.push(...logprobs);
+    present(rows.refLogprobs, 'the rows of reference log-probabilities a KL term needs').push(...logprobs);
   } else if (trajectories[0].partnerLogprobs) {
     // Co-decoding computes every author's log-probability of every token: the KL to a partner comes for free.
     const partner = trajectories[0].roles.findIndex((other) => other !== role);
-    if (partner >= 0) references.set(trajectories[0].roles[partner], trajectories.map((t) => [...t.partnerLogprobs![partner]]));
+    if (partner >= 0) references.set(trajectories[0].roles[partner], trajectories.map((t) => [...present(t.partnerLogprobs, "a co-decoded trajectory's partner log-probabilities")[partner]]));
   }
   for (const [toward, logprobs] of references) {
     kl[`kl_to_${toward}`] = meanK3(
@@ -176,7 +176,7 @@ async function roleRows(
   }
   if (terms.imitate) {
     const imitated = trajectories[0].roles.indexOf(terms.imitate.role);
-    rows.imitationMasks!.push(...trajectories.map((t, i) => (dropped[i] ? t.authors.map(() => 0) : t.authors.map((a) => (a === imitated ? 1 : 0)))));
+    present(rows.imitationMasks, 'the rows of imitation masks an imitation term needs').push(...trajectories.map((t, i) => (dropped[i] ? t.authors.map(() => 0) : t.authors.map((a) => (a === imitated ? 1 : 0)))));
   }
   rows.trajectories.push(...trajectories);
   rows.masks.push(...masks);
@@ -212,9 +212,10 @@ export function exactKlReference(game: Game, policy: string): string | undefined
       const { seats } = game.rotation.at(step);
       return game.roles
         .filter((role) => seats[role] === policy && game.trainable.includes(role))
-        .map((role) => game.losses[role]?.kl)
-        .filter((kl) => kl?.estimator === 'exact')
-        .map((kl) => (kl!.toward === 'initial' ? 'initial' : seats[kl!.toward]));
+        .flatMap((role) => {
+          const kl = game.losses[role]?.kl;
+          return kl?.estimator === 'exact' ? [kl.toward === 'initial' ? 'initial' : seats[kl.toward]] : [];
+        });
     }),
   );
   if (references.size > 1) fail('CONFIG_INVALID', `policy "${policy}" has an exact KL toward different policies over the rotation (${[...references].join(', ')}); its learner's graph reads one reference`, { policy });

@@ -25,8 +25,10 @@ export function policyGradientBatch(input: PolicyGradientRows, padToken: number)
   const targets = new Int32Array(rows * cols).fill(padToken);
   const lossMask = new Float32Array(rows * cols);
   const oldLogprobs = new Float32Array(rows * cols);
-  const refLogprobs = input.refLogprobs ? new Float32Array(rows * cols) : undefined;
-  const imitationMask = input.imitationMasks ? new Float32Array(rows * cols) : undefined;
+  const references = input.refLogprobs;
+  const imitated = input.imitationMasks;
+  const refLogprobs = references ? new Float32Array(rows * cols) : undefined;
+  const imitationMask = imitated ? new Float32Array(rows * cols) : undefined;
   const perToken = input.advantages.some((advantage) => typeof advantage !== 'number') ? new Float32Array(rows * cols) : undefined;
   trajectories.forEach((trajectory, r) => {
     const sequence = [...trajectory.promptIds, ...trajectory.responseIds];
@@ -39,8 +41,8 @@ export function policyGradientBatch(input: PolicyGradientRows, padToken: number)
       if (t < 0) continue;
       lossMask[at] = input.masks[r][t];
       oldLogprobs[at] = trajectory.logprobs[t];
-      if (refLogprobs) refLogprobs[at] = input.refLogprobs![r][t];
-      if (imitationMask) imitationMask[at] = input.imitationMasks![r][t];
+      if (refLogprobs && references) refLogprobs[at] = references[r][t];
+      if (imitationMask && imitated) imitationMask[at] = imitated[r][t];
       if (perToken) {
         const advantage = input.advantages[r];
         perToken[at] = typeof advantage === 'number' ? advantage : advantage[t];

@@ -1,5 +1,6 @@
 import type { Trajectory } from '../../core/trajectory/trajectory.ts';
 import type { Scorer } from '../../native/runtime/scorer.ts';
+import { present } from '../../core/errors.ts';
 
 /**
  * A reference policy's log-probability of every response token (KL-Reg's frozen junior), teacher-forced, under the
@@ -12,7 +13,7 @@ export async function referenceLogprobs(scorer: Scorer, trajectories: readonly T
   );
   const V = scorer.policy.config.vocabSize;
   return trajectories.map((trajectory, r) => {
-    const full = scored[r].full!;
+    const full = present(scored[r].full, 'the full distributions scored with { full: true }');
     const P = trajectory.promptIds.length;
     return trajectory.responseIds.map((token, t) => temperedLogprob(full.subarray((P + t - 1) * V, (P + t) * V), token, temperature));
   });

@@ -8,6 +8,7 @@ import type { ModelConfig } from '../../native/model/config.ts';
 import type { Weights } from '../../native/model/weights.ts';
 import type { AdamWState } from '../../native/train/adamw.ts';
 import { encodeOptimizer, OPTIMIZER_FILE, readOptimizer, readText, TOKENIZER_FILE, TRAINER_STATE_FILE } from './training-checkpoint.ts';
+import { present } from '../../core/errors.ts';
 
 export const POLICIES_DIR = 'policies';
 
@@ -59,7 +60,7 @@ export async function writePolicyCheckpoint(target: string, policy: PolicyCheckp
     await writeAdapterFiles(target, policy.config, policy.weights, { baseModel: policy.baseModel ?? null });
     for (const [file, content] of Object.entries(extraFiles)) await writeFileDurably(join(target, file), content);
   } else {
-    await writeCheckpointFiles(target, policy.config!, policy.weights, { extraFiles });
+    await writeCheckpointFiles(target, present(policy.config, `the model config of the checkpoint at ${target}`), policy.weights, { extraFiles });
   }
 }
 
@@ -69,9 +70,10 @@ export async function writePolicyCheckpoint(target: string, policy: PolicyCheckp
  */
 export async function saveBestPolicy(dir: string, policy: Omit<PolicyCheckpoint, 'optimizer'>, tokenizerJson: unknown): Promise<void> {
   const tokenizer = { [TOKENIZER_FILE]: JSON.stringify(tokenizerJson) };
-  if (!policy.config?.lora) return saveCheckpoint(dir, policy.config!, policy.weights, { extraFiles: tokenizer });
+  const config = present(policy.config, `the model config of the best policy at ${dir}`);
+  if (!config.lora) return saveCheckpoint(dir, config, policy.weights, { extraFiles: tokenizer });
   await replaceDirectory(dir, async (temp) => {
-    await writeAdapterFiles(temp, policy.config!, policy.weights, { baseModel: policy.baseModel ?? null });
+    await writeAdapterFiles(temp, config, policy.weights, { baseModel: policy.baseModel ?? null });
     await writeFileDurably(join(temp, TOKENIZER_FILE), tokenizer[TOKENIZER_FILE]);
   });
 }

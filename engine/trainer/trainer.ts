@@ -2,7 +2,7 @@ import type { Device } from '../../native/ort.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AdvantageEstimator } from '../../core/advantages/estimator.ts';
-import { fail } from '../../core/errors.ts';
+import { entryOf, fail } from '../../core/errors.ts';
 import { jsonDifferences } from '../../core/json-differences.ts';
 import type { LudusEmitter } from '../../core/events.ts';
 import type { AnyGame } from '../../core/catalog.ts';
@@ -173,7 +173,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
     for (const { name, learner } of learners.values()) optimizers.set(name, await learner.optimizerState());
     await saveRunCheckpoint<TrainerState>(checkpointDir, {
       policies: Object.fromEntries(
-        [...learners.values()].map(({ name, learner }) => [name, { config: pool.policy(name).config, weights: learner.weights, optimizer: optimizers.get(name)!, baseModel: resolve(pool.dir(name)) }]),
+        [...learners.values()].map(({ name, learner }) => [name, { config: pool.policy(name).config, weights: learner.weights, optimizer: entryOf(optimizers, name, 'the optimizer state of policy'), baseModel: resolve(pool.dir(name)) }]),
       ),
       state: { ...state, nonFinite: Object.fromEntries([...learners.values()].map(({ name, guard }) => [name, { consecutive: guard.consecutive, skipped: guard.skipped }])), eventSeq: events.nextSeq },
       tokenizerJson: pool.tokenizer.json,
@@ -203,7 +203,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       const rates = new Map<string, number>();
       for (const name of rotation.trains) {
         const policy = learners.get(name) ?? fail('POLICY_INVALID', `the rotation trains "${name}" at step ${state.step}, which is not a trainable policy of this run`, { policy: name });
-        const lr = learningRate(settings.get(name)!.schedule, state.step, config.steps);
+        const lr = learningRate(entryOf(settings, name, 'the learning settings of policy').schedule, state.step, config.steps);
         rates.set(name, lr);
         const learning = await learnPolicy(
           {
@@ -233,7 +233,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
         seats: rotation.seats,
         trains: rotation.trains,
         roles: roleMetrics(game, matches, learned),
-        policies: Object.fromEntries([...learned].map(([name, learning]) => [name, policyMetrics(learning, rates.get(name)!)])),
+        policies: Object.fromEntries([...learned].map(([name, learning]) => [name, policyMetrics(learning, entryOf(rates, name, 'the learning rate of policy'))])),
       };
       await appendJsonl(files.metrics, [line]);
       await board.scalars(step, flatMetrics(line));

@@ -63,7 +63,7 @@ export async function readOptimizer(path: string): Promise<AdamWState> {
     const [kind, ...rest] = name.split('.');
     const target = kind === 'm' ? optimizer.m : kind === 'v' ? optimizer.v : null;
     if (!target) fail('SAFETENSORS_MALFORMED', `${path}: unexpected tensor "${name}"`, { tensor: name });
-    target![rest.join('.')] = t.data;
+    target[rest.join('.')] = t.data;
   }
   return optimizer;
 }
@@ -81,5 +81,5 @@ export async function readText(path: string): Promise<string> {
   } catch (error) {
     throw new LudusError('CONFIG_INVALID', `${path}: not valid JSON (${(error as Error).message})`, { file: path });
   }
-  return text!;
+  return text;
 }

@@ -30,7 +30,7 @@ const { values, positionals } = parseArgs({
     'adapter-juniors': { type: 'boolean', default: false },
   },
 });
-const out = values.out!;
+const out = values.out;
 const rounds = Number(values.rounds);
 const seed = Number(values.seed);
 const catalog = await composePlugins();

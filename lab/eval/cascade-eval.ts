@@ -170,7 +170,10 @@ export function pairedPassTest(
   otherK = k,
 ): PairedTest {
   const others = new Map(other.perProblem.map((p) => [p.id, p.correct]));
-  const pairs = model.perProblem.flatMap((p) => (others.has(p.id) ? [[passAtK(model.n, p.correct, k), passAtK(other.n, others.get(p.id)!, otherK)] as const] : []));
+  const pairs = model.perProblem.flatMap((p) => {
+    const theirs = others.get(p.id);
+    return theirs === undefined ? [] : [[passAtK(model.n, p.correct, k), passAtK(other.n, theirs, otherK)] as const];
+  });
   if (pairs.length < 2) fail('INPUT_INVALID', `a paired test needs at least 2 shared problems (got ${pairs.length})`);
   return pairedTest(otherK === k ? `pass@${k}` : `pass@${k} vs pass@${otherK}`, 'greater', pairs.map(([a]) => a), pairs.map(([, b]) => b));
 }

@@ -127,7 +127,8 @@ export function driftFrom(input: DriftInput): DriftResult {
   // Displacement candidates: tokens the reference or the junior uses at least minJuniorCount times, so a token seen
   // once (a log-ratio of pure smoothing noise) cannot crowd the top list.
   const displaceable = countsReference ? seen.filter((id) => Math.max(countsReference[id], countsJunior[id]) >= input.minJuniorCount) : [];
-  if (pReference && input.reference && displaceable.length >= 3) {
+  const referenceCounts = input.reference;
+  if (pReference && referenceCounts && displaceable.length >= 3) {
     const displaced = displacedTokens(pModel, pReference, pJunior, input.displacedTop, displaceable, input.displacedRanking);
     // The analysis redone on problems resampled within benchmarks, over the same candidate tokens.
     const resampled = (pick: (d: ReturnType<typeof displacedTokens>) => number, seed: number) =>
@@ -135,7 +136,7 @@ export function driftFrom(input: DriftInput): DriftResult {
         input.model.map((problems) => problems.length),
         (indices) => {
           const dist = (counts: ProblemCounts[][]) => distributionFromCounts(pooled(counts, indices, V), input.smoothing);
-          return pick(displacedTokens(dist(input.model), dist(input.reference!), dist(input.junior), input.displacedTop, displaceable, input.displacedRanking));
+          return pick(displacedTokens(dist(input.model), dist(referenceCounts), dist(input.junior), input.displacedTop, displaceable, input.displacedRanking));
         },
         { resamples: input.resamples, seed },
       ).se;

@@ -1,4 +1,4 @@
-import { fail } from '../../core/errors.ts';
+import { fail, present } from '../../core/errors.ts';
 import { BOOTSTRAP_DEFAULT_RESAMPLES, bootstrapMean } from '../../core/metrics/bootstrap.ts';
 import { paperKs } from '../../core/metrics/pass-at-k.ts';
 import { deriveSeed } from '../../core/rng.ts';
@@ -108,12 +108,13 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
   if (!(Number.isInteger(options.samples) && options.samples >= 1)) fail('INPUT_INVALID', `samples must be a positive integer (got ${options.samples})`);
   if (!(Number.isInteger(options.problems) && options.problems >= 1)) fail('INPUT_INVALID', `problems must be a positive integer (got ${options.problems})`);
   const needsJunior = axes.some((a) => a !== 'capability');
-  if (needsJunior && !options.junior) fail('INPUT_INVALID', `axes ${axes.filter((a) => a !== 'capability').join(', ')} need a junior model`);
-  const junior = needsJunior ? options.junior! : undefined;
+  const junior = needsJunior ? (options.junior ?? fail('INPUT_INVALID', `axes ${axes.filter((a) => a !== 'capability').join(', ')} need a junior model`)) : undefined;
   if (junior) assertSharedTokenizer([options.model.policy, junior.policy]);
   const reference = axes.includes('drift') && options.reference && options.reference.id !== junior?.id ? options.reference : undefined;
   if (reference) assertSharedTokenizer([options.model.policy, reference.policy]);
 
+  const displacedRanking = options.displacedRanking ?? DRIFT_DEFAULTS.displacedRanking;
+  const overEmittedMinCount = options.overEmittedMinCount ?? DRIFT_DEFAULTS.overEmittedMinCount;
   const legibilitySamples = Math.min(options.legibilitySamples ?? EVAL_DEFAULTS.legibilitySamples, options.samples);
   const config: EvalConfig = {
     axes,
@@ -129,9 +130,9 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
     handoff_variants: options.handoffVariants ?? [...EVAL_DEFAULTS.handoffVariants],
     handoff_p: options.handoffP ?? EVAL_DEFAULTS.handoffP,
     displaced_top: options.displacedTop ?? DRIFT_DEFAULTS.displacedTop,
-    displaced_ranking: options.displacedRanking ?? DRIFT_DEFAULTS.displacedRanking,
+    displaced_ranking: displacedRanking,
     over_emitted_top: options.overEmittedTop ?? DRIFT_DEFAULTS.overEmittedTop,
-    over_emitted_min_count: options.overEmittedMinCount ?? DRIFT_DEFAULTS.overEmittedMinCount,
+    over_emitted_min_count: overEmittedMinCount,
     drift_smoothing: options.driftSmoothing ?? DRIFT_DEFAULTS.smoothing,
     drift_min_junior_count: options.driftMinJuniorCount ?? DRIFT_DEFAULTS.minJuniorCount,
     legibility_samples: legibilitySamples,
@@ -185,16 +186,18 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
   const bootSeed = (...parts: number[]) => deriveSeed(options.seed, STREAM.bootstrap, ...parts);
 
   const solo = axes.some((a) => a === 'capability' || a === 'drift' || a === 'legibility') ? await sampleSolo(options.model, STREAM.solo, 'solo') : undefined;
+  const soloRollouts = () => present(solo, 'the solo rollouts of the capability, drift and legibility axes');
+  const juniorModel = () => present(junior, 'the junior model of the handoff, drift and legibility axes');
 
   if (axes.includes('capability')) {
-    const correct = solo!.map((problems) => problems.map((rollouts) => rollouts.filter((r) => r.correct).length));
+    const correct = soloRollouts().map((problems) => problems.map((rollouts) => rollouts.filter((r) => r.correct).length));
     const est = passAtKEstimates(correct, options.samples, config.ks, resamples, bootSeed(1));
-    const present = problemMeanEstimates(perProblemMeans(solo!, (r) => (r.answerPresent ? 1 : 0)), resamples, (b) => bootSeed(7, b));
+    const present = problemMeanEstimates(perProblemMeans(soloRollouts(), (r) => (r.answerPresent ? 1 : 0)), resamples, (b) => bootSeed(7, b));
     report.capability = {
       samples: options.samples,
       per_benchmark: Object.fromEntries(
         names.map((name, b) => {
-          const all = solo![b].flat();
+          const all = soloRollouts()[b].flat();
           return [
             name,
             {
@@ -224,7 +227,7 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
         team.push(
           await sampleRollouts({
             ...sampling,
-            policies: [options.model.policy, junior!.policy],
+            policies: [options.model.policy, juniorModel().policy],
             tokenizer: options.tokenizer,
             chatTemplate: config.chat_template,
             problems,
@@ -260,32 +263,32 @@ export async function evaluate(options: EvalOptions): Promise<EvalReport> {
   if (axes.includes('drift')) {
     const exclude = new Set(options.stopTokens);
     const countsOf = (rollouts: GradedRollout[][][]) => rollouts.map((problems) => problems.map((rs) => problemCounts(rs.map((r) => r.tokens), exclude)));
-    const juniorSolo = await sampleSolo(junior!, STREAM.junior, 'junior');
+    const juniorSolo = await sampleSolo(juniorModel(), STREAM.junior, 'junior');
     const referenceSolo = reference ? await sampleSolo(reference, STREAM.reference, 'reference') : undefined;
     report.drift = driftFrom({
       vocabSize: options.model.policy.config.vocabSize,
-      model: countsOf(solo!),
+      model: countsOf(soloRollouts()),
       junior: countsOf(juniorSolo),
       ...(referenceSolo ? { reference: countsOf(referenceSolo) } : {}),
       decode: (id) => options.tokenizer.decode([id]),
       smoothing: config.drift_smoothing,
       minJuniorCount: config.drift_min_junior_count,
       displacedTop: config.displaced_top,
-      displacedRanking: config.displaced_ranking!,
+      displacedRanking,
       overEmittedTop: config.over_emitted_top,
-      overEmittedMinCount: config.over_emitted_min_count!,
+      overEmittedMinCount,
       resamples,
       seed: bootSeed(3),
     });
   }
 
   if (axes.includes('legibility')) {
-    const [senior, reader] = [await Scorer.create(options.model.policy, { threads: options.threads, device: options.device }), await Scorer.create(junior!.policy, { threads: options.threads, device: options.device })];
+    const [senior, reader] = [await Scorer.create(options.model.policy, { threads: options.threads, device: options.device }), await Scorer.create(juniorModel().policy, { threads: options.threads, device: options.device })];
     try {
       const ceStrata: number[][] = [];
       const overlapStrata: number[][] = [];
       const per_benchmark: LegibilityResult['per_benchmark'] = {};
-      for (const [b, problems] of solo!.entries()) {
+      for (const [b, problems] of soloRollouts().entries()) {
         const responses = problems.flatMap((rollouts, p) => rollouts.slice(0, legibilitySamples).map((r) => ({ p, prompt: r.prompt, tokens: r.tokens })));
         const scored = await scoreLegibility(senior, reader, responses, options.stopTokens, options.scoreBatch ?? EVAL_DEFAULTS.scoreBatch);
         options.onProgress?.(`legibility ${names[b]}`, responses.length, responses.length);

@@ -1,4 +1,4 @@
-import { fail } from '../../core/errors.ts';
+import { fail, present } from '../../core/errors.ts';
 import { overlapOfLogs } from '../../core/metrics/token-drift.ts';
 import type { Scorer } from '../../native/runtime/scorer.ts';
 
@@ -32,6 +32,8 @@ export async function scoreLegibility(
     const sequences = chunk.map((r) => [...r.prompt, ...r.tokens]);
     const [sen, jun] = [await senior.score(sequences, { full: true }), await junior.score(sequences, { full: true })];
     for (const [i, r] of chunk.entries()) {
+      const seniorFull = present(sen[i].full, 'the senior distributions scored with { full: true }');
+      const juniorFull = present(jun[i].full, 'the junior distributions scored with { full: true }');
       const P = r.prompt.length;
       let crossEntropySum = 0;
       let overlapSum = 0;
@@ -41,8 +43,8 @@ export async function scoreLegibility(
         if (stops.has(token)) continue;
         // Row P + j - 1 holds the next-token distribution that predicts response token j.
         const row = (P + j - 1) * V;
-        crossEntropySum -= jun[i].full![row + token];
-        overlapSum += overlapOfLogs(sen[i].full!, jun[i].full!, row, V);
+        crossEntropySum -= juniorFull[row + token];
+        overlapSum += overlapOfLogs(seniorFull, juniorFull, row, V);
         positions++;
       }
       out.push({ crossEntropySum, overlapSum, positions });

@@ -8,6 +8,7 @@ import type { Problem } from '../../core/tasks/task.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 import { promptText, type ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
 import type { Grader } from '../../core/grading/verdict.ts';
+import { entryOf } from '../../core/errors.ts';
 
 export interface SamplingSettings {
   temperature: number;
@@ -68,7 +69,7 @@ export async function sampleRollouts(options: SampleOptions): Promise<GradedRoll
       const seed = deriveSeed(options.seed, start);
       const rollouts = await generate(
         decoder,
-        rows.map((job) => prompts.get(job.problem.id)!),
+        rows.map((job) => entryOf(prompts, job.problem.id, 'the prompt of problem')),
         {
           maxNewTokens: options.maxNewTokens,
           sampling: { temperature: options.temperature, topK: 0, topP: options.topP },

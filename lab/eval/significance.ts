@@ -41,13 +41,19 @@ export function correctFamily<T extends PairedTest>(tests: readonly T[]): (T & C
 export function compareReports(model: EvalReport, other: EvalReport): SignificanceResult {
   const key = (p: ProblemStats) => `${p.benchmark}\u0000${p.id}`;
   const others = new Map(other.per_problem.map((p) => [key(p), p]));
-  const pairs = model.per_problem.flatMap((p) => (others.has(key(p)) ? [[p, others.get(key(p))!] as const] : []));
+  const pairs = model.per_problem.flatMap((p) => {
+    const theirs = others.get(key(p));
+    return theirs ? [[p, theirs] as const] : [];
+  });
   if (pairs.length < 2) fail('INPUT_INVALID', `--compare: the two reports share ${pairs.length} problems; a paired t-test needs at least 2 (same --task, --split and --problems?)`);
   const tests: PairedTest[] = [];
   const test = (metric: string, alternative: Alternative, of: (p: ProblemStats) => number | undefined) => {
-    const both = pairs.filter(([a, b]) => of(a) !== undefined && of(b) !== undefined);
+    const both = pairs.flatMap(([a, b]) => {
+      const [x, y] = [of(a), of(b)];
+      return x !== undefined && y !== undefined ? [[x, y] as const] : [];
+    });
     if (both.length < 2) return;
-    tests.push(pairedTest(metric, alternative, both.map(([a]) => of(a)!), both.map(([, b]) => of(b)!)));
+    tests.push(pairedTest(metric, alternative, both.map(([x]) => x), both.map(([, y]) => y)));
   };
   const ksOf = (n: number) => model.config.ks.filter((k) => k <= n);
   if (model.capability && other.capability) {

@@ -7,6 +7,7 @@ import type { Device } from '../../native/ort.ts';
 import type { Problem, Split, Task } from '../../core/tasks/task.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 import type { Grader, Verdict } from '../../core/grading/verdict.ts';
+import { entryOf } from '../../core/errors.ts';
 
 
 export interface SoloEvalOptions {
@@ -54,7 +55,7 @@ export async function evaluateSolo(options: SoloEvalOptions): Promise<SoloEvalRe
     for (let start = 0; start < jobs.length; start += batch) {
       const chunk = jobs.slice(start, start + batch);
       const rows = chunk.concat(Array.from({ length: batch - chunk.length }, () => chunk[0]));
-      const rollouts = await generate(decoder, rows.map((job) => prompts.get(job.problem.id)!), {
+      const rollouts = await generate(decoder, rows.map((job) => entryOf(prompts, job.problem.id, 'the prompt of problem')), {
         maxNewTokens: options.maxNewTokens,
         sampling: { temperature: options.temperature, topK: 0, topP: options.topP },
         seed: deriveSeed(options.seed, start),

@@ -12,8 +12,9 @@ import { passAtKPlot } from '../reports/plots/pass-at-k-plot.ts';
 import { svgToPng } from '../reports/plots/rasterize.ts';
 import type { Figure } from '../reports/report-plots.ts';
 import { AGON_ROWS, ROW_LABELS, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
-import type { AgonExperimentResult, AgonRowResult } from './agon-vs-grpo.ts';
+import type { AgonExperimentResult, AgonRowResult } from './agon-result.ts';
 import { costTable } from './tango-report.ts';
+import { present } from '../../core/errors.ts';
 
 export const AGON_REPORT = 'report.md';
 
@@ -39,7 +40,7 @@ interface RowView {
 /** A row's correct answers per problem, out of its n. */
 export function perProblemOf(row: AgonRowResult): { n: number; perProblem: { id: string; correct: number }[] } {
   if (row.kind === 'cascade') return { n: row.result.samples, perProblem: row.result.per_problem.map(({ id, correct }) => ({ id, correct })) };
-  return { n: row.report.capability!.samples, perProblem: row.report.per_problem.map((p) => ({ id: p.id, correct: p.capability_correct ?? 0 })) };
+  return { n: present(row.report.capability, 'the capability axis of a single-pass report').samples, perProblem: row.report.per_problem.map((p) => ({ id: p.id, correct: p.capability_correct ?? 0 })) };
 }
 
 function view(row: AgonRowResult): RowView {
@@ -57,7 +58,7 @@ function view(row: AgonRowResult): RowView {
       prefill: r.trace_tokens.summary_prefill,
     };
   }
-  const b = Object.values(row.report.capability!.per_benchmark)[0];
+  const b = Object.values(present(row.report.capability, 'the capability axis of a single-pass report').per_benchmark)[0];
   return { generations: 1, passAtK: b.pass_at_k, answerPresent: b.answer_present_rate_se === undefined ? undefined : { value: b.answer_present_rate, se: b.answer_present_rate_se }, lastTokens: b.mean_response_tokens };
 }
 
@@ -67,7 +68,7 @@ function view(row: AgonRowResult): RowView {
  * Writes report.md, report.json and each figure as SVG and PNG into the experiment directory.
  */
 export async function writeAgonReport(result: Result, config: AgonExperimentConfig, environment: { machine: string }): Promise<string> {
-  const rows = AGON_ROWS.flatMap((row) => (result.rows[row] ? [[row, view(result.rows[row]!)] as const] : []));
+  const rows = AGON_ROWS.flatMap((row) => (result.rows[row] ? [[row, view(result.rows[row])] as const] : []));
   const figures = [passFigure(rows), await trainingFigure(result)].filter((f): f is Figure => f !== undefined);
   const sections = [
     `# Agon against vanilla GRPO, with its ablations and an untrained Mixture-of-Agents`,
@@ -101,7 +102,7 @@ export async function writeAgonReport(result: Result, config: AgonExperimentConf
 }
 
 function notes(result: Result, config: AgonExperimentConfig): string {
-  const agon = result.arms.find((a) => a.arm === 'agon')!.config;
+  const agon = present(result.arms.find((a) => a.arm === 'agon'), 'the agon arm').config;
   const knobs = Object.entries(agon.knobs).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
   return [
     `Five runs from one frozen base (\`${result.base}\`), task \`${config.task}\`, seed ${config.seed}, ${config.steps} optimizer steps each: ` +

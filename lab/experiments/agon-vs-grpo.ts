@@ -4,44 +4,17 @@ import { parseConfig } from '../../core/parse-config.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
 import { checkpointPolicyDir } from '../../engine/trainer/trainer.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
-import { pairedPassTest, type CascadeEvalResult } from '../eval/cascade-eval.ts';
-import type { EvalReport, PairedTest } from '../eval/report-types.ts';
+import { pairedPassTest } from '../eval/cascade-eval.ts';
 import { AGON_ARMS, AGON_ROWS, ARM_KNOBS, type AgonArm, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
 import { perProblemOf, writeAgonReport } from './agon-report.ts';
 import { comparisonOf, type Headline, type SeededDefinition } from './seeds-summary.ts';
 import { ROW_LABELS } from './agon-experiment-config.ts';
-import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type PhaseCost, type TrainedArm } from './experiment-runner.ts';
+import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type TrainedArm } from './experiment-runner.ts';
+import type { AgonArmRun, AgonExperimentResult, AgonRowResult, AgonTest } from './agon-result.ts';
+import { present } from '../../core/errors.ts';
 
 export type AgonExperimentRun = ExperimentRun<AgonExperimentConfig>;
-
-export interface AgonArmRun {
-  readonly arm: AgonArm;
-  readonly config: TrainConfig;
-  readonly dir: string;
-}
-
-/** One evaluated model: a single pass (the solo capability report) or a cascade. */
-export type AgonRowResult = { readonly kind: 'single'; readonly report: EvalReport } | { readonly kind: 'cascade'; readonly result: CascadeEvalResult };
-
-export interface AgonTest extends PairedTest {
-  readonly model: AgonRow;
-  readonly other: AgonRow;
-  /** pass@k of the other side (the model's is pass@1): 2 pairs a one-pass baseline's two generations with the cascade's two. */
-  readonly other_k: number;
-}
-
-export interface AgonExperimentResult {
-  readonly out: string;
-  readonly base: string;
-  readonly arms: readonly AgonArmRun[];
-  readonly rows: Readonly<Partial<Record<AgonRow, AgonRowResult>>>;
-  readonly tests: readonly AgonTest[];
-  /** The per-generation cap of every model: the agon turn cap, and GRPO's response budget. */
-  readonly turnTokens: number;
-  readonly grader: string;
-  readonly costs: readonly PhaseCost[];
-  readonly report: string;
-}
+export type { AgonArmRun, AgonExperimentResult, AgonRowResult, AgonTest };
 
 /** The paired tests of the report: Agon against every baseline and ablation, and exchange across policies against self-refinement. */
 const TESTS: readonly (readonly [AgonRow, AgonRow, number])[] = [
@@ -129,7 +102,7 @@ async function evaluateAgon(context: ExperimentContext, trained: readonly Traine
       );
       rows[row] = { kind: 'single', report };
     } else {
-      const [drafter, challenger, proposals] = cascades[row]!;
+      const [drafter, challenger, proposals] = present(cascades[row], `the cascade of row ${row}`);
       const result = await context.cached(`eval ${row}`, { ...key, drafter, challenger, proposals, trained: [trainedBy(drafter), trainedBy(challenger)] }, () =>
         context.services.evaluateCascade({
           ...context.gameEvalSettings(config.task),
@@ -176,7 +149,7 @@ function armConfig(config: AgonExperimentConfig, arm: AgonArm, grader: string, t
 
 /** Every model's pass@1 per seed, and the report's pass@1-against-pass@1 comparisons. */
 function agonHeadline(result: AgonExperimentResult): Headline {
-  const pass1 = (row: AgonRowResult) => (row.kind === 'cascade' ? row.result.pass_at_k['1'] : Object.values(row.report.capability!.per_benchmark)[0].pass_at_k['1']);
+  const pass1 = (row: AgonRowResult) => (row.kind === 'cascade' ? row.result.pass_at_k['1'] : Object.values(present(row.report.capability, 'the capability axis of a single-pass report').per_benchmark)[0].pass_at_k['1']);
   const perProblem = (row: AgonRowResult) => {
     const { n, perProblem: problems } = perProblemOf(row);
     return new Map(problems.map((p) => [p.id, p.correct / n]));
@@ -184,6 +157,9 @@ function agonHeadline(result: AgonExperimentResult): Headline {
   const rows = Object.entries(result.rows) as [AgonRow, AgonRowResult][];
   return {
     metrics: rows.map(([row, r]) => ({ model: ROW_LABELS[row], metric: 'pass@1', value: pass1(r).value, se: pass1(r).se })),
-    comparisons: TESTS.filter(([model, other, k]) => k === 1 && result.rows[model] && result.rows[other]).map(([model, other]) => comparisonOf(ROW_LABELS[model], ROW_LABELS[other], 'pass@1', perProblem(result.rows[model]!), perProblem(result.rows[other]!))),
+    comparisons: TESTS.flatMap(([model, other, k]) => {
+      const [mine, theirs] = [result.rows[model], result.rows[other]];
+      return k === 1 && mine && theirs ? [comparisonOf(ROW_LABELS[model], ROW_LABELS[other], 'pass@1', perProblem(mine), perProblem(theirs))] : [];
+    }),
   };
 }

@@ -71,3 +71,12 @@ export const ExperimentConfigSchema = z
 
 export type ExperimentConfig = z.output<typeof ExperimentConfigSchema>;
 export type ExperimentConfigInput = z.input<typeof ExperimentConfigSchema>;
+
+export interface TrainedSenior {
+  game: ExperimentGame;
+  /** The checkpoint evaluated. */
+  dir: string;
+  /** Its optimizer step, and whether it is the best by the game's own validation or the final one. */
+  step: number;
+  selected: 'best' | 'final';
+}

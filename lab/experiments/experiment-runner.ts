@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AnyGame, Catalog } from '../../core/catalog.ts';
-import { fail } from '../../core/errors.ts';
+import { fail, present } from '../../core/errors.ts';
 import type { Grader } from '../../core/grading/verdict.ts';
 import type { Task } from '../../core/tasks/task.ts';
 import { appendJsonl, readJsonl } from '../../engine/trainer/jsonl-log.ts';
@@ -159,7 +159,7 @@ export class ExperimentContext {
       await writeCached(path, key, value);
       return 'ran';
     });
-    return value!;
+    return present(value, `the value of phase ${phase}`);
   }
 
   /** Runs a phase and appends what it cost (wall and CPU seconds of this process, every thread, and the load) to costs.jsonl. */
@@ -264,7 +264,7 @@ export async function runExperiment<Config extends SharedExperimentConfig, Arm e
       return 'ran';
     });
     progress.update(phase, 1);
-    trained.push({ arm: plan.arm, config: plan.config, dir, steps: marker!.steps, best: marker!.best });
+    trained.push({ arm: plan.arm, config: plan.config, dir, ...present(marker, `the trained marker of ${dir}`) });
   }
   return definition.evaluate(context, trained, config);
 }

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { fail } from '../../core/errors.ts';
+import { fail, present } from '../../core/errors.ts';
 import { acrossSeeds } from '../../core/metrics/exact-tests.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
 import { correctFamily, pairedTest } from '../eval/significance.ts';
@@ -98,10 +98,10 @@ export function summarize(seeds: readonly number[], headlines: readonly Headline
       const found = headline.metrics.find((m) => m.model === first.model && m.metric === first.metric);
       return found ? { seed: seeds[i], value: found.value, se: found.se } : undefined;
     });
-    if (perSeed.some((entry) => entry === undefined)) continue;
-    const values = perSeed.map((entry) => entry!.value);
-    const { mean, se, n } = acrossSeeds(values);
-    rows.push({ model: first.model, metric: first.metric, mean, se, seeds: n, perSeed: perSeed as SeedSummaryRow['perSeed'] });
+    const found = perSeed.filter((entry) => entry !== undefined);
+    if (found.length < perSeed.length) continue;
+    const { mean, se, n } = acrossSeeds(found.map((entry) => entry.value));
+    rows.push({ model: first.model, metric: first.metric, mean, se, seeds: n, perSeed: found });
   }
   return rows;
 }
@@ -109,12 +109,13 @@ export function summarize(seeds: readonly number[], headlines: readonly Headline
 /** Each headline comparison on the problems every seed shares, each problem's values averaged over seeds. */
 function pooledTests(headlines: readonly Headline[]) {
   return (headlines[0]?.comparisons ?? []).flatMap((first) => {
-    const all = headlines.map((headline) => headline.comparisons.find((c) => c.model === first.model && c.other === first.other && c.metric === first.metric));
-    if (all.some((c) => c === undefined)) return [];
-    const ids = first.perProblem.map((p) => p.id).filter((id) => all.every((c) => c!.perProblem.some((p) => p.id === id)));
+    const found = headlines.map((headline) => headline.comparisons.find((c) => c.model === first.model && c.other === first.other && c.metric === first.metric));
+    const all = found.filter((c) => c !== undefined);
+    if (all.length < found.length) return [];
+    const ids = first.perProblem.map((p) => p.id).filter((id) => all.every((c) => c.perProblem.some((p) => p.id === id)));
     if (ids.length < 2) return [];
-    const meanOver = (id: string, side: 'model' | 'other') => all.reduce((a, c) => a + c!.perProblem.find((p) => p.id === id)![side], 0) / all.length;
-    const seedsHigher = all.filter((c) => c!.perProblem.reduce((a, p) => a + p.model - p.other, 0) > 0).length;
+    const meanOver = (id: string, side: 'model' | 'other') => all.reduce((a, c) => a + present(c.perProblem.find((p) => p.id === id), `problem ${id} of every seed`)[side], 0) / all.length;
+    const seedsHigher = all.filter((c) => c.perProblem.reduce((a, p) => a + p.model - p.other, 0) > 0).length;
     return [{ model: first.model, other: first.other, seedsHigher, test: pairedTest(first.metric, 'greater', ids.map((id) => meanOver(id, 'model')), ids.map((id) => meanOver(id, 'other'))) }];
   });
 }
@@ -157,5 +158,13 @@ export function perProblemPass1(report: { readonly capability?: { readonly sampl
 
 /** A comparison on per-problem values of the problems both sides have. */
 export function comparisonOf(model: string, other: string, metric: string, a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): HeadlineComparison {
-  return { model, other, metric, perProblem: [...a].flatMap(([id, value]) => (b.has(id) ? [{ id, model: value, other: b.get(id)! }] : [])) };
+  return {
+    model,
+    other,
+    metric,
+    perProblem: [...a].flatMap(([id, value]) => {
+      const theirs = b.get(id);
+      return theirs === undefined ? [] : [{ id, model: value, other: theirs }];
+    }),
+  };
 }

@@ -11,19 +11,13 @@ import { EXPERIMENT_GAMES, GAME_LABELS, type ExperimentConfig, type ExperimentEv
 import { capabilityPass1, comparisonOf, perProblemPass1, type Headline, type SeededDefinition } from './seeds-summary.ts';
 import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type PhaseOutcome, type TrainedArm } from './experiment-runner.ts';
 import { trainingRewardFigure, trainingSummary } from './training-summary.ts';
+import type { TrainedSenior } from './experiment-config.ts';
+import { present } from '../../core/errors.ts';
 
 export { EVAL_DIR, EXPERIMENT_FILE, TRAINED_MARKER, type PhaseOutcome } from './experiment-runner.ts';
 
 export type { ExperimentRun };
-
-export interface TrainedSenior {
-  game: ExperimentGame;
-  /** The checkpoint evaluated. */
-  dir: string;
-  /** Its optimizer step, and whether it is the best by the game's own validation or the final one. */
-  step: number;
-  selected: 'best' | 'final';
-}
+export type { TrainedSenior };
 
 export interface ExperimentResult {
   out: string;
@@ -75,12 +69,12 @@ async function evaluateTandem(context: ExperimentContext, trained: readonly Trai
   const trainConfigs = Object.fromEntries(trained.map((t) => [t.arm, t.config])) as Record<ExperimentGame, TrainConfig>;
   const seniors: TrainedSenior[] = trained.map(({ arm, dir, steps, best }) => {
     const useBest = config.checkpoint === 'best' && best !== null;
-    return { game: arm, dir: useBest ? bestPolicyDir(dir, 'senior') : checkpointPolicyDir(dir, 'senior'), step: useBest ? best!.step : steps, selected: useBest ? 'best' : 'final' };
+    return { game: arm, dir: useBest ? bestPolicyDir(dir, 'senior') : checkpointPolicyDir(dir, 'senior'), step: useBest ? best.step : steps, selected: useBest ? 'best' : 'final' };
   });
   const evalLabels = ['base', ...EXPERIMENT_GAMES] as const;
   const base = await baseOf(context, baseDir);
   const junior: EvalModel = { id: baseDir, policy: base.policy };
-  const seniorOf = (game: ExperimentGame) => seniors.find((s) => s.game === game)!;
+  const seniorOf = (game: ExperimentGame) => seniors.find((s) => s.game === game);
   const models = [{ label: 'base' as const, dir: baseDir, step: 0 }, ...seniors.map((s) => ({ label: s.game, dir: s.dir, step: s.step }))];
   const reports = {} as Record<ExperimentGame | 'base', EvalReport>;
   for (const model of models) {
@@ -138,7 +132,7 @@ async function evaluateTandem(context: ExperimentContext, trained: readonly Trai
       figures: [await trainingRewardFigure(context.out, seniors)].filter((figure) => figure !== undefined),
     },
   );
-  return { out: context.out, seed: config.seed, phases: context.phases, seniors, reports, comparisons, grader: context.grader, report: written.files.find((f) => f.endsWith(REPORT_MARKDOWN))! };
+  return { out: context.out, seed: config.seed, phases: context.phases, seniors, reports, comparisons, grader: context.grader, report: present(written.files.find((f) => f.endsWith(REPORT_MARKDOWN)), 'the written report.md') };
 }
 
 function evalOptions(settings: ExperimentEval) {
@@ -216,10 +210,13 @@ function tandemHeadline(result: ExperimentResult): Headline {
     const samples = word(label)?.samples ?? 1;
     return new Map(result.reports[label].per_problem.flatMap((p) => (p.handoff?.word ? [[`${p.benchmark}/${p.id}`, p.handoff.word.correct / samples] as const] : [])));
   };
-  const metrics = labels.flatMap((label) => [
-    ...capabilityPass1(GAME_LABELS[label], result.reports[label]),
-    ...(word(label) ? [{ model: GAME_LABELS[label], metric: 'tandem accuracy pass@1 (word handoff)', value: word(label)!.macro.pass_at_k['1'].value, se: word(label)!.macro.pass_at_k['1'].se }] : []),
-  ]);
+  const metrics = labels.flatMap((label) => {
+    const handoff = word(label);
+    return [
+      ...capabilityPass1(GAME_LABELS[label], result.reports[label]),
+      ...(handoff ? [{ model: GAME_LABELS[label], metric: 'tandem accuracy pass@1 (word handoff)', value: handoff.macro.pass_at_k['1'].value, se: handoff.macro.pass_at_k['1'].se }] : []),
+    ];
+  });
   const comparisons = (['grpo', 'kl-reg'] as const).flatMap((other) => [
     comparisonOf('TRL', GAME_LABELS[other], 'pass@1', perProblemPass1(result.reports.tandem), perProblemPass1(result.reports[other])),
     ...(word('tandem') && word(other) ? [comparisonOf('TRL', GAME_LABELS[other], 'tandem accuracy pass@1 (word handoff)', wordPerProblem('tandem'), wordPerProblem(other))] : []),

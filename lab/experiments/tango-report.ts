@@ -11,7 +11,8 @@ import { linePlot, type LineSeries } from '../reports/plots/line-plot.ts';
 import { svgToPng } from '../reports/plots/rasterize.ts';
 import type { Figure } from '../reports/report-plots.ts';
 import { ARM_LABELS, type TangoArm, type TangoExperimentConfig } from './tango-experiment-config.ts';
-import type { CurvePoint, TangoArmResult, TangoExperimentResult } from './tango-vs-grpo.ts';
+import type { CurvePoint, TangoArmResult, TangoExperimentResult } from './tango-result.ts';
+import { present } from '../../core/errors.ts';
 
 export const TANGO_REPORT = 'report.md';
 
@@ -60,7 +61,7 @@ export async function writeTangoReport(result: Omit<TangoExperimentResult, 'repo
 }
 
 function notes(result: Omit<TangoExperimentResult, 'report'>, config: TangoExperimentConfig): string {
-  const tango = result.arms.find((a) => a.arm === 'tango')!;
+  const tango = present(result.arms.find((a) => a.arm === 'tango'), 'the tango arm');
   const c = tango.config;
   const knobs = Object.entries(c.knobs).filter(([k]) => k !== 'ablation').map(([k, v]) => `${k} ${JSON.stringify(v)}`);
   return [
@@ -81,7 +82,7 @@ function tangoTimeline(tango: TangoArmResult, from: 'generatorUpdates' | 'verifi
 }
 
 function curveFigures(result: Omit<TangoExperimentResult, 'report'>): Figure[] {
-  const tango = result.arms.find((a) => a.arm === 'tango')!;
+  const tango = present(result.arms.find((a) => a.arm === 'tango'), 'the tango arm');
   const start = result.baseCurvePoint;
   const series = (pick: (p: CurvePoint) => number | null, x: (arm: TangoArmResult, p: CurvePoint) => number, arms: readonly TangoArmResult[]): LineSeries[] =>
     arms.map((arm) => ({
@@ -123,8 +124,8 @@ function generatorTable(result: Omit<TangoExperimentResult, 'report'>): string {
     const ks = Object.keys(pass);
     return [[label === 'base' ? 'base (= the fixed generator)' : ARM_LABELS[label], ...ks.map((k) => pct(pass[k])), pct({ value: b.answer_present_rate, se: b.answer_present_rate_se ?? 0 })]];
   });
-  const first = Object.values(result.generators).find((r) => r?.capability);
-  const ks = first ? Object.keys(Object.values(first.capability!.per_benchmark)[0].pass_at_k) : [];
+  const capability = Object.values(result.generators).find((r) => r?.capability)?.capability;
+  const ks = capability ? Object.keys(Object.values(capability.per_benchmark)[0].pass_at_k) : [];
   return markdownTable(['generator', ...ks.map((k) => `pass@${k} (%)`), 'answer present (%)'], rows);
 }
 

@@ -1,74 +1,24 @@
 import { join } from 'node:path';
-import { fail } from '../../core/errors.ts';
+import { fail, present } from '../../core/errors.ts';
 import { updatesOf } from '../../core/game/rotations.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 import { readJsonl } from '../../engine/trainer/jsonl-log.ts';
-import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
+import { TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 import { checkpointPolicyDir, tasksOfRun, VALIDATION_FILE } from '../../engine/trainer/trainer.ts';
 import { pathExists } from '../../native/io/files.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
-import type { ValidationSource } from '../../plugins/tasks/held-out-validation.ts';
-import type { EvalReport, PairedTest, SignificanceResult } from '../eval/report-types.ts';
+import type { EvalReport } from '../eval/report-types.ts';
 import { compareReports, pairedTest } from '../eval/significance.ts';
 import type { VerifierEvalResult } from '../eval/verifier-eval.ts';
 import { capabilityPass1, comparisonOf, perProblemPass1, type Headline, type SeededDefinition } from './seeds-summary.ts';
 import { ARM_LABELS } from './tango-experiment-config.ts';
-import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type PhaseCost, type TrainedArm } from './experiment-runner.ts';
+import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type TrainedArm } from './experiment-runner.ts';
 import { ARM_ABLATION, TANGO_ARMS, type TangoArm, type TangoExperimentConfig } from './tango-experiment-config.ts';
 import { writeTangoReport } from './tango-report.ts';
+import type { CurvePoint, TangoArmResult, TangoExperimentResult, VerifierTest } from './tango-result.ts';
 
 export type TangoExperimentRun = ExperimentRun<TangoExperimentConfig>;
-
-/** One point of a Figure 4 curve: a validation of an arm after `step` steps, on the game's validation problems. */
-export interface CurvePoint {
-  readonly step: number;
-  readonly generatorUpdates: number;
-  readonly verifierUpdates: number;
-  readonly accuracy: number;
-  readonly outcome_f1: number | null;
-  readonly step_f1: number | null;
-}
-
-export interface TangoArmResult {
-  readonly arm: TangoArm;
-  readonly config: TrainConfig;
-  readonly steps: number;
-  readonly generatorUpdates: number;
-  readonly verifierUpdates: number;
-  /** The models the arm ends with (the base where it never trained that policy). */
-  readonly generator: string;
-  readonly verifier: string;
-  readonly curve: readonly CurvePoint[];
-}
-
-/** A paired test of one model against another (generators: pass rates; verifiers: each problem's share of right calls). */
-export interface VerifierTest extends PairedTest {
-  readonly model: string;
-  readonly other: string;
-  /** Whose solutions were judged: the base generator's (fixed) or Tango's final generator's (evolving). */
-  readonly solutions: 'base' | 'tango';
-}
-
-export interface TangoExperimentResult {
-  readonly out: string;
-  readonly base: string;
-  readonly seed: number;
-  readonly arms: readonly TangoArmResult[];
-  /** Where the curves' validation problems came from (never the test split). */
-  readonly validation: ValidationSource | null;
-  /** The curves' common start: the base as both policies, validated like the arms. */
-  readonly baseCurvePoint: CurvePoint;
-  readonly generators: Readonly<Record<'base' | TangoArm, EvalReport | undefined>>;
-  readonly generatorTests: readonly { readonly model: string; readonly other: string; readonly significance: SignificanceResult }[];
-  /** Every final verifier judging the base generator's solutions (fixed solutions). */
-  readonly verifiers: Readonly<Record<string, VerifierEvalResult>>;
-  /** The same verifiers judging Tango's final generator's solutions: the solutions the co-evolving verifier grew up with. */
-  readonly verifiersOnTango: Readonly<Record<string, VerifierEvalResult>>;
-  readonly verifierTests: readonly VerifierTest[];
-  readonly grader: string;
-  readonly costs: readonly PhaseCost[];
-  readonly report: string;
-}
+export type { CurvePoint, TangoArmResult, TangoExperimentResult, VerifierTest };
 
 /** The verifiers compared: the base (= the fixed verifier), Tango's and the fixed-generator arm's. */
 const VERIFIERS = ['base', 'tango', 'fixed-generator'] as const;
@@ -109,7 +59,7 @@ export function runTangoVsGrpo(run: TangoExperimentRun, services?: ExperimentSer
 
 async function evaluateTango(context: ExperimentContext, trained: readonly TrainedArm<TangoArm>[], config: TangoExperimentConfig): Promise<TangoExperimentResult> {
   const base = resolveModelDir(config.model, config.task);
-  const tangoConfig = trained.find((t) => t.arm === 'tango')!.config;
+  const tangoConfig = present(trained.find((t) => t.arm === 'tango'), 'the trained tango arm').config;
   const tangoGame = context.game(tangoConfig);
   const arms: TangoArmResult[] = trained.map(({ arm, config: armConfig, dir }) => {
     const game = context.game(armConfig);
@@ -148,7 +98,7 @@ async function evaluateTango(context: ExperimentContext, trained: readonly Train
   context.progress.update('validate base', 1);
 
   const { tokenizer, policy: basePolicy } = await baseOf(context, base);
-  const armOf = (arm: TangoArm) => arms.find((a) => a.arm === arm)!;
+  const armOf = (arm: TangoArm) => present(arms.find((a) => a.arm === arm), `the ${arm} arm`);
   const generatorModels: Record<'base' | TangoArm, string | undefined> = {
     base,
     tango: armOf('tango').generator,
@@ -181,7 +131,7 @@ async function evaluateTango(context: ExperimentContext, trained: readonly Train
   context.progress.update('eval generators', 1);
   // Tango against each baseline, and the fixed verifier against GRPO: the claim "step rewards help" rests on that one.
   const pairs = [['tango', 'grpo'], ['tango', 'fixed-verifier'], ['tango', 'base'], ['fixed-verifier', 'grpo']] as const;
-  const generatorTests = pairs.map(([model, other]) => ({ model, other, significance: compareReports(generators[model]!, generators[other]!) }));
+  const generatorTests = pairs.map(([model, other]) => ({ model, other, significance: compareReports(present(generators[model], `the ${model} generator's report`), present(generators[other], `the ${other} generator's report`)) }));
 
   const verifierModels: Record<(typeof VERIFIERS)[number], string> = { base, tango: armOf('tango').verifier, 'fixed-generator': armOf('fixed-generator').verifier };
   const judgeAll = async (solutions: 'base' | 'tango') => {
@@ -252,7 +202,10 @@ function verifierTest(results: Record<string, VerifierEvalResult>, model: string
   const tests: VerifierTest[] = [];
   for (const metric of ['outcome accuracy', 'step accuracy'] as const) {
     const pick = (p: (typeof a)[number]) => (metric === 'outcome accuracy' ? p.outcome_accuracy : p.step_accuracy);
-    const pairs = a.flatMap((p, i) => (pick(p) !== null && pick(b[i]) !== null ? [[pick(p)!, pick(b[i])!] as const] : []));
+    const pairs = a.flatMap((p, i) => {
+      const [x, y] = [pick(p), pick(b[i])];
+      return x !== null && y !== null ? [[x, y] as const] : [];
+    });
     if (pairs.length < 2) continue;
     const test = pairedTest(`${metric} (${solutions === 'base' ? "base's solutions" : "Tango's solutions"})`, 'greater', pairs.map(([x]) => x), pairs.map(([, y]) => y));
     tests.push({ ...test, model, other, solutions });
@@ -282,7 +235,7 @@ function tangoHeadline(result: TangoExperimentResult): Headline {
       }
     }
   }
-  const pass = (arm: TangoArm | 'base') => perProblemPass1(result.generators[arm]!);
+  const pass = (arm: TangoArm | 'base') => perProblemPass1(present(result.generators[arm], `the ${arm} generator's report`));
   const judged = (name: string) => new Map(result.verifiers[name].per_problem.map((p) => [p.id, p.outcome_accuracy]));
   return {
     metrics,

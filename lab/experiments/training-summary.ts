@@ -6,8 +6,7 @@ import { linePlot } from '../reports/plots/line-plot.ts';
 import type { Figure } from '../reports/report-plots.ts';
 import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import { METRICS_FILE } from '../../engine/trainer/trainer.ts';
-import { GAME_LABELS } from './experiment-config.ts';
-import type { TrainedSenior } from './tandem-vs-grpo.ts';
+import { GAME_LABELS, type TrainedSenior } from './experiment-config.ts';
 
 const WINDOW = 5;
 

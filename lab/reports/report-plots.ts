@@ -26,14 +26,14 @@ export function reportFigures(entries: readonly LabelledReport[]): Figure[] {
   const figures: Figure[] = [];
   const where = benchmarksOf(entries);
 
-  const capable = entries.filter(({ report }) => report.capability);
+  const capable = entries.flatMap(({ label, report }) => (report.capability ? [{ label, capability: report.capability }] : []));
   if (capable.length > 0) {
-    const samples = [...new Set(capable.map(({ report }) => report.capability!.samples))].join('/');
+    const samples = [...new Set(capable.map(({ capability }) => capability.samples))].join('/');
     figures.push({
       name: 'capability-pass-at-k',
       caption: 'Solo capability: macro pass@k, shaded ±1 bootstrap SE',
       svg: passAtKPlot(
-        capable.map(({ label, report }) => series(label, report.capability!.macro.pass_at_k)),
+        capable.map(({ label, capability }) => series(label, capability.macro.pass_at_k)),
         { title: 'Solo capability (pass@k, ↑)', subtitle: `${where}; n = ${samples} samples per problem; bands ±1 bootstrap SE` },
       ),
     });
@@ -56,16 +56,16 @@ export function reportFigures(entries: readonly LabelledReport[]): Figure[] {
     });
   }
 
-  const drifting = entries.filter(({ report }) => report.drift && report.drift.survival.length > 0);
+  const drifting = entries.flatMap(({ label, report }) => (report.drift && report.drift.survival.length > 0 ? [{ label, drift: report.drift }] : []));
   if (drifting.length > 0) {
-    const minCount = [...new Set(drifting.map(({ report }) => report.drift!.min_junior_count))].join('/');
+    const minCount = [...new Set(drifting.map(({ drift }) => drift.min_junior_count))].join('/');
     // Reports made before survival points had SEs plot without a band.
-    const banded = drifting.some(({ report }) => report.drift!.survival.some((point) => point.se !== undefined));
+    const banded = drifting.some(({ drift }) => drift.survival.some((point) => point.se !== undefined));
     figures.push({
       name: 'drift-survival',
       caption: `Drift from the junior: share of frequent tokens whose |log-ratio| exceeds x (lower is closer)${banded ? ', shaded ±1 bootstrap SE' : ''}`,
       svg: survivalPlot(
-        drifting.map(({ label, report }) => ({ label, points: report.drift!.survival })),
+        drifting.map(({ label, drift }) => ({ label, points: drift.survival })),
         {
           title: 'Drift from the junior (survival of |log-ratio|, ↓)',
           subtitle: `tokens the junior emits at least ${minCount} times; marginal distributions over all generations${banded ? '; bands ±1 bootstrap SE' : ''}`,

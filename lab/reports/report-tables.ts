@@ -100,12 +100,11 @@ export function handoffTables(entries: readonly LabelledReport[]): Array<{ varia
 
 /** Table: drift from the junior — KL, the displaced-token analysis against a reference, the most over-emitted tokens. */
 export function driftTable(entries: readonly LabelledReport[], overEmitted = 5): string | undefined {
-  const rows = entries.filter(({ report }) => report.drift !== undefined);
+  const rows = entries.flatMap(({ label, report }) => (report.drift ? [{ label, report, drift: report.drift }] : []));
   if (rows.length === 0) return undefined;
   const labelOf = labeller(entries);
   const header = ['model', 'tokens generated', 'KL(model ‖ junior) (nats)', 'vs reference', 'shift-back share (%)', 'Spearman ρ', `top ${overEmitted} over-emitted tokens (model / junior count)`];
-  const body = rows.map(({ label, report }) => {
-    const drift = report.drift!;
+  const body = rows.map(({ label, report, drift }) => {
     const displaced = drift.displaced;
     return [
       label,

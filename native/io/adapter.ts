@@ -61,7 +61,7 @@ export async function writeAdapterFiles(dir: string, config: ModelConfig, weight
   if (!config.lora) fail('INPUT_INVALID', `saveAdapter(${dir}): the config has no adapter`);
   const adapter = adapterOf(config, weights);
   const peftNamed: Weights = new Map([...adapter].map(([name, t]) => [`${PEFT_PREFIX}${name}`, t]));
-  await writeFileDurably(join(dir, ADAPTER_CONFIG_FILE), sortedJson(peftAdapterConfig(config.lora!, options.baseModel ?? null)));
+  await writeFileDurably(join(dir, ADAPTER_CONFIG_FILE), sortedJson(peftAdapterConfig(config.lora, options.baseModel ?? null)));
   await writeSafetensors(join(dir, ADAPTER_WEIGHTS_FILE), peftNamed);
 }
 
@@ -141,7 +141,7 @@ function checkTensor(name: string, dims: number[], base: ModelConfig, lora: Lora
   const shown = `${PEFT_PREFIX}${name}`;
   const match = LORA_TENSOR.exec(name);
   if (!match) fail('ADAPTER_TARGET_MISMATCH', `${file}: tensor "${shown}" is not a LoRA A or B matrix of a decoder projection`, { file, tensor: shown });
-  const [, layerText, , target, which] = match!;
+  const [, layerText, , target, which] = match;
   if (!(LORA_TARGETS as readonly string[]).includes(target) || !lora.targetModules.includes(target as LoraTarget)) {
     fail('ADAPTER_TARGET_MISMATCH', `${file}: tensor "${shown}" wraps ${target}, which target_modules [${lora.targetModules}] does not list`, { file, tensor: shown, target });
   }

@@ -2,7 +2,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fail, type LudusErrorCode } from '../../core/errors.ts';
 import { parseHfConfig, toHfConfig, type ModelConfig } from '../model/config.ts';
-import { assertFiniteWeights, validateWeights, weightShapes, type Weights } from '../model/weights.ts';
+import { assertFiniteWeights, tensorOf, validateWeights, type Weights, weightShapes } from '../model/weights.ts';
 import { ensureFits, parameterCount, weightBytes } from '../model/memory.ts';
 import { isMissingFileError, pathExists, readableDirectory, replaceDirectory, writeFileDurably } from './files.ts';
 import { readSafetensors, readSafetensorsHeader, storedBytes, writeSafetensors, type EncodableDtype } from './safetensors.ts';
@@ -90,7 +90,7 @@ async function loadSharded(dir: string, indexPath: string, select: (name: string
     for (const name of names) {
       const tensor = tensors.get(name);
       if (!tensor) fail('CHECKPOINT_TENSOR_MISSING', `${shardPath}: tensor "${name}" is listed in ${indexPath} but not stored in this shard`, { file: shardPath, tensor: name });
-      weights.set(name, tensor!);
+      weights.set(name, tensor);
     }
   }
   return weights;
@@ -236,7 +236,7 @@ export async function writeCheckpointFiles(dir: string, config: ModelConfig, wei
   const shardBytes = options.shardBytes ?? DEFAULT_SHARD_BYTES;
   const extraFiles = options.extraFiles ?? {};
   const shards = planShards(config, dtype, shardBytes);
-  const subset = (names: string[]): Weights => new Map(names.map((name) => [name, weights.get(name)!]));
+  const subset = (names: string[]): Weights => new Map(names.map((name) => [name, tensorOf(weights, name)]));
   const torchDtype = TORCH_DTYPE[dtype];
   const hfConfig = { ...toHfConfig(config), torch_dtype: torchDtype, ...('dtype' in config.raw ? { dtype: torchDtype } : {}) };
   await writeFileDurably(join(dir, CONFIG_FILE), sortedJson(hfConfig));
@@ -251,7 +251,7 @@ export async function writeCheckpointFiles(dir: string, config: ModelConfig, wei
       await writeSafetensors(join(dir, file), subset(shards[i]), { dtype });
       for (const name of shards[i]) {
         weightMap[name] = file;
-        totalSize += storedBytes(weights.get(name)!.dims, dtype);
+        totalSize += storedBytes(tensorOf(weights, name).dims, dtype);
       }
     }
     await writeFileDurably(join(dir, WEIGHTS_INDEX_FILE), sortedJson({ metadata: { total_size: totalSize }, weight_map: weightMap }));

@@ -1,6 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { fail } from '../../core/errors.ts';
-import type { WeightTensor, Weights } from '../model/weights.ts';
+import { tensorOf, type Weights, type WeightTensor } from '../model/weights.ts';
 import { isMissingFileError, readInto, writeFileDurably } from './files.ts';
 import { bf16BitsOf, expandHalfWidthInPlace, f16BitsOf } from './float-bits.ts';
 
@@ -255,7 +255,7 @@ function layout(tensors: Weights, options: WriteOptions): { header: Uint8Array; 
   const json: Record<string, unknown> = { [METADATA_KEY]: options.metadata ?? { format: 'pt' } };
   let offset = 0;
   for (const name of names) {
-    const { dims, data } = tensors.get(name)!;
+    const { dims, data } = tensorOf(tensors, name);
     if (data.length !== elementCount(dims)) {
       fail('INPUT_INVALID', `tensor "${name}" holds ${data.length} values but its dims [${dims}] imply ${elementCount(dims)}`, { tensor: name });
     }
@@ -273,7 +273,7 @@ function layout(tensors: Weights, options: WriteOptions): { header: Uint8Array; 
 /** Encodes tensors (sorted by name, as the Python library writes them) into one in-memory safetensors file. */
 export function encodeSafetensors(tensors: Weights, options: WriteOptions = {}): Uint8Array {
   const { header, names } = layout(tensors, options);
-  const parts = names.map((name) => encodeData(tensors.get(name)!, options.dtype ?? 'F32'));
+  const parts = names.map((name) => encodeData(tensorOf(tensors, name), options.dtype ?? 'F32'));
   const out = new Uint8Array(header.length + parts.reduce((sum, part) => sum + part.length, 0));
   out.set(header, 0);
   let offset = header.length;
@@ -289,6 +289,6 @@ export async function writeSafetensors(path: string, tensors: Weights, options: 
   const { header, names } = layout(tensors, options);
   await writeFileDurably(path, async (write) => {
     await write(header);
-    for (const name of names) await write(encodeData(tensors.get(name)!, options.dtype ?? 'F32'));
+    for (const name of names) await write(encodeData(tensorOf(tensors, name), options.dtype ?? 'F32'));
   });
 }

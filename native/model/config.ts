@@ -68,7 +68,7 @@ export function parseHfConfig(raw: unknown, where = 'config.json'): ModelConfig 
     const issue = parsed.error.issues[0];
     fail('CONFIG_INVALID', `${where}: field "${issue.path.join('.')}" ${issue.message}`, { file: where, path: issue.path });
   }
-  const c = parsed.data!;
+  const c = parsed.data;
   if (!SUPPORTED_MODEL_TYPES.includes(c.model_type as ModelType)) {
     fail('MODEL_TYPE_UNSUPPORTED', `${where}: model_type "${c.model_type}" is not supported (supported: ${SUPPORTED_MODEL_TYPES.join(', ')})`, {
       file: where,

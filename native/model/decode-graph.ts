@@ -3,6 +3,7 @@ import type { ModelConfig } from './config.ts';
 import { layerPrefix } from './weights.ts';
 import { adapterShapes, graphTensorShapes, isAdapterTensor, loraName, loraScale } from './lora.ts';
 import { opsFor, type OpSet } from './op-set.ts';
+import { entryOf, present } from '../../core/errors.ts';
 
 /**
  * How a graph gets its weights. 'inputs': every weight is a graph input by its Hugging Face name, fed zero-copy on
@@ -71,7 +72,7 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
     else weights.set(name, options.weights === 'inputs' ? g.input(name, 'float32', dims) : g.externalInitializer(name, 'float32', dims, weightLocation(name)));
   }
   const adapterIndex = stacked ? g.input('adapter_index', 'int64', ['B']) : null;
-  const w = (name: string): Value => weights.get(name)!;
+  const w = (name: string): Value => entryOf(weights, name, 'the decode graph tensor');
   const ids = g.input('input_ids', 'int64', ['B', 'S']);
   const positions = g.input('position_ids', 'int64', ['B', 'S']);
   const pastMask = g.input('past_mask', 'float32', ['B', 1, 1, 'C']);
@@ -170,7 +171,7 @@ export function buildDecodeGraph(c: ModelConfig, options: DecodeGraphOptions): G
   } else {
     const logprobs = ops.logSoftmax(project(hidden));
     g.output(logprobs, 'logprobs');
-    g.output(g.op1('Squeeze', [g.op1('GatherElements', [logprobs, g.op1('Unsqueeze', [targets!, g.ints([2])])], { axis: 2 }), g.ints([2])]), 'target_logprobs');
+    g.output(g.op1('Squeeze', [g.op1('GatherElements', [logprobs, g.op1('Unsqueeze', [present(targets, "the 'all' output's targets input"), g.ints([2])])], { axis: 2 }), g.ints([2])]), 'target_logprobs');
   }
   return g;
 }

@@ -1,7 +1,7 @@
 import { Rng } from '../../core/rng.ts';
 import { LORA_TARGETS, type LoraConfig, type LoraTarget } from './lora-config.ts';
 import type { ModelConfig } from './config.ts';
-import { layerPrefix, weightShapes, type Weights } from './weights.ts';
+import { layerPrefix, tensorOf, weightShapes, type Weights } from './weights.ts';
 
 const PARENT: Record<LoraTarget, 'self_attn' | 'mlp'> = {
   q_proj: 'self_attn', k_proj: 'self_attn', v_proj: 'self_attn', o_proj: 'self_attn', gate_proj: 'mlp', up_proj: 'mlp', down_proj: 'mlp',
@@ -50,8 +50,8 @@ export function stackAdapters(c: ModelConfig, adapters: readonly Weights[]): Wei
 /** Copies one adapter's tensors into slot `index` of stacks made by stackAdapters (after its optimizer step). */
 export function writeStackSlice(c: ModelConfig, stacks: Weights, index: number, adapter: Weights): void {
   for (const [name, [rows, cols]] of adapterShapes(c)) {
-    const source = adapter.get(name)!.data;
-    const stack = stacks.get(name)!;
+    const source = tensorOf(adapter, name).data;
+    const stack = tensorOf(stacks, name);
     if (name.endsWith('.lora_A.weight')) {
       stack.data.set(source, index * rows * cols);
       continue;
@@ -83,7 +83,7 @@ export function unstackableReason(policies: readonly { name: string; config: Mod
 }
 
 /** Only the base's tensors of an adapted policy's weights (the arrays themselves). */
-export const baseOf = (c: ModelConfig, weights: Weights): Weights => new Map([...weightShapes(c).keys()].map((name) => [name, weights.get(name)!]));
+export const baseOf = (c: ModelConfig, weights: Weights): Weights => new Map([...weightShapes(c).keys()].map((name) => [name, tensorOf(weights, name)]));
 
 /** Every tensor a graph of this config reads: the base's, then the adapter's. */
 export const graphTensorShapes = (c: ModelConfig): Map<string, number[]> => new Map([...weightShapes(c), ...adapterShapes(c)]);
@@ -133,13 +133,14 @@ export function baseConfig(c: ModelConfig): ModelConfig {
 export function initAdapter(c: ModelConfig, seed: number): Weights {
   const rng = new Rng(seed);
   const weights: Weights = new Map();
+  const initStdB = c.lora?.initStdB ?? 0;
   for (const [name, dims] of adapterShapes(c)) {
     const data = new Float32Array(dims[0] * dims[1]);
     if (name.endsWith('lora_A.weight')) {
       const bound = 1 / Math.sqrt(dims[1]);
       for (let i = 0; i < data.length; i++) data[i] = (2 * rng.next() - 1) * bound;
-    } else if (c.lora!.initStdB > 0) {
-      for (let i = 0; i < data.length; i++) data[i] = rng.normal() * c.lora!.initStdB;
+    } else if (initStdB > 0) {
+      for (let i = 0; i < data.length; i++) data[i] = rng.normal() * initStdB;
     }
     weights.set(name, { dims, data });
   }
@@ -153,7 +154,7 @@ export function adaptedWeights(base: Weights, adapter: Weights): Weights {
 
 /** Only the adapter's tensors of an adapted policy's weights. */
 export function adapterOf(c: ModelConfig, weights: Weights): Weights {
-  return new Map([...adapterShapes(c).keys()].map((name) => [name, weights.get(name)!]));
+  return new Map([...adapterShapes(c).keys()].map((name) => [name, tensorOf(weights, name)]));
 }
 
 /**
@@ -163,15 +164,15 @@ export function adapterOf(c: ModelConfig, weights: Weights): Weights {
  */
 export function mergeAdapter(c: ModelConfig, weights: Weights): Weights {
   const lora = c.lora;
-  const merged: Weights = new Map([...weightShapes(c).keys()].map((name) => [name, weights.get(name)!]));
+  const merged: Weights = new Map([...weightShapes(c).keys()].map((name) => [name, tensorOf(weights, name)]));
   if (!lora) return merged;
   const scale = loraScale(lora);
   for (let i = 0; i < c.numLayers; i++) {
     for (const target of lora.targetModules) {
       const projection = projectionName(i, target);
-      const w = weights.get(`${projection}.weight`)!;
-      const a = weights.get(loraName(projection, 'A'))!.data;
-      const b = weights.get(loraName(projection, 'B'))!.data;
+      const w = tensorOf(weights, `${projection}.weight`);
+      const a = tensorOf(weights, loraName(projection, 'A')).data;
+      const b = tensorOf(weights, loraName(projection, 'B')).data;
       const [out, inp] = w.dims;
       const data = new Float32Array(w.data);
       for (let o = 0; o < out; o++) {

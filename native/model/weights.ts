@@ -63,6 +63,11 @@ export function assertFiniteWeights(weights: Weights, where: string): void {
   }
 }
 
+/** The tensor `name` of `weights`; a missing one is CHECKPOINT_TENSOR_MISSING, naming it and where it was looked for. */
+export function tensorOf(weights: ReadonlyMap<string, WeightTensor>, name: string, where = 'the weights'): WeightTensor {
+  return weights.get(name) ?? fail('CHECKPOINT_TENSOR_MISSING', `${where}: tensor "${name}" is missing`, { file: where, tensor: name });
+}
+
 /** Checks that `weights` holds exactly the tensors the config implies, with the right shapes. */
 export function validateWeights(c: ModelConfig, weights: Weights, where: string): void {
   validateTensors(weightShapes(c), weights, where);
@@ -71,13 +76,12 @@ export function validateWeights(c: ModelConfig, weights: Weights, where: string)
 /** Checks that `weights` holds every tensor of `shapes`, with that shape. */
 export function validateTensors(shapes: ReadonlyMap<string, number[]>, weights: Weights, where: string): void {
   for (const [name, dims] of shapes) {
-    const t = weights.get(name);
-    if (!t) fail('CHECKPOINT_TENSOR_MISSING', `${where}: tensor "${name}" is missing`, { file: where, tensor: name });
-    if (t!.dims.length !== dims.length || t!.dims.some((d, i) => d !== dims[i])) {
-      fail('CHECKPOINT_TENSOR_SHAPE', `${where}: tensor "${name}" has shape [${t!.dims}] but the config implies [${dims}]`, {
+    const t = tensorOf(weights, name, where);
+    if (t.dims.length !== dims.length || t.dims.some((d, i) => d !== dims[i])) {
+      fail('CHECKPOINT_TENSOR_SHAPE', `${where}: tensor "${name}" has shape [${t.dims}] but the config implies [${dims}]`, {
         file: where,
         tensor: name,
-        shape: t!.dims,
+        shape: t.dims,
         expected: dims,
       });
     }

@@ -1,4 +1,4 @@
-import { fail } from '../../core/errors.ts';
+import { entryOf, fail, present } from '../../core/errors.ts';
 import type { Device, Feeds, HostTensor, Session } from '../ort.ts';
 import { RotaryTables } from '../model/rotary-tables.ts';
 import { HostCaches, ResidentCaches, type MemberCaches } from './member-caches.ts';
@@ -185,7 +185,7 @@ export class Decoder {
     }
     const lanesPerRow = options.coDecoded ? policies.length : 1;
     // A stacked decoder's one member runs the graph of an adapted config (the base's own rows take a zero update).
-    const decoder = new Decoder(options.stacked ? [policies.find((p) => p.config.lora)!] : policies, resolved, lanesPerRow);
+    const decoder = new Decoder(options.stacked ? [present(policies.find((p) => p.config.lora), 'a policy with an adapter to stack')] : policies, resolved, lanesPerRow);
     if (options.stacked) {
       decoder.stack = { policies: [...policies], slices: new Int32Array(0), tensors: new Map(), lanesPerRow, adapterIndex: new BigInt64Array(resolved.batch * lanesPerRow), index: [] };
     }
@@ -202,7 +202,8 @@ export class Decoder {
   /** Points a member at `policy`: the session its architecture (or, baked in, its weights) needs, opened if new. */
   private async bind(member: Member, policy: Policy): Promise<void> {
     const baked = this.options.weights === 'initializers';
-    const stacked = this.stack !== null;
+    const stack = this.stack;
+    const stacked = stack !== null;
     const key = baked ? `weights:${weightsId(policy)}:${this.generation}` : `${stacked ? 'stacked' : 'architecture'}:${architectureKey(policy.config)}`;
     if (!this.sessions.has(key)) {
       const session = await openModelSession(policy.config, policy.weights, 'last', {
@@ -211,14 +212,14 @@ export class Decoder {
         weights: this.options.weights,
         opSet: this.options.opSet,
         cache: this.options.cache,
-        label: stacked ? `decode(${this.stack!.policies.length} adapters)` : `decode(${policy.name})`,
+        label: stack ? `decode(${stack.policies.length} adapters)` : `decode(${policy.name})`,
         adapterStack: stacked,
       });
       this.sessions.set(key, session);
     }
     member.policy = policy;
     member.sessionKey = key;
-    member.weightFeeds = baked ? {} : weightFeeds(stacked ? new Map([...baseOf(policy.config, policy.weights), ...this.stack!.tensors]) : policy.weights);
+    member.weightFeeds = baked ? {} : weightFeeds(stack ? new Map([...baseOf(policy.config, policy.weights), ...stack.tensors]) : policy.weights);
     for (const [other, session] of this.sessions) {
       if (!this.members.some((m) => m.sessionKey === other)) {
         this.sessions.delete(other);
@@ -249,11 +250,11 @@ export class Decoder {
     if (why) fail('INPUT_INVALID', `a decoder of stacked adapters: ${why}`, { policies: policies.map((p) => p.name) });
     this.restack(policies);
     const member = this.members[0];
-    member.weightFeeds = weightFeeds(new Map([...baseOf(member.policy.config, member.policy.weights), ...this.stack!.tensors]));
+    member.weightFeeds = weightFeeds(new Map([...baseOf(member.policy.config, member.policy.weights), ...this.stack.tensors]));
   }
 
   private restack(policies: readonly Policy[]): void {
-    const stack = this.stack!;
+    const stack = present(this.stack, 'the adapter stack of a stacked decoder');
     const config = this.members[0].policy.config;
     const adapters = policies.filter((p) => p.config.lora);
     stack.policies = [...policies];
@@ -336,12 +337,10 @@ export class Decoder {
     const lengths = prompts.map((prompt) => prompt.length);
     const pieces = Math.min(Math.ceil(Math.max(...lengths) / PREFILL_PIECE), Math.min(...lengths));
     if (pieces <= 1) return this.append(prompts, route);
-    let distributions: Distributions | undefined;
-    for (let k = 0; k < pieces; k++) {
-      const piece = prompts.map((prompt) => prompt.slice(Math.floor((k * prompt.length) / pieces), Math.floor(((k + 1) * prompt.length) / pieces)));
-      distributions = await this.append(piece, route);
-    }
-    return distributions!;
+    const piece = (k: number) => prompts.map((prompt) => prompt.slice(Math.floor((k * prompt.length) / pieces), Math.floor(((k + 1) * prompt.length) / pieces)));
+    let distributions = await this.append(piece(0), route);
+    for (let k = 1; k < pieces; k++) distributions = await this.append(piece(k), route);
+    return distributions;
   }
 
   /** Appends each row's chunk (ragged, possibly empty) to the shared sequence. */
@@ -411,7 +410,7 @@ export class Decoder {
     for (const index of stack.index) index.fill(-1);
     if (stack.lanesPerRow === 1) {
       for (let row = 0; row < batch; row++) {
-        const author = route![row];
+        const author = present(route, 'the route of a one-lane stacked step')[row];
         const owed = author >= 0;
         const queue = member.pending[row];
         if (owed && author >= stack.policies.length) fail('INPUT_INVALID', `row ${row} is routed to adapter ${author} of ${stack.policies.length}`, { row });
@@ -453,7 +452,7 @@ export class Decoder {
     const feeds: Feeds = { ...member.weightFeeds, ...this.memberFeeds(member, chunks, S), ...caches.host, rows: { dtype: 'int64', dims: [rows.length], data: rows } as HostTensor };
     if (this.stack) feeds.adapter_index = { dtype: 'int64', dims: [chunks.length], data: this.stack.adapterIndex };
     this.runs += 1;
-    const result = await this.sessions.get(member.sessionKey)!.runWith(feeds, caches.resident, ['probs', ...member.caches.outputs]);
+    const result = await entryOf(this.sessions, member.sessionKey, 'the session').runWith(feeds, caches.resident, ['probs', ...member.caches.outputs]);
     member.caches.absorb(result, S, member.synced, counts);
     for (let lane = 0; lane < chunks.length; lane++) member.synced[lane] += counts[lane];
     return result.host.probs.data as Float32Array;

@@ -2,6 +2,7 @@ import { Rng, deriveSeed } from '../../core/rng.ts';
 import { soloSchedule, type AuthorSchedule } from '../../core/schedules/author-schedule.ts';
 import type { Decoder } from './decoder.ts';
 import { Sampler, logOf, type SamplingParams } from './sampler.ts';
+import { present } from '../../core/errors.ts';
 
 export interface GenerateOptions {
   maxNewTokens: number;
@@ -86,14 +87,14 @@ export async function generate(decoder: Decoder, prompts: readonly (readonly num
         continue;
       }
       const a = author[row];
-      const { token, logprob } = sampler.sample(probs.of(a, row)!, 0, options.sampling, rngs[row]);
+      const { token, logprob } = sampler.sample(present(probs.of(a, row), "the distribution of the row's author"), 0, options.sampling, rngs[row]);
       const rollout = rollouts[row];
       rollout.tokens.push(token);
       rollout.authors.push(a);
       rollout.logprobs.push(logprob);
       if (rollout.partnerLogprobs) {
         for (let m = 0; m < policies; m++) {
-          rollout.partnerLogprobs[m].push(m === a ? logprob : logOf(probs.of(m, row)![token]));
+          rollout.partnerLogprobs[m].push(m === a ? logprob : logOf(present(probs.of(m, row), "a co-decoding partner's distribution")[token]));
         }
       }
       emitted[row] = token;

@@ -79,7 +79,8 @@ export class Scorer {
     const out: Scored[] = new Array(sequences.length);
     for (let i = 0; i < order.length; i += perRun) {
       const run = order.slice(i, i + perRun);
-      const adapterOf = options.adapterOf && run.map((r) => options.adapterOf![r]);
+      const adapters = options.adapterOf;
+      const adapterOf = adapters && run.map((r) => adapters[r]);
       const scored = await this.scoreRun(run.map((r) => sequences[r]), { ...options, ...(adapterOf ? { adapterOf } : {}) });
       run.forEach((r, k) => (out[r] = scored[k]));
     }
@@ -126,7 +127,7 @@ export class Scorer {
       if (!index || index.length !== B || !index.every((i) => Number.isInteger(i) && i >= 0 && i < this.adapterCount)) {
         fail('INPUT_INVALID', `adapterOf must give each of the ${B} sequences an adapter in [0, ${this.adapterCount})`, { adapterOf: index });
       }
-      feeds.adapter_index = { dtype: 'int64', dims: [B], data: BigInt64Array.from(index!.map(BigInt)) };
+      feeds.adapter_index = { dtype: 'int64', dims: [B], data: BigInt64Array.from(index.map(BigInt)) };
     }
     const emptyCache = new Float32Array(B * c.numKvHeads * c.headDim);
     for (let layer = 0; layer < c.numLayers; layer++) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LudusError, fail } from '../../core/errors.ts';
+import { LudusError, entryOf, fail } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
 
 export const AdamWConfigSchema = z
@@ -89,7 +89,7 @@ export class AdamW {
     const stepSize = lr / (1 - b1 ** next);
     const sqrtBias2 = Math.sqrt(1 - b2 ** next);
     for (const [name, p] of this.params) {
-      updateTensor(p.data, grads.get(name)!, this.m.get(name)!, this.v.get(name)!, {
+      updateTensor(p.data, entryOf(grads, name, 'the gradient'), entryOf(this.m, name, 'the first moment'), entryOf(this.v, name, 'the second moment'), {
         gradScale,
         b1,
         b2,
@@ -110,10 +110,10 @@ export class AdamW {
       if (!g || g.length !== p.data.length) {
         fail('INPUT_INVALID', `gradient for "${name}" is ${g ? `of length ${g.length}, expected ${p.data.length}` : 'missing'}`, { tensor: name });
       }
-      const squares = sumOfSquares(g!);
+      const squares = sumOfSquares(g);
       if (!Number.isFinite(squares)) {
-        const bad = g!.findIndex((x) => !Number.isFinite(x));
-        throw new LudusError('NON_FINITE', `gradient of "${name}" holds ${g![bad]} at index ${bad} at optimizer step ${step}; update skipped`, {
+        const bad = g.findIndex((x) => !Number.isFinite(x));
+        throw new LudusError('NON_FINITE', `gradient of "${name}" holds ${g[bad]} at index ${bad} at optimizer step ${step}; update skipped`, {
           tensor: name,
           step,
           index: bad,
@@ -137,8 +137,8 @@ export class AdamW {
       if (!m || !v || m.length !== p.data.length || v.length !== p.data.length) {
         fail('INPUT_INVALID', `optimizer state for "${name}" is missing or has the wrong size`, { tensor: name });
       }
-      this.m.get(name)!.set(m);
-      this.v.get(name)!.set(v);
+      entryOf(this.m, name, 'the first moment').set(m);
+      entryOf(this.v, name, 'the second moment').set(v);
     }
     this.stepCount = state.step;
   }

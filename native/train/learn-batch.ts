@@ -48,11 +48,11 @@ export function validateLearnBatch(batch: LearnBatch, rules: BatchRules): void {
   checkTokenRange('targets', batch.targets, rules.vocabSize);
   if (rules.objective !== 'policy-gradient') return;
   if (!batch.advantages) fail('INPUT_INVALID', 'policy-gradient batch has no advantages');
-  if (batch.advantages!.length !== rows && batch.advantages!.length !== n) {
-    fail('INPUT_INVALID', `advantages has length ${batch.advantages!.length}, expected ${rows} (per row) or ${n} (per token)`, { field: 'advantages' });
+  if (batch.advantages.length !== rows && batch.advantages.length !== n) {
+    fail('INPUT_INVALID', `advantages has length ${batch.advantages.length}, expected ${rows} (per row) or ${n} (per token)`, { field: 'advantages' });
   }
   if (!batch.oldLogprobs) fail('INPUT_INVALID', 'policy-gradient batch has no oldLogprobs');
-  checkLength('oldLogprobs', batch.oldLogprobs!, n);
+  checkLength('oldLogprobs', batch.oldLogprobs, n);
   if (batch.imitationMask) checkLength('imitationMask', batch.imitationMask, n);
   if (batch.refLogprobs) checkLength('refLogprobs', batch.refLogprobs, n);
   else if (rules.klBeta > 0) fail('INPUT_INVALID', `klBeta is ${rules.klBeta} but the batch has no refLogprobs`, { field: 'refLogprobs' });
@@ -94,15 +94,16 @@ export function perTokenInputs(batch: LearnBatch, normalization: Normalization, 
   const asFloats = (values: ArrayLike<number> | undefined): Float32Array | null => (values ? Float32Array.from(values) : null);
   const oldLogprobs = asFloats(batch.oldLogprobs);
   const advantages = batch.advantages && batch.advantages.length === rows ? broadcastRows(batch.advantages, rows, cols) : asFloats(batch.advantages);
-  const imitating = imitationWeight > 0 && batch.imitationMask !== undefined && Array.prototype.some.call(batch.imitationMask, (m: number) => m !== 0);
-  const imitation = imitating ? lossWeights(batch.imitationMask!, rows, cols, normalization, constantTokens).map((w) => w * imitationWeight) : null;
+  const mask = imitationWeight > 0 ? batch.imitationMask : undefined;
+  const imitating = mask !== undefined && Array.prototype.some.call(mask, (m: number) => m !== 0);
+  const imitation = imitating ? lossWeights(mask, rows, cols, normalization, constantTokens).map((w) => w * imitationWeight) : null;
   return {
     weights: lossWeights(batch.lossMask, rows, cols, normalization, constantTokens),
     advantages,
     oldLogprobs,
     refLogprobs: asFloats(batch.refLogprobs) ?? oldLogprobs,
     imitation: advantages ? (imitation ?? new Float32Array(rows * cols)) : null,
-    trained: imitating ? Float32Array.from(batch.lossMask, (m, i) => (m !== 0 || batch.imitationMask![i] !== 0 ? 1 : 0)) : batch.lossMask,
+    trained: imitating ? Float32Array.from(batch.lossMask, (m, i) => (m !== 0 || mask[i] !== 0 ? 1 : 0)) : batch.lossMask,
   };
 }
 

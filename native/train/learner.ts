@@ -1,6 +1,6 @@
-import { fail } from '../../core/errors.ts';
+import { entryOf, fail } from '../../core/errors.ts';
 import type { ModelConfig } from '../model/config.ts';
-import { validateTensors, validateWeights, type Weights } from '../model/weights.ts';
+import { tensorOf, validateTensors, validateWeights, type Weights } from '../model/weights.ts';
 import { ensureFits, FLOAT_BYTES, rowsWithinBudget, trainRunBytes } from '../model/memory.ts';
 import { graphTensorShapes, trainableShapes } from '../model/lora.ts';
 import { Session, type Feeds, type HostTensor } from '../ort.ts';
@@ -117,7 +117,7 @@ export class Learner {
     private readonly trainGraph: BuiltGraph,
     private readonly reference: Weights | undefined,
   ) {
-    this.trainable = new Map(trainGraph.trainableNames.map((name) => [name, weights.get(name)!]));
+    this.trainable = new Map(trainGraph.trainableNames.map((name) => [name, tensorOf(weights, name)]));
     for (const [name, t] of this.trainable) this.grads.set(name, new Float32Array(t.data.length));
   }
 
@@ -131,8 +131,7 @@ export class Learner {
     ensureFits(`training state of ${trained} parameters (float32 gradients and two AdamW moments)`, 3 * trained * FLOAT_BYTES);
     validateTensors(graphTensorShapes(modelConfig), weights, 'learner weights');
     const klExact = parsed.objective === 'policy-gradient' && parsed.klEstimator === 'exact';
-    if (klExact && !reference) fail('CONFIG_INVALID', 'learner: klEstimator "exact" needs the reference policy\'s weights', { field: 'klEstimator' });
-    if (klExact) validateWeights(modelConfig, reference!, 'learner reference weights');
+    if (klExact) validateWeights(modelConfig, reference ?? fail('CONFIG_INVALID', 'learner: klEstimator "exact" needs the reference policy\'s weights', { field: 'klEstimator' }), 'learner reference weights');
     const graph = buildTrainGraph(modelConfig, {
       objective: parsed.objective,
       entropyBonus: parsed.entropyCoef !== 0,
@@ -141,7 +140,7 @@ export class Learner {
       opSet: parsed.device === 'cpu' ? 'cpu' : 'gpu',
     });
     const session = await Session.create(graph.model, { threads: parsed.threads, device: parsed.device, label: `learner ${parsed.objective}` });
-    const trainable = new Map(graph.trainableNames.map((name) => [name, weights.get(name)!]));
+    const trainable = new Map(graph.trainableNames.map((name) => [name, tensorOf(weights, name)]));
     return new Learner(modelConfig, weights, parsed, new AdamW(trainable, parsed.optimizer), session, graph, klExact ? reference : undefined);
   }
 
@@ -195,8 +194,9 @@ export class Learner {
       if (!hasNonZero(inputs.trained, r0 * cols, r1 * cols)) continue;
       const window: RowWindow = { r0, r1, cols, used: usedColumns(inputs.trained, r0, r1, cols) };
       const first = this.pending.microBatches === 0;
-      const run = await this.runMicroBatch(batch, inputs, window, first ? this.grads : this.scratchGrads(), klBeta, entropyCoef, options);
-      if (!first) for (const [name, g] of this.grads) addInto(g, this.scratch!.get(name)!);
+      const into = first ? this.grads : this.scratchGrads();
+      const run = await this.runMicroBatch(batch, inputs, window, into, klBeta, entropyCoef, options);
+      if (!first) for (const [name, g] of this.grads) addInto(g, entryOf(into, name, 'the scratch gradient of'));
       for (const key of SUM_KEYS) {
         sums[key] += run[key];
         this.pending[key] += run[key];
@@ -240,7 +240,7 @@ export class Learner {
     const feeds: Feeds = Object.fromEntries(this.trainGraph.inputNames.map((name) => [name, candidates[name]]));
 
     const gradOutputs: Feeds = {};
-    for (const [name, t] of this.trainable) gradOutputs[gradName(name)] = { dtype: 'float32', dims: t.dims, data: into.get(name)! };
+    for (const [name, t] of this.trainable) gradOutputs[gradName(name)] = { dtype: 'float32', dims: t.dims, data: entryOf(into, name, 'the gradient buffer of') };
     const perTokenOutputs = ['entropy', 'kl', 'clipped'].filter((name) => this.trainGraph.outputNames.includes(name));
     const out = await this.trainSession.run(feeds, ['loss', ...perTokenOutputs, ...Object.keys(gradOutputs)], gradOutputs);
 
@@ -304,7 +304,7 @@ export class Learner {
   private weightFeeds(): Feeds {
     const feeds: Feeds = {};
     for (const name of this.trainGraph.weightNames) {
-      const t = this.weights.get(name)!;
+      const t = tensorOf(this.weights, name);
       feeds[name] = { dtype: 'float32', dims: t.dims, data: t.data };
     }
     return feeds;

@@ -10,6 +10,7 @@ import { rmsnorm } from './ops/rmsnorm.ts';
 import { rotary } from './ops/rotary.ts';
 import { swiglu } from './ops/swiglu.ts';
 import { causalAttention, groupedCausalMask } from './ops/attention.ts';
+import { entryOf } from '../../core/errors.ts';
 
 /**
  * The decoder of a Qwen3/Qwen2/Llama causal LM as tape ops, from `input_ids` [B, T] to the final hidden
@@ -59,7 +60,7 @@ export function buildNetwork(tape: Tape, config: ModelConfig, inputIds: Value, o
   const named = (name: string) => `${options.inputPrefix ?? ''}${name}`;
   for (const [name, dims] of weightShapes(config)) params.set(name, frozen ? g.input(named(name), tape.dtype, dims) : tape.parameter(named(name), dims));
   for (const [name, dims] of adapterShapes(config)) params.set(name, tape.parameter(named(name), dims));
-  const w = (name: string): Value => params.get(name)!;
+  const w = (name: string): Value => entryOf(params, name, 'the network parameter');
   const wOpt = (name: string): Value | undefined => params.get(name);
   const scaling = config.lora ? tape.scalar(loraScale(config.lora)) : null;
   /** A projection by its Hugging Face name (`…q_proj`), with its bias and, where an adapter wraps it, the low-rank update. */

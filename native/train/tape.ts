@@ -15,14 +15,14 @@ export interface RowScatter {
 }
 
 /**
- * Emits the gradient ops of one forward step. Receives the gradient of each output (undefined where no
- * gradient reached it) and returns one gradient per input, or null where the input needs none.
+ * Emits the gradient ops of one forward step. Receives the gradient of the step's output (it runs only when one
+ * reached it) and returns one gradient per input, or null where the input needs none.
  */
-export type BackwardRule = (outputGrads: Array<Value | undefined>) => Array<Value | RowScatter | null>;
+export type BackwardRule = (outputGrad: Value) => Array<Value | RowScatter | null>;
 
 interface Step {
   inputs: Value[];
-  outputs: Value[];
+  output: Value;
   rule: BackwardRule;
 }
 
@@ -66,12 +66,12 @@ export class Tape {
     return this.graph.scalar(value, this.dtype);
   }
 
-  /** Records a forward step; its outputs carry gradient when any input does. */
-  record(inputs: Value[], outputs: Value[], rule: BackwardRule): void {
+  /** Records a forward step; its output carries gradient when any input does. */
+  record(inputs: Value[], output: Value, rule: BackwardRule): void {
     if (this.backwardDone) fail('GRAPH_INVALID', 'tape: forward op recorded after backward');
     if (!inputs.some((v) => this.needsGrad(v))) return;
-    for (const v of outputs) this.differentiable.add(v.name);
-    this.steps.push({ inputs, outputs, rule });
+    this.differentiable.add(output.name);
+    this.steps.push({ inputs, output, rule });
   }
 
   /** Runs every backward rule once, from the given (value, gradient) seeds. Call once per tape. */
@@ -81,9 +81,9 @@ export class Tape {
     for (const [value, grad] of seeds) this.accumulate(value, grad);
     for (let i = this.steps.length - 1; i >= 0; i--) {
       const step = this.steps[i];
-      const outputGrads = step.outputs.map((v) => this.gradOf(v));
-      if (outputGrads.every((g) => g === undefined)) continue;
-      const inputGrads = step.rule(outputGrads);
+      const outputGrad = this.gradOf(step.output);
+      if (outputGrad === undefined) continue;
+      const inputGrads = step.rule(outputGrad);
       step.inputs.forEach((input, k) => {
         const grad = inputGrads[k];
         if (grad && this.needsGrad(input)) this.accumulate(input, grad);
@@ -110,7 +110,7 @@ export class Tape {
       const expanded = this.op1('Expand', [this.op1('Unsqueeze', [indices, this.graph.ints([1])]), this.op1('Shape', [updates], {}, { dtypes: ['int64'] })]);
       sum = this.op1('ScatterElements', [base, expanded, updates], { axis: 0, reduction: 'add' });
     }
-    this.summed.set(value.name, sum!);
+    if (sum) this.summed.set(value.name, sum);
     return sum;
   }
 
@@ -130,14 +130,14 @@ export class Tape {
   /** Elementwise sum of two same-shaped values (residual connections). */
   add(a: Value, b: Value): Value {
     const y = this.op1('Add', [a, b]);
-    this.record([a, b], [y], ([g]) => [g!, g!]);
+    this.record([a, b], y, (g) => [g, g]);
     return y;
   }
 
   /** Multiplies by a scalar that carries no gradient (temperature, attention scale). */
   scale(x: Value, factor: Value): Value {
     const y = this.op1('Mul', [x, factor]);
-    this.record([x], [y], ([g]) => [this.op1('Mul', [g!, factor])]);
+    this.record([x], y, (g) => [this.op1('Mul', [g, factor])]);
     return y;
   }
 
@@ -145,14 +145,14 @@ export class Tape {
   reshape(x: Value, shape: number[] | Value): Value {
     const target = Array.isArray(shape) ? this.graph.ints(shape) : shape;
     const y = this.op1('Reshape', [x, target]);
-    this.record([x], [y], ([g]) => [this.op1('Reshape', [g!, this.op1('Shape', [x], {}, { dtypes: ['int64'] })])]);
+    this.record([x], y, (g) => [this.op1('Reshape', [g, this.op1('Shape', [x], {}, { dtypes: ['int64'] })])]);
     return y;
   }
 
   transpose(x: Value, perm: number[]): Value {
     const y = this.op1('Transpose', [x], { perm });
     const inverse = inversePermutation(perm);
-    this.record([x], [y], ([g]) => [this.op1('Transpose', [g!], { perm: inverse })]);
+    this.record([x], y, (g) => [this.op1('Transpose', [g], { perm: inverse })]);
     return y;
   }
 }

@@ -8,6 +8,7 @@ import { gatherRows } from './ops/gather-rows.ts';
 import { rowDot } from './ops/row-dot.ts';
 import { denseLogitsGradient, tokenDistribution } from './token-distribution.ts';
 import { exactKl, exactKlLogitsGradient, policyGradientObjective, sftObjective, type Objective, type ObjectiveTerms } from './objectives.ts';
+import { entryOf } from '../../core/errors.ts';
 
 export interface TrainGraphOptions {
   objective: Objective;
@@ -136,7 +137,7 @@ export function buildTrainGraph(config: ModelConfig, options: TrainGraphOptions)
   const shapes = trainableShapes(config);
   const trainableNames = [...shapes.keys()];
   for (const name of trainableNames) {
-    const param = net.params.get(name)!;
+    const param = entryOf(net.params, name, 'the trainable parameter');
     const grad = tape.gradOf(param) ?? g.op1('Mul', [param, g.scalar(0, dtype)]);
     g.output(grad, gradName(name), shapes.get(name));
   }

@@ -54,6 +54,6 @@ export class Registry<Kind extends string, T> {
   private entry(handle: Handle<Kind>): Entry<T> {
     const entry = handle.kind === this.kind ? this.entries.get(handle.id) : undefined;
     if (!entry) fail('INPUT_INVALID', `no ${this.kind} with handle ${handle.id} in the engine worker (released, or from another client?)`, { kind: handle.kind, id: handle.id });
-    return entry!;
+    return entry;
   }
 }

@@ -6,8 +6,8 @@ export interface CallContext<Event = never> {
   emit(event: Event): void;
 }
 
-// `any` only shapes the constraint; every concrete table keeps its precise types.
-export type Method = (context: CallContext<any>, ...args: any[]) => unknown;
+/** Any worker method: `never` parameters admit every concrete signature, and every concrete table keeps its precise types. */
+export type Method = (context: CallContext<never>, ...args: never[]) => unknown;
 
 export type MethodTable = Record<string, Method>;
 

@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { FromWorker, MethodTable, ToWorker } from './protocol.ts';
+import type { CallContext, FromWorker, MethodTable, ToWorker } from './protocol.ts';
 import { toRemoteError, withPlainDetails } from './remote-error.ts';
 
 /**
@@ -31,7 +31,8 @@ export function serveMethods(port: MessagePort, methods: MethodTable): void {
     if (aborted) controller.abort();
     running.set(id, controller);
     try {
-      const run = methods[method];
+      // The arguments come over the wire untyped; the caller's side typed them against this same table.
+      const run = methods[method] as ((context: CallContext<unknown>, ...args: unknown[]) => unknown) | undefined;
       if (!run) throw new Error(`the engine worker has no method "${method}"`);
       const context = { signal: controller.signal, emit: (event: unknown) => post({ type: 'event', id, event }) };
       reply(id, method, await run(context, ...args));

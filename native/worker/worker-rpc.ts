@@ -148,8 +148,8 @@ export class WorkerRpc<T extends MethodTable> {
   private die(message: string, details: Record<string, unknown>): void {
     this.failure ??= new LudusError('WORKER_FAILED', message, details);
     for (const id of [...this.pending.keys()]) {
-      const call = this.settle(id)!;
-      call.reject(new LudusError('WORKER_FAILED', `${call.method}: ${this.failure.message}`, { ...this.failure.details, method: call.method }));
+      const call = this.settle(id);
+      call?.reject(new LudusError('WORKER_FAILED', `${call.method}: ${this.failure.message}`, { ...this.failure.details, method: call.method }));
     }
   }
 }

@@ -50,7 +50,8 @@ function markerByFrequency(surfaces: Iterable<string>): string | undefined {
   for (const surface of surfaces) {
     total++;
     const first = surface[0];
-    if (first !== undefined && counts.has(first)) counts.set(first, counts.get(first)! + 1);
+    const count = first === undefined ? undefined : counts.get(first);
+    if (first !== undefined && count !== undefined) counts.set(first, count + 1);
   }
   const [marker, count] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
   return count > 0 && count >= MIN_MARKED_SHARE * total ? marker : undefined;

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { fail } from '../../core/errors.ts';
+import { fail, present } from '../../core/errors.ts';
 import { temperedLogprob } from '../../engine/trainer/reference-logprobs.ts';
 import { Decoder } from '../../native/runtime/decoder.ts';
 import { generate } from '../../native/runtime/generate.ts';
@@ -207,14 +207,14 @@ export class Batcher {
       this.scorer ??= await Scorer.create(this.policy, { threads: this.options.threads });
       [{ full }] = await this.scorer.score([sequence], { full: true });
     });
-    return full!;
+    return present(full, 'the distributions scored with { full: true }');
   }
 
   private async promptLogprobs(job: SampleJob): Promise<(number | null)[]> {
     this.scorer ??= await Scorer.create(this.policy, { threads: this.options.threads });
     const [scored] = await this.scorer.score([job.prompt], { full: true });
     const V = this.policy.config.vocabSize;
-    return job.prompt.map((token, t) => (t === 0 ? null : temperedLogprob(scored.full!.subarray((t - 1) * V, t * V), token, 1)));
+    return job.prompt.map((token, t) => (t === 0 ? null : temperedLogprob(present(scored.full, 'the distributions scored with { full: true }').subarray((t - 1) * V, t * V), token, 1)));
   }
 }
 

@@ -53,9 +53,9 @@ export class ServedModels {
     if (!tokenizer) fail('TOKENIZER_INVALID', `${dir}: no tokenizer.json, which serving token ids needs`, { dir });
     const positions = policy.config.maxPositionEmbeddings;
     ensureFits(`KV caches for --rows ${options.rows} × ${positions} positions`, options.rows * positions * kvBytesPerPosition(policy.config), { rows: options.rows });
-    const decode = (ids: number[]) => tokenizer!.decode(ids);
+    const decode = (ids: number[]) => tokenizer.decode(ids);
     const base: ServedModel = { name: options.name, path: dir, version: '0', adapter: false, batcher: new Batcher(policy, { rows: options.rows, threads: options.threads, decode }) };
-    return new ServedModels(base, tokenizer!, options);
+    return new ServedModels(base, tokenizer, options);
   }
 
   get names(): string[] {

@@ -1,40 +1,74 @@
 // The list of a run's finished matches, found by what they are: filters (step, role, outcome, verdict, the two
 // entrants of a payoff cell) and text search are answered by the server a page at a time, newest first.
 import { colorOf } from './colors.js';
-import { $, el, round } from './dom.js';
+import { $, $input, $select, el, round } from './dom.js';
+
+/** @typedef {import('../wire.ts').ClientMessage} ClientMessage */
+/** @typedef {import('../wire.ts').MatchFilter} MatchFilter */
+/** @typedef {import('../wire.ts').MatchPage} MatchPage */
+/** @typedef {import('../wire.ts').MatchSummary} MatchSummary */
+/** @typedef {(message: Omit<Extract<ClientMessage, { type: 'matches' }>, 'query'>, onReply: (page: MatchPage) => void) => void} Request */
 
 const PAGE = 50;
 
+/**
+ * The option of `options` that `value` names, or undefined (an empty select, or a value the wire would refuse).
+ * @template {string} T
+ * @param {string} value
+ * @param {readonly T[]} options
+ * @returns {T | undefined}
+ */
+const oneOf = (value, options) => options.find((option) => option === value);
+
 export class MatchList {
-  /** `request(message, onReply)` sends a `matches` query; `open(run, matchId)` shows a match. */
+  /**
+   * `request(message, onReply)` sends a `matches` query; `open(run, matchId)` shows a match.
+   * @param {{ request: Request, open: (run: string, matchId: string) => void }} callbacks
+   */
   constructor({ request, open }) {
     this.request = request;
     this.open = open;
+    /** @type {string | null} */
     this.run = null;
+    /** @type {MatchSummary[]} */
     this.rows = [];
     this.total = 0;
     this.latest = 0;
+    /** @type {[string, string] | null} */
     this.seats = null;
+    /** @type {Set<string>} */
     this.roles = new Set();
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this.timer = null;
+    /** @type {{ run: string, matchId: string } | null} */
+    this.selected = null;
     for (const id of ['filter-step', 'filter-role', 'filter-outcome', 'filter-verdict', 'filter-text']) $(id).addEventListener('input', () => this.query());
     $('filter-clear').onclick = () => this.clear();
     $('more').onclick = () => this.query(this.rows.length);
   }
 
-  /** The filter the controls say, without empty parts. */
+  /**
+   * The filter the controls say, without empty parts.
+   * @returns {MatchFilter}
+   */
   filter() {
-    const step = $('filter-step').value.trim();
+    const step = $input('filter-step').value.trim();
+    const role = $select('filter-role').value;
+    const outcome = oneOf($select('filter-outcome').value, /** @type {const} */ (['positive', 'zero', 'negative']));
+    const verdict = oneOf($select('filter-verdict').value, /** @type {const} */ (['correct', 'wrong', 'unjudged']));
+    const text = $input('filter-text').value.trim();
     const filter = {
       ...(step !== '' && Number.isInteger(Number(step)) ? { step: Number(step) } : {}),
-      ...($('filter-role').value ? { role: $('filter-role').value } : {}),
-      ...($('filter-outcome').value ? { outcome: $('filter-outcome').value } : {}),
-      ...($('filter-verdict').value ? { verdict: $('filter-verdict').value } : {}),
-      ...($('filter-text').value.trim() ? { text: $('filter-text').value.trim().slice(0, 200) } : {}),
+      ...(role ? { role } : {}),
+      ...(outcome ? { outcome } : {}),
+      ...(verdict ? { verdict } : {}),
+      ...(text ? { text: text.slice(0, 200) } : {}),
       ...(this.seats ? { seats: this.seats } : {}),
     };
     return filter;
   }
 
+  /** @param {string | null} run */
   show(run) {
     if (run === this.run) return;
     this.run = run;
@@ -42,7 +76,11 @@ export class MatchList {
     this.query();
   }
 
-  /** Matches between two entrants (a payoff cell). */
+  /**
+   * Matches between two entrants (a payoff cell).
+   * @param {string} row
+   * @param {string} column
+   */
   between(row, column) {
     this.seats = [row, column];
     $('filter-seats').textContent = `${row} against ${column}`;
@@ -51,8 +89,8 @@ export class MatchList {
   }
 
   clear() {
-    for (const id of ['filter-step', 'filter-text']) $(id).value = '';
-    for (const id of ['filter-role', 'filter-outcome', 'filter-verdict']) $(id).value = '';
+    for (const id of ['filter-step', 'filter-text']) $input(id).value = '';
+    for (const id of ['filter-role', 'filter-outcome', 'filter-verdict']) $select(id).value = '';
     this.seats = null;
     $('filter-seats').hidden = true;
     this.query();
@@ -73,7 +111,10 @@ export class MatchList {
     });
   }
 
-  /** A finished match of the listed run: the first page is asked again (at most once a second) so it shows. */
+  /**
+   * A finished match of the listed run: the first page is asked again (at most once a second) so it shows.
+   * @param {string} run
+   */
   changed(run) {
     if (run !== this.run || this.rows.length > PAGE) return;
     if (this.timer) return;
@@ -85,7 +126,7 @@ export class MatchList {
 
   render() {
     for (const match of this.rows) for (const role of Object.keys(match.seats ?? {})) this.roles.add(role);
-    const roleSelect = $('filter-role');
+    const roleSelect = $select('filter-role');
     const chosen = roleSelect.value;
     roleSelect.replaceChildren(el('option', { value: '' }, 'any role'), ...[...this.roles].map((role) => el('option', { value: role }, role)));
     roleSelect.value = chosen;
@@ -95,6 +136,7 @@ export class MatchList {
     this.mark();
   }
 
+  /** @param {MatchSummary} match */
   item(match) {
     const item = el('li', { title: match.matchId });
     item.dataset.run = match.run;
@@ -114,9 +156,11 @@ export class MatchList {
     return item;
   }
 
+  /** @param {{ run: string, matchId: string } | null} selected */
   mark(selected = this.selected) {
     this.selected = selected;
     for (const item of document.querySelectorAll('.matches li')) {
+      if (!(item instanceof HTMLElement)) continue;
       item.classList.toggle('selected', selected != null && item.dataset.match === selected.matchId && item.dataset.run === selected.run);
     }
   }

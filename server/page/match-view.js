@@ -4,6 +4,23 @@ import { colorOf } from './colors.js';
 import { $, el, round } from './dom.js';
 import { renderScene } from './world-scene.js';
 
+/** @typedef {import('../wire.ts').WireEvent} WireEvent */
+/** @typedef {import('../../core/events.ts').VerdictEvent} VerdictEvent */
+/** @typedef {import('../../core/events.ts').MatchStartEvent} MatchStartEvent */
+/** @typedef {import('../wire.ts').MatchSummary} MatchSummary */
+/**
+ * What the view shows of a match above its turns: a live match's summary, or what a recorded match's start said.
+ * @typedef {{ run: string, matchId: string, game: string, seats: Readonly<Record<string, string>>, problemId?: string, prompt?: string }} ViewSummary
+ */
+/**
+ * A game's drawing on top of the default: `layout: 'side-by-side'` draws turns in columns; `event` sees every event.
+ * @typedef {{ layout?: 'side-by-side', event?: (event: WireEvent, view: MatchView) => void }} Renderer
+ */
+/**
+ * One turn's block and what was drawn in it.
+ * @typedef {{ block: HTMLDivElement, label: HTMLDivElement, tokens: HTMLDivElement, side: HTMLDivElement, spans: HTMLSpanElement[], stepEnds: readonly number[] | null, authors?: Set<string> }} Turn
+ */
+
 /** What stands where a draft's answer was withheld from its challenger (WITHHELD in games/agon/summary.ts). */
 const WITHHELD = '[withheld]';
 
@@ -12,21 +29,31 @@ const WITHHELD = '[withheld]';
  * after the default drawing of every event of the match, with `view.panel()` a box above the transcript to draw a
  * board or world state in and `view.turn(i)` the block of turn i.
  */
+/** @type {Map<string, Renderer>} */
 const renderers = new Map([['agon', { layout: 'side-by-side' }]]);
 
+/**
+ * @param {string} game
+ * @param {Renderer} renderer
+ */
 export function registerRenderer(game, renderer) {
   renderers.set(game, renderer);
 }
 
 /** One match drawn from its events: a block per turn, tokens colored by author, verdicts beside the turn. */
 export class MatchView {
+  /** @param {ViewSummary} summary */
   constructor(summary) {
     this.summary = summary;
+    /** @type {Map<number, Turn>} */
     this.turns = new Map();
     this.pendingHandoff = false;
+    /** @type {((view: MatchView) => void) | undefined} Called once the match has ended (the page then shows its group). */
+    this.onEnd = undefined;
     this.seats = summary.seats ?? {};
     $('match-title').textContent = `${summary.matchId} · ${summary.game}${summary.problemId ? ` · ${summary.problemId}` : ''}`;
     $('transcript').replaceChildren();
+    /** @type {Renderer} */
     this.renderer = renderers.get(summary.game) ?? {};
     $('transcript').classList.toggle('side-by-side', this.renderer.layout === 'side-by-side');
     $('world').replaceChildren();
@@ -41,6 +68,10 @@ export class MatchView {
     }
   }
 
+  /**
+   * @param {number} index
+   * @returns {Turn}
+   */
   turn(index) {
     let turn = this.turns.get(index);
     if (!turn) {
@@ -57,6 +88,12 @@ export class MatchView {
     return turn;
   }
 
+  /**
+   * @param {number} turnIndex
+   * @param {string} author
+   * @param {string} text
+   * @param {Readonly<Record<number, string>>} [specials]
+   */
   text(turnIndex, author, text, specials) {
     const turn = this.turn(turnIndex);
     const names = Object.values(specials ?? {});
@@ -76,7 +113,10 @@ export class MatchView {
     turn.authors = new Set([...(turn.authors ?? []), author]);
   }
 
-  /** A verdict on one reasoning step, drawn right after that step's last token; on a whole turn, beside the turn. */
+  /**
+   * A verdict on one reasoning step, drawn right after that step's last token; on a whole turn, beside the turn.
+   * @param {VerdictEvent} event
+   */
   verdict(event) {
     const turn = this.turn(event.turn ?? [...this.turns.keys()].pop() ?? 0);
     const text = `${event.judge} on ${event.role}${event.step === undefined ? '' : ` step ${event.step + 1}`}: ${event.correct ? 'correct' : 'wrong'}${event.answerPresent ? '' : ' (no answer)'}`;
@@ -99,14 +139,17 @@ export class MatchView {
   /**
    * What the game's view shows a spectator beside a finished turn. A draft's: the summary its challenger read, each
    * withheld place marked, and the final answer that was withheld from the challenger (drafts go side by side with it).
+   * @param {number} index
+   * @param {Readonly<Record<string, unknown>>} secret
    */
   secret(index, secret) {
     const turn = this.turn(index);
-    if (typeof secret.summary === 'string') {
+    const summary = secret.summary;
+    if (typeof summary === 'string') {
       $('transcript').classList.add('side-by-side');
       const box = el('div', { className: 'read-summary' });
       const body = el('div', { className: 'read-summary-text' });
-      secret.summary.split(WITHHELD).forEach((part, i) => {
+      summary.split(WITHHELD).forEach((part, i) => {
         if (i > 0) body.append(el('mark', { className: 'withheld' }, WITHHELD));
         body.append(part);
       });
@@ -120,6 +163,7 @@ export class MatchView {
     }
   }
 
+  /** @param {MatchStartEvent} event */
   problem(event) {
     if (event.prompt === undefined && event.answer === undefined) return;
     const problem = el('div', { className: 'problem' });
@@ -133,10 +177,13 @@ export class MatchView {
     return this.summary.matchId.slice(0, this.summary.matchId.lastIndexOf('/') + 1);
   }
 
-  /** The rewards of every match of this match's group (same step and problem), as the server listed them. */
+  /**
+   * The rewards of every match of this match's group (same step and problem), as the server listed them.
+   * @param {readonly MatchSummary[]} siblings
+   */
   showGroup(siblings) {
     const prefix = this.groupPrefix();
-    const finished = siblings.filter((match) => match.outcome).sort((a, b) => a.matchId.localeCompare(b.matchId, undefined, { numeric: true }));
+    const finished = siblings.flatMap((match) => (match.outcome ? [{ matchId: match.matchId, outcome: match.outcome }] : [])).sort((a, b) => a.matchId.localeCompare(b.matchId, undefined, { numeric: true }));
     $('outcome').querySelector('.group')?.remove();
     if (finished.length < 2) return;
     const rows = finished.map((match) => `${match.matchId.slice(prefix.length)}${match.matchId === this.summary.matchId ? ' (this)' : ''}: ${Object.entries(match.outcome).map(([role, value]) => `${role} ${round(value)}`).join(', ')}`);
@@ -151,11 +198,13 @@ export class MatchView {
     return $('world');
   }
 
+  /** @param {WireEvent} event */
   apply(event) {
     this.applyDefault(event);
     this.renderer.event?.(event, this);
   }
 
+  /** @param {WireEvent} event */
   applyDefault(event) {
     switch (event.type) {
       case 'tokens':

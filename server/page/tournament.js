@@ -4,24 +4,37 @@ import uPlot from '/vendor/uplot.esm.js';
 import { mix, runColor } from './colors.js';
 import { $, el, round } from './dom.js';
 
+/** @typedef {import('../../core/events.ts').RatingChangeEvent} RatingChangeEvent */
+/** @typedef {import('../../core/tournament/payoff.ts').PayoffTable} PayoffTable */
+/** @typedef {import('../wire.ts').Snapshot['ratings']} Ratings */
+
 const LOW = '#fee2e2';
 const HIGH = '#bbf7d0';
 
 export class Tournament {
-  /** `between(row, column)` lists the matches of a payoff cell. */
+  /**
+   * `between(row, column)` lists the matches of a payoff cell.
+   * @param {{ between: (row: string, column: string) => void }} callbacks
+   */
   constructor({ between }) {
     this.between = between;
+    /** @type {Map<string, { system: string, history: number[] }>} */
     this.ratings = new Map();
+    /** @type {uPlot | null} */
     this.chart = null;
     this.entrants = '';
   }
 
-  /** Ratings from a snapshot: each entrant's history, the first entry its rating before round 1. */
+  /**
+   * Ratings from a snapshot: each entrant's history, the first entry its rating before round 1.
+   * @param {Ratings} ratings
+   */
   load(ratings) {
     this.ratings = new Map(ratings.map((rating) => [rating.entrant, { system: rating.system, history: rating.history.slice() }]));
     this.drawRatings();
   }
 
+  /** @param {RatingChangeEvent} event */
   change(event) {
     const rating = this.ratings.get(event.entrant) ?? { system: event.system, history: [event.before] };
     rating.history.push(event.after);
@@ -32,10 +45,12 @@ export class Tournament {
   drawRatings() {
     $('tournament').hidden = this.ratings.size === 0;
     if (this.ratings.size === 0) return;
-    const entrants = [...this.ratings.keys()].sort();
-    const rounds = Math.max(...entrants.map((e) => this.ratings.get(e).history.length));
-    const table = [Array.from({ length: rounds }, (_, i) => i), ...entrants.map((e) => Array.from({ length: rounds }, (_, i) => this.ratings.get(e).history[i] ?? null))];
-    const system = this.ratings.get(entrants[0]).system;
+    const rated = [...this.ratings.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entrants = rated.map(([entrant]) => entrant);
+    const rounds = Math.max(...rated.map(([, rating]) => rating.history.length));
+    /** @type {uPlot.AlignedData} */
+    const table = [Array.from({ length: rounds }, (_, i) => i), ...rated.map(([, rating]) => Array.from({ length: rounds }, (_, i) => rating.history[i] ?? null))];
+    const system = rated[0]?.[1].system ?? '';
     const box = $('ratings');
     if (this.chart && this.entrants === entrants.join('\u0000')) return this.chart.setData(table);
     this.chart?.destroy();
@@ -58,10 +73,13 @@ export class Tournament {
       table,
       figure,
     );
-    figure.uplot = this.chart;
+    Object.assign(figure, { uplot: this.chart });
   }
 
-  /** The payoff table (`table[a][b]`: a's wins, draws and losses against b) as a heat map of a's score rate, with counts. */
+  /**
+   * The payoff table (`table[a][b]`: a's wins, draws and losses against b) as a heat map of a's score rate, with counts.
+   * @param {PayoffTable | undefined} table
+   */
   payoff(table) {
     const entrants = [...new Set(Object.entries(table ?? {}).flatMap(([row, columns]) => [row, ...Object.keys(columns)]))].sort();
     const box = $('payoff');
@@ -75,10 +93,10 @@ export class Tournament {
       const tr = el('tr');
       tr.append(el('th', {}, row));
       for (const column of entrants) {
-        const cell = table[row]?.[column];
+        const cell = table?.[row]?.[column];
         const games = cell ? cell.wins + cell.draws + cell.losses : 0;
         const td = el('td');
-        if (games > 0) {
+        if (cell && games > 0) {
           const rate = (cell.wins + cell.draws / 2) / games;
           td.append(el('div', { className: 'payoff-mean' }, rate.toFixed(2)), el('div', { className: 'payoff-count' }, `${round(Number(games.toFixed(2)))} game${games === 1 ? '' : 's'}`));
           td.style.background = mix(LOW, HIGH, rate);

@@ -2,31 +2,73 @@
 // and draws runs, live matches (tokens coloured by author), finished matches found by filter and search, each at its
 // own URL (#run/match), the curves (headline first; several runs overlaid) and a tournament's ratings and payoffs.
 import { Curves } from './curves.js';
-import { $, el, keyOf, matchHash, parseMatchHash } from './dom.js';
+import { $, $input, $select, el, keyOf, matchHash, parseMatchHash } from './dom.js';
 import { MatchList } from './match-list.js';
 import { MatchView } from './match-view.js';
 import { Tournament } from './tournament.js';
 
 export { registerRenderer } from './match-view.js';
 
-const model = { runs: new Map(), live: new Map(), metrics: new Map(), payoffs: new Map(), seq: -1 };
-const ui = { selected: null, follow: true, run: null, overlay: new Set(), view: null, socket: null, listsDirty: false, turnMarks: [], snapshotSeen: false };
+/** @typedef {import('../wire.ts').ClientMessage} ClientMessage */
+/** @typedef {import('../wire.ts').MatchPage} MatchPage */
+/** @typedef {import('../wire.ts').RunInfo} RunInfo */
+/** @typedef {import('../wire.ts').ServerMessage} ServerMessage */
+/** @typedef {import('../wire.ts').Snapshot} Snapshot */
+/** @typedef {import('../wire.ts').WireEvent} WireEvent */
+/** @typedef {import('../../core/tournament/payoff.ts').PayoffTable} PayoffTable */
+/** @typedef {import('./match-view.js').ViewSummary} ViewSummary */
+/** @typedef {import('./curves.js').Point} Point */
+/**
+ * A match in flight: what the snapshot or its start said, its text so far and its events since.
+ * @typedef {{ summary: ViewSummary, spans: readonly { turn: number, author: string, text: string }[], events: WireEvent[] }} Live
+ */
+
+const model = {
+  /** @type {Map<string, RunInfo>} */ runs: new Map(),
+  /** @type {Map<string, Live>} */ live: new Map(),
+  /** @type {Map<string, Point[]>} */ metrics: new Map(),
+  /** @type {Map<string, PayoffTable>} */ payoffs: new Map(),
+  seq: -1,
+};
+const ui = {
+  /** @type {{ run: string, matchId: string } | null} */ selected: null,
+  follow: true,
+  /** @type {string | null} */ run: null,
+  /** @type {Set<string>} */ overlay: new Set(),
+  /** @type {MatchView | null} */ view: null,
+  /** @type {WebSocket | null} */ socket: null,
+  listsDirty: false,
+  /** @type {number[]} */ turnMarks: [],
+  snapshotSeen: false,
+};
+/** @type {Map<number, (page: MatchPage) => void>} */
 const pending = new Map();
 let nextQuery = 1;
 
+/** @param {string} run */
 const metricsOf = (run) => model.metrics.get(run) ?? [];
 const curves = new Curves($('charts'), metricsOf);
 const list = new MatchList({ request, open: (run, matchId) => select(run, matchId, true) });
 const tournament = new Tournament({ between: (row, column) => list.between(row, column) });
 
-/** Sends a query and calls `onReply` with its answer (matched by the `query` number the server echoes). */
+/**
+ * Sends a query and calls `onReply` with its answer (matched by the `query` number the server echoes).
+ * @param {Omit<Extract<ClientMessage, { type: 'matches' }>, 'query'>} message
+ * @param {(page: MatchPage) => void} onReply
+ */
 function request(message, onReply) {
   const query = nextQuery++;
   pending.set(query, onReply);
-  if (pending.size > 64) pending.delete(pending.keys().next().value);
+  const oldest = pending.keys().next();
+  if (pending.size > 64 && !oldest.done) pending.delete(oldest.value);
   send({ ...message, query });
 }
 
+/**
+ * @param {string} run
+ * @param {string} matchId
+ * @param {boolean} byUser
+ */
 function select(run, matchId, byUser) {
   if (byUser) ui.follow = false;
   ui.selected = { run, matchId };
@@ -35,10 +77,11 @@ function select(run, matchId, byUser) {
   const live = model.live.get(keyOf(run, matchId));
   $('scrubber').hidden = true;
   if (live) {
-    ui.view = new MatchView(live.summary);
-    ui.view.onEnd = showGroup;
-    for (const span of live.spans) ui.view.text(span.turn, span.author, span.text);
-    for (const event of live.events) ui.view.apply(event);
+    const view = new MatchView(live.summary);
+    ui.view = view;
+    view.onEnd = showGroup;
+    for (const span of live.spans) view.text(span.turn, span.author, span.text);
+    for (const event of live.events) view.apply(event);
   } else {
     ui.view = null;
     send({ type: 'match', run, matchId });
@@ -46,7 +89,10 @@ function select(run, matchId, byUser) {
   list.mark(ui.selected);
 }
 
-/** The rest of the shown match's group (same step and problem), asked of the server. */
+/**
+ * The rest of the shown match's group (same step and problem), asked of the server.
+ * @param {MatchView} view
+ */
 function showGroup(view) {
   const group = view.groupPrefix();
   if (!group) return;
@@ -55,25 +101,32 @@ function showGroup(view) {
   });
 }
 
-/** A finished match's events, with a scrubber from its first event to its last; the arrow keys go turn by turn. */
+/**
+ * A finished match's events, with a scrubber from its first event to its last; the arrow keys go turn by turn.
+ * @param {Extract<ServerMessage, { type: 'match' }>} message
+ */
 function showRecorded(message) {
   if (!ui.selected || ui.selected.matchId !== message.matchId || ui.selected.run !== message.run) return;
   const events = message.events;
   const start = events.find((event) => event.type === 'match-start');
+  /** @type {ViewSummary} */
   const summary = { run: message.run, matchId: message.matchId, game: start?.game ?? '', seats: start?.seats ?? {}, problemId: start?.problemId };
-  const scrub = $('scrub');
+  const scrub = $input('scrub');
   // Where each turn is whole: the scrubber's stops for the arrow keys (the start, each turn's end, the last event).
   ui.turnMarks = [0, ...events.flatMap((event, i) => (event.type === 'turn-end' ? [i + 1] : [])), events.length].filter((mark, i, all) => all.indexOf(mark) === i);
+  /** @param {number} count */
   const render = (count) => {
-    ui.view = new MatchView(summary);
-    ui.view.onEnd = showGroup;
-    for (const event of events.slice(0, count)) ui.view.apply(event);
+    const view = new MatchView(summary);
+    ui.view = view;
+    view.onEnd = showGroup;
+    for (const event of events.slice(0, count)) view.apply(event);
     $('scrub-position').textContent = `${count} / ${events.length} events`;
   };
   scrub.max = String(events.length);
   scrub.value = String(events.length);
   scrub.oninput = () => render(Number(scrub.value));
-  let timer = null;
+  /** @type {ReturnType<typeof setInterval> | undefined} */
+  let timer;
   $('play').onclick = () => {
     clearInterval(timer);
     let shown = 0;
@@ -88,15 +141,18 @@ function showRecorded(message) {
   render(events.length);
 }
 
-/** ArrowLeft / ArrowRight: the previous or next turn (a recorded match: the scrubber's turn stops). */
+/**
+ * ArrowLeft / ArrowRight: the previous or next turn (a recorded match: the scrubber's turn stops).
+ * @param {number} direction
+ */
 function stepTurns(direction) {
   if (!$('scrubber').hidden) {
-    const scrub = $('scrub');
+    const scrub = $input('scrub');
     const now = Number(scrub.value);
     const next = direction > 0 ? ui.turnMarks.find((mark) => mark > now) : ui.turnMarks.findLast((mark) => mark < now);
     if (next === undefined) return;
     scrub.value = String(next);
-    scrub.oninput();
+    scrub.dispatchEvent(new Event('input'));
     return;
   }
   const turns = [...document.querySelectorAll('#transcript .turn')];
@@ -107,6 +163,7 @@ function stepTurns(direction) {
   turns[next].scrollIntoView({ block: 'nearest' });
 }
 
+/** @param {string | null} run */
 function setRun(run) {
   ui.run = run;
   list.show(run);
@@ -120,6 +177,7 @@ function drawPayoff() {
   tournament.payoff(model.payoffs.get(ui.run ?? '') ?? [...model.payoffs.values()].at(-1));
 }
 
+/** @param {Snapshot} snapshot */
 function loadSnapshot(snapshot) {
   model.seq = snapshot.seq;
   model.runs = new Map(snapshot.runs.map((run) => [run.id, run]));
@@ -147,6 +205,11 @@ function loadSnapshot(snapshot) {
   renderLists();
 }
 
+/**
+ * @param {string} run
+ * @param {number} step
+ * @param {Readonly<Record<string, number>>} metrics
+ */
 function addPoint(run, step, metrics) {
   const points = model.metrics.get(run) ?? [];
   const same = points.find((point) => point.step === step);
@@ -156,6 +219,7 @@ function addPoint(run, step, metrics) {
   if (shownRuns().includes(run)) drawCharts();
 }
 
+/** @param {WireEvent} event */
 function apply(event) {
   if (event.seq <= model.seq) return;
   model.seq = event.seq;
@@ -181,19 +245,19 @@ function apply(event) {
       drawPayoff();
       break;
     case 'match-start':
-      model.live.set(key, { summary: { run: event.run, matchId: event.matchId, game: event.game, seats: event.seats, problemId: event.problemId, prompt: event.prompt, tokenCount: 0 }, spans: [], events: [event] });
+      model.live.set(keyOf(event.run, event.matchId), { summary: { run: event.run, matchId: event.matchId, game: event.game, seats: event.seats, problemId: event.problemId, prompt: event.prompt }, spans: [], events: [event] });
       if (ui.follow && (!ui.selected || !model.live.has(keyOf(ui.selected.run, ui.selected.matchId)))) select(event.run, event.matchId, false);
       break;
     default: {
       const live = key && model.live.get(key);
       if (!live) {
         // A finished match's later events (the advantages of its step) go to its view when it is shown.
-        if (shown) ui.view.apply(event);
+        if (shown) ui.view?.apply(event);
         break;
       }
       live.events.push(event);
-      if (shown) ui.view.apply(event);
-      if (event.type === 'match-end') {
+      if (shown) ui.view?.apply(event);
+      if (event.type === 'match-end' && key) {
         model.live.delete(key);
         list.changed(event.run);
       }
@@ -220,7 +284,7 @@ function drawCharts() {
     return;
   }
   const headline = [...new Set(runs.flatMap((run) => model.runs.get(run)?.headline ?? []))];
-  curves.draw({ runs, headline: headline.length > 0 ? headline : undefined, axis: $('axis').value, smooth: $('smooth').checked });
+  curves.draw({ runs, headline: headline.length > 0 ? headline : undefined, axis: $select('axis').value, smooth: $input('smooth').checked });
 }
 
 /** The header: what is being watched, in words (the current run, its game and progress, matches in flight). */
@@ -259,6 +323,7 @@ function renderLists() {
   ui.listsDirty = false;
   renderHeader();
   renderRuns();
+  /** @param {Live} live */
   const liveItem = (live) => {
     const item = el('li', { title: live.summary.matchId }, `${live.summary.prompt ?? live.summary.problemId ?? live.summary.matchId}`.replace(/\s+/g, ' '));
     item.dataset.run = live.summary.run;
@@ -274,10 +339,12 @@ function renderLists() {
   list.mark(ui.selected);
 }
 
+/** @param {ClientMessage} message */
 function send(message) {
   if (ui.socket?.readyState === WebSocket.OPEN) ui.socket.send(JSON.stringify(message));
 }
 
+/** @param {'open' | 'closed'} state */
 function setConnection(state) {
   const badge = $('connection');
   badge.dataset.state = state;
@@ -293,6 +360,7 @@ function connect() {
     setTimeout(connect, 1000);
   };
   socket.onmessage = (message) => {
+    /** @type {ServerMessage} */
     const data = JSON.parse(message.data);
     switch (data.type) {
       case 'snapshot':
@@ -303,6 +371,7 @@ function connect() {
       case 'match':
         return showRecorded(data);
       case 'matches': {
+        if (data.query === undefined) return;
         const onReply = pending.get(data.query);
         pending.delete(data.query);
         return onReply?.(data);
@@ -318,13 +387,16 @@ function connect() {
 }
 
 for (const button of document.querySelectorAll('#control button')) {
+  if (!(button instanceof HTMLButtonElement)) continue;
   button.onclick = () => {
     const run = ui.run ?? [...model.runs.keys()][0];
-    send({ type: 'control', run, action: button.dataset.action, token: $('token').value });
+    const action = button.dataset.action;
+    if (run === undefined || (action !== 'pause' && action !== 'resume' && action !== 'start-match')) return;
+    send({ type: 'control', run, action, token: $input('token').value });
   };
 }
 
-$('smooth').onchange = drawCharts;
+$input('smooth').onchange = drawCharts;
 $('axis').onchange = drawCharts;
 window.addEventListener('hashchange', () => {
   const wanted = parseMatchHash(location.hash);

@@ -2,6 +2,14 @@
 // the game's renderer made after the turn (event.scene of a turn's end). Kept apart from viewer.js: one function in,
 // one element out.
 
+/** @typedef {import('../../core/world/world.ts').WorldScene} WorldScene */
+/** @typedef {import('../../core/world/world-match.ts').WorldTurnNote} WorldTurnNote */
+
+/**
+ * @param {keyof HTMLElementTagNameMap} tag
+ * @param {string} [className]
+ * @param {string} [text]
+ */
 const make = (tag, className, text) => {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -9,7 +17,11 @@ const make = (tag, className, text) => {
   return node;
 };
 
-/** The scene as an element: the move and whether it was legal, the grid, the hands, the table, the caption. */
+/**
+ * The scene as an element: the move and whether it was legal, the grid, the hands, the table, the caption.
+ * @param {WorldScene} scene
+ * @param {WorldTurnNote} [world]
+ */
 export function renderScene(scene, world) {
   const box = make('div', 'world-scene');
   if (world) box.append(make('div', `world-move ${world.verdict}`, world.verdict === 'legal' ? `move ${world.move}` : `${world.verdict} move${world.why ? `: ${world.why}` : ''}`));

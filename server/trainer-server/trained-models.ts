@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { fail } from '../../core/errors.ts';
+import { entryOf, fail } from '../../core/errors.ts';
 import {
   decodeTensor,
   encodeTensor,
@@ -23,7 +23,7 @@ import { pathExists } from '../../native/io/files.ts';
 import type { ModelConfig } from '../../native/model/config.ts';
 import { adaptedWeights, initAdapter, withAdapter } from '../../native/model/lora.ts';
 import { parseLoraConfig } from '../../native/model/lora-config.ts';
-import type { Weights } from '../../native/model/weights.ts';
+import { tensorOf, type Weights } from '../../native/model/weights.ts';
 import { Learner, type LearnBatch } from '../../native/train/learner.ts';
 import { parseLearnerConfig, type LearnerConfig } from '../../native/train/learner-config.ts';
 import { DEFAULT_MODELS_DIR, resolveModelDir } from '../../plugins/policies/default-model.ts';
@@ -165,7 +165,7 @@ export class TrainedModels {
 
   optimizerState(model: TrainedModel) {
     const state = model.learner.optimizerState();
-    const dims = (name: string) => model.learner.trainable.get(name)!.dims;
+    const dims = (name: string) => tensorOf(model.learner.trainable, name).dims;
     const encode = (moments: Record<string, Float32Array>): WireTensors => Object.fromEntries(Object.entries(moments).map(([name, data]) => [name, encodeTensor(data, dims(name))]));
     return { step: state.step, m: encode(state.m), v: encode(state.v) };
   }
@@ -218,7 +218,8 @@ function learnBatch(data: readonly Datum[], policyGradient: boolean, normalizati
   const has = (key: 'ref_logprobs' | 'imitation_weights') => data.some((d) => d.loss_fn_inputs[key] !== undefined);
   type Field = keyof Datum['loss_fn_inputs'];
   const fields: Field[] = ['target_tokens', 'weights', ...(policyGradient ? (['logprobs', 'advantages'] as const) : []), ...(has('ref_logprobs') ? (['ref_logprobs'] as const) : []), ...(has('imitation_weights') ? (['imitation_weights'] as const) : [])];
-  const flat: Partial<Record<Field, Float64Array>> = Object.fromEntries(fields.map((key) => [key, new Float64Array(rows * cols)]));
+  const flat = new Map(fields.map((key) => [key, new Float64Array(rows * cols)] as const));
+  const column = (key: Field) => entryOf(flat, key, 'the batch column');
   const inputIds = new Int32Array(rows * cols);
   data.forEach((datum, r) => {
     const n = tokens[r].length;
@@ -230,19 +231,19 @@ function learnBatch(data: readonly Datum[], policyGradient: boolean, normalizati
         if (key === 'ref_logprobs' || key === 'imitation_weights') fail('REQUEST_INVALID', `data.${r}.loss_fn_inputs.${key}: missing, though other datums of the call have it`, { field: `data.${r}.loss_fn_inputs.${key}` });
         fail('REQUEST_INVALID', `data.${r}.loss_fn_inputs.${key}: missing (the ${policyGradient ? 'ppo' : 'cross_entropy'} loss needs it)`, { field: `data.${r}.loss_fn_inputs.${key}` });
       }
-      if (values!.length !== n) fail('REQUEST_INVALID', `data.${r}.loss_fn_inputs.${key}: ${values!.length} values for ${n} input tokens`, { field: `data.${r}.loss_fn_inputs.${key}` });
-      flat[key]!.set(values!, r * cols);
+      if (values.length !== n) fail('REQUEST_INVALID', `data.${r}.loss_fn_inputs.${key}: ${values.length} values for ${n} input tokens`, { field: `data.${r}.loss_fn_inputs.${key}` });
+      column(key).set(values, r * cols);
     }
   });
   return {
     rows,
     cols,
     inputIds,
-    targets: Int32Array.from(flat.target_tokens!),
-    lossMask: flat.weights!,
-    ...(policyGradient ? { advantages: flat.advantages!, oldLogprobs: flat.logprobs! } : {}),
-    ...(flat.ref_logprobs ? { refLogprobs: flat.ref_logprobs } : {}),
-    ...(flat.imitation_weights ? { imitationMask: flat.imitation_weights } : {}),
+    targets: Int32Array.from(column('target_tokens')),
+    lossMask: column('weights'),
+    ...(policyGradient ? { advantages: column('advantages'), oldLogprobs: column('logprobs') } : {}),
+    ...(flat.has('ref_logprobs') ? { refLogprobs: column('ref_logprobs') } : {}),
+    ...(flat.has('imitation_weights') ? { imitationMask: column('imitation_weights') } : {}),
     ...(normalization ? { normalization } : {}),
   };
 }

@@ -55,8 +55,8 @@ export function linePlot(series: readonly LineSeries[], options: LinePlotOptions
             d:
               area<LinePoint>()
                 .x((p) => x(p.x))
-                .y0((p) => y(p.lo!))
-                .y1((p) => y(p.hi!))(sorted) ?? '',
+                .y0((p) => y(p.lo ?? p.y))
+                .y1((p) => y(p.hi ?? p.y))(sorted) ?? '',
             fill: seriesColor(i),
             'fill-opacity': 0.15,
             stroke: 'none',

@@ -35,8 +35,8 @@ export function causalAttention(tape: Tape, q: Value, k: Value, v: Value, mask: 
   const probs = tape.op1('Softmax', [scores], { axis: -1 });
   const y = fromGroupedRows(tape.op1('MatMul', [probs, vRows]));
 
-  tape.record([q, k, v], [y], ([gy]) => {
-    const gOut = toGroupedRows(gy!);
+  tape.record([q, k, v], y, (gy) => {
+    const gOut = toGroupedRows(gy);
     const gProbs = tape.op1('MatMul', [gOut, lastTwoSwapped(vRows)]);
     const rowDot = tape.op1('ReduceSum', [tape.op1('Mul', [gProbs, probs]), ints([-1])], { keepdims: 1 });
     const gScores = tape.op1('Mul', [probs, tape.op1('Sub', [gProbs, rowDot])]);

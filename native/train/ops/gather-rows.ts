@@ -11,6 +11,6 @@ export function gatherRows(tape: Tape, table: Value, rows: Value): Value {
   // ScatterElements, not ScatterND: onnxruntime's CPU ScatterND(reduction=add) runs its updates on several
   // threads at once, so repeated indices (a token seen twice) sum in a varying order and the gradient changed from
   // run to run; its ScatterElements(reduction=add) adds them in order.
-  tape.record([table], [y], ([gy]) => [{ scatterRows: { indices: rows, updates: gy!, like: table } }]);
+  tape.record([table], y, (gy) => [{ scatterRows: { indices: rows, updates: gy, like: table } }]);
   return y;
 }

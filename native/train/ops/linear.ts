@@ -5,10 +5,10 @@ import type { Tape } from '../tape.ts';
 export function linear(tape: Tape, x: Value, weight: Value, bias?: Value): Value {
   const y = tape.op1('Gemm', bias ? [x, weight, bias] : [x, weight], { transB: 1 });
   const inputs = bias ? [x, weight, bias] : [x, weight];
-  tape.record(inputs, [y], ([gy]) => [
-    tape.needsGrad(x) ? tape.op1('Gemm', [gy!, weight]) : null,
-    tape.needsGrad(weight) ? tape.op1('Gemm', [gy!, x], { transA: 1 }) : null,
-    bias && tape.needsGrad(bias) ? tape.op1('ReduceSum', [gy!, tape.graph.ints([0])], { keepdims: 0 }) : null,
+  tape.record(inputs, y, (gy) => [
+    tape.needsGrad(x) ? tape.op1('Gemm', [gy, weight]) : null,
+    tape.needsGrad(weight) ? tape.op1('Gemm', [gy, x], { transA: 1 }) : null,
+    bias && tape.needsGrad(bias) ? tape.op1('ReduceSum', [gy, tape.graph.ints([0])], { keepdims: 0 }) : null,
   ]);
   return y;
 }
@@ -19,10 +19,10 @@ export function linear(tape: Tape, x: Value, weight: Value, bias?: Value): Value
  */
 export function linearOnto(tape: Tape, x: Value, weight: Value, c: Value): Value {
   const y = tape.op1('Gemm', [x, weight, c], { transB: 1 });
-  tape.record([x, weight, c], [y], ([gy]) => [
-    tape.needsGrad(x) ? tape.op1('Gemm', [gy!, weight]) : null,
-    tape.needsGrad(weight) ? tape.op1('Gemm', [gy!, x], { transA: 1 }) : null,
-    gy!,
+  tape.record([x, weight, c], y, (gy) => [
+    tape.needsGrad(x) ? tape.op1('Gemm', [gy, weight]) : null,
+    tape.needsGrad(weight) ? tape.op1('Gemm', [gy, x], { transA: 1 }) : null,
+    gy,
   ]);
   return y;
 }

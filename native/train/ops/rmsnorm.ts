@@ -11,14 +11,14 @@ export function rmsnorm(tape: Tape, x: Value, weight: Value, eps: number): Value
   const r = tape.op1('Reciprocal', [tape.op1('Sqrt', [tape.op1('Add', [meanSquare, tape.scalar(eps)])])]);
   const n = tape.op1('Mul', [x, r]);
   const y = tape.op1('Mul', [n, weight]);
-  tape.record([x, weight], [y], ([gy]) => {
+  tape.record([x, weight], y, (gy) => {
     let gx: Value | null = null;
     if (tape.needsGrad(x)) {
-      const g = tape.op1('Mul', [gy!, weight]);
+      const g = tape.op1('Mul', [gy, weight]);
       const dot = tape.op1('ReduceMean', [tape.op1('Mul', [g, n]), lastAxis], { keepdims: 1 });
       gx = tape.op1('Mul', [tape.op1('Sub', [g, tape.op1('Mul', [n, dot])]), r]);
     }
-    const gw = tape.needsGrad(weight) ? tape.op1('ReduceSum', [tape.op1('Mul', [gy!, n]), tape.graph.ints([0])], { keepdims: 0 }) : null;
+    const gw = tape.needsGrad(weight) ? tape.op1('ReduceSum', [tape.op1('Mul', [gy, n]), tape.graph.ints([0])], { keepdims: 0 }) : null;
     return [gx, gw];
   });
   return y;

@@ -14,8 +14,8 @@ function swapHalves(tape: Tape, x: Value, headDim: number): Value {
  */
 export function rotary(tape: Tape, x: Value, cos: Value, signedSin: Value, headDim: number): Value {
   const y = tape.op1('Add', [tape.op1('Mul', [x, cos]), tape.op1('Mul', [swapHalves(tape, x, headDim), signedSin])]);
-  tape.record([x], [y], ([gy]) => [
-    tape.op1('Add', [tape.op1('Mul', [gy!, cos]), swapHalves(tape, tape.op1('Mul', [gy!, signedSin]), headDim)]),
+  tape.record([x], y, (gy) => [
+    tape.op1('Add', [tape.op1('Mul', [gy, cos]), swapHalves(tape, tape.op1('Mul', [gy, signedSin]), headDim)]),
   ]);
   return y;
 }

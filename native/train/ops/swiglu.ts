@@ -10,15 +10,15 @@ export function swiglu(tape: Tape, gate: Value, up: Value): Value {
   const sigma = tape.op1('Sigmoid', [gate]);
   const a = tape.op1('Mul', [sigma, up]);
   const y = tape.op1('Mul', [gate, a]);
-  tape.record([gate, up], [y], ([gy]) => {
+  tape.record([gate, up], y, (gy) => {
     const one = tape.scalar(1);
     const gGate = tape.needsGrad(gate)
       ? tape.op1('Mul', [
-          tape.op1('Mul', [gy!, a]),
+          tape.op1('Mul', [gy, a]),
           tape.op1('Add', [one, tape.op1('Mul', [gate, tape.op1('Sub', [one, sigma])])]),
         ])
       : null;
-    const gUp = tape.needsGrad(up) ? tape.op1('Mul', [tape.op1('Mul', [gy!, gate]), sigma]) : null;
+    const gUp = tape.needsGrad(up) ? tape.op1('Mul', [tape.op1('Mul', [gy, gate]), sigma]) : null;
     return [gGate, gUp];
   });
   return y;

@@ -69,7 +69,7 @@ function spanRun(text: string, boxes: BoxesBackwards, last: Box, span: MathSpan,
   let currentSpan: MathSpan = span;
   for (;;) {
     const contents: string[] = [];
-    let first: Box = current!;
+    let first: Box = current;
     for (let box: Box | undefined = current; box !== undefined && box.at >= currentSpan.open; box = boxes.before(box.at)) {
       if (box.content !== undefined) contents.push(box.content);
       first = box;

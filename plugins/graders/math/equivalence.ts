@@ -122,8 +122,9 @@ class Comparison {
 
   private orderedEqual(a: Extract<Answer, { kind: 'ordered' }>, b: Extract<Answer, { kind: 'ordered' }>): boolean {
     if (a.open !== b.open || a.close !== b.close || a.items.length !== b.items.length) return false;
-    if (a.names && b.names && new Set([...a.names, ...b.names]).size === a.names.length) {
-      return a.names.every((name, i) => this.equal(a.items[i], b.items[b.names!.indexOf(name)]));
+    const names = b.names;
+    if (a.names && names && new Set([...a.names, ...names]).size === a.names.length) {
+      return a.names.every((name, i) => this.equal(a.items[i], b.items[names.indexOf(name)]));
     }
     return a.items.every((item, i) => this.equal(item, b.items[i]));
   }
