@@ -39,7 +39,7 @@ const SECTIONS: readonly Section[] = [
   { title: 'Knobs of `kl-reg`', intro: '`knobs` when `game` is `kl-reg` (the tandem paper\'s KL-Reg ablation).', schema: KlRegKnobsSchema },
   { title: 'Knobs of `tango`', intro: '`knobs` when `game` is `tango` (RL Tango: a generator and a generative step verifier trained together).', schema: TangoKnobsSchema },
   { title: 'Knobs of `agon`', intro: '`knobs` when `game` is `agon` (Agon: two policies drafting and challenging in rotation).', schema: AgonKnobsSchema },
-  { title: 'Knobs of a world game', intro: '`knobs` when `game` is `tictactoe`, `kuhn-poker`, `negotiation` or another world game (docs/world-games.md). A world game\'s run also defaults to `advantage: "rae"`, `validateEvery: 0`, `finalComparison: 0`, `problemsPerStep: 16`, `groupSize: 4`, `microBatchRows: 32` and `schedule.lr: 1e-3` unless its config says otherwise.', schema: WorldKnobsSchema },
+  { title: 'Knobs of a world game', intro: '`knobs` when `game` is `tictactoe`, `kuhn-poker`, `negotiation` or another world game (docs/world-games.md). A world game\'s run also defaults to `advantage: "rae"`, `validateEvery: 0`, `finalComparison: 0`, `problemsPerStep: 16`, `groupSize: 4`, `microBatchRows: 32` and `schedule.lr: 3e-4` (ours, measured on TicTacToe self-play: 1e-3 lowered the win rate against random, 3e-4 raised it) unless its config says otherwise.', schema: WorldKnobsSchema },
   {
     title: 'Tournament config',
     intro: '`ludus tournament CONFIG` (JSON; README "Tournaments"). Sampling and learner fields mean what they mean in a training config; the learner fields apply to every trainable entrant that does not set its own.',
