@@ -6,7 +6,7 @@ import { TangoKnobsSchema } from '../games/tango.ts';
 import { AgonKnobsSchema } from '../games/agon/agon.ts';
 import { WorldKnobsSchema } from '../core/world/world-game.ts';
 import { RolloutServersSchema, TrainerServerSchema } from '../engine/remote/remote-config.ts';
-import { PolicyAdapterSchema, PolicyConfigSchema, TrainConfigSchema } from '../engine/trainer/train-config.ts';
+import { OpponentPoolSchema, PolicyAdapterSchema, PolicyConfigSchema, TrainConfigSchema } from '../engine/trainer/train-config.ts';
 import { LrScheduleSchema } from '../native/train/lr-schedule.ts';
 import {
   EntrantSchema,
@@ -32,13 +32,14 @@ const SECTIONS: readonly Section[] = [
   { title: 'Rollout servers', intro: '`rolloutServers`: rollouts on vLLM or SGLang servers (or `ludus serve-model`) over HTTP; the learner stays in-process.', schema: RolloutServersSchema },
   { title: 'Trainer server', intro: '`trainerServer`: every trainable policy learns through the trainer API of `ludus serve-trainer` (ludus\'s own API, modelled on Tinker\'s operations, not Tinker\'s protocol) instead of in-process; rollouts stay wherever `rolloutServers` puts them.', schema: TrainerServerSchema },
   { title: 'LoRA adapter', intro: '`adapter` of a policy: a LoRA adapter trained over its frozen `init` instead of a full copy.', schema: PolicyAdapterSchema },
+  { title: 'Opponent pool', intro: "`opponentPool` of a self-play run (a world game's): each step the learner plays, in one seat (the first at even steps, the second at odd ones; ours), a frozen snapshot of itself drawn by PFSP (AlphaStar, Methods) from a pool that starts with its starting weights and gains a snapshot every `snapshotEvery` steps (`RUN/snapshots/<policy>@<step>`); it learns from its own seat only. The pool and the learner's results against each snapshot are checkpointed, so `--resume` continues exactly.", schema: OpponentPoolSchema },
   { title: 'Learning-rate schedule', intro: '`schedule`, at the top level or in a policy.', schema: LrScheduleSchema },
   { title: 'Knobs of `tandem`', intro: '`knobs` when `game` is `tandem` (Tandem RL).', schema: TandemKnobsSchema },
   { title: 'Knobs of `grpo`', intro: '`knobs` when `game` is `grpo` (vanilla GRPO, the papers\' baseline).', schema: GrpoKnobsSchema },
   { title: 'Knobs of `kl-reg`', intro: '`knobs` when `game` is `kl-reg` (the tandem paper\'s KL-Reg ablation).', schema: KlRegKnobsSchema },
   { title: 'Knobs of `tango`', intro: '`knobs` when `game` is `tango` (RL Tango: a generator and a generative step verifier trained together).', schema: TangoKnobsSchema },
   { title: 'Knobs of `agon`', intro: '`knobs` when `game` is `agon` (Agon: two policies drafting and challenging in rotation).', schema: AgonKnobsSchema },
-  { title: 'Knobs of a world game', intro: '`knobs` when `game` is `tictactoe`, `kuhn-poker`, `negotiation` or another world game (docs/world-games.md). A world game\'s run also defaults to `advantage: "rae"`, `validateEvery: 0`, `finalComparison: 0`, `problemsPerStep: 16`, `groupSize: 4`, `microBatchRows: 32` and `schedule.lr: 1e-3` unless its config says otherwise.', schema: WorldKnobsSchema },
+  { title: 'Knobs of a world game', intro: '`knobs` when `game` is `tictactoe`, `kuhn-poker`, `negotiation` or another world game (docs/world-games.md). A world game\'s run also defaults to `advantage: "rae"`, `validateEvery: 0`, `finalComparison: 0`, `problemsPerStep: 16`, `groupSize: 4`, `microBatchRows: 32` and `schedule.lr: 3e-4` (ours, measured on TicTacToe self-play: 1e-3 lowered the win rate against random, 3e-4 raised it) unless its config says otherwise.', schema: WorldKnobsSchema },
   {
     title: 'Tournament config',
     intro: '`ludus tournament CONFIG` (JSON; docs/tournaments.md). Sampling and learner fields mean what they mean in a training config; the learner fields apply to every trainable entrant that does not set its own.',

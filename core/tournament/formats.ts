@@ -163,14 +163,19 @@ export function pfspDraws(learner: string, candidates: readonly string[], option
   const left = [...candidates];
   const drawn: string[] = [];
   while (drawn.length < options.opponents && left.length > 0) {
-    const rates = left.map((opponent) => {
-      const h = headToHead(payoff, learner, opponent);
-      return smoothedWinRate(h.wins + h.draws / 2, gamesOf(h), options.winRatePrior);
-    });
-    const [chosen] = left.splice(sampleIndex(rng, pfspProbabilities(options.weighting, rates, options.hardExponent)), 1);
+    const [chosen] = left.splice(sampleIndex(rng, pfspOpponentProbabilities(learner, left, options, payoff)), 1);
     drawn.push(chosen);
   }
   return drawn;
+}
+
+/** PFSP's probability of each candidate, in order: f of the learner's smoothed win rate against it (draws count half), normalised. */
+export function pfspOpponentProbabilities(learner: string, candidates: readonly string[], options: Pick<LeagueOptions, 'weighting' | 'hardExponent' | 'winRatePrior'>, payoff: PayoffTable): number[] {
+  const rates = candidates.map((opponent) => {
+    const h = headToHead(payoff, learner, opponent);
+    return smoothedWinRate(h.wins + h.draws / 2, gamesOf(h), options.winRatePrior);
+  });
+  return pfspProbabilities(options.weighting, rates, options.hardExponent);
 }
 
 function requireEntrants(format: string, names: readonly string[], least: number): void {

@@ -28,11 +28,11 @@ export class PolicyPool {
   private readonly versions = new Map<string, number>();
 
   private constructor(
-    private readonly policies: ReadonlyMap<string, Policy>,
+    private readonly policies: Map<string, Policy>,
     private readonly starts: ReadonlyMap<string, Policy>,
-    readonly specs: ReadonlyMap<string, PolicySpec>,
+    private readonly specsByName: Map<string, PolicySpec>,
     readonly tokenizer: TextTokenizer,
-    private readonly dirs: ReadonlyMap<string, string>,
+    private readonly dirs: Map<string, string>,
     versions: ReadonlyMap<string, number> = new Map(),
   ) {
     for (const name of policies.keys()) this.versions.set(name, versions.get(name) ?? 0);
@@ -75,6 +75,24 @@ export class PolicyPool {
     }
     assertSharedTokenizer([...policies.values()]);
     return new PolicyPool(policies, starts, new Map(specs.map((spec) => [spec.name, spec])), tokenizer ?? fail('POLICY_INVALID', 'no policy to load'), dirs, options.versions);
+  }
+
+  get specs(): ReadonlyMap<string, PolicySpec> {
+    return this.specsByName;
+  }
+
+  /**
+   * A frozen copy of `of` joins the pool as `name` (a snapshot of a learner, for an opponent pool): its config and
+   * starting directory, and `weights` (its own copy: a learner's live weights change under it).
+   */
+  addFrozen(name: string, of: string, weights: Weights): void {
+    if (this.policies.has(name)) fail('POLICY_INVALID', `policy "${name}" is already in this run`, { policy: name });
+    const source = this.policy(of);
+    if (source.config.lora) fail('CONFIG_INVALID', `policy "${of}" has a LoRA adapter; a frozen copy of it is not supported`, { policy: of });
+    this.policies.set(name, { ...source, name, weights });
+    this.specsByName.set(name, { name, init: this.dir(of), trainable: false });
+    this.dirs.set(name, this.dir(of));
+    this.versions.set(name, 0);
   }
 
   get names(): string[] {

@@ -52,6 +52,31 @@ export const PolicyConfigSchema = LearnerSettingsSchema.extend({
 
 export type PolicyConfig = z.output<typeof PolicyConfigSchema>;
 
+/** PFSP's weighting of opponents (AlphaStar, Vinyals et al. 2019, Methods), shared by a run's opponent pool and a tournament league. */
+export const PfspSettingsSchema = z.strictObject({
+  weighting: z
+    .enum(['hard', 'variance', 'uniform'])
+    .default('hard')
+    .describe("PFSP weighting over the win rate x against each opponent (AlphaStar, Methods): `hard` (1 − x)^p, `variance` x(1 − x), `uniform` (plain FSP); AlphaStar's main agents use hard"),
+  hardExponent: z.number().positive().default(2).describe('p of f_hard (AlphaStar, Methods: 2)'),
+  winRatePrior: z.number().min(0).default(1).describe('games split evenly added to every win rate, so an opponent never met counts as 0.5 (ours)'),
+});
+
+/**
+ * Self-play against a frozen pool of the learner's own snapshots instead of its current self (AlphaStar's league,
+ * Methods; SPIRAL trains against its current self only). Each step the learner sits in one seat (the first at even
+ * steps, the second at odd ones: ours) and an opponent drawn from the pool by PFSP sits in the others; it learns from
+ * its own seat only.
+ */
+export const OpponentPoolSchema = PfspSettingsSchema.extend({
+  snapshotEvery: z
+    .number()
+    .int()
+    .positive()
+    .default(10)
+    .describe("steps between snapshots of the learner joining the pool as `<policy>@<step>` (ours: 10; neither SPIRAL nor AlphaStar gives one for a run this short); the pool starts with its starting weights, `<policy>@0`"),
+});
+
 /**
  * One RL run (`ludus train --config FILE`). Defaults follow the tandem paper (§3.3, §4.1, appendix A) where its
  * values apply to the shipped 3M-parameter base; a default no paper gives is marked as ours. Every field's meaning
@@ -114,6 +139,9 @@ export const TrainConfigSchema = z
     maxConsecutiveNonFinite: z.number().int().positive().default(3).describe('non-finite updates are skipped; this many in a row abort the run'),
     rolloutServers: RolloutServersSchema.optional().describe('rollouts on vLLM or SGLang servers (or `ludus serve-model`) over HTTP instead of the in-process decoders (see Rollout servers below)'),
     trainerServer: TrainerServerSchema.optional().describe('every trainable policy learns through the ludus trainer API (`ludus serve-trainer`; modelled on the operations of Tinker, not its protocol) instead of the in-process learner (see Trainer server below)'),
+    opponentPool: OpponentPoolSchema.optional().describe(
+      "self-play against a frozen pool of the learner's snapshots drawn by PFSP (see Opponent pool below); absent: against its current self (SPIRAL). A self-play game only",
+    ),
     finalComparison: z
       .number()
       .int()

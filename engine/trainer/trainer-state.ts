@@ -1,4 +1,5 @@
 import type { Split } from '../../core/tasks/task.ts';
+import type { OpponentPoolState } from './opponent-pool.ts';
 import type { TrainConfig } from './train-config.ts';
 
 /** The JSON half of a training checkpoint (the policies' weights and AdamW moments are the other half). */
@@ -17,4 +18,6 @@ export interface TrainerState extends Record<string, unknown> {
   eventSeq: number;
   /** Per role: its advantage estimator's state (Tango's EMA of class counts); stateless estimators keep null. */
   estimators: Record<string, unknown>;
+  /** With an opponent pool: its snapshots and the learner's results against each. */
+  pool?: OpponentPoolState;
 }

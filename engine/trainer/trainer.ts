@@ -42,6 +42,7 @@ import type { TrainerState } from './trainer-state.ts';
 import { FORFEIT_START_LABEL } from '../../core/world/forfeit-credit.ts';
 import { transcriptLine, type MatchAdvantage } from './transcript-line.ts';
 import { validate } from './validate.ts';
+import { drawOpponent, poolLearner, poolSeats, recordPoolResults, reopenPool, startPool, takeSnapshot } from './opponent-pool.ts';
 
 export interface TrainRun {
   /** Run directory: run.json, metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/ (resumable), best/ (by validation). */
@@ -128,6 +129,11 @@ export async function train(run: TrainRun): Promise<TrainResult> {
         : {}),
     },
   );
+  const poolOf = config.opponentPool && poolLearner(game, config);
+  if (poolOf) {
+    if (state.pool) await reopenPool(pool, poolOf, state.pool, run.out);
+    else state.pool = startPool(pool, poolOf);
+  }
   // Servers are checked before anything else is built, so an unreachable one fails the run before it starts.
   const first = pool.policy(game.policies[0]);
   const stopTokens = [...new Set(game.policies.flatMap((name) => pool.policy(name).config.eosTokenIds))];
@@ -188,7 +194,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       await run.gate?.wait();
       if (stopped()) break;
       const started = performance.now();
-      const rotation = game.rotation.at(state.step);
+      const rotation = poolOf ? poolSeats(game, poolOf, drawOpponent(state.pool!, config.opponentPool!, poolOf, config.seed, state.step), state.step) : game.rotation.at(state.step);
       const seeds = trainingSeeds(config.seed, state.step);
       const matches = await playMatches(arena, {
         problems: stepProblems(task, config, state.cursor),
@@ -241,6 +247,10 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       await appendJsonl(files.transcripts, matches.map((match, i) => transcriptLine(step, match, seeds, config, advantages[i])));
       if (events.live) advantages.forEach((byRole, i) => Object.entries(byRole).forEach(([role, a]) => events.publish({ type: 'advantage', matchId: matches[i].matchId, role, ...a })));
       events.publish({ type: 'train-step', step, trains: rotation.trains, metrics: flatMetrics(line) });
+      if (poolOf) {
+        recordPoolResults(state.pool!, matches, rotation.seats, poolOf);
+        await takeSnapshot(pool, poolOf, state.pool!, config.opponentPool!, step, run.out);
+      }
       state.step = step;
       state.cursor += config.problemsPerStep;
       if (config.validateEvery > 0 && step % config.validateEvery === 0) await validateAndKeepBest(step);

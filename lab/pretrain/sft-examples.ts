@@ -18,7 +18,11 @@ type VerificationConfig = NonNullable<PretrainConfig['verification']>;
 export type VerificationMix = Omit<VerificationConfig, 'solutions' | 'missRate'> & Partial<Pick<VerificationConfig, 'solutions' | 'missRate'>>;
 export type ChallengeMix = NonNullable<PretrainConfig['challenge']>;
 
-/** Seeds what the example at each data position is: its task, whether it is a verification, its slips and flips. */
+/**
+ * Seeds what the example at each data position is: its task, whether it is a verification, its slips and flips. A
+ * task's own draws at a position must come from another stream, or they repeat the draw that chose the task (the
+ * world task once used 11: docs/world-games.md).
+ */
 const EXAMPLE_STREAM = 11;
 
 /**

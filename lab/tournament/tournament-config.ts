@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WENG_LIN_DEFAULTS } from '../../core/tournament/skill-ratings.ts';
-import { LearnerSettingsSchema, MAX_ROWS, PolicyAdapterSchema, TrainConfigSchema } from '../../engine/trainer/train-config.ts';
+import { LearnerSettingsSchema, MAX_ROWS, PfspSettingsSchema, PolicyAdapterSchema, TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
 /** Entrant names become directory names and match labels: letters, digits, `.`, `_`, `-` (`@` is kept for snapshots). */
 const ENTRANT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -63,12 +63,7 @@ export const LeagueSchema = z.strictObject({
   kind: z.literal('league').describe('`"league"`'),
   rounds: z.number().int().positive().describe('league rounds'),
   opponents: z.number().int().positive().default(2).describe('distinct opponents a trainable entrant meets each round (ours)'),
-  weighting: z
-    .enum(['hard', 'variance', 'uniform'])
-    .default('hard')
-    .describe("PFSP weighting over the win rate x against each opponent (AlphaStar, Methods): `hard` (1 − x)^p, `variance` x(1 − x), `uniform` (plain FSP); AlphaStar's main agents use hard"),
-  hardExponent: z.number().positive().default(2).describe('p of f_hard (AlphaStar, Methods: 2)'),
-  winRatePrior: z.number().min(0).default(1).describe('games split evenly added to every win rate, so an opponent never met counts as 0.5 (ours)'),
+  ...PfspSettingsSchema.shape,
 });
 
 export const FixturesSchema = z.strictObject({

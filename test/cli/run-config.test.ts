@@ -32,6 +32,13 @@ describe('resolveRun', () => {
     });
   });
 
+  describe('having a world game', () => {
+    it("should take the world games' run defaults (RAE, lr 3e-4 as measured), the config's own fields winning", async () => {
+      expect((await resolveRun('tictactoe', { plugin: [] })).config).toMatchObject({ advantage: 'rae', task: 'world', schedule: { lr: 3e-4 }, problemsPerStep: 16, groupSize: 4 });
+      expect((await resolveRun('kuhn-poker', { plugin: [], config: await configFile({ schedule: { lr: 1e-3 } }) })).config.schedule.lr).toBe(1e-3);
+    });
+  });
+
   describe('having a task or a grader in the config', () => {
     it('should keep what the config says over any default', async () => {
       expect((await resolveRun('tango', { plugin: [], config: await configFile({ task: 'arithmetic' }) })).config).toMatchObject({ task: 'arithmetic', grader: 'math' });

@@ -126,3 +126,36 @@ describe('the arithmetic-judge mix (slipped verifications with a miss rate, Agon
     expect(() => PretrainConfigSchema.parse({ task: 'arithmetic', verification: { share: 0.6 }, challenge: { share: 0.5 } })).toThrow(/challenge/);
   });
 });
+
+describe('mixedExample over the world preset', () => {
+  it("should reach every Kuhn Poker history and every TicTacToe opening, the task's draws independent of the draw that chose the task", async () => {
+    const { worldMovesTask } = await import('../../../core/world/world-moves-task.ts');
+    const { kuhnPokerWorld } = await import('../../../games/kuhn-poker.ts');
+    const { ticTacToeWorld } = await import('../../../games/tictactoe.ts');
+    const { negotiationWorld } = await import('../../../games/negotiation.ts');
+    const worlds: Record<string, unknown> = { 'kuhn-poker': kuhnPokerWorld, tictactoe: ticTacToeWorld, negotiation: negotiationWorld };
+    const preset = PretrainConfigSchema.parse(PRETRAIN_PRESETS.world);
+    const world = (options: Record<string, unknown>) => worldMovesTask(worlds[options.game as string] as never, preset.seed, { legalLine: options.legalLine === true });
+    const mix = [
+      { task: world(preset.taskOptions), share: 1 - preset.alsoTasks.reduce((sum, a) => sum + a.share, 0) },
+      ...preset.alsoTasks.map((a) => ({ task: world(a.taskOptions), share: a.share })),
+    ];
+    const histories = new Map<string, number>();
+    const openings = new Set<string>();
+    let kuhn = 0;
+    for (let position = 0; position < 4000; position++) {
+      const { prompt } = mixedExample(mix, undefined, preset.seed, position);
+      if (prompt.startsWith('Kuhn')) {
+        kuhn++;
+        const history = /\n(So far: [^\n]*|No bets yet\.)\n/.exec(prompt)![1];
+        histories.set(history, (histories.get(history) ?? 0) + 1);
+      }
+      const board = /\n((?:[1-9XO] [1-9XO] [1-9XO]\n?){3})/.exec(prompt)?.[1].replace(/\s/g, '');
+      if (board && [...board].filter((c) => c === 'X').length === 1 && ![...board].includes('O')) openings.add(board);
+    }
+    // A random legal game reaches a check to the second player a quarter of the time, and a bet after it an eighth.
+    expect([...histories.keys()].sort()).toEqual(['No bets yet.', 'So far: first bets.', 'So far: first checks, second bets.', 'So far: first checks.']);
+    for (const count of histories.values()) expect(count / kuhn).toBeGreaterThan(0.05);
+    expect(openings.size).toBe(9);
+  });
+});
