@@ -99,7 +99,7 @@ describe('AgonExperimentConfigSchema', () => {
     expect(parseConfig(AgonExperimentConfigSchema, {}, 'test').arms).toEqual(['agon', 'fixed-roles', 'cooperative', 'self-refinement', 'grpo']);
     expectConfigInvalid((input) => parseConfig(AgonExperimentConfigSchema, input, 'test'), [
       [{ arms: ['agon', 'agon'] }, 'arms'],
-      [{ arms: ['tango'] }, 'arms'],
+      [{ arms: ['tango'] }, 'arms.0'],
       [{ arms: [] }, 'arms'],
     ]);
   });
