@@ -4,7 +4,7 @@ import { parseConfig } from '../../core/parse-config.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
 import { checkpointPolicyDir } from '../../engine/trainer/trainer.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
-import { policyDivergence, type AnswerDivergence } from '../eval/answer-divergence.ts';
+import type { AnswerDivergence } from '../eval/answer-divergence.ts';
 import { pairedPassTest, type CascadeEvalResult } from '../eval/cascade-eval.ts';
 import { pairedTest } from '../eval/significance.ts';
 import type { EvalReport, PairedTest } from '../eval/report-types.ts';
@@ -177,7 +177,7 @@ async function evaluateAgon(context: ExperimentContext, trained: readonly Traine
     const [a, b] = [policyOf(arm, 'A'), policyOf(arm, 'B')];
     const key = { task: config.task, seed: config.seed, eval: config.eval, grader: context.grader, turnTokens, a, b, trained: trainedBy(a) };
     divergence[arm] = await context.cached(`divergence ${arm}`, key, async () =>
-      policyDivergence((await context.services.loadPolicy(a, `${arm} A`)).policy, (await context.services.loadPolicy(b, `${arm} B`)).policy, {
+      context.services.policyDivergence((await context.services.loadPolicy(a, `${arm} A`)).policy, (await context.services.loadPolicy(b, `${arm} B`)).policy, {
         tokenizer,
         problems,
         samples: config.eval.samples,
