@@ -4,6 +4,7 @@ import { coAuthors, writtenHow } from '../core/protocols/protocol.ts';
 import type { IdlePolicy } from '../engine/trainer/metrics-line.ts';
 import { bestPolicyDir, checkpointPolicyDir } from '../engine/trainer/run-dir.ts';
 import type { TrainResult } from '../engine/trainer/trainer.ts';
+import { pairDivergenceLine, type PairDivergence } from './pair-divergence.ts';
 
 /** What the end-of-run summary needs besides the result: the run as planned, and what the steps showed. */
 export interface RunFacts {
@@ -16,6 +17,8 @@ export interface RunFacts {
   readonly idle: ReadonlyMap<string, readonly number[]>;
   /** Steps this process ran (a resumed run's earlier steps are not in `idle`). */
   readonly stepsRun: number;
+  /** Two policies seated in turn (Agon's A and B): how often they answer the held-out problems differently on the same seeds. */
+  readonly pair?: PairDivergence;
 }
 
 const quote = (arg: string): string => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);
@@ -43,6 +46,7 @@ export function runSummary(result: TrainResult, facts: RunFacts, seconds: number
       `    policy ${c.policy} trained ${pct(c.trained)}   at the start ${pct(c.start)}   difference ${c.difference.value >= 0 ? '+' : ''}${(100 * c.difference.value).toFixed(1)} ± ${(100 * c.difference.se).toFixed(1)} points (paired, bootstrap SE)`,
     );
   }
+  if (facts.pair) lines.push(pairDivergenceLine(facts.pair));
   const validated = seats[role];
   const updates = updatesOf(game.rotation, validated, result.steps);
   if (facts.trained.some((p) => p.name === validated) && updates < result.steps) {

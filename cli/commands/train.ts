@@ -7,6 +7,7 @@ import { planPolicies } from '../../engine/trainer/policy-plan.ts';
 import type { TrainResult } from '../../engine/trainer/trainer.ts';
 import { deviceOption, forceThreadsOption, parseDevice, restartOption, resumeMode, threadsOption } from '../options.ts';
 import { pluginOption, recordedConfig, resolveRun, type RunOptions } from '../run-config.ts';
+import { pairDivergence } from '../pair-divergence.ts';
 import { commandLine, idleWarning, runSummary } from '../run-summary.ts';
 import { trainInWorker, type WorkerTraining } from '../training/train-in-worker.ts';
 import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
@@ -43,7 +44,7 @@ export function register(program: Command): void {
   watchOptions(command, 'the matches and training curves').action(async (gameName: string, opts: TrainOptions) => {
     const mode = resumeMode(opts);
     const recorded = mode !== false && opts.config === undefined && opts.plugin.length === 0 ? await recordedConfig(opts.out) : undefined;
-    const { config, game } = await resolveRun(gameName, opts, {}, recorded);
+    const { config, game, catalog } = await resolveRun(gameName, opts, {}, recorded);
     const began = performance.now();
     const planned = planPolicies(game, config);
     const trained = planned.flatMap((p) => (p.learner ? [{ name: p.spec.name, init: p.spec.init }] : []));
@@ -107,8 +108,9 @@ export function register(program: Command): void {
       process.exitCode = SIGNAL_EXIT[signalled ?? 'SIGINT'];
       return;
     }
-    process.stderr.write(runSummary(result, facts, (performance.now() - began) / 1000));
-    process.stdout.write(`${JSON.stringify({ out: opts.out, steps: result.steps, best: result.best, ...(result.comparison ? { comparison: result.comparison } : {}) })}\n`);
+    const divergence = result.steps === config.steps ? await pairDivergence(game, catalog, config, opts.out, trained.map((p) => p.name), opts.threads) : null;
+    process.stderr.write(runSummary(result, { ...facts, ...(divergence ? { pair: divergence } : {}) }, (performance.now() - began) / 1000));
+    process.stdout.write(`${JSON.stringify({ out: opts.out, steps: result.steps, best: result.best, ...(result.comparison ? { comparison: result.comparison } : {}), ...(divergence ? { divergence } : {}) })}\n`);
   });
 }
 

@@ -52,8 +52,11 @@ export interface CascadeEvalResult {
   readonly regressed: Estimate;
   /** Mean tokens per answer of each stage: drafting (all drafts), the challenge, and the summary prefill (what the challenger read beyond the plain problem). */
   readonly trace_tokens: { readonly draft: Estimate; readonly challenge: Estimate; readonly summary_prefill: Estimate };
-  /** Per problem, in order: correct challenges and correct first drafts out of `samples` (for paired tests). */
-  readonly per_problem: readonly { readonly id: string; readonly correct: number; readonly draft_correct: number }[];
+  /**
+   * Per problem, in order, out of `samples`: correct challenges, correct first drafts, and conversions (every draft
+   * wrong, the challenge right), for paired tests. `converted` is absent in results made before it was recorded.
+   */
+  readonly per_problem: readonly { readonly id: string; readonly correct: number; readonly draft_correct: number; readonly converted?: number }[];
 }
 
 export interface CascadeEvalOptions extends GameEvalOptions {
@@ -110,6 +113,7 @@ export async function evaluateCascade(options: CascadeEvalOptions): Promise<Casc
   const n = options.samples;
   const correct = played.map((answers) => answers.filter((a) => a.correct).length);
   const draftCorrect = played.map((answers) => answers.filter((a) => a.draftCorrect).length);
+  const converted = played.map((answers) => answers.filter(isConversion).length);
   const ks = paperKs(n);
   const rate = (f: (a: Answer) => number, stream: number) => problemMeanEstimates(perProblemMeans([played], f), resamples, (b) => deriveSeed(options.seed, 9, stream, b)).macro;
   return {
@@ -124,12 +128,15 @@ export async function evaluateCascade(options: CascadeEvalOptions): Promise<Casc
     pass_at_k: passAtKEstimates([correct], n, ks, resamples, deriveSeed(options.seed, 9, 1)).macro,
     draft_pass_at_k: passAtKEstimates([draftCorrect], n, ks, resamples, deriveSeed(options.seed, 9, 2)).macro,
     answer_present_rate: rate((a) => Number(a.answerPresent), 3),
-    converted: rate((a) => Number(a.correct && !a.anyDraftCorrect), 4),
+    converted: rate((a) => Number(isConversion(a)), 4),
     regressed: rate((a) => Number(!a.correct && a.anyDraftCorrect), 5),
     trace_tokens: { draft: rate((a) => a.draftTokens, 6), challenge: rate((a) => a.challengeTokens, 7), summary_prefill: rate((a) => a.prefillTokens, 8) },
-    per_problem: problems.map((problem, p) => ({ id: problem.id, correct: correct[p], draft_correct: draftCorrect[p] })),
+    per_problem: problems.map((problem, p) => ({ id: problem.id, correct: correct[p], draft_correct: draftCorrect[p], converted: converted[p] })),
   };
 }
+
+/** Every draft wrong and the challenge right: what the conversion bonus pays for. */
+const isConversion = (a: Answer): boolean => a.correct && !a.anyDraftCorrect;
 
 interface Answer {
   correct: boolean;

@@ -19,6 +19,23 @@ export const ARM_KNOBS: Record<Exclude<AgonArm, 'grpo'>, Record<string, unknown>
 export const AGON_ROWS = ['base', 'grpo', 'base-cascade', 'moa', 'grpo-cascade', 'agon', 'agon-reversed', 'fixed-roles', 'cooperative', 'self-refinement'] as const;
 export type AgonRow = (typeof AGON_ROWS)[number];
 
+/** The trained run each row reads its policies from (none: the untrained base). */
+export const ROW_ARM: Record<AgonRow, AgonArm | null> = {
+  base: null,
+  grpo: 'grpo',
+  'base-cascade': null,
+  moa: null,
+  'grpo-cascade': 'grpo',
+  agon: 'agon',
+  'agon-reversed': 'agon',
+  'fixed-roles': 'fixed-roles',
+  cooperative: 'cooperative',
+  'self-refinement': 'self-refinement',
+};
+
+/** The runs with two adapters A and B, whose answers on the same seeds are compared (do the pair behave differently?). */
+export const PAIRED_ARMS = ['agon', 'fixed-roles', 'cooperative'] as const satisfies readonly AgonArm[];
+
 export const ROW_LABELS: Record<AgonRow, string> = {
   base: 'base (one pass)',
   grpo: 'vanilla GRPO (one pass)',
@@ -46,6 +63,17 @@ export const AgonExperimentConfigSchema = z
     seed: z.number().int().min(0).max(2 ** 32 - 1).default(0),
     /** Training seeds, each a whole experiment in seed-<s>/, summarized across seeds (mean ± SE) in the top report; overrides `seed`. */
     seeds: z.array(z.number().int().min(0).max(2 ** 32 - 1)).min(1).optional(),
+    /**
+     * The runs trained, in AGON_ARMS order whatever the order given (default: all five); a row whose run is not trained
+     * is not evaluated, the untrained base's rows always are. Ours: a smaller design, e.g. Agon against its cooperative
+     * ablation alone, costs a fraction of the whole on a small machine.
+     */
+    arms: z
+      .array(z.enum(AGON_ARMS))
+      .min(1)
+      .refine((arms) => new Set(arms).size === arms.length, { message: 'lists a run twice' })
+      .default([...AGON_ARMS])
+      .transform((arms) => AGON_ARMS.filter((arm) => arms.includes(arm))),
     /** The frozen base under every adapter, or 'default' (the shipped base of the task). */
     model: z.string().default('default'),
     task: z.string().default('arithmetic'),

@@ -11,14 +11,23 @@ import { linePlot, type LineSeries } from '../reports/plots/line-plot.ts';
 import { passAtKPlot } from '../reports/plots/pass-at-k-plot.ts';
 import { svgToPng } from '../reports/plots/rasterize.ts';
 import type { Figure } from '../reports/report-plots.ts';
-import { AGON_ROWS, ROW_LABELS, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
-import type { AgonExperimentResult, AgonRowResult } from './agon-result.ts';
+import { AGON_ROWS, ROW_LABELS, type AgonArm, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
+import type { AgonExperimentResult, AgonRowResult, TrainingConversions } from './agon-result.ts';
+export type { TrainingConversions } from './agon-result.ts';
 import { costTable } from './tango-report.ts';
 import { present } from '../../core/errors.ts';
 
 export const AGON_REPORT = 'report.md';
 
 type Result = Omit<AgonExperimentResult, 'report'>;
+
+const ARM_DESCRIPTIONS: Record<AgonArm, string> = {
+  agon: 'Agon (two rank-16 LoRA adapters A and B, roles swapping every step)',
+  'fixed-roles': 'fixed roles (A always drafts)',
+  cooperative: 'cooperative exchange (conversion bonus 0)',
+  'self-refinement': 'self-refinement (one adapter challenging its own draft)',
+  grpo: 'vanilla GRPO (one rank-16 adapter, one pass)',
+};
 
 const pct = (e: Estimate | undefined) => (e ? percentEstimate(e) : '–');
 const tokens = (e: Estimate | number | undefined) => (e === undefined ? '–' : typeof e === 'number' ? e.toFixed(1) : `${e.value.toFixed(1)} ± ${e.se.toFixed(1)}`);
@@ -79,6 +88,8 @@ export async function writeAgonReport(result: Result, config: AgonExperimentConf
     ...figures.slice(0, 1).map((f) => `![${f.caption}](${f.name}.png)\n\n*${f.caption}*`),
     `## Paired tests`,
     testsTable(result),
+    `## Do A and B answer differently?`,
+    divergenceSection(result, config),
     `## What this run says of the paper's claims`,
     claimsSection(result),
     `## Ablations (§5)`,
@@ -102,12 +113,11 @@ export async function writeAgonReport(result: Result, config: AgonExperimentConf
 }
 
 function notes(result: Result, config: AgonExperimentConfig): string {
-  const agon = present(result.arms.find((a) => a.arm === 'agon'), 'the agon arm').config;
+  const agon = present(result.arms.find((a) => a.arm === 'agon') ?? result.arms[0], 'a trained arm').config;
   const knobs = Object.entries(agon.knobs).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
   return [
-    `Five runs from one frozen base (\`${result.base}\`), task \`${config.task}\`, seed ${config.seed}, ${config.steps} optimizer steps each: ` +
-      `Agon (two rank-16 LoRA adapters A and B, roles swapping every step), fixed roles (A always drafts), cooperative exchange (conversion bonus 0), ` +
-      `self-refinement (one adapter challenging its own draft), and vanilla GRPO (one rank-16 adapter, one pass). Each step: ${agon.problemsPerStep} problems × groups of ${agon.groupSize}, ` +
+    `${result.arms.length === 1 ? 'One run' : `${result.arms.length} runs`} from one frozen base (\`${result.base}\`), task \`${config.task}\`, seed ${config.seed}, ${config.steps} optimizer steps each: ` +
+      `${result.arms.map((arm) => ARM_DESCRIPTIONS[arm.arm]).join('; ')}. Each step: ${agon.problemsPerStep} problems × groups of ${agon.groupSize}, ` +
       `advantage \`${agon.advantage}\` (zero-variance groups dropped in every run, GRPO's too, as the paper's GRPO drops them), learning rate ${agon.schedule.lr}, rollout temperature ${agon.temperature}, grader \`${agon.grader}\`` +
       `${knobs.length > 0 ? `; agon knobs ${knobs.join(', ')}` : ''} (every other knob at its default: see games/agon/agon.ts). Every Agon adapter and the GRPO adapter take one update per step on ${agon.problemsPerStep * agon.groupSize} generations of its own.`,
     `**Budget.** Every generation, in every model, is capped at ${result.turnTokens} tokens (the agon turn cap; GRPO trains and answers at the same cap). A cascade answer costs two capped generations (the draft, then the challenge that reads the draft's summary, its final answer withheld); a one-pass model's pass@2 spends the same two generations with an oracle picking the better, so "Agon pass@1 vs GRPO pass@2" is the generation-count-matched comparison and pass@1 vs pass@1 the per-answer one. The summary the challenger reads is extra prefill, reported apart (the paper does not equalize it either, §4).`,
@@ -133,12 +143,13 @@ function mainTable(rows: readonly (readonly [AgonRow, RowView])[]): string {
 
 function claimsSection(result: Result): string {
   const tests = correctFamily(result.tests);
-  const find = (model: AgonRow, other: AgonRow, k: number) => tests.find((t) => t.model === model && t.other === other && t.other_k === k);
+  const find = (model: AgonRow, other: AgonRow, k: number, metric?: string) => tests.find((t) => t.model === model && t.other === other && t.other_k === k && (metric === undefined ? t.metric !== 'converted' : t.metric === metric));
   const claims: Claim[] = [
     { claim: 'Agon beats vanilla GRPO per answer', evidence: 'Agon cascade pass@1 > GRPO pass@1', test: find('agon', 'grpo', 1) },
     { claim: 'Agon beats vanilla GRPO at the same number of generations', evidence: 'Agon cascade pass@1 > GRPO pass@2', test: find('agon', 'grpo', 2) },
     { claim: 'Rotating roles helps (§5: 61 vs 52)', evidence: 'Agon > fixed roles', test: find('agon', 'fixed-roles', 1) },
     { claim: 'Competition helps (§5: 32 vs 30)', evidence: 'Agon > cooperative exchange (conversion bonus 0)', test: find('agon', 'cooperative', 1) },
+    { claim: 'The conversion bonus raises conversions (§4)', evidence: 'Agon > cooperative exchange on answers converting a wrong draft', test: find('agon', 'cooperative', 1, 'converted') },
     { claim: 'Exchange across two policies beats self-refinement', evidence: 'Agon > self-refinement', test: find('agon', 'self-refinement', 1) },
     { claim: 'Training beats an untrained Mixture-of-Agents', evidence: 'Agon > Mixture-of-Agents', test: find('agon', 'moa', 1) },
   ];
@@ -147,8 +158,8 @@ function claimsSection(result: Result): string {
 
 function testsTable(result: Result): string {
   const tests = correctFamily(result.tests);
-  const rows = result.tests.map((t, i) => [`${ROW_LABELS[t.model]} > ${ROW_LABELS[t.other]}`, t.other_k === 1 ? 'pass@1' : `pass@1 vs pass@${t.other_k}`, ...testCells(tests[i])]);
-  return `${testsPreamble(tests.length)} Per-problem pass rates, problems paired by id (H1: the first is higher).\n\n${markdownTable(['comparison', 'metric', ...TEST_COLUMNS], rows)}`;
+  const rows = result.tests.map((t, i) => [`${ROW_LABELS[t.model]} > ${ROW_LABELS[t.other]}`, t.metric, ...testCells(tests[i])]);
+  return `${testsPreamble(tests.length)} Per-problem pass rates, or for \`converted\` each problem's share of answers converting a wrong draft, problems paired by id (H1: the first is higher).\n\n${markdownTable(['comparison', 'metric', ...TEST_COLUMNS], rows)}`;
 }
 
 function ablationTable(result: Result, rows: readonly (readonly [AgonRow, RowView])[]): string {
@@ -163,7 +174,7 @@ function ablationTable(result: Result, rows: readonly (readonly [AgonRow, RowVie
     ['self-refinement', '–', 'yes', 'yes', 'one'],
     ['grpo', '–', '–', 'no', 'one'],
   ];
-  const body = lines.map(([row, rotation, competition, exchange, policies]) => {
+  const body = lines.filter(([row]) => of(row) !== undefined).map(([row, rotation, competition, exchange, policies]) => {
     const v = of(row);
     const t = test(row);
     return [ROW_LABELS[row], rotation, competition, exchange, policies, pct(v?.passAtK['1']), agon && v && row !== 'agon' ? signed((agon.passAtK['1'].value - v.passAtK['1'].value) * 100, 1) : '–', t ? `${pValue(t.p_holm).replace(/\*+$/, '')}${t.p_holm < SIGNIFICANCE_LEVEL ? '' : ' (not significant)'}` : '–'];
@@ -187,8 +198,36 @@ function passFigure(rows: readonly (readonly [AgonRow, RowView])[]): Figure | un
 }
 
 async function metricsOf(result: Result, arm: string): Promise<MetricsLine[]> {
-  const path = join(result.out, arm, METRICS_FILE);
+  return metricsIn(join(result.out, arm));
+}
+
+async function metricsIn(dir: string): Promise<MetricsLine[]> {
+  const path = join(dir, METRICS_FILE);
   return (await pathExists(path)) ? readJsonl<MetricsLine>(path) : [];
+}
+
+/** The conversions a run's metrics.jsonl records (Agon's challenger labels `converted` and `draft_correct`). */
+export async function trainingConversions(dir: string): Promise<TrainingConversions> {
+  const steps = (await metricsIn(dir)).flatMap((line) => {
+    const role = line.roles.challenger as Record<string, unknown> | undefined;
+    const [converted, draftCorrect] = [role?.converted, role?.draft_correct];
+    if (typeof converted !== 'number' || typeof draftCorrect !== 'number') return [];
+    return [{ step: line.step, converted, draft_correct: draftCorrect, per_wrong_draft: draftCorrect < 1 ? converted / (1 - draftCorrect) : null }];
+  });
+  const wrong = steps.reduce((a, s) => a + 1 - s.draft_correct, 0);
+  return { steps, per_wrong_draft: wrong > 0 ? steps.reduce((a, s) => a + s.converted, 0) / wrong : null };
+}
+
+/** How often each pair's adapters, answering alone on the same problems and seeds, give different final answers. */
+function divergenceSection(result: Result, config: AgonExperimentConfig): string {
+  const entries = Object.entries(result.divergence) as [AgonArm, Result['divergence'][AgonArm]][];
+  if (entries.length === 0) return 'No two-adapter run was trained here.';
+  const body = entries.map(([arm, d]) => [arm, `${d!.problems_differing} of ${d!.problems} (${(100 * d!.problem_share).toFixed(1)}%)`, `${d!.samples_differing} of ${d!.problems * d!.samples} (${(100 * d!.sample_share).toFixed(1)}%)`]);
+  return (
+    `Each adapter of the run answers the ${config.eval.problems} test problems alone, from the plain prompt, ${config.eval.samples} samples each, on the same sampling seeds as the other (T = ${config.eval.temperature}, cap ${result.turnTokens}): ` +
+    `with the same random numbers drawn, identical weights give identical answers, so every difference is the adapters'. A final answer is the last \\boxed{} (none: no answer, equal to another none).\n\n` +
+    markdownTable(['run', 'problems with a differing final answer', 'samples with differing final answers'], body)
+  );
 }
 
 /** The answering role of each run: Agon's challenger, GRPO's only role. */
@@ -221,9 +260,10 @@ async function trainingTable(result: Result): Promise<string> {
       return values.length === 0 ? '–' : (values.reduce((a, v) => a + v, 0) / values.length).toFixed(3);
     };
     const trend = (role: string) => `${mean(lines.slice(0, 5), role)} → ${mean(lines.slice(-5), role)}`;
-    rows.push([arm.arm, String(lines.length), arm.arm === 'grpo' ? '–' : trend('drafter'), trend(answering(arm.arm)), lines.reduce((a, l) => a + l.seconds, 0).toFixed(0)]);
+    const conversions = result.training[arm.arm]?.per_wrong_draft;
+    rows.push([arm.arm, String(lines.length), arm.arm === 'grpo' ? '–' : trend('drafter'), trend(answering(arm.arm)), conversions === undefined || conversions === null ? '–' : `${(100 * conversions).toFixed(1)}%`, lines.reduce((a, l) => a + l.seconds, 0).toFixed(0)]);
   }
-  return `${markdownTable(['run', 'steps', 'drafter correct, first → last 5 steps', 'answer correct (challenger; GRPO its own), first → last 5', 'training wall (s)'], rows)}\n\n(Each run's metrics.jsonl and transcripts.jsonl are in its directory; \`npx ludus serve --runs DIR\` replays its matches.)`;
+  return `${markdownTable(['run', 'steps', 'drafter correct, first → last 5 steps', 'answer correct (challenger; GRPO its own), first → last 5', 'conversions per wrong draft (all steps)', 'training wall (s)'], rows)}\n\n(Each run's metrics.jsonl and transcripts.jsonl are in its directory; \`npx ludus serve --runs DIR\` replays its matches.)`;
 }
 
 /**

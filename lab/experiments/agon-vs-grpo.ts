@@ -4,9 +4,11 @@ import { parseConfig } from '../../core/parse-config.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
 import { checkpointPolicyDir } from '../../engine/trainer/trainer.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
+import type { AnswerDivergence } from '../eval/answer-divergence.ts';
 import { pairedPassTest } from '../eval/cascade-eval.ts';
-import { AGON_ARMS, AGON_ROWS, ARM_KNOBS, type AgonArm, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
-import { perProblemOf, writeAgonReport } from './agon-report.ts';
+import { pairedTest } from '../eval/significance.ts';
+import { AGON_ROWS, ARM_KNOBS, PAIRED_ARMS, ROW_ARM, type AgonArm, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
+import { perProblemOf, trainingConversions, writeAgonReport, type TrainingConversions } from './agon-report.ts';
 import { comparisonOf, type Headline, type SeededDefinition } from './seeds-summary.ts';
 import { ROW_LABELS } from './agon-experiment-config.ts';
 import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type TrainedArm } from './experiment-runner.ts';
@@ -31,6 +33,19 @@ const TESTS: readonly (readonly [AgonRow, AgonRow, number])[] = [
   ['moa', 'base', 1],
 ];
 
+/** The conversion tests (per problem, the share of answers converting a wrong draft): the bonus against its ablation. */
+const CONVERSION_TESTS: readonly (readonly [AgonRow, AgonRow])[] = [['agon', 'cooperative']];
+
+/** The rows an experiment evaluates: those of the untrained base, and those whose run it trained. */
+export function rowsOf(config: Pick<AgonExperimentConfig, 'arms'>): AgonRow[] {
+  return AGON_ROWS.filter((row) => ROW_ARM[row] === null || config.arms.includes(ROW_ARM[row]));
+}
+
+/** The two-adapter runs an experiment trains, whose A and B are compared answer by answer. */
+export function pairedArmsOf(config: Pick<AgonExperimentConfig, 'arms'>): AgonArm[] {
+  return PAIRED_ARMS.filter((arm) => config.arms.includes(arm));
+}
+
 /**
  * Agon's main comparison and ablations (§5) on a shipped base: Agon, fixed roles, cooperative exchange, self-refinement
  * (each two rank-16 adapters, or one, over the frozen base) and vanilla GRPO (one rank-16 adapter, zero-variance groups
@@ -45,9 +60,9 @@ export const AGON_VS_GRPO: SeededDefinition<AgonExperimentConfig, AgonArm, AgonE
   headline: agonHeadline,
   plan: (config, setup) => {
     const turnTokens = turnTokensOf(setup.catalog.games.create('agon', { grader: setup.catalog.graders.create(setup.grader), knobs: config.knobs }));
-    return AGON_ARMS.map((arm) => ({ arm, config: armConfig(config, arm, setup.grader, turnTokens) }));
+    return config.arms.map((arm) => ({ arm, config: armConfig(config, arm, setup.grader, turnTokens) }));
   },
-  evaluationPhases: () => [['evaluate', AGON_ROWS.length]],
+  evaluationPhases: (config) => [['evaluate', rowsOf(config).length + pairedArmsOf(config).length]],
   evaluate: evaluateAgon,
 };
 
@@ -80,7 +95,9 @@ async function evaluateAgon(context: ExperimentContext, trained: readonly Traine
   const { tokenizer, policy: basePolicy } = await baseOf(context, base);
   const trainedBy = (dir: string) => arms.find((arm) => dir.startsWith(`${arm.dir}/`))?.config ?? null;
   const rows: Partial<Record<AgonRow, AgonRowResult>> = {};
-  for (const row of AGON_ROWS) {
+  const evaluated = rowsOf(config);
+  const phases = evaluated.length + pairedArmsOf(config).length;
+  for (const [index, row] of evaluated.entries()) {
     const key = { row, task: config.task, seed: config.seed, eval: config.eval, grader: context.grader, knobs: config.knobs, turnTokens };
     const single = singles[row];
     if (single !== undefined) {
@@ -116,19 +133,51 @@ async function evaluateAgon(context: ExperimentContext, trained: readonly Traine
           topP: 1,
           batch: config.eval.batch,
           bootstrap: config.eval.bootstrap,
-          onProgress: (done, total) => context.progress.update('evaluate', (AGON_ROWS.indexOf(row) + done / total) / AGON_ROWS.length),
+          onProgress: (done, total) => context.progress.update('evaluate', (index + done / total) / phases),
         }),
       );
       rows[row] = { kind: 'cascade', result };
     }
-    context.progress.update('evaluate', (AGON_ROWS.indexOf(row) + 1) / AGON_ROWS.length);
+    context.progress.update('evaluate', (index + 1) / phases);
   }
-  const tests = TESTS.flatMap(([model, other, k]) => {
+  const divergence: Partial<Record<AgonArm, AnswerDivergence>> = {};
+  const problems = context.task.problems('test', config.eval.problems);
+  for (const [index, arm] of pairedArmsOf(config).entries()) {
+    const [a, b] = [policyOf(arm, 'A'), policyOf(arm, 'B')];
+    const key = { task: config.task, seed: config.seed, eval: config.eval, grader: context.grader, turnTokens, a, b, trained: trainedBy(a) };
+    divergence[arm] = await context.cached(`divergence ${arm}`, key, async () =>
+      context.services.policyDivergence((await context.services.loadPolicy(a, `${arm} A`)).policy, (await context.services.loadPolicy(b, `${arm} B`)).policy, {
+        tokenizer,
+        problems,
+        samples: config.eval.samples,
+        grade: context.grade,
+        seed: config.seed,
+        chatTemplate: context.options.chatTemplate,
+        temperature: config.eval.temperature,
+        topP: 1,
+        maxNewTokens: turnTokens,
+        stopTokens: basePolicy.config.eosTokenIds,
+        batch: config.eval.batch * config.eval.samples,
+        ...(context.options.threads !== undefined ? { threads: context.options.threads } : {}),
+      }),
+    );
+    context.progress.update('evaluate', (evaluated.length + index + 1) / phases);
+  }
+  const training: Partial<Record<AgonArm, TrainingConversions>> = {};
+  for (const arm of arms) if (arm.config.game === 'agon') training[arm.arm] = await trainingConversions(join(context.out, arm.arm));
+  const passTests = TESTS.flatMap(([model, other, k]) => {
     const a = rows[model];
     const b = rows[other];
     return a && b ? [{ model, other, other_k: k, ...pairedPassTest(perProblemOf(a), perProblemOf(b), 1, k) }] : [];
   });
-  const result = { out: context.out, base, arms, rows, tests, turnTokens, grader: context.grader, costs: await context.costs() };
+  const conversionTests = CONVERSION_TESTS.flatMap(([model, other]) => {
+    const [a, b] = [conversionsOf(rows[model]), conversionsOf(rows[other])];
+    if (!a || !b) return [];
+    const ids = [...a.keys()].filter((id) => b.has(id));
+    return [{ model, other, other_k: 1, ...pairedTest('converted', 'greater', ids.map((id) => a.get(id)!), ids.map((id) => b.get(id)!)) }];
+  });
+  const tests = [...passTests, ...conversionTests];
+  const result = { out: context.out, base, arms, rows, tests, divergence, training, turnTokens, grader: context.grader, costs: await context.costs() };
   const report = await writeAgonReport(result, config, { machine: context.machine });
   return { ...result, report };
 }
@@ -147,7 +196,17 @@ function armConfig(config: AgonExperimentConfig, arm: AgonArm, grader: string, t
   return parseConfig(TrainConfigSchema, input, `experiment training config (${arm})`);
 }
 
-/** Every model's pass@1 per seed, and the report's pass@1-against-pass@1 comparisons. */
+/** A cascade's conversions per problem (share of its answers), keyed by problem id; undefined for a single pass or an old result. */
+function conversionsOf(row: AgonRowResult | undefined): Map<string, number> | undefined {
+  if (row?.kind !== 'cascade' || row.result.per_problem.some((p) => p.converted === undefined)) return undefined;
+  return new Map(row.result.per_problem.map((p) => [p.id, p.converted! / row.result.samples]));
+}
+
+/**
+ * Every model's pass@1 per seed, each cascade's conversions, each pair's answer divergence and each Agon run's training
+ * conversions; the report's pass@1-against-pass@1 comparisons, and the conversion comparisons, at test time per problem
+ * and in training per step.
+ */
 function agonHeadline(result: AgonExperimentResult): Headline {
   const pass1 = (row: AgonRowResult) => (row.kind === 'cascade' ? row.result.pass_at_k['1'] : Object.values(present(row.report.capability, 'the capability axis of a single-pass report').per_benchmark)[0].pass_at_k['1']);
   const perProblem = (row: AgonRowResult) => {
@@ -155,11 +214,29 @@ function agonHeadline(result: AgonExperimentResult): Headline {
     return new Map(problems.map((p) => [p.id, p.correct / n]));
   };
   const rows = Object.entries(result.rows) as [AgonRow, AgonRowResult][];
+  const training = Object.entries(result.training) as [AgonArm, TrainingConversions][];
+  const perStep = (t: TrainingConversions) => new Map(t.steps.flatMap((s) => (s.per_wrong_draft === null ? [] : [[`step ${s.step}`, s.per_wrong_draft] as const])));
   return {
-    metrics: rows.map(([row, r]) => ({ model: ROW_LABELS[row], metric: 'pass@1', value: pass1(r).value, se: pass1(r).se })),
-    comparisons: TESTS.flatMap(([model, other, k]) => {
-      const [mine, theirs] = [result.rows[model], result.rows[other]];
-      return k === 1 && mine && theirs ? [comparisonOf(ROW_LABELS[model], ROW_LABELS[other], 'pass@1', perProblem(mine), perProblem(theirs))] : [];
-    }),
+    metrics: [
+      ...rows.map(([row, r]) => ({ model: ROW_LABELS[row], metric: 'pass@1', value: pass1(r).value, se: pass1(r).se })),
+      ...rows.flatMap(([row, r]) => (r.kind === 'cascade' ? [{ model: ROW_LABELS[row], metric: 'converted (share of answers)', value: r.result.converted.value, se: r.result.converted.se }] : [])),
+      ...(Object.entries(result.divergence) as [AgonArm, AnswerDivergence][]).flatMap(([arm, d]) => [
+        { model: `${arm}: A against B, each alone`, metric: 'answers differing (share of samples)', value: d.sample_share, se: null },
+        { model: `${arm}: A against B, each alone`, metric: 'problems with a differing answer (share)', value: d.problem_share, se: null },
+      ]),
+      ...training.flatMap(([arm, t]) => (t.per_wrong_draft === null ? [] : [{ model: `${arm} (training matches)`, metric: 'conversions per wrong draft', value: t.per_wrong_draft, se: null }])),
+    ],
+    comparisons: [
+      ...TESTS.filter(([model, other, k]) => k === 1 && result.rows[model] && result.rows[other]).map(([model, other]) => comparisonOf(ROW_LABELS[model], ROW_LABELS[other], 'pass@1', perProblem(present(result.rows[model], model)), perProblem(present(result.rows[other], other)))),
+      ...CONVERSION_TESTS.flatMap(([model, other]) => {
+        const [a, b] = [conversionsOf(result.rows[model]), conversionsOf(result.rows[other])];
+        return a && b ? [comparisonOf(ROW_LABELS[model], ROW_LABELS[other], 'converted', a, b)] : [];
+      }),
+      ...CONVERSION_TESTS.flatMap(([model, other]) => {
+        const [armA, armB] = [ROW_ARM[model], ROW_ARM[other]];
+        const [a, b] = [armA && result.training[armA], armB && result.training[armB]];
+        return a && b ? [comparisonOf(`${model} (training matches)`, `${other} (training matches)`, 'conversions per wrong draft, per step', perStep(a), perStep(b))] : [];
+      }),
+    ],
   };
 }

@@ -14,6 +14,7 @@ import type { Device } from '../../native/ort.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { graderForTask, taskByName } from '../../plugins/tasks/registry.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
+import { policyDivergence } from '../eval/answer-divergence.ts';
 import { evaluateCascade } from '../eval/cascade-eval.ts';
 import { evaluate, type EvalOptions } from '../eval/evaluate.ts';
 import type { EvalReport } from '../eval/report-types.ts';
@@ -23,7 +24,7 @@ import { readCached, writeCached } from './cached-json.ts';
 import { ProgressTracker, type ExperimentProgress } from './experiment-progress.ts';
 
 /**
- * What an experiment does that touches models: training, and the three evaluations. The runner calls them only through
+ * What an experiment does that touches models: training, and the evaluations. The runner calls them only through
  * this record, with the experiment's grader, so one fix reaches every experiment; a test passes stand-ins to check that.
  */
 export interface ExperimentServices {
@@ -32,11 +33,13 @@ export interface ExperimentServices {
   readonly evaluateCascade: typeof evaluateCascade;
   readonly evaluateVerifier: typeof evaluateVerifier;
   readonly validateGame: typeof validateGame;
+  /** Two policies answering the same problems alone on the same seeds: how often their final answers differ. */
+  readonly policyDivergence: typeof policyDivergence;
   /** Loads a model an evaluation reads (a trained policy, or the base with its tokenizer). */
   readonly loadPolicy: typeof loadPolicy;
 }
 
-export const MODEL_SERVICES: ExperimentServices = { train, evaluate, evaluateCascade, evaluateVerifier, validateGame, loadPolicy };
+export const MODEL_SERVICES: ExperimentServices = { train, evaluate, evaluateCascade, evaluateVerifier, validateGame, policyDivergence, loadPolicy };
 
 /** What a phase did this time: `ran`, or `cached` when a previous run had finished it. */
 export interface PhaseOutcome {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
 import { composePlugins } from '../../composition/compose.ts';
+import { alternatingPair } from '../../cli/pair-divergence.ts';
 import { idleWarning, runSummary } from '../../cli/run-summary.ts';
 import { idlePolicies, type MetricsLine } from '../../engine/trainer/metrics-line.ts';
 
@@ -32,6 +33,24 @@ describe('runSummary (the end of ludus train)', () => {
       expect(text).not.toContain('<policy>');
       expect(text).toContain('WARNING: policy senior learned nothing in this run');
     });
+  });
+});
+
+describe('alternatingPair', () => {
+  it("should pair Agon's A and B, who take turns in the challenger's seat, and no policies that keep their roles", () => {
+    const of = (id: string, knobs: Record<string, unknown> = {}) => catalog.games.create(id, { grader: catalog.graders.create('math'), knobs });
+    expect(alternatingPair(of('agon'), ['A', 'B'])).toEqual(['A', 'B']);
+    expect(alternatingPair(of('agon', { fixedRoles: true }), ['A', 'B'])).toBeNull();
+    expect(alternatingPair(of('agon'), ['A'])).toBeNull();
+    expect(alternatingPair(of('tango'), ['generator', 'verifier'])).toBeNull();
+  });
+});
+
+describe('runSummary of a pair', () => {
+  it('should say how often the two policies answered differently on the same seeds', () => {
+    const pair = { policies: ['A', 'B'] as const, problems: 64, samples: 1, problems_differing: 12, samples_differing: 12, problem_share: 12 / 64, sample_share: 12 / 64 };
+    const text = runSummary({ steps: 2, checkpointed: 2, best: null }, { game: game('agon'), out: '/runs/a', task: 'arithmetic', trained: [{ name: 'A', init: 'default' }, { name: 'B', init: 'default' }], idle: new Map(), stepsRun: 2, pair }, 3);
+    expect(text).toContain('policies A and B, each alone on the same 64 held-out problems and seeds (one answer each): different final answers on 12 (18.8%)');
   });
 });
 

@@ -39,6 +39,18 @@ describe('ludus train', () => {
     });
   });
 
+  describe('having Agon, whose two adapters take turns, and a final comparison', () => {
+    it('should say at the end how often A and B, each alone on the same seeds, gave different final answers', async () => {
+      const { dir, file } = await configFile({ problemsPerStep: 1, groupSize: 2, validateEvery: 0, finalComparison: 3, knobs: { turnTokens: 32 } });
+      const out = join(dir, 'run');
+      const result = await runLudus(['train', 'agon', '--config', file, '--steps', '1', '--out', out, '--no-watch', '--threads', '1']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/policies A and B, each alone on the same 3 held-out problems and seeds \(one answer each\): different final answers on [0-3] \(\d+\.\d%\)/);
+      const reported = JSON.parse(result.stdout) as { divergence: { policies: string[]; problems: number; samples: number; problems_differing: number } };
+      expect(reported.divergence).toMatchObject({ policies: ['A', 'B'], problems: 3, samples: 1 });
+    });
+  });
+
   describe('having a JSONL set divided by a task file', () => {
     it('should train on its train split and validate on problems held out of it, never on its test split (it has no validation split)', async () => {
       const { dir, file } = await configFile({});

@@ -17,7 +17,7 @@ const tiny: AgonExperimentConfigInput = {
   eval: { problems: 3, samples: 2, batch: 3, bootstrap: 50 },
 };
 const catalog = await composePlugins();
-const run = (out: string) => runAgonVsGrpo({ out, config: parseConfig(AgonExperimentConfigSchema, tiny, 'test'), catalog, threads: 1 });
+const run = (out: string, input: AgonExperimentConfigInput = tiny) => runAgonVsGrpo({ out, config: parseConfig(AgonExperimentConfigSchema, input, 'test'), catalog, threads: 1 });
 const dirs: string[] = [];
 afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
@@ -58,6 +58,8 @@ describe('runAgonVsGrpo', () => {
       if (alike('agon', 'cooperative')) expect(report).toMatch(/Answered every problem exactly alike[^\n]*Agon cascade A → B = [^\n]*cooperative exchange A → B/);
       else expect(report).not.toMatch(/Agon cascade A → B = [^\n;]*cooperative exchange/);
       for (const figure of ['pass-at-k', 'training-correct']) expect((await stat(join(out, `${figure}.png`))).size).toBeGreaterThan(0);
+      expect(Object.keys(first.divergence)).toEqual(['agon', 'fixed-roles', 'cooperative']);
+      expect(Object.keys(first.training)).toEqual(['agon', 'fixed-roles', 'cooperative', 'self-refinement']);
 
       const again = await run(out);
       expect(again.costs.slice(first.costs.length).map((cost) => cost.status)).toEqual(first.costs.map(() => 'cached'));
@@ -66,7 +68,42 @@ describe('runAgonVsGrpo', () => {
   });
 });
 
+describe('runAgonVsGrpo on a subset of the runs', () => {
+  it('should train only the runs named, evaluate the base and their rows, test conversions, and compare A with B on the same seeds', { timeout: 900_000 }, async () => {
+    const out = await mkdtemp(join(tmpdir(), 'ludus-agon-arms-'));
+    dirs.push(out);
+    const result = await run(out, { ...tiny, arms: ['cooperative', 'agon'] });
+    expect(result.arms.map((arm) => arm.arm)).toEqual(['agon', 'cooperative']);
+    expect(Object.keys(result.rows)).toEqual(['base', 'base-cascade', 'moa', 'agon', 'agon-reversed', 'cooperative']);
+    const conversion = result.tests.find((t) => t.metric === 'converted')!;
+    expect([conversion.model, conversion.other, conversion.n]).toEqual(['agon', 'cooperative', 3]);
+    // Per problem, conversions are answers, so at most the samples; and they add up to the cascade's conversion rate.
+    const agon = result.rows.agon!;
+    if (agon.kind !== 'cascade') throw new Error('the agon row is a cascade');
+    const total = agon.result.per_problem.reduce((a, p) => a + p.converted!, 0);
+    expect(total / (3 * 2)).toBeCloseTo(agon.result.converted.value, 12);
+    expect(Object.keys(result.divergence)).toEqual(['agon', 'cooperative']);
+    for (const d of Object.values(result.divergence)) expect(d).toMatchObject({ problems: 3, samples: 2 });
+    // One training step: the metrics' challenger labels, as the report reads them.
+    expect(result.training.agon!.steps.map((s) => s.step)).toEqual([1]);
+    const report = await readFile(result.report, 'utf8');
+    expect(report).toContain('## Do A and B answer differently?');
+    expect(report).toContain('The conversion bonus raises conversions');
+    expect(report).not.toContain('vanilla GRPO (one pass) |');
+  });
+});
+
 describe('AgonExperimentConfigSchema', () => {
+  it('should keep the runs named in the design order, and refuse an unknown or repeated one', () => {
+    expect(parseConfig(AgonExperimentConfigSchema, { arms: ['grpo', 'agon'] }, 'test').arms).toEqual(['agon', 'grpo']);
+    expect(parseConfig(AgonExperimentConfigSchema, {}, 'test').arms).toEqual(['agon', 'fixed-roles', 'cooperative', 'self-refinement', 'grpo']);
+    expectConfigInvalid((input) => parseConfig(AgonExperimentConfigSchema, input, 'test'), [
+      [{ arms: ['agon', 'agon'] }, 'arms'],
+      [{ arms: ['tango'] }, 'arms.0'],
+      [{ arms: [] }, 'arms'],
+    ]);
+  });
+
   it('should refuse an arm-specific knob or a field the experiment sets itself, naming it', () => {
     expectConfigInvalid((input) => parseConfig(AgonExperimentConfigSchema, input, 'test'), [
       [{ knobs: { conversionBonus: 0 } }, 'knobs'],

@@ -112,6 +112,10 @@ function stubServices(spy: ReturnType<typeof spyGrader>, base: string) {
       calls.push({ service: 'validateGame', gradedBySpy: await gradesBy(options.game, spy, 'validate base'), detail: options.chatTemplate });
       return { split: 'validation', accuracy: 0.5, answerPresent: 1, problems: 2, role: 'generator', correct: [true, false], judges: { verifier: { outcome_f1: 0.4, step_f1: 0.3 } } } satisfies Validation;
     },
+    policyDivergence: async (a, b, options) => {
+      calls.push({ service: 'policyDivergence', gradedBySpy: options.grade === spy.grade, detail: options.chatTemplate });
+      return MODEL_SERVICES.policyDivergence(a, b, options);
+    },
     // Nothing was trained: every model an evaluation would read is the shipped base.
     loadPolicy: (_dir, name) => MODEL_SERVICES.loadPolicy(base, name),
   };
@@ -161,7 +165,7 @@ describe('the experiment runner', () => {
       const { services, calls } = stubServices(spy, resolveModelDir('default', 'arithmetic'));
       const config = parseConfig(AgonExperimentConfigSchema, { steps: 1, train: { grader: 'spy' }, eval: { problems: 3, samples: 2 } }, 'test');
       const result = await runAgonVsGrpo({ out: await tempDir(), config, catalog }, services);
-      expect(byService(calls)).toEqual({ train: 5, evaluate: 2, evaluateCascade: 8 });
+      expect(byService(calls)).toEqual({ train: 5, evaluate: 2, evaluateCascade: 8, policyDivergence: 3 });
       expect(calls.filter((c) => !c.gradedBySpy)).toEqual([]);
       expect(result.grader).toBe('spy');
       expect(result.arms.find((arm) => arm.arm === 'grpo')!.config.knobs).toEqual({ zeroVariance: 'drop' });
