@@ -5,11 +5,6 @@ import { markdownFiles } from '../support/markdown-links.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
-/**
- * Pages other changes of this session edit; their `--config exp.json` (docs/experiments/protocol.md) and
- * `--config lr.json` (docs/world-games.md, made by a command in docs/games.md) are fixed where those pages are merged.
- */
-const EDITED_ELSEWHERE = ['docs/experiments/', 'docs/world-games.md'];
 
 /**
  * Every `--config FILE` a Markdown text names that a reader cannot find: not in the repository (from its root, where
@@ -31,7 +26,7 @@ function missingConfigs(text: string, exists: (path: string) => boolean): string
 
 describe('configs the docs run', () => {
   it('every --config in README.md and docs/ names a file of the repository or one its block writes first', () => {
-    const files = [join(root, 'README.md'), ...markdownFiles(join(root, 'docs'))].filter((file) => !EDITED_ELSEWHERE.some((page) => relative(root, file).startsWith(page)));
+    const files = [join(root, 'README.md'), ...markdownFiles(join(root, 'docs'))];
     const missing = files.flatMap((file) => missingConfigs(readFileSync(file, 'utf8'), (path) => existsSync(join(root, path))).map((config) => `${relative(root, file)}: ${config}`));
     expect(missing).toEqual([]);
   });
