@@ -8,4 +8,6 @@ test('test files and the processes they spawn make temporary directories under t
   const child = execFileSync(process.execPath, ['-e', 'process.stdout.write(require("node:os").tmpdir())']).toString();
   expect(child).toBe(tmpdir());
   expect(dirname(tmpdir())).not.toBe(tmpdir());
+  // One directory for the whole run, not one per project of the config nested in another.
+  expect(basename(dirname(tmpdir()))).not.toMatch(/^ludus-test-run-/);
 });

@@ -87,6 +87,9 @@ describe('the multi-policy trainer', () => {
         const flat = metrics.filter((line) => line.roles.senior.zero_variance_groups === config.problemsPerStep);
         expect(flat.length).toBeGreaterThan(0);
         for (const line of flat) close(line.policies.senior.loss, beta * line.policies.senior.kl_to_junior!);
+        // There the policy-gradient term is 0 (every advantage is), so at β = 0 the gradient would be exactly 0: the
+        // update these steps take is the KL term's alone, and it is well above the comparison floor.
+        for (const line of flat) expect(line.policies.senior.grad_norm!).toBeGreaterThan(10 * 1e-4);
         // Its best policy is kept as the checkpoint keeps it: the adapter in PEFT's layout (a full save refused it).
         expect((await readdir(join(out, 'best', 'senior'))).sort()).toEqual(['adapter_config.json', 'adapter_model.safetensors', 'tokenizer.json']);
       }

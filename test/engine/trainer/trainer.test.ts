@@ -2,7 +2,7 @@ import { EventEmitter } from 'eventemitter3';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LudusEmitter, LudusEvent } from '../../../core/events.ts';
 import { buildSchedule, scheduleHash } from '../../../core/schedules/spec.ts';
 import { Decoder } from '../../../native/runtime/decoder.ts';
@@ -17,14 +17,25 @@ import { jsonl, runTraining, tinyConfig as tiny } from '../../support/training.t
 const runTiny = runTraining;
 
 describe('train (the RL loop)', () => {
-  describe('having the same seed twice', () => {
-    it('should play the same matches, which replay exactly from their transcript lines', async () => {
-      const config = tiny({ steps: 1 });
-      const [a, b] = [await runTiny(config), await runTiny(config)];
-      const lines = await jsonl<TranscriptLine>(join(a.out, 'transcripts.jsonl'));
-      expect(lines).toHaveLength(4);
-      expect(await jsonl(join(b.out, 'transcripts.jsonl'))).toEqual(lines);
-      const turns = lines.map((line) => line.turns[0]);
+  // One 4-step run, and the same config stopped after 2 steps then resumed for 2: two runs of one seed (their first
+  // two steps must play the same matches) and the resume comparison. The seed check had two 1-step runs of its own.
+  describe('having one seed, run 4 steps straight and again stopped after 2', () => {
+    const config = tiny({ steps: 4 });
+    let straight: { out: string };
+    let split: { out: string; result: { steps: number } };
+    let splitLines: TranscriptLine[];
+    beforeAll(async () => {
+      straight = await runTiny(config);
+      split = await runTiny(config, { stopAfter: 2 });
+      splitLines = await jsonl<TranscriptLine>(join(split.out, 'transcripts.jsonl'));
+    });
+
+    it('should play the same matches in both, which replay exactly from their transcript lines', async () => {
+      const lines = (await jsonl<TranscriptLine>(join(straight.out, 'transcripts.jsonl'))).filter((line) => line.step <= 2);
+      expect(lines).toHaveLength(8);
+      expect(splitLines).toEqual(lines);
+      const turns = lines.filter((line) => line.step === 1).map((line) => line.turns[0]);
+      expect(turns).toHaveLength(4);
       for (const turn of turns) expect(turn.scheduleHash).toBe(scheduleHash(turn.schedule));
 
       const { policy } = await loadPolicy(resolveModelDir('default'));
@@ -42,6 +53,17 @@ describe('train (the RL loop)', () => {
       await decoder.release();
       for (const turn of turns) expect({ tokens: replayed[turn.row].tokens, authors: replayed[turn.row].authors }).toEqual({ tokens: turn.responseIds, authors: turn.authors });
     });
+
+    it('should end, the stopped run resumed for the last 2 steps, with the same weights, optimizer moments and metrics', async () => {
+      expect(split.result.steps).toBe(2);
+      await runTiny(config, { out: split.out, resume: true });
+      for (const file of ['model.safetensors', 'optimizer.safetensors']) {
+        const [a, b] = [split.out, straight.out].map((out) => readFile(join(out, 'checkpoint', 'policies', 'senior', file)));
+        expect((await a).equals(await b)).toBe(true);
+      }
+      const withoutTime = (lines: MetricsLine[]) => lines.map(({ seconds: _seconds, ...rest }) => rest);
+      expect(withoutTime(await jsonl(join(split.out, 'metrics.jsonl')))).toEqual(withoutTime(await jsonl(join(straight.out, 'metrics.jsonl'))));
+    });
   });
 
   describe('having another seed', () => {
@@ -57,22 +79,6 @@ describe('train (the RL loop)', () => {
   describe('having a senior share band no tandem match can meet', () => {
     it('should fail closed with AUTHOR_SHARE_OUT_OF_BAND before any update', async () => {
       await expect(runTiny(tiny({ steps: 1, knobs: { shareBand: [0.99, 1] } }))).rejects.toMatchObject({ code: 'AUTHOR_SHARE_OUT_OF_BAND' });
-    });
-  });
-
-  describe('having run N steps straight, or N/2, stopped, and resumed for N/2', () => {
-    it('should end with the same weights, optimizer moments and metrics', async () => {
-      const config = tiny({ steps: 4 });
-      const straight = await runTiny(config);
-      const split = await runTiny(config, { stopAfter: 2 });
-      expect(split.result.steps).toBe(2);
-      await runTiny(config, { out: split.out, resume: true });
-      for (const file of ['model.safetensors', 'optimizer.safetensors']) {
-        const [a, b] = [split.out, straight.out].map((out) => readFile(join(out, 'checkpoint', 'policies', 'senior', file)));
-        expect((await a).equals(await b)).toBe(true);
-      }
-      const withoutTime = (lines: MetricsLine[]) => lines.map(({ seconds: _seconds, ...rest }) => rest);
-      expect(withoutTime(await jsonl(join(split.out, 'metrics.jsonl')))).toEqual(withoutTime(await jsonl(join(straight.out, 'metrics.jsonl'))));
     });
   });
 
@@ -203,17 +209,22 @@ describe('train (the RL loop)', () => {
   });
 
   describe('having the KL-Reg game', () => {
+    // The k3 run (k3 is the default estimator) serves both tests; it was run twice.
+    const config = (klEstimator: string) => tiny({ game: 'kl-reg', steps: 2, knobs: { beta: 0.01, klEstimator } });
+    let k3: { out: string };
+    beforeAll(async () => {
+      k3 = await runTiny(config('k3'));
+    });
+
     it('should report a KL to the junior of 0 before the first update, scored by the junior as the reference', async () => {
-      const { out } = await runTiny(tiny({ game: 'kl-reg', steps: 2, knobs: { beta: 0.01 } }));
-      const metrics = await jsonl<MetricsLine>(join(out, 'metrics.jsonl'));
+      const metrics = await jsonl<MetricsLine>(join(k3.out, 'metrics.jsonl'));
       expect(metrics[0].policies.senior.kl_to_junior).toBeCloseTo(0, 6);
       expect(metrics[1].policies.senior.kl_to_junior).toBeGreaterThan(0);
       expect(metrics[0].roles.senior.share).toBeUndefined();
     });
 
     it('should train with the exact KL (klEstimator: exact) on the same matches as k3, reporting the full KL instead of its estimate', async () => {
-      const config = (klEstimator: string) => tiny({ game: 'kl-reg', steps: 2, knobs: { beta: 0.01, klEstimator } });
-      const [k3, exact] = [await runTiny(config('k3')), await runTiny(config('exact'))];
+      const exact = await runTiny(config('exact'));
       const [k3Metrics, exactMetrics] = [await jsonl<MetricsLine>(join(k3.out, 'metrics.jsonl')), await jsonl<MetricsLine>(join(exact.out, 'metrics.jsonl'))];
       // Both gradients vanish while the senior is the junior, so the first update and the second step's matches agree.
       const responses = async (out: string) => (await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'))).map((line) => line.turns.map((turn) => turn.responseIds));

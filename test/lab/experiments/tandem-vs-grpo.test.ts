@@ -9,13 +9,12 @@ import type { ExperimentProgress } from '../../../lab/experiments/experiment-pro
 import { runTandemVsGrpo, type ExperimentResult } from '../../../lab/experiments/tandem-vs-grpo.ts';
 import { runLudus } from '../../support/cli.ts';
 import { composePlugins } from '../../../composition/compose.ts';
-import { definePlugin } from '../../../core/plugin-module.ts';
 import { expectConfigInvalid, rejection } from '../../support/errors.ts';
 
-/** Two problems per step, groups of two, three test problems with two samples each: the whole pipeline in CI time. */
+/** Two problems per step, groups of two, three test problems with two samples each, 48 tokens: the whole pipeline in CI time. */
 const tiny: ExperimentConfigInput = {
-  train: { problemsPerStep: 2, groupSize: 2, maxNewTokens: 96, validateEvery: 0 },
-  eval: { problems: 3, samples: 2, bootstrap: 200, maxNewTokens: 96, batch: 8 },
+  train: { problemsPerStep: 2, groupSize: 2, maxNewTokens: 48, validateEvery: 0 },
+  eval: { problems: 3, samples: 2, bootstrap: 200, maxNewTokens: 48, batch: 8 },
 };
 const configOf = (input: ExperimentConfigInput) => parseConfig(ExperimentConfigSchema, input, 'test');
 const catalog = await composePlugins();
@@ -28,7 +27,7 @@ const EVALS = ['base', ...GAMES];
 
 describe('runTandemVsGrpo', () => {
   describe('having a tiny experiment run for one step, then for two, then again', () => {
-    it('should train, evaluate and report; resume the trainings from their checkpoints; and redo nothing finished', { timeout: 600_000 }, async () => {
+    it('should train, evaluate and report; resume the trainings from their checkpoints; and redo nothing finished', { timeout: 900_000 }, async () => {
       const out = await mkdtemp(join(tmpdir(), 'ludus-experiment-'));
       const seen: ExperimentProgress[] = [];
       const first = await run(out, { ...tiny, steps: 1 }, (p) => seen.push(p));
@@ -97,22 +96,8 @@ describe('runTandemVsGrpo', () => {
 });
 
 describe('runTandemVsGrpo and its grader', () => {
-  describe('having a grader named in the training config', () => {
-    it('should pay every game\'s reward and grade every evaluation by it, not by the math grader', { timeout: 600_000 }, async () => {
-      // A grader that passes everything: with it, and only with it, every reward and every pass@1 is 1.
-      const lenient = { name: 'lenient', create: () => () => ({ answer_present: true, correct: true }) };
-      const lenientCatalog = await composePlugins([definePlugin({ name: 'lenient-grader', graders: [lenient] })]);
-      const out = await mkdtemp(join(tmpdir(), 'ludus-experiment-'));
-      const config = configOf({ ...tiny, steps: 1, train: { ...tiny.train, grader: 'lenient' }, eval: { ...tiny.eval, axes: ['capability'] } });
-      const result = await runTandemVsGrpo({ out, config, threads: 1, catalog: lenientCatalog });
-      for (const label of EVALS) expect(result.reports[label as keyof typeof result.reports].capability!.per_benchmark.arithmetic.pass_at_k['1'].value, label).toBe(1);
-      for (const game of GAMES) {
-        const [line] = (await readFile(join(out, game, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { roles: Record<string, { reward_mean: number }> });
-        for (const [role, metrics] of Object.entries(line.roles)) expect(metrics.reward_mean, `${game} ${role}`).toBe(1);
-      }
-    });
-  });
-
+  // That every game is paid and every evaluation graded by the grader the training config names is checked on the
+  // runner itself (experiment-runner.test.ts: each training's game and each evaluation's grader, through stand-ins).
   describe('having a grader name no plugin has', () => {
     it('should refuse it with CONFIG_INVALID before training anything, as ludus train does', async () => {
       const out = await mkdtemp(join(tmpdir(), 'ludus-experiment-'));

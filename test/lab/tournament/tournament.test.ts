@@ -113,7 +113,8 @@ describe('a league with a trainable entrant', () => {
       expect(partial.result.rounds).toBe(1);
       split = partial.out;
       await playTournament(config(), { out: split, resume: true });
-    });
+      // Three tournaments of three rounds in one hook: its own limit, as a test with as much work has.
+    }, 300_000);
 
     it('should end with the same standings, ratings, updates and transcripts', async () => {
       for (const file of ['standings.json', 'payoff.json', 'ratings.jsonl', 'updates.jsonl', join('games', 'grpo', 'transcripts.jsonl'), join('games', 'tandem', 'transcripts.jsonl')]) {

@@ -18,11 +18,12 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** A page that records every URL it requests, to show it reaches nothing but the server. */
-async function open(url: string): Promise<{ page: Page; requested: string[] }> {
+/** A page that records every URL it requests, to show it reaches nothing but the server; `prepare` runs before it loads. */
+async function open(url: string, prepare?: (page: Page) => Promise<unknown>): Promise<{ page: Page; requested: string[] }> {
   const page = await browser.newPage();
   const requested: string[] = [];
   page.on('request', (request) => requested.push(request.url()));
+  await prepare?.(page);
   await page.goto(url);
   await page.waitForSelector('#connection[data-state=open]');
   return { page, requested };
@@ -39,14 +40,26 @@ describe('the viewer page in Chromium', () => {
 
     it('should show its tokens appearing as they are decoded, colored by author', async () => {
       served = await serveLudus(['match', 'tandem', '--model', 'default', '--port', '0', '--pace', '60', '--max-new-tokens', '96', '--threads', '1', '--wait-for-viewer']);
-      const { page, requested } = await open(served.url);
+      // The page notes how many tokens it shows after every change, from before it loads: a slow page on a loaded
+      // machine cannot miss the match (it starts once the page connected, --wait-for-viewer), nor read its count too late.
+      const { page, requested } = await open(served.url, (page) =>
+        page.addInitScript(() => {
+          const counts: number[] = [];
+          (window as unknown as { tokenCounts: number[] }).tokenCounts = counts;
+          new MutationObserver(() => {
+            const n = document.querySelectorAll('#transcript .tok').length;
+            if (n !== counts.at(-1)) counts.push(n);
+          }).observe(document, { childList: true, subtree: true });
+        }),
+      );
       await page.waitForSelector('#transcript .tok');
-      const early = await tokenCount(page);
-      await page.waitForFunction((n) => document.querySelectorAll('#transcript .tok').length > n + 5, early);
       expect(await page.locator('#scrubber').isVisible()).toBe(false);
-      await page.waitForSelector('#outcome:has-text("finished")', { timeout: 30_000 });
+      await page.waitForSelector('#outcome:has-text("finished")', { timeout: 60_000 });
       const final = await tokenCount(page);
-      expect(early).toBeLessThan(final);
+      // Tokens appeared as they were decoded: the page showed some while at least 6 more were still to come.
+      const counts = await page.evaluate(() => (window as unknown as { tokenCounts: number[] }).tokenCounts);
+      expect(counts.at(-1)).toBe(final);
+      expect(counts.some((n) => n > 0 && n + 6 <= final)).toBe(true);
 
       const colors = await page.evaluate(() => {
         const colorOf = (author: string) => {
