@@ -1,10 +1,12 @@
 import { ContainerModule } from 'inversify';
+import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import semver from 'semver';
 import { LudusError, fail } from '../core/errors.ts';
 import { PLUGIN_KINDS, type LudusPlugin } from '../core/plugin-module.ts';
+import { packageRoot } from '../native/io/package-root.ts';
 import { LUDUS_VERSION } from '../native/io/version.ts';
 import { pluginContainerModule } from './compose.ts';
 
@@ -34,7 +36,12 @@ async function typeScriptLoader(): Promise<void> {
   const flags = globalThis as { __ludusTypeScript?: boolean };
   if (flags.__ludusTypeScript) return;
   const { register } = await import('tsx/esm/api');
-  register();
+  // ludus's own tsconfig where its checkout has one (decorators): a plugin importing ludus's TypeScript sources, as the
+  // repository's examples do, fails without it when ludus runs from dist/; the installed package ships none, and tsx
+  // then reads the plugin's nearest tsconfig as it always did.
+  const tsconfig = join(packageRoot(), 'tsconfig.json');
+  if (existsSync(tsconfig)) register({ tsconfig });
+  else register();
   flags.__ludusTypeScript = true;
 }
 
