@@ -3,12 +3,10 @@ import type { JudgedSolution } from '../../../core/tasks/task.ts';
 import { boxedAnswerStep, joinSteps } from '../prompt.ts';
 import { columnSteps } from './column-steps.ts';
 import type { Operands } from './operands.ts';
+import { placeLabel } from './place-names.ts';
 
 /** The working of a step after the first wrong one: the gold-path convention makes it wrong whatever it says. */
 export const AFTER_WRONG_STEP = 'after a wrong step.';
-
-/** A column step's place name (`Tens`), as the step writes it before its colon. */
-const placeOf = (step: string) => step.slice(0, step.indexOf(':'));
 
 /**
  * A pupil's walk that forgets each due carry (or borrow) with probability `rate` (`columnSteps`), judged by a verifier
@@ -34,7 +32,7 @@ export function judgedSlipWalk(operands: Operands, gold: readonly string[], rate
   const answerStep = steps.length - 1;
   let caught = false;
   const judgments = steps.map((step, k) => {
-    if (caught) return { justification: k === answerStep ? AFTER_WRONG_STEP : `${placeOf(step)}: ${AFTER_WRONG_STEP}`, correct: false };
+    if (caught) return { justification: k === answerStep ? AFTER_WRONG_STEP : `${placeLabel(k)}: ${AFTER_WRONG_STEP}`, correct: false };
     const expected = k === answerStep ? boxedAnswerStep(judge.answer) : judge.steps[k];
     const justification = k === answerStep ? `the answer is ${judge.answer}.` : (expected ?? '');
     caught = expected !== step;
