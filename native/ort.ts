@@ -36,6 +36,14 @@ export interface SessionOptions {
    * the environment has LUDUS_ORT_VERBOSE=1, so the placement of any command's graphs can be read (docs/gpu.md).
    */
   verboseLog?: boolean;
+  /**
+   * Whether the session's intra-op threads spin for work between operators and runs rather than sleep (default off,
+   * ours). On where one session has the cores to itself (a solo or stacked decoder, the learner, a scorer): a decode
+   * step at B = 1 is many small operators, and waking sleeping threads for each cost 2.7x of solo decode. Off where
+   * sessions alternate token by token (the members of a tandem decoder), whose idle threads would spin on the cores
+   * the other member needs (docs/performance.md).
+   */
+  spinning?: boolean;
 }
 
 export interface HostTensor {
@@ -161,11 +169,7 @@ export class Session {
         enableCpuMemArena: options.memoryArena ?? true,
         enableMemPattern: true,
         executionMode: 'sequential',
-        // Idle sessions do not spin (ours): ludus holds several sessions at once (decoders, scorers, the learner),
-        // and a finished run's threads spinning for work stole the cores from the next session's run: tandem decode
-        // at B = 64 fell to 0.31 of solo with the members' weights baked into sessions of their own, 0.57 without
-        // spinning (docs/performance.md).
-        extra: { session: { intra_op: { allow_spinning: '0' } } },
+        extra: { session: { intra_op: { allow_spinning: options.spinning ? '1' : '0' } } },
         logSeverityLevel: (options.verboseLog ?? process.env.LUDUS_ORT_VERBOSE === '1') ? 0 : 3,
         logVerbosityLevel: 0,
         ...(resident.length > 0 ? { preferredOutputLocation: Object.fromEntries(resident.map((name) => [name, device === 'webgpu' ? 'gpu-buffer' : 'cpu'])) } : {}),

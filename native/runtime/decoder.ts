@@ -214,6 +214,9 @@ export class Decoder {
         cache: this.options.cache,
         label: stack ? `decode(${stack.policies.length} adapters)` : `decode(${policy.name})`,
         adapterStack: stacked,
+        // One member (solo, or a stack of adapters co-decoded in one graph) runs alone and spins; the members of a
+        // tandem alternate token by token, and one's spinning threads would take the cores from the other.
+        spinning: this.members.length === 1,
       });
       this.sessions.set(key, session);
     }

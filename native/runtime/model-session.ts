@@ -16,6 +16,8 @@ export interface ModelSessionOptions {
   opSet?: OpSet;
   /** Where a decode graph's KV caches live (DecodeGraphOptions.cache); default 'host'. */
   cache?: 'host' | 'resident';
+  /** SessionOptions.spinning: on where this session has the cores to itself between its runs. */
+  spinning?: boolean;
 }
 
 /** The binding a session on `device` uses when none is asked for: inputs on CPU; on a GPU initializers, copied to the device once. */
@@ -70,5 +72,5 @@ export async function openModelSession(
   const residentOutputs = options.cache === 'resident' ? Array.from({ length: config.numLayers }, (_, i) => [presentName(i, 'key'), presentName(i, 'value')]).flat() : undefined;
   const externalData =
     binding === 'initializers' ? [...weights].map(([name, t]) => ({ path: weightLocation(name), data: new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength) })) : undefined;
-  return Session.create(graph.toBytes(OPSET[opSet]), { threads: options.threads, device: options.device, label: options.label, externalData, residentOutputs });
+  return Session.create(graph.toBytes(OPSET[opSet]), { threads: options.threads, device: options.device, label: options.label, externalData, residentOutputs, spinning: options.spinning });
 }

@@ -86,6 +86,28 @@ describe('Decoder', () => {
     });
   });
 
+  describe('choosing whether its sessions spin', () => {
+    it('should let a lone member spin and keep the alternating members of a tandem from spinning', async () => {
+      const { Session } = await import('../../../native/ort.ts');
+      const created = vi.spyOn(Session, 'create');
+      try {
+        const solo = await open([randomModel({}, 7).policy], { batch: 1, maxLen: 8, threads: 1 });
+        const tandem = await open([randomModel({}, 8).policy, randomModel({}, 9).policy], { batch: 1, maxLen: 8, threads: 1 });
+        const spinning = created.mock.calls.map(([, options]) => [options?.label, options?.spinning]);
+        // Two different weights baked in: the tandem opens a session per member, neither spinning.
+        expect(spinning).toEqual([
+          ['decode(micro)', true],
+          ['decode(micro)', false],
+          ['decode(micro)', false],
+        ]);
+        await solo.release();
+        await tandem.release();
+      } finally {
+        created.mockRestore();
+      }
+    });
+  });
+
   describe('having resident caches', () => {
     it('should feed each run the caches the previous run returned, holding none in host memory', async () => {
       const { Session } = await import('../../../native/ort.ts');
