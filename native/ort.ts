@@ -37,14 +37,18 @@ export interface SessionOptions {
    */
   verboseLog?: boolean;
   /**
-   * Whether the session's intra-op threads spin for work between operators and runs rather than sleep (default off,
-   * ours). On where one session has the cores to itself (a solo or stacked decoder, the learner, a scorer): a decode
-   * step at B = 1 is many small operators, and waking sleeping threads for each cost 2.7x of solo decode. Off where
-   * sessions alternate token by token (the members of a tandem decoder), whose idle threads would spin on the cores
-   * the other member needs (docs/performance.md).
+   * Whether the session's intra-op threads spin for work rather than sleep (ours; default 'off'). 'idle': they spin
+   * between operators and on between runs, for a session that has the cores to itself (a solo or stacked decoder,
+   * the learner, a scorer): a decode step at B = 1 is many small operators, and waking sleeping threads for each one
+   * cost solo decode 2.7x. 'within-run': they spin between operators but stop when a run returns
+   * (onnxruntime's session.force_spinning_stop), for sessions that alternate token by token (the members of a tandem
+   * decoder), whose threads spinning on after their run would take the cores from the other member's
+   * (docs/performance.md).
    */
-  spinning?: boolean;
+  spinning?: Spinning;
 }
+
+export type Spinning = 'off' | 'within-run' | 'idle';
 
 export interface HostTensor {
   dtype: DType;
@@ -169,7 +173,7 @@ export class Session {
         enableCpuMemArena: options.memoryArena ?? true,
         enableMemPattern: true,
         executionMode: 'sequential',
-        extra: { session: { intra_op: { allow_spinning: options.spinning ? '1' : '0' } } },
+        extra: { session: { intra_op: { allow_spinning: (options.spinning ?? 'off') === 'off' ? '0' : '1' }, force_spinning_stop: options.spinning === 'within-run' ? '1' : '0' } },
         logSeverityLevel: (options.verboseLog ?? process.env.LUDUS_ORT_VERBOSE === '1') ? 0 : 3,
         logVerbosityLevel: 0,
         ...(resident.length > 0 ? { preferredOutputLocation: Object.fromEntries(resident.map((name) => [name, device === 'webgpu' ? 'gpu-buffer' : 'cpu'])) } : {}),

@@ -215,8 +215,8 @@ export class Decoder {
         label: stack ? `decode(${stack.policies.length} adapters)` : `decode(${policy.name})`,
         adapterStack: stacked,
         // One member (solo, or a stack of adapters co-decoded in one graph) runs alone and spins; the members of a
-        // tandem alternate token by token, and one's spinning threads would take the cores from the other.
-        spinning: this.members.length === 1,
+        // tandem alternate token by token, and one's threads spinning on after its run would take the other's cores.
+        spinning: this.members.length === 1 ? 'idle' : 'within-run',
       });
       this.sessions.set(key, session);
     }

@@ -3,7 +3,7 @@ import { buildDecodeGraph, presentName, weightLocation, type DecodeGraphOptions,
 import { ensureFits } from '../model/memory.ts';
 import { OPSET, type OpSet } from '../model/op-set.ts';
 import type { Weights } from '../model/weights.ts';
-import { Session, type Device, type Feeds } from '../ort.ts';
+import { Session, type Device, type Feeds, type Spinning } from '../ort.ts';
 
 export type { WeightBinding } from '../model/decode-graph.ts';
 
@@ -16,8 +16,8 @@ export interface ModelSessionOptions {
   opSet?: OpSet;
   /** Where a decode graph's KV caches live (DecodeGraphOptions.cache); default 'host'. */
   cache?: 'host' | 'resident';
-  /** SessionOptions.spinning: on where this session has the cores to itself between its runs. */
-  spinning?: boolean;
+  /** SessionOptions.spinning. */
+  spinning?: Spinning;
 }
 
 /** The binding a session on `device` uses when none is asked for: inputs on CPU; on a GPU initializers, copied to the device once. */

@@ -65,10 +65,10 @@ export class Scorer {
       if (!policy.config.lora) fail('INPUT_INVALID', `scorer of "${policy.name}": adapters were given but its config has no LoRA shape`);
       if (resolveBinding(options) !== 'inputs') fail('INPUT_INVALID', `scorer of "${policy.name}": several adapters in one batch need weights bound as inputs`);
       const stacked: Policy = { ...policy, weights: new Map([...policy.weights, ...stackAdapters(policy.config, options.adapters)]) };
-      const session = await openModelSession(policy.config, stacked.weights, 'all', { ...options, adapterStack: true, spinning: true, label: `score(${policy.name}, ${options.adapters.length} adapters)` });
+      const session = await openModelSession(policy.config, stacked.weights, 'all', { ...options, adapterStack: true, spinning: 'idle', label: `score(${policy.name}, ${options.adapters.length} adapters)` });
       return new Scorer(session, stacked, false, options.adapters.length, options.rowsPerRun);
     }
-    const session = await openModelSession(policy.config, policy.weights, 'all', { ...options, spinning: true, label: `score(${policy.name})` });
+    const session = await openModelSession(policy.config, policy.weights, 'all', { ...options, spinning: 'idle', label: `score(${policy.name})` });
     return new Scorer(session, policy, resolveBinding(options) === 'initializers', 0, options.rowsPerRun);
   }
 

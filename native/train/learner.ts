@@ -139,7 +139,7 @@ export class Learner {
       klExact,
       opSet: parsed.device === 'cpu' ? 'cpu' : 'gpu',
     });
-    const session = await Session.create(graph.model, { threads: parsed.threads, device: parsed.device, label: `learner ${parsed.objective}`, spinning: true });
+    const session = await Session.create(graph.model, { threads: parsed.threads, device: parsed.device, label: `learner ${parsed.objective}`, spinning: 'idle' });
     const trainable = new Map(graph.trainableNames.map((name) => [name, tensorOf(weights, name)]));
     return new Learner(modelConfig, weights, parsed, new AdamW(trainable, parsed.optimizer), session, graph, klExact ? reference : undefined);
   }
@@ -263,7 +263,7 @@ export class Learner {
     if (batch.targets) checkLength('targets', batch.targets, rows * cols);
     if (!this.scoreSession) {
       const graph = buildScoreGraph(this.modelConfig, { opSet: this.config.device === 'cpu' ? 'cpu' : 'gpu' });
-      this.scoreSession = await Session.create(graph.model, { threads: this.config.threads, device: this.config.device, label: 'learner score', spinning: true });
+      this.scoreSession = await Session.create(graph.model, { threads: this.config.threads, device: this.config.device, label: 'learner score', spinning: 'idle' });
     }
     const all: RowWindow = { r0: 0, r1: rows, cols, used: cols };
     const out = await this.scoreSession.run(

@@ -87,7 +87,7 @@ describe('Decoder', () => {
   });
 
   describe('choosing whether its sessions spin', () => {
-    it('should let a lone member spin and keep the alternating members of a tandem from spinning', async () => {
+    it('should let a lone member spin while idle and stop the alternating members of a tandem spinning when their run ends', async () => {
       const { Session } = await import('../../../native/ort.ts');
       const created = vi.spyOn(Session, 'create');
       try {
@@ -96,9 +96,9 @@ describe('Decoder', () => {
         const spinning = created.mock.calls.map(([, options]) => [options?.label, options?.spinning]);
         // Two different weights baked in: the tandem opens a session per member, neither spinning.
         expect(spinning).toEqual([
-          ['decode(micro)', true],
-          ['decode(micro)', false],
-          ['decode(micro)', false],
+          ['decode(micro)', 'idle'],
+          ['decode(micro)', 'within-run'],
+          ['decode(micro)', 'within-run'],
         ]);
         await solo.release();
         await tandem.release();
