@@ -46,7 +46,10 @@ export function compareReports(oldReport: unknown, newReport: unknown, threshold
     if (now === undefined) continue;
     const ratio = old === 0 ? (now === 0 ? 1 : Number.POSITIVE_INFINITY) : now / old;
     const direction = directionOf(path);
-    const regression = (direction === 'higher' && ratio < 1 - threshold) || (direction === 'lower' && ratio > 1 + threshold);
+    // The change against the old value's magnitude, so a signed measure (an RSS growth that can be negative) is
+    // judged by which way it moved, not by the ratio of two negative numbers.
+    const change = old === 0 ? Math.sign(now) * Number.POSITIVE_INFINITY : (now - old) / Math.abs(old);
+    const regression = (direction === 'higher' && change < -threshold) || (direction === 'lower' && change > threshold);
     measures.push({ path, old, new: now, ratio, direction, regression });
   }
   return measures;

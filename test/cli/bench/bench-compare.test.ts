@@ -33,6 +33,14 @@ describe('bench compare', () => {
       expect(compareReports(OLD, NEW, 0.05).map((m) => m.regression)).toContain(true);
       expect(compareReports(OLD, NEW, 0.05).find((m) => m.path === 'tandem_over_solo')!.regression).toBe(true);
     });
+
+    it('should judge a signed cost by the way it moved: a memory growth falling from -3 to -25 MB is no regression, rising from -3 to +1 is', () => {
+      const flagged = (before: number, after: number) => compareReports({ decode_rss_growth_mb: before }, { decode_rss_growth_mb: after })[0].regression;
+      expect(flagged(-3.3, -25.1)).toBe(false);
+      expect(flagged(-3.3, 1)).toBe(true);
+      expect(flagged(10, 10.5)).toBe(false);
+      expect(flagged(10, 12)).toBe(true);
+    });
   });
 
   describe('from the command line', () => {
