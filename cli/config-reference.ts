@@ -7,6 +7,7 @@ import { AgonKnobsSchema } from '../games/agon/agon.ts';
 import { WorldKnobsSchema } from '../core/world/world-game.ts';
 import { RolloutServersSchema, TrainerServerSchema } from '../engine/remote/remote-config.ts';
 import { OpponentPoolSchema, PolicyAdapterSchema, PolicyConfigSchema, TrainConfigSchema } from '../engine/trainer/train-config.ts';
+import { MlflowTrackingSchema } from '../engine/trainer/tracking-config.ts';
 import { LrScheduleSchema } from '../native/train/lr-schedule.ts';
 import {
   EntrantSchema,
@@ -33,6 +34,7 @@ const SECTIONS: readonly Section[] = [
   { title: 'Trainer server', intro: '`trainerServer`: every trainable policy learns through the trainer API of `ludus serve-trainer` (ludus\'s own API, modelled on Tinker\'s operations, not Tinker\'s protocol) instead of in-process; rollouts stay wherever `rolloutServers` puts them.', schema: TrainerServerSchema },
   { title: 'LoRA adapter', intro: '`adapter` of a policy: a LoRA adapter trained over its frozen `init` instead of a full copy.', schema: PolicyAdapterSchema },
   { title: 'Opponent pool', intro: "`opponentPool` of a self-play run (a world game's): each step the learner plays, in one seat (the first at even steps, the second at odd ones; ours), a frozen snapshot of itself drawn by PFSP (AlphaStar, Methods) from a pool that starts with its starting weights and gains a snapshot every `snapshotEvery` steps (`RUN/snapshots/<policy>@<step>`); it learns from its own seat only. The pool and the learner's results against each snapshot are checkpointed, so `--resume` continues exactly.", schema: OpponentPoolSchema },
+  { title: 'MLflow tracking', intro: '`tracking.mlflow`: the run also logs to an MLflow tracking server, over its REST API: the config as params, every step\'s metrics under their TensorBoard names, tags, and the end status (docs/training.md). A server that is down or refuses is warned about once and training goes on.', schema: MlflowTrackingSchema },
   { title: 'Learning-rate schedule', intro: '`schedule`, at the top level or in a policy.', schema: LrScheduleSchema },
   { title: 'Knobs of `tandem`', intro: '`knobs` when `game` is `tandem` (Tandem RL).', schema: TandemKnobsSchema },
   { title: 'Knobs of `grpo`', intro: '`knobs` when `game` is `grpo` (vanilla GRPO, the papers\' baseline).', schema: GrpoKnobsSchema },

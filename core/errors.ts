@@ -50,6 +50,8 @@ export type LudusErrorCode =
   | 'REWARD_FAILED'
   | 'REWARD_INVALID'
   | 'MODEL_NOT_FOUND'
+  /** An experiment tracker (MLflow) failed or fell behind: reported once as a warning; training goes on without it. */
+  | 'TRACKING_FAILED'
 
   | 'WORLD_INVALID';
 

@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { z } from 'zod';
 import { fail } from '../../core/errors.ts';
+import { gitCommit } from '../../native/io/git-commit.ts';
 import { packageRoot } from '../../native/io/package-root.ts';
 
 /**
@@ -31,21 +30,12 @@ const round2 = (values: readonly number[]) => values.map((v) => Math.round(v * 1
 /** The load averages now, to be passed back to {@link benchRecord} when the bench ends. */
 export const loadNow = (): number[] => round2(loadavg());
 
-async function commitOf(): Promise<string> {
-  try {
-    const { stdout } = await promisify(execFile)('git', ['-C', packageRoot(), 'rev-parse', '--short', 'HEAD'], { timeout: 5000 });
-    return stdout.trim();
-  } catch {
-    return 'unknown';
-  }
-}
-
 export async function benchRecord(bench: string, report: unknown, loadBefore: readonly number[]): Promise<BenchRecord> {
   const cores = availableParallelism();
   return {
     bench,
     date: new Date().toISOString(),
-    commit: await commitOf(),
+    commit: (await gitCommit(packageRoot(), { short: true })) ?? 'unknown',
     machine: { cpu: cpus()[0]?.model ?? 'unknown', cores, memory_gib: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` },
     load: { before: loadBefore, after: loadNow() },
     quiet: loadBefore[0] < cores / 4,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
 import { RolloutServersSchema, TrainerServerSchema } from '../remote/remote-config.ts';
 import { LoraConfigSchema } from '../../native/model/lora-config.ts';
+import { TrackingSchema } from './tracking-config.ts';
 
 /** A LoRA adapter a policy trains over its frozen `init` instead of a full copy of it (native/model/lora.ts). */
 export const PolicyAdapterSchema = LoraConfigSchema.extend({
@@ -149,6 +150,7 @@ export const TrainConfigSchema = z
       .max(MAX_EVAL_PROBLEMS)
       .default(64)
       .describe('held-out test problems on which, at the end of the run, the trained policies play against their starting point on the same seeds (with bootstrap SEs); 0: none (ours)'),
+    tracking: TrackingSchema.optional().describe('experiment trackers the run also logs to, beside metrics.jsonl and the TensorBoard files (see MLflow tracking below); a resumed run may change it'),
   })
   .strict()
   .refine((config) => config.problemsPerStep * config.groupSize <= MAX_ROWS, {

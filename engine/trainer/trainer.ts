@@ -31,6 +31,7 @@ import { entropyCoefOf, exactKlReference, learnPolicy, type PolicyLearner, type 
 import { openPolicyLearner, roleEstimators } from './policy-learner.ts';
 import { ReferenceScorers } from './reference-scorers.ts';
 import { TensorBoardLog } from '../../native/io/tensorboard.ts';
+import { MlflowRunLog, mlflowTarget } from './mlflow-run-log.ts';
 import { flatMetrics, validationMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
 import { planPolicies, type LearnerSettings } from './policy-plan.ts';
 import { roleRollouts } from './role-rollouts.ts';
@@ -108,6 +109,7 @@ export interface RunRecord {
  */
 export async function train(run: TrainRun): Promise<TrainResult> {
   const { config, game } = run;
+  const tracked = config.tracking?.mlflow && mlflowTarget(config.tracking.mlflow, { game: game.id, out: run.out });
   const planned = planPolicies(game, config);
   const { task, source: validationSource } = tasksOfRun(await taskByName(config.task), config);
   const checkpointDir = join(run.out, CHECKPOINT_DIR);
@@ -173,6 +175,12 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   if (!resuming) await writeRunRecord(run.out, { game: game.id, roles: game.roles, policies: planned.map(({ spec: { name, init, trainable } }) => ({ name, init, trainable })), config, prompt_rule: arena.promptRule, validation: validationSource }, pool.tokenizer.json);
   for (const file of Object.values(files)) await trimJsonlAfter(file, state.step);
   const board = await TensorBoardLog.open(run.out, { startOver: !resuming, step: state.step });
+  const tracking = tracked ? MlflowRunLog.start(tracked, { out: run.out, game: game.id, config, resuming }) : undefined;
+  /** A step's numbers to TensorBoard and, where the run is tracked, to MLflow, under the same names. */
+  const scalars = async (step: number, values: Readonly<Record<string, number>>) => {
+    await board.scalars(step, values);
+    tracking?.metrics(step, values);
+  };
 
   const save = async () => {
     const optimizers = new Map<string, AdamWState>();
@@ -189,6 +197,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
   let comparison: FinalComparison | undefined;
   let checkpointed = checkpoint ? state.step : null;
   const stopped = () => run.stop?.aborted === true;
+  let failed = false;
   try {
     while (state.step < last && !stopped()) {
       await run.gate?.wait();
@@ -242,7 +251,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
         policies: Object.fromEntries([...learned].map(([name, learning]) => [name, policyMetrics(learning, entryOf(rates, name, 'the learning rate of policy'))])),
       };
       await appendJsonl(files.metrics, [line]);
-      await board.scalars(step, flatMetrics(line));
+      await scalars(step, flatMetrics(line));
       const advantages = advantagesByMatch(matches, learned, rotation.seats);
       await appendJsonl(files.transcripts, matches.map((match, i) => transcriptLine(step, match, seeds, config, advantages[i])));
       if (events.live) advantages.forEach((byRole, i) => Object.entries(byRole).forEach(([role, a]) => events.publish({ type: 'advantage', matchId: matches[i].matchId, role, ...a })));
@@ -280,10 +289,15 @@ export async function train(run: TrainRun): Promise<TrainResult> {
         await trainedDecoders?.release();
       }
     }
+  } catch (error) {
+    failed = true;
+    throw error;
   } finally {
     await runtime.release();
     await scorers.release();
     for (const { learner } of learners.values()) await learner.release();
+    // Stopped before its last step (Ctrl-C, SIGTERM, a partial run): KILLED, as MLflow names a run its user ended.
+    await tracking?.close(failed ? 'FAILED' : state.step >= config.steps ? 'FINISHED' : 'KILLED');
   }
   return { steps: state.step, checkpointed, best: state.best, ...(comparison ? { comparison } : {}), ...(stopped() && state.step < config.steps ? { stopped: true as const } : {}) };
 
@@ -294,7 +308,7 @@ export async function train(run: TrainRun): Promise<TrainResult> {
       { step, split: result.split, ...(validationSource?.heldOutOfTrain ? { held_out_of_train: validationSource.heldOutOfTrain } : {}), accuracy: result.accuracy, answer_present: result.answerPresent, problems: result.problems, role: result.role, policy: seats[result.role], written: writtenHow(game.protocol, result.role), protocol: game.protocol.name, ...(Object.keys(result.judges).length > 0 ? { judges: result.judges } : {}) },
     ]);
     events.publish({ type: 'validation', step, role: result.role, accuracy: result.accuracy, answerPresent: result.answerPresent });
-    await board.scalars(step, validationMetrics(result.role, result.accuracy, result.answerPresent));
+    await scalars(step, validationMetrics(result.role, result.accuracy, result.answerPresent));
     if (state.best !== null && result.accuracy <= state.best.accuracy) return;
     state.best = { step, accuracy: result.accuracy, split: result.split };
     for (const { name, learner } of learners.values()) {
@@ -364,10 +378,10 @@ function advantagesByMatch(matches: readonly PlayedMatch[], learned: ReadonlyMap
   return byMatch;
 }
 
-/** A resumed run must be the same run; only its length may change. Every field that differs is named. */
+/** A resumed run must be the same run; only its length and where it is tracked may change. Every field that differs is named. */
 function checkSameRun(dir: string, saved: TrainConfig, requested: TrainConfig): void {
-  const { steps: _savedSteps, ...savedRest } = TrainConfigSchema.parse(saved);
-  const { steps: _requestedSteps, ...requestedRest } = requested;
+  const { steps: _savedSteps, tracking: _savedTracking, ...savedRest } = TrainConfigSchema.parse(saved);
+  const { steps: _requestedSteps, tracking: _requestedTracking, ...requestedRest } = requested;
   const differences = jsonDifferences(savedRest, requestedRest);
   if (differences.length > 0) {
     const shown = differences.map((d) => `${d.path} (checkpoint ${d.before}, now ${d.after})`).join('; ');
