@@ -10,6 +10,7 @@ export const SLOW_TEST_FILES = [
   'test/cli/pretrain.test.ts',
   'test/cli/serve.test.ts',
   'test/cli/tournament.test.ts',
+  'test/cli/train-mlflow.test.ts',
   'test/cli/train-recovery.test.ts',
   'test/cli/train-tango.test.ts',
   'test/cli/train.test.ts',

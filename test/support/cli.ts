@@ -13,9 +13,9 @@ export interface CliResult {
 }
 
 /** Runs `ludus ...args` as a user would, in a child process. */
-export function runLudus(args: string[], options: { timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
+export function runLudus(args: string[], options: { timeoutMs?: number; cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [LUDUS_BIN, ...args], { timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 2 ** 20, cwd: options.cwd }, (error, stdout, stderr) => {
+    execFile(process.execPath, [LUDUS_BIN, ...args], { timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 2 ** 20, cwd: options.cwd, env: options.env }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
