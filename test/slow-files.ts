@@ -26,6 +26,7 @@ export const SLOW_TEST_FILES = [
   'test/engine/trainer/pinned-runs.test.ts',
   'test/engine/trainer/tango-training.test.ts',
   'test/engine/trainer/trainer-crash.test.ts',
+  'test/engine/trainer/trainer-mlflow.test.ts',
   'test/engine/trainer/trainer.test.ts',
   'test/engine/trainer/world-training.test.ts',
   'test/examples/**',
