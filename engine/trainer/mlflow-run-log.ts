@@ -19,7 +19,8 @@ export interface MlflowTarget {
   readonly uri: string;
   readonly experiment: string;
   readonly runName: string;
-  readonly token?: string;
+  /** The Authorization header: a bearer token, else MLflow's basic-auth user and password (never in the config). */
+  readonly authorization?: string;
   readonly timeoutMs: number;
 }
 
@@ -38,11 +39,13 @@ export function mlflowTarget(settings: MlflowTrackingConfig, run: { readonly gam
     });
   }
   const token = env[settings.tokenEnv] || undefined;
+  const { MLFLOW_TRACKING_USERNAME: user, MLFLOW_TRACKING_PASSWORD: password } = env;
+  const authorization = token ? `Bearer ${token}` : user && password ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined;
   return {
     uri,
     experiment: settings.experiment ?? (env.MLFLOW_EXPERIMENT_NAME || run.game),
     runName: settings.runName ?? basename(resolve(run.out)),
-    ...(token ? { token } : {}),
+    ...(authorization ? { authorization } : {}),
     timeoutMs: settings.timeoutMs,
   };
 }
@@ -87,7 +90,7 @@ export class MlflowRunLog {
     readonly target: MlflowTarget,
     private readonly warn: Warn,
   ) {
-    this.client = new MlflowClient(target.uri, { timeoutMs: target.timeoutMs, ...(target.token ? { token: target.token } : {}) });
+    this.client = new MlflowClient(target.uri, { timeoutMs: target.timeoutMs, ...(target.authorization ? { authorization: target.authorization } : {}) });
   }
 
   /**

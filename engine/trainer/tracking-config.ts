@@ -21,7 +21,7 @@ export const MlflowTrackingSchema = z.strictObject({
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
     .default('MLFLOW_TRACKING_TOKEN')
-    .describe('the environment variable whose value is sent as "Authorization: Bearer <token>" (MLflow\'s own); nothing is sent when it is unset'),
+    .describe('the environment variable whose value is sent as "Authorization: Bearer <token>" (MLflow\'s own); unset, MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD are sent as basic auth where both are set, else nothing'),
   timeoutMs: z
     .number()
     .int()

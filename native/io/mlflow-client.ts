@@ -42,8 +42,8 @@ export type MlflowRunStatus = 'RUNNING' | 'FINISHED' | 'FAILED' | 'KILLED';
 
 export interface MlflowClientOptions {
   readonly timeoutMs: number;
-  /** Sent as `Authorization: Bearer <token>` (MLflow's MLFLOW_TRACKING_TOKEN). */
-  readonly token?: string;
+  /** The Authorization header's value: `Bearer <token>` or `Basic <base64>`, as MLflow's own clients send them. */
+  readonly authorization?: string;
 }
 
 /** One LogBatch body's worth of metrics, params and tags. */
@@ -153,7 +153,7 @@ export class MlflowClient {
     try {
       const response = await fetch(url, {
         method,
-        headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}) },
+        headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(this.options.authorization ? { authorization: this.options.authorization } : {}) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: timeout,
       });

@@ -50,6 +50,7 @@ export interface RecordedRequest {
   readonly method: string;
   readonly path: string;
   readonly body: Record<string, unknown>;
+  readonly authorization: string | undefined;
 }
 
 export interface StoredRun {
@@ -222,7 +223,7 @@ export async function startMlflowStandIn(): Promise<MlflowStandIn> {
           if (Buffer.byteLength(text) > 1_000_000) throw invalid('a request may be up to 1 MB');
           body = JSON.parse(text) as Record<string, unknown>;
         }
-        requests.push({ method, path: url.pathname, body });
+        requests.push({ method, path: url.pathname, body, authorization: request.headers.authorization });
         answer = { status: 200, json: handle(method, url.pathname, body) };
       } catch (error) {
         const refusal = error instanceof Refusal ? error : invalid((error as Error).message);

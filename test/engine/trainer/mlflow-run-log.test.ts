@@ -137,9 +137,11 @@ describe('MLflow run log', () => {
         uri: 'http://mlflow:5000',
         experiment: 'tango',
         runName: 't1',
-        token: 'secret',
+        authorization: 'Bearer secret',
         timeoutMs: 5000,
       });
+      const basic = mlflowTarget(settings, { game: 'tango', out: 'o' }, { MLFLOW_TRACKING_URI: 'http://m:5000', MLFLOW_TRACKING_USERNAME: 'ann', MLFLOW_TRACKING_PASSWORD: 'pw' });
+      expect(basic.authorization).toBe(`Basic ${Buffer.from('ann:pw').toString('base64')}`);
       const own = MlflowTrackingSchema.parse({ uri: 'https://tracking.example', experiment: 'mine', runName: 'r' });
       expect(mlflowTarget(own, { game: 'tango', out: '/runs/t1' }, { MLFLOW_TRACKING_URI: 'http://other:5000', MLFLOW_EXPERIMENT_NAME: 'theirs' })).toMatchObject({ uri: 'https://tracking.example', experiment: 'mine', runName: 'r' });
       expect(mlflowTarget(settings, { game: 'tango', out: '/runs/t1' }, { MLFLOW_TRACKING_URI: 'http://m:5000', MLFLOW_EXPERIMENT_NAME: 'theirs' }).experiment).toBe('theirs');

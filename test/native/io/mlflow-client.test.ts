@@ -46,7 +46,7 @@ describe('MLflow client', () => {
 
   describe('having an experiment name', () => {
     it('should create the experiment when it is missing and find it the next time', async () => {
-      const client = new MlflowClient(`${server.url}/`, { timeoutMs: 5000 });
+      const client = new MlflowClient(`${server.url}/`, { timeoutMs: 5000, authorization: 'Bearer t0k' });
       const first = await client.experimentId('ludus tandem');
       expect(await client.experimentId('ludus tandem')).toBe(first);
       expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
@@ -54,6 +54,7 @@ describe('MLflow client', () => {
         'POST /api/2.0/mlflow/experiments/create',
         'GET /api/2.0/mlflow/experiments/get-by-name',
       ]);
+      expect(server.requests.map((r) => r.authorization)).toEqual(['Bearer t0k', 'Bearer t0k', 'Bearer t0k']);
       expect(server.violations).toEqual([]);
     });
   });
