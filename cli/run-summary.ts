@@ -37,7 +37,7 @@ export function runSummary(result: TrainResult, facts: RunFacts, seconds: number
   const { game, out } = facts;
   const role = game.validateOn;
   const seats = game.rotation.at(0).seats;
-  const lines = [`\ntrained ${game.id} for ${result.steps} steps in ${formatDuration(seconds)}`];
+  const lines = [`\ntrained ${game.id} for ${result.steps} step${result.steps === 1 ? '' : 's'} in ${formatDuration(seconds)}`];
   const c = result.comparison;
   if (c) {
     const pct = (e: { value: number; se: number }) => `${(100 * e.value).toFixed(1)}% ± ${(100 * e.se).toFixed(1)}`;

@@ -33,10 +33,10 @@ function firstHour(readme: string): Step[] {
   return steps;
 }
 
-/** How the test shortens a command (appended flags win: `--steps 4 … --steps 1` is one step). */
+/** How the test shortens a command (appended flags win: `--steps 4 … --steps 2` is two steps; two, so the README's plural reads the same). */
 const SHORTER: readonly [RegExp, readonly string[]][] = [
-  [/^train tandem /, ['--steps', '1', '--port', '0']],
-  [/^train proposer-critic /, ['--steps', '1']],
+  [/^train tandem /, ['--steps', '2', '--port', '0']],
+  [/^train proposer-critic /, ['--steps', '2']],
   [/^serve /, ['--port', '0']],
   [/^eval /, ['--problems', '8', '--samples', '2']],
 ];
@@ -109,7 +109,7 @@ describe('firstHour', () => {
     ]);
     expect(() => firstHour(readme.replace('npx ludus games', 'rm -rf runs'))).toThrow(/neither a comment nor a ludus command/);
     expect(() => firstHour('# x\n## Install\n')).toThrow(/no "## The first hour"/);
-    expect(printed('trained tandem for 30 steps').test('trained tandem for 1 steps')).toBe(true);
-    expect(printed('trained tandem for 30 steps').test('trained grpo for 1 steps')).toBe(false);
+    expect(printed('trained tandem for 30 steps').test('trained tandem for 2 steps')).toBe(true);
+    expect(printed('trained tandem for 30 steps').test('trained grpo for 2 steps')).toBe(false);
   });
 });
