@@ -147,7 +147,13 @@ async function roleRows(
     });
     return { advantage: typeof advantage === 'number' ? advantage : mean(advantage), dropped: isDropped };
   });
-  if (trajectories.length === 0) fail('MASK_EMPTY', `policy "${policyName}" trains role "${role}", which took no turn in any of the step's ${matches.length} matches`, { policy: policyName, role });
+  if (trajectories.length === 0) {
+    // In a world game a seat can go a whole step without a turn (the other seat forfeited every match at its first
+    // move): nothing of this role to train on this step, said in its metrics (`turns` 0). Elsewhere a trainable role
+    // that never wrote is a broken protocol, and fails closed.
+    if (game.protocol.family === 'world') return { zeroVarianceGroups: result.zeroVarianceGroups, dropped: 0, advantages: perMatch, metrics: { ...(result.metrics ?? {}), turns: 0 } };
+    fail('MASK_EMPTY', `policy "${policyName}" trains role "${role}", which took no turn in any of the step's ${matches.length} matches`, { policy: policyName, role });
+  }
 
   const author = trajectories[0].roles.indexOf(role);
   const shareBand = game.protocol.family === 'co-decoding' ? game.protocol.shareBand : ANY_SHARE;

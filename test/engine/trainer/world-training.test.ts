@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { MetricsLine } from '../../../engine/trainer/metrics-line.ts';
 import { jsonl, runTraining, tinyConfig } from '../../support/training.ts';
@@ -20,6 +21,17 @@ describe('world-game training (self-play)', () => {
     expect(line.roles.first.rae_baseline).not.toBe(line.roles.second.rae_baseline);
     expect(line.policies.player.loss).toEqual(expect.any(Number));
   }, 300_000);
+
+  describe('having a seat that takes no turn in a whole step (the other forfeits every match at once)', () => {
+    it('should train on the seat that moved and report the other with no turns, not stop the run', async () => {
+      const plugin = fileURLToPath(new URL('../../support/plugins/first-forfeits.ts', import.meta.url));
+      const { out } = await runTraining({ ...selfPlay(1), game: 'first-forfeits', plugins: [plugin] });
+      const [line] = await jsonl<MetricsLine>(join(out, 'metrics.jsonl'));
+      expect(line.roles.first.forfeit).toBe(1);
+      expect(line.roles.second.turns).toBe(0);
+      expect(line.policies.player.loss).toEqual(expect.any(Number));
+    }, 300_000);
+  });
 
   describe('having run N steps straight, or N/2, stopped, and resumed for N/2', () => {
     it('should end with the same weights, optimizer moments, RAE baselines and metrics', async () => {
