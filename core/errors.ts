@@ -28,6 +28,7 @@ export type LudusErrorCode =
   | 'PLUGIN_LOAD_FAILED'
   | 'POLICY_INVALID'
   | 'RUN_DIR_NOT_EMPTY'
+  | 'RUN_LOCKED'
   | 'NOTHING_TO_RESUME'
   | 'LOG_LINE_INVALID'
   | 'REQUEST_INVALID'

@@ -1,6 +1,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
+import { LOCK_FILE } from '../../native/io/dir-lock.ts';
 import { pathExists, recoverDirectory } from '../../native/io/files.ts';
 import { policyDir } from './run-checkpoint.ts';
 import { TRAINER_STATE_FILE } from './training-checkpoint.ts';
@@ -84,7 +85,7 @@ const RUN_MARKERS = [RUN_FILE, 'metrics.jsonl', 'tournament.json'];
 
 async function runDirEntries(out: string): Promise<string[]> {
   try {
-    return (await readdir(out)).sort();
+    return (await readdir(out)).filter((name) => name !== LOCK_FILE).sort();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return [];

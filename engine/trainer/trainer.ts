@@ -30,6 +30,7 @@ import { compareWithStart, type FinalComparison } from './final-comparison.ts';
 import { entropyCoefOf, exactKlReference, learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { openPolicyLearner, roleEstimators } from './policy-learner.ts';
 import { ReferenceScorers } from './reference-scorers.ts';
+import { withDirectoryLock } from '../../native/io/dir-lock.ts';
 import { TensorBoardLog } from '../../native/io/tensorboard.ts';
 import { MlflowRunLog, mlflowTarget } from './mlflow-run-log.ts';
 import { flatMetrics, validationMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
@@ -107,7 +108,11 @@ export interface RunRecord {
  * trainable policy's weights and AdamW moments, the estimators' state, the step and the data cursor; `resume`
  * continues exactly.
  */
-export async function train(run: TrainRun): Promise<TrainResult> {
+export function train(run: TrainRun): Promise<TrainResult> {
+  return withDirectoryLock(run.out, 'training run', () => trainUnlocked(run));
+}
+
+async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
   const { config, game } = run;
   const tracked = config.tracking?.mlflow && mlflowTarget(config.tracking.mlflow, { game: game.id, out: run.out });
   const planned = planPolicies(game, config);

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { withDirectoryLock } from '../../native/io/dir-lock.ts';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AnyGame, Catalog } from '../../core/catalog.ts';
@@ -222,10 +223,18 @@ export class ExperimentContext {
  * (resumable: a finished training, marked by trained.json keyed by its config, is not redone; an unfinished one continues
  * from its checkpoint), then the definition's evaluations and report.
  */
-export async function runExperiment<Config extends SharedExperimentConfig, Arm extends string, Result>(
+export function runExperiment<Config extends SharedExperimentConfig, Arm extends string, Result>(
   definition: ExperimentDefinition<Config, Arm, Result>,
   run: ExperimentRun<Config>,
   services: ExperimentServices = MODEL_SERVICES,
+): Promise<Result> {
+  return withDirectoryLock(resolve(run.out), 'experiment', () => runExperimentUnlocked(definition, run, services));
+}
+
+async function runExperimentUnlocked<Config extends SharedExperimentConfig, Arm extends string, Result>(
+  definition: ExperimentDefinition<Config, Arm, Result>,
+  run: ExperimentRun<Config>,
+  services: ExperimentServices,
 ): Promise<Result> {
   const out = resolve(run.out);
   const { config, catalog } = run;

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { withDirectoryLock } from '../../native/io/dir-lock.ts';
 import { join, resolve } from 'node:path';
 import { fail, present } from '../../core/errors.ts';
 import { acrossSeeds } from '../../core/metrics/exact-tests.ts';
@@ -75,19 +76,22 @@ export async function runSeeds<Config extends SharedExperimentConfig, Arm extend
   if (new Set(seeds).size !== seeds.length) fail('CONFIG_INVALID', `${definition.name}: a seed is listed twice in seeds ${JSON.stringify(seeds)}`, { seeds });
   const out = resolve(run.out);
   await mkdir(out, { recursive: true });
-  const results: Result[] = [];
-  for (const seed of seeds) {
-    results.push(await runExperiment(definition, { ...run, out: join(out, `seed-${seed}`), config: { ...run.config, seed } }, services));
-  }
-  const headlines = results.map((result) => definition.headline(result));
-  const summary = summarize(seeds, headlines);
-  const listed = pooledTests(headlines);
-  const corrected = correctFamily(listed.map((entry) => entry.test));
-  const tests = listed.map((entry, i) => ({ ...corrected[i], model: entry.model, other: entry.other, seedsHigher: entry.seedsHigher }));
-  const markdown = seedsMarkdown(definition.title, seeds, summary, tests);
-  await writeFileAtomically(join(out, SEEDS_REPORT), markdown);
-  await writeFileAtomically(join(out, 'report.json'), `${JSON.stringify({ experiment: definition.name, seeds, summary, tests, headlines }, null, 2)}\n`);
-  return { out, seeds, results, summary, tests, report: join(out, SEEDS_REPORT) };
+  // Each seed's run locks its own seed-<s>/; this lock keeps a second process off the report across seeds as well.
+  return withDirectoryLock(out, 'experiment', async () => {
+    const results: Result[] = [];
+    for (const seed of seeds) {
+      results.push(await runExperiment(definition, { ...run, out: join(out, `seed-${seed}`), config: { ...run.config, seed } }, services));
+    }
+    const headlines = results.map((result) => definition.headline(result));
+    const summary = summarize(seeds, headlines);
+    const listed = pooledTests(headlines);
+    const corrected = correctFamily(listed.map((entry) => entry.test));
+    const tests = listed.map((entry, i) => ({ ...corrected[i], model: entry.model, other: entry.other, seedsHigher: entry.seedsHigher }));
+    const markdown = seedsMarkdown(definition.title, seeds, summary, tests);
+    await writeFileAtomically(join(out, SEEDS_REPORT), markdown);
+    await writeFileAtomically(join(out, 'report.json'), `${JSON.stringify({ experiment: definition.name, seeds, summary, tests, headlines }, null, 2)}\n`);
+    return { out, seeds, results, summary, tests, report: join(out, SEEDS_REPORT) };
+  });
 }
 
 /** Every (model, metric) the headlines share, as mean ± SE across seeds with each seed's own value. */

@@ -15,6 +15,7 @@ import { appendJsonl, readJsonl, trimJsonlAfter } from '../../engine/trainer/jso
 import { learnerSettings } from '../../engine/trainer/policy-plan.ts';
 import { policyDir } from '../../engine/trainer/run-checkpoint.ts';
 import { prepareRunDir, type ResumeMode } from '../../engine/trainer/run-dir.ts';
+import { withDirectoryLock } from '../../native/io/dir-lock.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
 import { OPTIMIZER_FILE, readOptimizer, TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
 import { RUN_FILE, stepProblems, TRANSCRIPTS_FILE, type RunRecord } from '../../engine/trainer/trainer.ts';
@@ -80,7 +81,11 @@ const STREAM = { pairing: 1, deal: 2 } as const;
  * pairings played, every trainable entrant's weights and AdamW moments — is swapped in atomically, so `resume`
  * continues exactly (a round cut short is played again from its start).
  */
-export async function runTournament(run: TournamentRun): Promise<TournamentResult> {
+export function runTournament(run: TournamentRun): Promise<TournamentResult> {
+  return withDirectoryLock(run.out, 'tournament', () => runTournamentUnlocked(run));
+}
+
+async function runTournamentUnlocked(run: TournamentRun): Promise<TournamentResult> {
   const { config, catalog } = run;
   const games = tournamentGames(config, catalog);
   const advantage = catalog.advantageEstimators.create(config.advantage);
