@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, writeFileSync } from 'node:fs';
 import { appendFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveCheckpoint } from '../../../native/io/checkpoint.ts';
+import { LOCK_FILE } from '../../../native/io/dir-lock.ts';
 import { setFileOperationHook, type FileOperation } from '../../../native/io/files.ts';
 import { EVENT_FILE_PREFIX } from '../../../native/io/tensorboard.ts';
 import { initWeights, presetConfig } from '../../../native/model/presets.ts';
@@ -26,6 +28,9 @@ beforeAll(async () => {
   config = TrainConfigSchema.parse({ game: 'tandem', model, steps: 2, problemsPerStep: 1, groupSize: 2, maxNewTokens: 12, checkpointEvery: 1, validateEvery: 1, validationProblems: 2, finalComparison: 0 });
 });
 afterAll(async () => rm(root, { recursive: true, force: true }));
+
+/** A process that has run and exited: what a killed run's lock file names. */
+const killedPid = spawnSync(process.execPath, ['-e', '']).pid;
 
 const run = (out: string, resume: boolean | 'if-checkpoint', hook?: (operation: FileOperation) => void) => {
   setFileOperationHook(hook);
@@ -74,6 +79,8 @@ describe('train, killed at any file operation and resumed', () => {
     await run(straight, false, (operation) => {
       const out = join(root, `killed-${snapshots.length}`);
       if (existsSync(straight)) cpSync(straight, out, { recursive: true });
+      // The killed process's lock stays behind, naming a process that no longer runs: the resumed run takes it over.
+      if (existsSync(join(out, LOCK_FILE))) writeFileSync(join(out, LOCK_FILE), JSON.stringify({ pid: killedPid, host: hostname(), started: 'the killed run' }));
       checkpointed ||= existsSync(join(straight, 'checkpoint', 'trainer_state.json'));
       snapshots.push({ out, before: operation, resume: checkpointed || 'if-checkpoint' });
     });
