@@ -152,7 +152,6 @@ export class DecoderPool implements MatchRuntime {
       seed: call.seed,
       sampling: call.sampling,
       stopTokens: call.stopTokens,
-      padToken: call.stopTokens[0],
       ...(call.schedule ? { schedule: buildSchedule(call.schedule) } : stackedAuthors ? { schedule: rowAuthorSchedule(stackedAuthors) } : {}),
       ...(call.partnerLogprobs ? { partnerLogprobs: true } : {}),
       ...(stopWhen ? { stopWhen } : {}),

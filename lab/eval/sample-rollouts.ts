@@ -75,7 +75,6 @@ export async function sampleRollouts(options: SampleOptions): Promise<GradedRoll
           sampling: { temperature: options.temperature, topK: 0, topP: options.topP },
           seed,
           stopTokens: options.stopTokens,
-          padToken: options.stopTokens[0],
           ...(options.schedule ? { schedule: buildSchedule(options.schedule(deriveSeed(seed, 1))) } : {}),
         },
       );

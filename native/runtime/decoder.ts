@@ -356,9 +356,10 @@ export class Decoder {
     return this.flush(route);
   }
 
-  /** Appends one token to every row. */
+  /** Appends one token to every row, but a row given a negative token (one that has finished) takes none. */
   async step(tokens: ArrayLike<number>, route: Route = null): Promise<Distributions> {
     for (let row = 0; row < this.batch; row++) {
+      if (tokens[row] < 0) continue;
       this.extend(row, 1);
       for (const member of this.members) for (let lane = row; lane < member.pending.length; lane += this.batch) member.pending[lane].push(tokens[row]);
     }

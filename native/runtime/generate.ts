@@ -20,8 +20,6 @@ export interface GenerateOptions {
   schedule?: AuthorSchedule;
   /** Also record every partner's log-probability of each emitted token. */
   partnerLogprobs?: boolean;
-  /** Fed to rows that have finished while others go on. */
-  padToken?: number;
   /**
    * Streamer: called after each step with the tokens just emitted (-1 for finished rows), their authors and their
    * log-probabilities. A promise it returns is awaited before the next step, so a streamer can pace generation (a
@@ -112,8 +110,9 @@ export async function generate(decoder: Decoder, prompts: readonly (readonly num
     const streamed = options.onStep?.(step, emitted, emittedAuthors, emittedLogprobs);
     if (streamed instanceof Promise) await streamed;
     if (remaining === 0 || step + 1 === options.maxNewTokens) break;
-    const pad = options.padToken ?? 0;
-    probs = await decoder.step(Array.from(emitted, (t) => (t < 0 ? pad : t)), routeActive());
+    // A finished row takes no token (-1): it stops growing, so a short prompt's row with a long budget beside it
+    // never pushes a long prompt's finished row past its cache.
+    probs = await decoder.step(emitted, routeActive());
   }
   return rollouts;
 }

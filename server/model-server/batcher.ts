@@ -166,7 +166,6 @@ export class Batcher {
       seed: 0,
       sampling: first.sampling,
       stopTokens: eos,
-      padToken: this.policy.config.eosTokenIds[0] ?? 0,
       stopWhen: (row, tokens) => row < jobs.length && (stopIds[row].has(tokens[tokens.length - 1]) || matchesString(row, tokens) !== undefined),
       ...(jobs.some((job) => job.onToken)
         ? {

@@ -115,7 +115,6 @@ describe('proposerCritic (a two-role sequential game in examples/)', () => {
         seed: 0,
         sampling: { temperature: 0.6, topK: 0, topP: 1 },
         stopTokens: arena.stopTokens,
-        padToken: arena.stopTokens[0],
       });
       expect(replayed.tokens).toEqual(turn.tokens);
     });

@@ -48,7 +48,6 @@ describe('train (the RL loop)', () => {
         stopTokens: policy.config.eosTokenIds,
         schedule: buildSchedule(turns[0].schedule),
         partnerLogprobs: true,
-        padToken: policy.config.eosTokenIds[0],
       });
       await decoder.release();
       for (const turn of turns) expect({ tokens: replayed[turn.row].tokens, authors: replayed[turn.row].authors }).toEqual({ tokens: turn.responseIds, authors: turn.authors });

@@ -20,6 +20,22 @@ describe('generate', () => {
     return decoder;
   };
 
+  describe('having a long prompt whose row finishes at the cache while a short one writes on', () => {
+    for (const batchSync of ['lazy', 'lockstep'] as const) {
+      it(`should stop growing the finished row instead of overflowing its cache (${batchSync})`, async () => {
+        const { policy } = randomModel({}, 3);
+        const decoder = await Decoder.create([policy], { batch: 2, maxLen: 24, threads: 1, sync: batchSync });
+        opened.push(decoder);
+        const long = Array.from({ length: 20 }, (_, i) => 1 + (i % 7));
+        // Row 0 has room for 4 tokens, row 1 for 16: the decoder steps 16 times, and row 0 must not take the last 12.
+        const [first, second] = await generate(decoder, [long, [1, 2]], { maxNewTokens: 16, rowMaxNewTokens: [4, 16], sampling, seed: 3 });
+        expect(first.tokens).toHaveLength(4);
+        expect(first.finish).toBe('length');
+        expect(second.tokens).toHaveLength(16);
+      });
+    }
+  });
+
   describe('having the same seed and schedule twice', () => {
     it('should replay identical tokens and authorship', async () => {
       const decoder = await pair();

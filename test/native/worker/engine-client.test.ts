@@ -20,7 +20,6 @@ const base: ClientGenerateOptions = {
   sampling: { temperature: 0.9, topK: 20, topP: 1 },
   seed: 5,
   stopTokens: [0],
-  padToken: 0,
   partnerLogprobs: true,
 };
 
