@@ -136,6 +136,8 @@ export class Decoder {
   private stack: Stack | null = null;
   /** onnxruntime runs made so far (one per member with work per step; one per step when stacked). */
   runs = 0;
+  /** Rows the last step gave no token (finished): no member owes them a distribution, even unrouted. */
+  private idle = new Uint8Array(0);
 
   /** `lanesPerRow`: caches per row in each member (more than one only for a co-decoded stack). */
   private constructor(
@@ -349,6 +351,7 @@ export class Decoder {
   /** Appends each row's chunk (ragged, possibly empty) to the shared sequence. */
   async append(chunks: readonly (readonly number[])[], route: Route = null): Promise<Distributions> {
     if (chunks.length !== this.batch) fail('INPUT_INVALID', `append needs ${this.batch} rows, got ${chunks.length}`);
+    this.idle = new Uint8Array(this.batch);
     for (const [row, chunk] of chunks.entries()) {
       this.extend(row, chunk.length);
       for (const member of this.members) for (let lane = row; lane < member.pending.length; lane += this.batch) for (const token of chunk) member.pending[lane].push(token);
@@ -358,8 +361,9 @@ export class Decoder {
 
   /** Appends one token to every row, but a row given a negative token (one that has finished) takes none. */
   async step(tokens: ArrayLike<number>, route: Route = null): Promise<Distributions> {
+    this.idle = Uint8Array.from({ length: this.batch }, (_, row) => (tokens[row] < 0 ? 1 : 0));
     for (let row = 0; row < this.batch; row++) {
-      if (tokens[row] < 0) continue;
+      if (this.idle[row]) continue;
       this.extend(row, 1);
       for (const member of this.members) for (let lane = row; lane < member.pending.length; lane += this.batch) member.pending[lane].push(tokens[row]);
     }
@@ -387,7 +391,7 @@ export class Decoder {
       const rows: bigint[] = [];
       const wholeStep = !this.options.lazy && (route === null || route.includes(m));
       for (let row = 0; row < batch; row++) {
-        const owed = route === null || route[row] === m;
+        const owed = route === null ? !this.idle[row] : route[row] === m;
         const queue = member.pending[row];
         if (owed && queue.length === 0) fail('INPUT_INVALID', `policy ${m} was asked again about row ${row} with no new token`, { row });
         chunks.push(owed || wholeStep ? queue.splice(0) : []);
@@ -431,7 +435,7 @@ export class Decoder {
       for (let m = 0; m < stack.policies.length; m++) {
         const wholeStep = !lazy && (route === null || route.includes(m));
         for (let row = 0; row < batch; row++) {
-          const owed = route === null || route[row] === m;
+          const owed = route === null ? !this.idle[row] : route[row] === m;
           const queue = member.pending[m * batch + row];
           if (owed && queue.length === 0) fail('INPUT_INVALID', `policy ${m} was asked again about row ${row} with no new token`, { row });
           chunks.push(owed || wholeStep ? queue.splice(0) : []);
