@@ -10,7 +10,10 @@ import { TANDEM_VS_GRPO, type ExperimentResult } from '../../lab/experiments/tan
 import { TangoExperimentConfigSchema } from '../../lab/experiments/tango-experiment-config.ts';
 import { TANGO_VS_GRPO, type TangoExperimentResult } from '../../lab/experiments/tango-vs-grpo.ts';
 import type { ZodType } from 'zod';
+import { join } from 'node:path';
 import { composePlugins } from '../../composition/compose.ts';
+import type { Catalog } from '../../core/catalog.ts';
+import { DEFAULT_MODELS_DIR, trainedTask } from '../../plugins/policies/default-model.ts';
 import { readConfigFile } from '../config-file.ts';
 import { progressReporter } from '../progress.ts';
 import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
@@ -35,6 +38,8 @@ interface Entry<Config extends SharedExperimentConfig & { seeds?: number[] }, Re
   readonly schema: ZodType<Config>;
   readonly stepsField: string;
   readonly summary: (result: Result) => Record<string, unknown>;
+  /** The game whose shipped base `"model": "default"` means, as `ludus train GAME` takes it (where the task is that base's). */
+  readonly game?: string;
 }
 
 const entry = <Config extends SharedExperimentConfig & { seeds?: number[] }, Result>(e: Entry<Config, Result>) => e as unknown as Entry<SharedExperimentConfig & { seeds?: number[] }, unknown>;
@@ -49,12 +54,14 @@ const ENTRIES: Record<ExperimentName, Entry<SharedExperimentConfig & { seeds?: n
   'tango-vs-grpo': entry({
     definition: TANGO_VS_GRPO,
     schema: TangoExperimentConfigSchema,
+    game: 'tango',
     stepsField: 'generatorSteps',
     summary: (result: TangoExperimentResult) => ({ out: result.out, report: result.report, runs: result.arms.map(({ arm, steps, generatorUpdates, verifierUpdates }) => ({ arm, steps, generatorUpdates, verifierUpdates })) }),
   }),
   'agon-vs-grpo': entry({
     definition: AGON_VS_GRPO,
     schema: AgonExperimentConfigSchema,
+    game: 'agon',
     stepsField: 'steps',
     summary: (result: AgonExperimentResult) => ({
       out: result.out,
@@ -84,7 +91,7 @@ export function register(program: Command): void {
     .option('--no-progress', 'no progress bar on stderr')
     .action(async (name: string, opts: ExperimentOptions) => {
       if (!(EXPERIMENTS as readonly string[]).includes(name)) throw new LudusError('INPUT_INVALID', `unknown experiment "${name}"; known: ${EXPERIMENTS.join(', ')}`, { name });
-      const { definition, schema, stepsField, summary } = ENTRIES[name as ExperimentName];
+      const { definition, schema, stepsField, summary, game } = ENTRIES[name as ExperimentName];
       const overrides = opts.config ? await readConfigFile(opts.config) : {};
       const config = parseConfig(
         schema,
@@ -98,10 +105,12 @@ export function register(program: Command): void {
       );
       const out = opts.out ?? `runs/${name}`;
       const progress = opts.progress ? progressReporter(name) : undefined;
-      const run = { out, config, catalog: await composePlugins(), threads: opts.threads, device: parseDevice(opts.device), onProgress: progress?.update };
+      const catalog = await composePlugins();
+      const base = game === undefined ? undefined : gameBase(catalog, game, config);
+      const run = { out, config: base ? { ...config, model: base } : config, catalog, threads: opts.threads, device: parseDevice(opts.device), onProgress: progress?.update };
       const seeds = config.seeds ?? [config.seed];
       if (seeds.length === 1) {
-        const result = await runExperiment(definition, { ...run, config: { ...config, seed: seeds[0] } });
+        const result = await runExperiment(definition, { ...run, config: { ...run.config, seed: seeds[0] } });
         progress?.stop();
         process.stdout.write(`${JSON.stringify(summary(result))}\n`);
         return;
@@ -110,4 +119,16 @@ export function register(program: Command): void {
       progress?.stop();
       process.stdout.write(`${JSON.stringify({ out: result.out, report: result.report, seeds: result.seeds, runs: result.results.map(summary) })}\n`);
     });
+}
+
+/**
+ * The shipped base a game starts from (Tango, Agon: arithmetic-judge) where the experiment says `"model": "default"`
+ * and its task is that base's own, as `ludus train` resolves it; undefined where the plain default applies.
+ */
+export function gameBase(catalog: Catalog, game: string, config: SharedExperimentConfig): string | undefined {
+  if (config.model !== 'default') return undefined;
+  const named = catalog.games.create(game, { grader: catalog.graders.create('exact'), knobs: {} }).defaultModel;
+  if (named === undefined) return undefined;
+  const dir = join(DEFAULT_MODELS_DIR, named);
+  return trainedTask(dir) === config.task ? dir : undefined;
 }

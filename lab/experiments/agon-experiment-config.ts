@@ -74,7 +74,7 @@ export const AgonExperimentConfigSchema = z
       .refine((arms) => new Set(arms).size === arms.length, { message: 'lists a run twice' })
       .default([...AGON_ARMS])
       .transform((arms) => AGON_ARMS.filter((arm) => arms.includes(arm))),
-    /** The frozen base under every adapter, or 'default' (the shipped base of the task). */
+    /** The frozen base under every adapter, or 'default': Agon's shipped base (models/arithmetic-judge) on arithmetic, as `ludus train agon` takes it, else the task's shipped base. */
     model: z.string().default('default'),
     task: z.string().default('arithmetic'),
     /** Agon knobs shared by every Agon run (turnTokens, challengeLayout, ...); the arms set their own ablation knob. */

@@ -36,7 +36,7 @@ export const TangoExperimentConfigSchema = z
     seed: z.number().int().min(0).max(2 ** 32 - 1).default(0),
     /** Training seeds, each a whole experiment in seed-<s>/, summarized across seeds (mean ± SE) in the top report; overrides `seed`. */
     seeds: z.array(z.number().int().min(0).max(2 ** 32 - 1)).min(1).optional(),
-    /** Base model of both policies of every arm, or 'default' (the shipped base of the task). */
+    /** Base model of both policies of every arm, or 'default': Tango's shipped base (models/arithmetic-judge) on arithmetic, as `ludus train tango` takes it, else the task's shipped base (models/last-letter on last-letter). */
     model: z.string().default('default'),
     task: z.string().default('last-letter'),
     /** Tango knobs shared by every arm (each arm sets its own `ablation`). */
