@@ -1,4 +1,4 @@
-import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
@@ -18,13 +18,14 @@ export interface DirLock {
 }
 
 /**
- * Makes this process the one writer of `dir` (created if missing) until `release`: two processes training into one
+ * Makes this process the one writer of `dir` (created if missing, and removed on release if left empty) until `release`: two processes training into one
  * run directory, or running one experiment, would interleave their metrics and overwrite each other's checkpoints.
  * A lock left by a process that no longer runs on this machine (killed, out of memory) is taken over; a live
  * holder's, or one from another machine whose process cannot be checked, is refused with RUN_LOCKED.
  */
 export async function lockDirectory(dir: string, what: string): Promise<DirLock> {
-  await mkdir(dir, { recursive: true });
+  // The first directory mkdir made (undefined: `dir` was there): removed again on release if nothing else was written.
+  const created = await mkdir(dir, { recursive: true });
   const path = join(dir, LOCK_FILE);
   const mine: Holder = { pid: process.pid, host: hostname(), started: new Date().toISOString() };
   for (let attempt = 0; ; attempt++) {
@@ -47,6 +48,8 @@ export async function lockDirectory(dir: string, what: string): Promise<DirLock>
     release: async () => {
       const holder = await readHolder(path);
       if (holder?.pid === mine.pid && holder.host === mine.host && holder.started === mine.started) await unlink(path).catch(() => undefined);
+      // A run refused before it wrote anything leaves no directory behind, as it did before it took a lock.
+      if (created !== undefined && (await readdir(dir).catch(() => [null])).length === 0) await rmdir(dir).catch(() => undefined);
     },
   };
 }

@@ -55,6 +55,14 @@ describe('lockDirectory (one writer per run or experiment directory)', () => {
     await expect(lockDirectory(dir, 'training run')).rejects.toThrow(/elsewhere.*delete/);
   });
 
+  it('should leave no directory behind where it made one and nothing was written', async () => {
+    const dir = join(fresh(), 'run');
+    await withDirectoryLock(dir, 'training run', async () => undefined);
+    expect(existsSync(dir)).toBe(false);
+    await withDirectoryLock(dir, 'training run', async () => writeFileSync(join(dir, 'metrics.jsonl'), ''));
+    expect(existsSync(join(dir, 'metrics.jsonl'))).toBe(true);
+  });
+
   it('should release the lock when the body throws', async () => {
     const dir = fresh();
     await expect(withDirectoryLock(dir, 'training run', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
