@@ -11,7 +11,7 @@ import { composePlugins } from '../composition/compose.ts';
 import type { PluginCatalog } from '../composition/plugin-catalog.ts';
 import { loadPluginFiles } from '../composition/plugin-files.ts';
 import { readConfigFile } from './config-file.ts';
-import { DEFAULT_MODELS_DIR, trainedTask } from '../plugins/policies/default-model.ts';
+import { gameShippedBase, trainedTask } from '../plugins/policies/default-model.ts';
 import { graderForTask } from '../plugins/tasks/registry.ts';
 
 export interface RunOptions {
@@ -41,11 +41,9 @@ export async function resolveRun(gameName: string, opts: RunOptions, overrides: 
   // A game may name the shipped base it starts from (Tango, Agon: arithmetic-judge) where the run names no model (or
   // 'default') and no task other than the base's own.
   const named = overrides.model ?? opts.model ?? file.model;
-  const defaultModel = first.game.defaultModel;
-  if (defaultModel === undefined || (named !== undefined && named !== 'default')) return first;
-  const dir = join(DEFAULT_MODELS_DIR, defaultModel);
-  const namedTask = overrides.task ?? file.task;
-  if (namedTask !== undefined && namedTask !== trainedTask(dir)) return first;
+  if (named !== undefined && named !== 'default') return first;
+  const dir = gameShippedBase(first.game.defaultModel, (overrides.task ?? file.task) as string | undefined);
+  if (dir === undefined) return first;
   return resolveWith(gameName, { ...opts, model: dir }, file, { ...overrides, ...(overrides.model !== undefined ? { model: dir } : {}) });
 }
 

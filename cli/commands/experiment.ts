@@ -10,10 +10,9 @@ import { TANDEM_VS_GRPO, type ExperimentResult } from '../../lab/experiments/tan
 import { TangoExperimentConfigSchema } from '../../lab/experiments/tango-experiment-config.ts';
 import { TANGO_VS_GRPO, type TangoExperimentResult } from '../../lab/experiments/tango-vs-grpo.ts';
 import type { ZodType } from 'zod';
-import { join } from 'node:path';
 import { composePlugins } from '../../composition/compose.ts';
 import type { Catalog } from '../../core/catalog.ts';
-import { DEFAULT_MODELS_DIR, trainedTask } from '../../plugins/policies/default-model.ts';
+import { gameShippedBase } from '../../plugins/policies/default-model.ts';
 import { readConfigFile } from '../config-file.ts';
 import { progressReporter } from '../progress.ts';
 import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
@@ -127,8 +126,5 @@ export function register(program: Command): void {
  */
 export function gameBase(catalog: Catalog, game: string, config: SharedExperimentConfig): string | undefined {
   if (config.model !== 'default') return undefined;
-  const named = catalog.games.create(game, { grader: catalog.graders.create('exact'), knobs: {} }).defaultModel;
-  if (named === undefined) return undefined;
-  const dir = join(DEFAULT_MODELS_DIR, named);
-  return trainedTask(dir) === config.task ? dir : undefined;
+  return gameShippedBase(catalog.games.create(game, { grader: catalog.graders.create('exact'), knobs: {} }).defaultModel, config.task);
 }

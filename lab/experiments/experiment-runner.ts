@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { withDirectoryLock } from '../../native/io/dir-lock.ts';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -244,7 +243,6 @@ async function runExperimentUnlocked<Config extends SharedExperimentConfig, Arm 
   const chatTemplates = new Set(plans.map((plan) => plan.config.chatTemplate));
   if (chatTemplates.size > 1) fail('CONFIG_INVALID', `${definition.name}: every run must put prompts to the models by one rule (chatTemplate ${[...chatTemplates].join(' and ')})`);
   const task = await taskByName(config.task);
-  await mkdir(out, { recursive: true });
   await writeFileAtomically(join(out, EXPERIMENT_FILE), `${JSON.stringify(config, null, 2)}\n`);
   const progress = new ProgressTracker([...plans.map((plan) => [`train ${plan.arm}`, plan.weight ?? plan.config.steps] as const), ...definition.evaluationPhases(config)], run.onProgress);
   const context = new ExperimentContext(out, catalog, grader.name, grader.grade, task, services, progress, join(out, COSTS_FILE), {

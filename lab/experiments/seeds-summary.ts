@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { withDirectoryLock } from '../../native/io/dir-lock.ts';
 import { join, resolve } from 'node:path';
 import { fail, present } from '../../core/errors.ts';
@@ -75,7 +74,6 @@ export async function runSeeds<Config extends SharedExperimentConfig, Arm extend
   if (seeds.length === 0) fail('CONFIG_INVALID', `${definition.name}: no seed to run`);
   if (new Set(seeds).size !== seeds.length) fail('CONFIG_INVALID', `${definition.name}: a seed is listed twice in seeds ${JSON.stringify(seeds)}`, { seeds });
   const out = resolve(run.out);
-  await mkdir(out, { recursive: true });
   // Each seed's run locks its own seed-<s>/; this lock keeps a second process off the report across seeds as well.
   return withDirectoryLock(out, 'experiment', async () => {
     const results: Result[] = [];

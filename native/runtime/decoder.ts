@@ -137,7 +137,7 @@ export class Decoder {
   /** onnxruntime runs made so far (one per member with work per step; one per step when stacked). */
   runs = 0;
   /** Rows the last step gave no token (finished): no member owes them a distribution, even unrouted. */
-  private idle = new Uint8Array(0);
+  private readonly idle: Uint8Array;
 
   /** `lanesPerRow`: caches per row in each member (more than one only for a co-decoded stack). */
   private constructor(
@@ -148,6 +148,7 @@ export class Decoder {
     const { batch, maxLen } = options;
     const lanes = batch * lanesPerRow;
     this.lengths = new Int32Array(batch);
+    this.idle = new Uint8Array(batch);
     this.invTemperature = new Float32Array(lanes).fill(1);
     this.members = policies.map((policy) => ({
       policy,
@@ -351,7 +352,7 @@ export class Decoder {
   /** Appends each row's chunk (ragged, possibly empty) to the shared sequence. */
   async append(chunks: readonly (readonly number[])[], route: Route = null): Promise<Distributions> {
     if (chunks.length !== this.batch) fail('INPUT_INVALID', `append needs ${this.batch} rows, got ${chunks.length}`);
-    this.idle = new Uint8Array(this.batch);
+    this.idle.fill(0);
     for (const [row, chunk] of chunks.entries()) {
       this.extend(row, chunk.length);
       for (const member of this.members) for (let lane = row; lane < member.pending.length; lane += this.batch) for (const token of chunk) member.pending[lane].push(token);
@@ -361,8 +362,8 @@ export class Decoder {
 
   /** Appends one token to every row, but a row given a negative token (one that has finished) takes none. */
   async step(tokens: ArrayLike<number>, route: Route = null): Promise<Distributions> {
-    this.idle = Uint8Array.from({ length: this.batch }, (_, row) => (tokens[row] < 0 ? 1 : 0));
     for (let row = 0; row < this.batch; row++) {
+      this.idle[row] = tokens[row] < 0 ? 1 : 0;
       if (this.idle[row]) continue;
       this.extend(row, 1);
       for (const member of this.members) for (let lane = row; lane < member.pending.length; lane += this.batch) member.pending[lane].push(tokens[row]);

@@ -31,6 +31,16 @@ export function trainedTask(model: string): string | undefined {
   return typeof task === 'string' ? task : undefined;
 }
 
+/**
+ * The shipped base a game starts from (its `defaultModel`: Tango and Agon name arithmetic-judge), as a directory, where
+ * the run asks for no task other than that base's own; undefined where the task's plain default applies.
+ */
+export function gameShippedBase(defaultModel: string | undefined, task: string | undefined): string | undefined {
+  if (defaultModel === undefined) return undefined;
+  const dir = `${DEFAULT_MODELS_DIR}${defaultModel}`;
+  return task === undefined || task === trainedTask(dir) ? dir : undefined;
+}
+
 export function shippedTasks(): string[] {
   if (!existsSync(DEFAULT_MODELS_DIR)) return [];
   return readdirSync(DEFAULT_MODELS_DIR, { withFileTypes: true })
