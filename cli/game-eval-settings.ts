@@ -2,7 +2,7 @@ import type { Task } from '../core/tasks/task.ts';
 import type { GameEvalOptions } from '../lab/eval/game-eval-options.ts';
 
 /** The command line's evaluation settings shared by the eval modes that play a game's matches (verifier axes, cascade). */
-export interface GameEvalSettings extends Pick<GameEvalOptions, 'split' | 'problems' | 'samples' | 'temperature' | 'topP' | 'seed' | 'device'> {
+export interface GameEvalSettings extends Pick<GameEvalOptions, 'split' | 'problems' | 'samples' | 'temperature' | 'judgeTemperature' | 'topP' | 'seed' | 'device'> {
   /** Rows decoded together (`--batch`): problems are played `batch / samples` at a time. */
   readonly batch: number;
   readonly bootstrap: number;
@@ -20,6 +20,7 @@ export function gameEvalOptions(settings: GameEvalSettings, task: Task, taskName
     problems: settings.problems,
     samples: settings.samples,
     temperature: settings.temperature,
+    ...(settings.judgeTemperature === undefined ? {} : { judgeTemperature: settings.judgeTemperature }),
     topP: settings.topP,
     seed: settings.seed,
     batch: Math.max(1, Math.floor(settings.batch / settings.samples)),

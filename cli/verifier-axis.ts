@@ -54,7 +54,7 @@ export function summarizeVerifier(results: Record<string, VerifierEvalResult>): 
   return Object.entries(results)
     .map(
       ([name, r]) =>
-        `verifier on ${name} (${r.split}, ${r.problems} solutions by ${r.policies.generator}, ${r.samples} verifications each):\n` +
+        `verifier on ${name} (${r.split}, ${r.problems} solutions by ${r.policies.generator} at temperature ${r.temperature}, ${r.samples} verifications each at ${r.judge_temperature}${r.judge_temperature === 0 ? ', greedy' : ''}):\n` +
         `  outcome precision ${show(r.outcome_precision)}, recall ${show(r.outcome_recall)}, F1 ${show(r.outcome_f1)} (a random judge calling as many correct: ${randomJudgeF1(r.counts.outcome)?.toFixed(3) ?? 'undefined'}); step F1 ${show(r.step_f1)}\n` +
         `  solutions right ${show(r.solution_accuracy)}; verdicts readable ${show(r.readable)}\n`,
     )

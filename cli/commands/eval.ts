@@ -53,6 +53,7 @@ export function register(program: Command): void {
     .addOption(forceThreadsOption())
     .option('--extract <order>', "where a response's answer is looked for: auto (strict, boxed only, on the generated tasks, whose solutions box their answer; full on JSONL sets), strict, full, or steps separated by commas (see ludus grade)", 'auto')
     .option('--axes <list>', `comma-separated: ${[...EVAL_AXES, VERIFIER_AXIS].join(', ')} (the model as Tango's verifier: outcome precision, recall, F1 and step F1 against gold labels)`, 'capability')
+    .option('--judge-temperature <t>', 'the verifier axis: the judge\'s decoding temperature (default 0, greedy, as RL Tango evaluates every model, §4); --temperature samples the solutions it judges', text, String(EVAL_DEFAULTS.judgeTemperature))
     .option('--generator <dir>', "the verifier axis: whose solutions the model judges, a model directory or 'default' (default: the model itself)")
     .option('--challenger <dir>', "cascade mode (Agon §4): --model drafts, this model (a directory, an adapter directory or 'default') answers after reading the draft's summary with its final answer withheld; pass@k, per-stage tokens, summary prefill; --max-new-tokens caps every generation, --compare is a single model at the same cap")
     .option('--proposals <n>', 'cascade mode: drafts before the challenge (more than 1: the Mixture-of-Agents baseline)', text, '1')
@@ -211,6 +212,8 @@ interface ParsedFlags {
   samples: number;
   problems: number;
   temperature: number;
+  /** The verifier axis: the judge's temperature (the solutions it judges are sampled at `temperature`). */
+  judgeTemperature: number;
   topP: number;
   maxNewTokens: number;
   batch: number;
@@ -264,6 +267,7 @@ export function parseEvalFlags(opts: Record<string, unknown>): ParsedFlags {
     samples: int('samples', opts.samples, 1),
     problems: int('problems', opts.problems, 1),
     temperature: real('temperature', opts.temperature, 0, 100),
+    judgeTemperature: real('judge-temperature', opts.judgeTemperature ?? EVAL_DEFAULTS.judgeTemperature, 0, 100),
     topP: real('top-p', opts.topP, 0, 1, true),
     maxNewTokens: int('max-new-tokens', opts.maxNewTokens, 1),
     batch: int('batch', opts.batch, 1),

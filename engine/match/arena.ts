@@ -11,7 +11,15 @@ export interface Sampling {
   readonly topP: number;
   /** The response budget of a co-decoded turn (a sequential turn has its own, in its spec). */
   readonly maxNewTokens: number;
+  /**
+   * A role's own temperature for its whole turns (sequential and world), where it differs from `temperature`: the
+   * verifier axes judge greedily what was sampled. Co-decoded turns, whose rows mix roles, take `temperature`.
+   */
+  readonly roleTemperatures?: Readonly<Record<string, number>>;
 }
+
+/** The temperature `role`'s whole turns are decoded at. */
+export const turnTemperature = (sampling: Sampling, role: string): number => sampling.roleTemperatures?.[role] ?? sampling.temperature;
 
 /** What playing a game's matches needs: a runtime to decode on, the shared tokenizer with its boundaries, the stop tokens, sampling. */
 export interface Arena<Role extends string = string> {

@@ -1,7 +1,7 @@
 import { fail } from '../../core/errors.ts';
 import { scheduleHash } from '../../core/schedules/spec.ts';
 import { stepEnds } from '../../core/trajectory/step-ends.ts';
-import type { Arena } from './arena.ts';
+import { turnTemperature, type Arena } from './arena.ts';
 import type { MatchBroadcast } from './match-events.ts';
 import type { PlayedTurn } from './played-match.ts';
 
@@ -23,18 +23,18 @@ const SOLO_HASH = scheduleHash(SOLO);
 
 /**
  * Generates whole turns of many matches at once (sequential and world turns): the turns of one policy — and of
- * policies the runtime decodes as one batch (adapters over one base) — go together in decoder-wide chunks. Returns
- * the played turns in request order.
+ * policies the runtime decodes as one batch (adapters over one base) — at one temperature go together in decoder-wide
+ * chunks. Returns the played turns in request order.
  */
 export async function decodeTurns<Role extends string>(arena: Arena<Role>, requests: readonly TurnRequest<Role>[], broadcast?: MatchBroadcast): Promise<PlayedTurn<Role>[]> {
   const played: PlayedTurn<Role>[] = new Array(requests.length);
-  const groupOf = (policy: string) => {
+  const groupOf = ({ policy, role }: TurnRequest<Role>) => {
     const key = arena.runtime.stackKey?.(policy);
-    return key === undefined ? `policy:${policy}` : `stack:${key}`;
+    return `${key === undefined ? `policy:${policy}` : `stack:${key}`}@${turnTemperature(arena.sampling, role)}`;
   };
   const indexed = requests.map((request, i) => ({ request, i }));
-  for (const group of new Set(requests.map((r) => groupOf(r.policy)))) {
-    const mine = indexed.filter(({ request }) => groupOf(request.policy) === group);
+  for (const group of new Set(requests.map(groupOf))) {
+    const mine = indexed.filter(({ request }) => groupOf(request) === group);
     for (let start = 0; start < mine.length; start += arena.runtime.rows) {
       const chunk = mine.slice(start, start + arena.runtime.rows);
       const turns = await decodeChunk(arena, chunk.map(({ request }) => request), broadcast);
@@ -68,7 +68,7 @@ async function decodeChunk<Role extends string>(arena: Arena<Role>, chunk: reado
     rowMaxNewTokens: budgets,
     rowSeeds: chunk.map((request) => request.seed),
     seed: 0,
-    sampling: { temperature: arena.sampling.temperature, topK: 0, topP: arena.sampling.topP },
+    sampling: { temperature: turnTemperature(arena.sampling, chunk[0].role), topK: 0, topP: arena.sampling.topP },
     stopTokens: arena.stopTokens,
     ...(stopStrings.some((list) => list.length > 0) ? { stopStrings, decode: (ids: number[]) => arena.tokenizer.decode(ids) } : {}),
     ...(onStep ? { onStep } : {}),

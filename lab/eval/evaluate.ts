@@ -41,6 +41,8 @@ export const EVAL_DEFAULTS = {
   samples: 8,
   problems: 200,
   temperature: 1,
+  /** The verifier axes' judge decodes greedily, as RL Tango evaluates every model (§4.1), on solutions sampled at `temperature`. */
+  judgeTemperature: 0,
   topP: 1,
   maxNewTokens: 256,
   batch: 64,

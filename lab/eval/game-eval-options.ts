@@ -11,6 +11,8 @@ export interface GameEvalOptions {
   readonly samples: number;
   /** Sampling temperature; 0 is greedy decoding. */
   readonly temperature: number;
+  /** The judging role's temperature where it differs (the verifier axes: greedy verdicts on sampled solutions). */
+  readonly judgeTemperature?: number;
   readonly topP: number;
   readonly seed: number;
   /** Problems played together: their matches share the decoders' rows. */

@@ -23,6 +23,9 @@ export interface VerifierEvalResult {
   readonly problems: number;
   /** Verifications per solution: one solution per problem, judged this many times. */
   readonly samples: number;
+  /** The solutions' sampling temperature and the judge's (0: greedy). */
+  readonly temperature: number;
+  readonly judge_temperature: number;
   /** Model directories by the game's policy names (who wrote the solutions, who judged them). */
   readonly policies: Readonly<Record<string, string>>;
   /** Share of problems whose solution was right: the judged class balance. */
@@ -70,7 +73,9 @@ export async function evaluateVerifier(options: VerifierEvalOptions): Promise<Ve
   const first = pool.policy(game.policies[0]);
   const stopTokens = first.config.eosTokenIds;
   const decoders = new DecoderPool(pool, { rows: options.batch * options.samples, maxLen: first.config.maxPositionEmbeddings, threads: options.threads, device: options.device });
-  const arena = arenaFor(game, decoders, pool.tokenizer, stopTokens, { temperature: options.temperature, topP: options.topP, maxNewTokens: 0 }, { chatTemplate: options.chatTemplate });
+  const roleTemperatures = options.judgeTemperature === undefined ? {} : { roleTemperatures: { [options.judge]: options.judgeTemperature } };
+  const sampling = { temperature: options.temperature, topP: options.topP, maxNewTokens: 0, ...roleTemperatures };
+  const arena = arenaFor(game, decoders, pool.tokenizer, stopTokens, sampling, { chatTemplate: options.chatTemplate });
   const problems = options.task.problems(options.split, options.problems);
   if (problems.length === 0) fail('DATA_INVALID', `task ${options.taskName} has no ${options.split} problems`);
   const perProblem: { outcome: Confusion; steps: Confusion; processBench: ProcessBenchCounts; judged: number; readable: number; correct: boolean }[] = [];
@@ -115,6 +120,8 @@ export async function evaluateVerifier(options: VerifierEvalOptions): Promise<Ve
     split: options.split,
     problems: problems.length,
     samples: options.samples,
+    temperature: options.temperature,
+    judge_temperature: options.judgeTemperature ?? options.temperature,
     policies: { ...options.policies },
     solution_accuracy: solution,
     outcome_precision: outcomePrecision,

@@ -54,10 +54,15 @@ export const TangoExperimentConfigSchema = z
         samples: positiveInt.default(1),
         /** The generators' decoding temperature; 0 is greedy, as the paper evaluates every model (§4: "evaluated via greedy decoding, reporting zero-shot pass@1"). */
         temperature: z.number().min(0).default(0),
-        /** Verifications per solution for each verifier's F1 (one solution per problem): the paper's M, its 5 rollouts per prompt (§4). */
-        verifierSamples: positiveInt.default(5),
-        /** The verifiers' sampling temperature: the paper's rollout temperature (appendix B.1: 1.0); its verifier evaluation names none. */
-        verifierTemperature: z.number().min(0).default(1),
+        /**
+         * Verifications per solution for each verifier's F1 (one solution per problem). 1 with greedy verdicts, where
+         * every verification is the same; the paper's M, its 5 rollouts per prompt (§4), with `verifierTemperature` 1.
+         */
+        verifierSamples: positiveInt.default(1),
+        /** The verifiers' decoding temperature: 0, greedy, as the paper evaluates every model (§4.1: "evaluated via greedy decoding"). */
+        verifierTemperature: z.number().min(0).default(0),
+        /** The temperature the judged solutions are sampled at: the paper's rollout temperature (appendix B.1: 1.0), so the verifiers judge the mix of right and wrong work they trained on. */
+        solutionTemperature: z.number().min(0).default(1),
         batch: positiveInt.default(32),
         bootstrap: positiveInt.default(10_000),
       })

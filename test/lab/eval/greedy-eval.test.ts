@@ -42,6 +42,7 @@ describe('greedy evaluation (temperature 0)', () => {
   it('should be how tango-vs-grpo evaluates its generators by default, as the paper does (§4)', () => {
     const config = parseConfig(TangoExperimentConfigSchema, {}, 'test');
     expect(config.eval.temperature).toBe(0);
-    expect(config.eval.verifierSamples).toBe(5);
+    // Its verifiers judge greedily too, once a solution; the solutions they judge are sampled as in training.
+    expect([config.eval.verifierTemperature, config.eval.verifierSamples, config.eval.solutionTemperature]).toEqual([0, 1, 1]);
   });
 });

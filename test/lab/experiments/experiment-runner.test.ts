@@ -72,6 +72,8 @@ function verifierResult(outcome: readonly number[]): VerifierEvalResult {
     split: 'test',
     problems: 3,
     samples: 2,
+    temperature: 1,
+    judge_temperature: 0,
     policies: {},
     solution_accuracy: e(0.5),
     outcome_precision: e(0.5),
