@@ -70,13 +70,23 @@ export function runSummary(result: TrainResult, facts: RunFacts, seconds: number
   const policyDirs = facts.trained.map((p) => checkpointPolicyDir(out, p.name));
   lines.push(`  files: ${out}/metrics.jsonl, transcripts.jsonl, validation.jsonl; the policies in ${policyDirs.join(', ')}`);
   const evaluated = facts.trained.find((p) => p.name === validated) ?? facts.trained[0];
-  if (evaluated) {
-    // A policy that co-writes its answers is evaluated solo and co-written (handoff with the base as the junior).
-    const axes = coAuthors(game.protocol, role).length > 0 ? ['--axes', 'capability,handoff'] : [];
-    lines.push(`  evaluate it against its base: npx ${commandLine(['ludus', 'eval', '--model', checkpointPolicyDir(out, evaluated.name), '--task', facts.task, ...axes, '--compare', evaluated.init])}`);
-  }
+  if (evaluated) lines.push(`  evaluate it against its base: npx ${commandLine(evalCommand(game, facts.task, checkpointPolicyDir(out, evaluated.name), evaluated.init))}`);
   lines.push(`  watch it again: npx ludus serve --runs ${out}`, '');
   return lines.join('\n');
+}
+
+/**
+ * `ludus eval` of a trained policy against the model it started from: a world game against its reference opponents
+ * (and its exact measures), a co-writing policy solo and co-written (handoff with the base as the junior), any other on
+ * its task.
+ */
+function evalCommand(game: AnyGame, task: string, model: string, base: string): string[] {
+  if (game.protocol.family === 'world') {
+    const opponents = Object.keys(game.protocol.scripted ?? {});
+    return ['ludus', 'eval', '--game', game.id, '--model', model, ...(opponents.length > 0 ? ['--opponents', opponents.join(',')] : []), '--compare', base];
+  }
+  const axes = coAuthors(game.protocol, game.validateOn).length > 0 ? ['--axes', 'capability,handoff'] : [];
+  return ['ludus', 'eval', '--model', model, '--task', task, ...axes, '--compare', base];
 }
 
 /** One step's warning, printed as it happens. */

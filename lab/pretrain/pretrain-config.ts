@@ -5,7 +5,7 @@ import { TANGO_TEST_SHAPE } from '../../plugins/tasks/last-letter/options.ts';
 const TaskName = z.enum(['arithmetic', 'last-letter', 'world']);
 
 /** The names of the presets: a task's own, or a base of its own over a task. */
-export const PRESET_NAMES = ['arithmetic', 'last-letter', 'world', 'arithmetic-judge'] as const;
+export const PRESET_NAMES = ['arithmetic', 'last-letter', 'world', 'arithmetic-judge', 'kuhn-poker'] as const;
 
 /**
  * Verifier examples in the supervised data (RL Tango appendix B.2: SFT "primarily to ensure that the base models
@@ -187,6 +187,24 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
     steps: 800,
     batch: 32,
     schedule: { lr: 3e-3, warmupSteps: 30, decay: 'cosine', minRatio: 0.05 },
+    checkpointEvery: 50,
+    saveDtype: 'BF16',
+  },
+  /**
+   * Kuhn Poker's base (models/kuhn-poker, ours): the world base (its tokenizer and weights) further trained on Kuhn
+   * positions alone, 30% of whose targets are the Nash player's move (α = 0) and the rest uniformly random. The world
+   * base, trained on random moves only, put the same probabilities on its moves whatever its card (within 0.004), and
+   * every self-play run from it collapsed to betting and calling blind; this base plays its card, badly (exploitability
+   * near 0.3 by design, uniform play's 0.458, Nash's 0), so self-play starts from a policy whose card matters.
+   */
+  'kuhn-poker': {
+    task: 'world',
+    taskOptions: { game: 'kuhn-poker', legalLine: true, teacher: 'nash', teacherShare: 0.3 },
+    init: 'models/world',
+    maxTokens: 256,
+    steps: 200,
+    batch: 32,
+    schedule: { lr: 1e-3, warmupSteps: 10, decay: 'cosine', minRatio: 0.05 },
     checkpointEvery: 50,
     saveDtype: 'BF16',
   },

@@ -20,8 +20,8 @@ import { PretrainConfigSchema, type PretrainConfig } from './pretrain-config.ts'
 import { sftBatch, tokenizeExample, type SftExample } from './sft-batch.ts';
 import { isMixed, mixedExample, type SftSource } from './sft-examples.ts';
 import { Rng, deriveSeed } from '../../core/rng.ts';
-import type { AnyWorld } from '../../core/world/world.ts';
-import { worldMovesTask } from '../../core/world/world-moves-task.ts';
+import { worldMovesTask, type WorldTeacher } from '../../core/world/world-moves-task.ts';
+import type { WorldProtocol } from '../../core/protocols/world.ts';
 
 export interface PretrainRun {
   /** Run directory: model/ (the result, Hugging Face layout), checkpoint/ (resumable state), metrics.jsonl. */
@@ -34,8 +34,8 @@ export interface PretrainRun {
   onStep?: (stats: StepStats & { lr: number }, total: number) => void;
   /** Hears each phase as it starts (the tokenizer, the training, the saving), for progress. */
   onPhase?: (phase: string) => void;
-  /** The worlds the `world` task draws positions from, by game id (the catalog's world games; the CLI passes them). */
-  worlds?: Readonly<Record<string, AnyWorld>>;
+  /** The worlds the `world` task draws positions from, with their reference opponents, by game id (the catalog's world games; the CLI passes them). */
+  worlds?: Readonly<Record<string, Pick<WorldProtocol<string>, 'world' | 'scripted'>>>;
 }
 
 interface TrainerState extends Record<string, unknown> {
@@ -136,15 +136,29 @@ export function batchAt(task: Task, cursor: number, config: Pick<PretrainConfig,
 
 type TaskFor = (name: string, options: Record<string, unknown>) => Promise<Task>;
 
-/** A task by name; `world` with `{ game, legalLine? }` is that world game's random-move positions (worldMovesTask). */
-async function pretrainTask(name: string, options: Record<string, unknown>, worlds: Readonly<Record<string, AnyWorld>> = {}): Promise<Task> {
+/**
+ * A task by name; `world` with `{ game, legalLine?, teacher?, teacherShare? }` is that world game's random-move
+ * positions (worldMovesTask), the solution at `teacherShare` of them the move of the game's reference opponent
+ * `teacher`.
+ */
+async function pretrainTask(name: string, options: Record<string, unknown>, worlds: NonNullable<PretrainRun['worlds']> = {}): Promise<Task> {
   if (name !== 'world') return taskByName(name, options);
-  const { game, seed, legalLine, ...rest } = options;
-  if (Object.keys(rest).length > 0) fail('CONFIG_INVALID', `pretrain: the world task takes only "game" and "legalLine", got ${Object.keys(rest).join(', ')}`, { options });
-  if (legalLine !== undefined && typeof legalLine !== 'boolean') fail('CONFIG_INVALID', `pretrain: taskOptions.legalLine must be true or false, got ${JSON.stringify(legalLine)}`, { legalLine });
-  const world = typeof game === 'string' ? worlds[game] : undefined;
-  if (!world) fail('CONFIG_INVALID', `pretrain: taskOptions.game must name a world game (known: ${Object.keys(worlds).join(', ') || 'none'}), got ${JSON.stringify(game)}`, { game });
-  return worldMovesTask(world!, typeof seed === 'number' ? seed : 0, { legalLine: legalLine === true });
+  const { game, seed, legalLine, teacher, teacherShare, ...rest } = options;
+  const where = `pretrain: taskOptions of the world task ${JSON.stringify(game)}`;
+  if (Object.keys(rest).length > 0) fail('CONFIG_INVALID', `${where} take only "game", "legalLine", "teacher" and "teacherShare", got ${Object.keys(rest).join(', ')}`, { options });
+  if (legalLine !== undefined && typeof legalLine !== 'boolean') fail('CONFIG_INVALID', `${where}: legalLine must be true or false, got ${JSON.stringify(legalLine)}`, { legalLine });
+  const entry = typeof game === 'string' ? worlds[game] : undefined;
+  if (!entry) fail('CONFIG_INVALID', `pretrain: taskOptions.game must name a world game (known: ${Object.keys(worlds).join(', ') || 'none'}), got ${JSON.stringify(game)}`, { game });
+  const { world, scripted } = entry!;
+  if ((teacher === undefined) !== (teacherShare === undefined)) fail('CONFIG_INVALID', `${where}: "teacher" and "teacherShare" go together`, { teacher, teacherShare });
+  let taught: WorldTeacher | undefined;
+  if (teacher !== undefined) {
+    const player = typeof teacher === 'string' ? scripted?.[teacher] : undefined;
+    if (!player) fail('CONFIG_INVALID', `${where}: teacher must name one of its reference opponents (${Object.keys(scripted ?? {}).join(', ') || 'none'}), got ${JSON.stringify(teacher)}`, { teacher });
+    if (typeof teacherShare !== 'number' || !(teacherShare >= 0 && teacherShare <= 1)) fail('CONFIG_INVALID', `${where}: teacherShare must be a number in [0, 1], got ${JSON.stringify(teacherShare)}`, { teacherShare });
+    taught = { player: player!, share: teacherShare as number };
+  }
+  return worldMovesTask(world, typeof seed === 'number' ? seed : 0, { legalLine: legalLine === true, ...(taught ? { teacher: taught } : {}) });
 }
 
 /** The main task and the tasks mixed in, with their shares of the examples. */

@@ -22,6 +22,17 @@ describe('runSummary (the end of ludus train)', () => {
     });
   });
 
+  describe('having a world game', () => {
+    it('should evaluate the trained player against the reference opponents, not on a task', () => {
+      const text = runSummary(
+        { steps: 2, checkpointed: 2, best: null },
+        { game: game('kuhn-poker'), out: '/runs/k', task: 'world', trained: [{ name: 'player', init: 'default' }], idle: new Map(), stepsRun: 2 },
+        3,
+      );
+      expect(text).toContain('evaluate it against its base: npx ludus eval --game kuhn-poker --model /runs/k/checkpoint/policies/player --opponents random,nash,nash-bluffer --compare default');
+    });
+  });
+
   describe('having a best checkpoint and a policy idle at every step', () => {
     it('should print real best/ paths, the accuracy labelled, and a loud warning', () => {
       const text = runSummary(

@@ -207,4 +207,24 @@ describe('worldMovesTask (the world base\'s supervised data)', () => {
       }
     }
   });
+
+  it("should with a teacher make the teacher's move the target at its share of the positions, and refuse a share outside [0, 1]", async () => {
+    const { worldMovesTask } = await import('../../core/world/world-moves-task.ts');
+    // Facing a bet, the Nash player (α = 0) folds a jack and calls a king: pure moves a uniform target never keeps to.
+    const facingBet = (share: number) => {
+      const task = worldMovesTask(kuhnPokerWorld as never, 5, { teacher: { player: policyPlayer(kuhnNashPolicy(0)), share } });
+      const moves: Record<string, Set<string>> = { J: new Set(), K: new Set() };
+      for (let i = 0; i < 400; i++) {
+        const problem = task.sample('train', i);
+        const card = /Your card: ([JQK])/.exec(problem.prompt)![1];
+        if (/Legal moves: fold, call/.test(problem.prompt) && card in moves) moves[card].add(problem.answer);
+      }
+      return moves;
+    };
+    const taught = facingBet(1);
+    expect([[...taught.J], [...taught.K]]).toEqual([['fold'], ['call']]);
+    const half = facingBet(0.5);
+    expect([half.J.size, half.K.size]).toEqual([2, 2]);
+    expect(() => worldMovesTask(kuhnPokerWorld as never, 5, { teacher: { player: policyPlayer(kuhnNashPolicy(0)), share: 1.5 } })).toThrow(/share must lie in \[0, 1\]/);
+  });
 });

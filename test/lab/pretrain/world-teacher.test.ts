@@ -1,0 +1,28 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { catalogWorlds } from '../../../composition/catalog-worlds.ts';
+import { PRETRAIN_PRESETS, PretrainConfigSchema } from '../../../lab/pretrain/pretrain-config.ts';
+import { pretrain } from '../../../lab/pretrain/pretrain.ts';
+
+describe("pretrain's world task with a teacher", () => {
+  const dirs: string[] = [];
+  afterAll(async () => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+  const refused = async (taskOptions: Record<string, unknown>) => {
+    const out = await mkdtemp(join(tmpdir(), 'ludus-teacher-'));
+    dirs.push(out);
+    const config = PretrainConfigSchema.parse({ ...PRETRAIN_PRESETS['kuhn-poker'], taskOptions, steps: 1 });
+    return pretrain({ out, config, threads: 1, worlds: await catalogWorlds() });
+  };
+
+  it('should refuse a teacher the game does not have, naming the ones it has', async () => {
+    await expect(refused({ game: 'kuhn-poker', legalLine: true, teacher: 'minimax', teacherShare: 0.5 })).rejects.toThrow(/CONFIG_INVALID.*"kuhn-poker".*random, nash, nash-bluffer.*"minimax"/);
+  });
+
+  it('should refuse a teacher without its share, and a share outside [0, 1]', async () => {
+    await expect(refused({ game: 'kuhn-poker', teacher: 'nash' })).rejects.toThrow(/CONFIG_INVALID.*"teacher" and "teacherShare" go together/);
+    await expect(refused({ game: 'kuhn-poker', teacher: 'nash', teacherShare: 2 })).rejects.toThrow(/CONFIG_INVALID.*teacherShare must be a number in \[0, 1\], got 2/);
+  });
+});
