@@ -48,13 +48,21 @@ export function randomJudgeF1(counts: { tp: number; fp: number; fn: number; tn: 
   return right + calledRight === 0 ? 0 : (2 * right * calledRight) / (right + calledRight);
 }
 
+/** What was judged how: a greedy judge reads each of several solutions once, a sampling judge one solution several times. */
+function judgedHow(r: VerifierEvalResult): string {
+  const by = `by ${r.policies.generator} at temperature ${r.temperature}`;
+  return r.judge_temperature === 0
+    ? `${r.problems} problems × ${r.samples} solution${r.samples === 1 ? '' : 's'} ${by}, each judged once, greedily`
+    : `${r.problems} solutions ${by}, each judged ${r.samples} time${r.samples === 1 ? '' : 's'} at temperature ${r.judge_temperature}`;
+}
+
 const show = (e: Estimate) => (e === null ? 'undefined' : `${e.value.toFixed(3)} ± ${e.se.toFixed(3)}`);
 
 export function summarizeVerifier(results: Record<string, VerifierEvalResult>): string {
   return Object.entries(results)
     .map(
       ([name, r]) =>
-        `verifier on ${name} (${r.split}, ${r.problems} solutions by ${r.policies.generator} at temperature ${r.temperature}, ${r.samples} verifications each at ${r.judge_temperature}${r.judge_temperature === 0 ? ', greedy' : ''}):\n` +
+        `verifier on ${name} (${r.split}, ${judgedHow(r)}):\n` +
         `  outcome precision ${show(r.outcome_precision)}, recall ${show(r.outcome_recall)}, F1 ${show(r.outcome_f1)} (a random judge calling as many correct: ${randomJudgeF1(r.counts.outcome)?.toFixed(3) ?? 'undefined'}); step F1 ${show(r.step_f1)}\n` +
         `  solutions right ${show(r.solution_accuracy)}; verdicts readable ${show(r.readable)}\n`,
     )

@@ -21,14 +21,17 @@ export interface VerifierEvalResult {
   readonly task: string;
   readonly split: Split;
   readonly problems: number;
-  /** Verifications per solution: one solution per problem, judged this many times. */
+  /**
+   * Matches per problem: one solution judged this many times, or, with a greedy judge (whose verifications of one
+   * solution are all the same), this many solutions judged once each.
+   */
   readonly samples: number;
   /** The solutions' sampling temperature and the judge's (0: greedy). */
   readonly temperature: number;
   readonly judge_temperature: number;
   /** Model directories by the game's policy names (who wrote the solutions, who judged them). */
   readonly policies: Readonly<Record<string, string>>;
-  /** Share of problems whose solution was right: the judged class balance. */
+  /** Share of judged solutions that were right: the class balance. */
   readonly solution_accuracy: Estimate;
   /** Final verdicts against the grader ("positive" = correct). */
   readonly outcome_precision: Estimate;
@@ -44,8 +47,8 @@ export interface VerifierEvalResult {
   /** Share of verdicts the judge wrote readably (a final verdict; as many step verdicts as steps). */
   readonly readable: Estimate;
   readonly counts: { readonly outcome: Confusion; readonly steps: Confusion; readonly processBench: ProcessBenchCounts };
-  /** Per problem, in order: the share of its final verdicts and of its step verdicts that were right (for paired tests). */
-  readonly per_problem: readonly { readonly id: string; readonly outcome_accuracy: number; readonly step_accuracy: number | null }[];
+  /** Per problem, in order: the share of its final verdicts and of its step verdicts that were right (for paired tests), and of its judged solutions. */
+  readonly per_problem: readonly { readonly id: string; readonly outcome_accuracy: number; readonly step_accuracy: number | null; readonly solution_accuracy: number }[];
 }
 
 export interface VerifierEvalOptions extends GameEvalOptions {
@@ -73,17 +76,18 @@ export async function evaluateVerifier(options: VerifierEvalOptions): Promise<Ve
   const first = pool.policy(game.policies[0]);
   const stopTokens = first.config.eosTokenIds;
   const decoders = new DecoderPool(pool, { rows: options.batch * options.samples, maxLen: first.config.maxPositionEmbeddings, threads: options.threads, device: options.device });
+  const greedyJudge = (options.judgeTemperature ?? options.temperature) === 0;
   const roleTemperatures = options.judgeTemperature === undefined ? {} : { roleTemperatures: { [options.judge]: options.judgeTemperature } };
   const sampling = { temperature: options.temperature, topP: options.topP, maxNewTokens: 0, ...roleTemperatures };
   const arena = arenaFor(game, decoders, pool.tokenizer, stopTokens, sampling, { chatTemplate: options.chatTemplate });
   const problems = options.task.problems(options.split, options.problems);
   if (problems.length === 0) fail('DATA_INVALID', `task ${options.taskName} has no ${options.split} problems`);
-  const perProblem: { outcome: Confusion; steps: Confusion; processBench: ProcessBenchCounts; judged: number; readable: number; correct: boolean }[] = [];
+  const perProblem: { outcome: Confusion; steps: Confusion; processBench: ProcessBenchCounts; judged: number; readable: number; correct: number }[] = [];
   try {
     for (let start = 0; start < problems.length; start += options.batch) {
       const chunk = problems.slice(start, start + options.batch);
       const seeds = { generation: deriveSeed(options.seed, start, 1), schedule: deriveSeed(options.seed, start, 2) };
-      const matches = await playMatches(arena, { problems: chunk, copies: options.samples, seats: game.rotation.at(0).seats, seeds, label: `verify/${start}`, sharedTurns: 1 });
+      const matches = await playMatches(arena, { problems: chunk, copies: options.samples, seats: game.rotation.at(0).seats, seeds, label: `verify/${start}`, sharedTurns: greedyJudge ? 0 : 1 });
       chunk.forEach((_, p) => perProblem.push(problemCounts(matches.slice(p * options.samples, (p + 1) * options.samples), options.judge)));
       options.onProgress?.(Math.min(start + chunk.length, problems.length), problems.length);
     }
@@ -103,7 +107,7 @@ export async function evaluateVerifier(options: VerifierEvalOptions): Promise<Ve
       addProcessBench(processBench, perProblem[i].processBench);
       judged += perProblem[i].judged;
       readable += perProblem[i].readable;
-      correct += perProblem[i].correct ? 1 : 0;
+      correct += perProblem[i].correct;
     }
     return [correct / indices.length, precision(outcome), recall(outcome), f1(outcome), f1(steps), judged === 0 ? null : readable / judged, processBenchF1(processBench)].map((x) => x ?? Number.NaN);
   };
@@ -131,17 +135,17 @@ export async function evaluateVerifier(options: VerifierEvalOptions): Promise<Ve
     processbench_f1: processBenchEstimate,
     readable,
     counts: totals,
-    per_problem: perProblem.map((counts, i) => ({ id: problems[i].id, outcome_accuracy: accuracy(counts.outcome) ?? 0, step_accuracy: accuracy(counts.steps) })),
+    per_problem: perProblem.map((counts, i) => ({ id: problems[i].id, outcome_accuracy: accuracy(counts.outcome) ?? 0, step_accuracy: accuracy(counts.steps), solution_accuracy: counts.correct })),
   };
 }
 
 const accuracy = (c: Confusion) => (c.tp + c.fp + c.fn + c.tn === 0 ? null : (c.tp + c.tn) / (c.tp + c.fp + c.fn + c.tn));
 
-/** One problem's matches (one solution, judged several times): the judge's confusion counts and the solution's truth. */
+/** One problem's matches (one solution judged several times, or several judged once): the judge's confusion counts and the share of right solutions. */
 function problemCounts(matches: readonly PlayedMatch[], judge: string) {
   const agreement = judgeAgreement(matches.map((match) => match.rewards.verdicts ?? []), judge);
-  const grader = matches[0]?.rewards.verdicts?.find((v) => v.judge === GRADER_JUDGE && v.step === undefined);
-  return { outcome: agreement.outcome, steps: agreement.steps, processBench: agreement.processBench, judged: agreement.judged, readable: agreement.readable, correct: grader?.correct ?? false };
+  const right = matches.filter((match) => match.rewards.verdicts?.find((v) => v.judge === GRADER_JUDGE && v.step === undefined)?.correct === true).length;
+  return { outcome: agreement.outcome, steps: agreement.steps, processBench: agreement.processBench, judged: agreement.judged, readable: agreement.readable, correct: matches.length === 0 ? 0 : right / matches.length };
 }
 
 const emptyProcessBench = () => ({ erroneous: 0, erroneousRight: 0, correct: 0, correctRight: 0 });

@@ -36,7 +36,7 @@ export async function writeTangoReport(result: Omit<TangoExperimentResult, 'repo
     curveTable(result),
     `## Final generators: pass@1 on ${config.eval.problems} test problems × ${config.eval.samples} samples (${config.eval.temperature === 0 ? 'greedy decoding, as the paper evaluates' : `T = ${config.eval.temperature}`})`,
     generatorTable(result),
-    `## Final verifiers: ${config.eval.problems} test problems, one solution each sampled at T = ${config.eval.solutionTemperature}, × ${config.eval.verifierSamples} verifications (M) at ${config.eval.verifierTemperature === 0 ? 'greedy decoding, as the paper evaluates' : `T = ${config.eval.verifierTemperature}`}`,
+    `## Final verifiers: ${config.eval.problems} test problems, ${config.eval.verifierTemperature === 0 ? `${config.eval.verifierSamples} solution(s) each sampled at T = ${config.eval.solutionTemperature}, each judged once by greedy decoding, as the paper evaluates` : `one solution each sampled at T = ${config.eval.solutionTemperature}, × ${config.eval.verifierSamples} verifications (M) at T = ${config.eval.verifierTemperature}`}`,
     `On the base generator's solutions (fixed, the same for every verifier):`,
     verifierTable(result.verifiers),
     `On Tango's final generator's solutions (the evolving generator the co-trained verifier judged in training):`,

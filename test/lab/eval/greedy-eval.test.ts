@@ -46,3 +46,40 @@ describe('greedy evaluation (temperature 0)', () => {
     expect([config.eval.verifierTemperature, config.eval.verifierSamples, config.eval.solutionTemperature]).toEqual([0, 1, 1]);
   });
 });
+
+describe('the verifier axes with a greedy judge', () => {
+  it('should judge several sampled solutions of a problem once each, greedily, instead of one solution several times alike', { timeout: 300_000 }, async () => {
+    const { evaluateVerifier } = await import('../../../lab/eval/verifier-eval.ts');
+    const { composePlugins } = await import('../../../composition/compose.ts');
+    const { gameFor } = await import('../../../engine/trainer/run-pieces.ts');
+    const game = gameFor(await composePlugins(), { game: 'tango', grader: 'math', knobs: {} });
+    const dir = resolveModelDir('models/arithmetic-judge', 'arithmetic');
+    const task = await taskByName('arithmetic');
+    const run = (judgeTemperature: number) =>
+      evaluateVerifier({
+        game,
+        judge: 'verifier',
+        policies: { generator: dir, verifier: dir },
+        task,
+        taskName: 'arithmetic',
+        split: 'test',
+        problems: 8,
+        samples: 4,
+        temperature: 1,
+        judgeTemperature,
+        topP: 1,
+        seed: 0,
+        batch: 8,
+        bootstrap: 20,
+        threads: 1,
+      });
+    const greedy = await run(0);
+    expect([greedy.temperature, greedy.judge_temperature, greedy.samples]).toEqual([1, 0, 4]);
+    expect(greedy.counts.outcome.tp + greedy.counts.outcome.fp + greedy.counts.outcome.fn + greedy.counts.outcome.tn).toBe(32);
+    // Four solutions sampled at T = 1 by a base that forgets carries at random: some problem has right and wrong ones.
+    expect(greedy.per_problem.some((p) => p.solution_accuracy > 0 && p.solution_accuracy < 1)).toBe(true);
+    // Sampling judges read one solution four times: its problems' solutions are all right or all wrong.
+    const sampled = await run(1);
+    expect(sampled.per_problem.every((p) => p.solution_accuracy === 0 || p.solution_accuracy === 1)).toBe(true);
+  });
+});

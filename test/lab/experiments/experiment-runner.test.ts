@@ -83,7 +83,7 @@ function verifierResult(outcome: readonly number[]): VerifierEvalResult {
     processbench_f1: e(0.3),
     readable: e(0.9),
     counts: { outcome: counts, steps: counts, processBench: { erroneous: 1, erroneousRight: 1, correct: 1, correctRight: 0 } },
-    per_problem: ids.map((id, i) => ({ id, outcome_accuracy: outcome[i], step_accuracy: null })),
+    per_problem: ids.map((id, i) => ({ id, outcome_accuracy: outcome[i], step_accuracy: null, solution_accuracy: 0.5 })),
   };
 }
 
