@@ -1,6 +1,8 @@
 import { gameFor } from '../engine/trainer/run-pieces.ts';
+import { correctFamily, pairedTest, SIGNIFICANCE_LEVEL } from '../lab/eval/significance.ts';
+import type { CorrectedTest } from '../lab/eval/report-types.ts';
 import { evaluateVerifier, type Estimate, type VerifierEvalResult } from '../lab/eval/verifier-eval.ts';
-import { resolveModelDir } from '../plugins/policies/default-model.ts';
+import { gameShippedBase, resolveModelDir } from '../plugins/policies/default-model.ts';
 import { graderForTask, taskByName } from '../plugins/tasks/registry.ts';
 import { composePlugins } from '../composition/compose.ts';
 import { gameEvalOptions, type GameEvalSettings } from './game-eval-settings.ts';
@@ -25,10 +27,12 @@ export async function verifierAxis(options: VerifierAxisOptions): Promise<Record
   const results: Record<string, VerifierEvalResult> = {};
   for (const name of options.tasks) {
     const game = gameFor(catalog, { game: GAME, grader: graderForTask(name) ?? 'math', knobs: {} });
+    // `default` is the base Tango ships for the task (the judging base on arithmetic), else the task's own.
+    const modelFor = (model: string) => (model === 'default' ? gameShippedBase(game.defaultModel, name) : undefined) ?? resolveModelDir(model, name);
     results[name] = await evaluateVerifier({
       game,
       judge: 'verifier',
-      policies: { generator: resolveModelDir(options.generator, name), verifier: resolveModelDir(options.model, name) },
+      policies: { generator: modelFor(options.generator), verifier: modelFor(options.model) },
       ...gameEvalOptions(options, await taskByName(name), name, `verifier ${name}`),
     });
   }
@@ -67,4 +71,38 @@ export function summarizeVerifier(results: Record<string, VerifierEvalResult>): 
         `  solutions right ${show(r.solution_accuracy)}; verdicts readable ${show(r.readable)}\n`,
     )
     .join('');
+}
+
+/** One paired comparison of two judges on the same solutions, per task. */
+export type VerifierComparison = CorrectedTest & { readonly task: string };
+
+/**
+ * `--compare` on the verifier axes: the model against another judge of the very same solutions (same generator, same
+ * seeds), per task and per metric (outcome and step accuracy per problem, H1: the model is higher), each decided by
+ * the exact sign test where few problems differ, Holm-corrected across the whole family.
+ */
+export function compareVerifiers(model: Record<string, VerifierEvalResult>, other: Record<string, VerifierEvalResult>): VerifierComparison[] {
+  const tests: (ReturnType<typeof pairedTest> & { task: string })[] = [];
+  for (const [task, mine] of Object.entries(model)) {
+    const theirs = other[task];
+    if (!theirs) continue;
+    for (const metric of ['outcome_accuracy', 'step_accuracy'] as const) {
+      const pairs = mine.per_problem.flatMap((p, i) => {
+        const [x, y] = [p[metric], theirs.per_problem[i]?.[metric]];
+        return x !== null && y !== null && y !== undefined && theirs.per_problem[i].id === p.id ? [[x, y] as const] : [];
+      });
+      if (pairs.length >= 2) tests.push({ ...pairedTest(metric.replace('_', ' '), 'greater', pairs.map(([x]) => x), pairs.map(([, y]) => y)), task });
+    }
+  }
+  return correctFamily(tests);
+}
+
+export function summarizeVerifierComparison(model: string, other: string, tests: readonly VerifierComparison[]): string {
+  const lines = [`${model} against ${other}, judging the same solutions (one-sided, H1: ${model} higher; Holm over a family of ${tests.length}):`];
+  for (const t of tests) {
+    const sign = t.sign ? `${t.sign.wins} problems higher, ${t.sign.losses} lower` : '';
+    const verdict = t.p_holm <= SIGNIFICANCE_LEVEL ? 'significant' : 'not significant';
+    lines.push(`  ${t.task} ${t.metric}: Δ ${t.mean_diff >= 0 ? '+' : ''}${t.mean_diff.toFixed(3)} (${sign}; ${t.decided_by} p ${t.p_test.toPrecision(3)}, Holm ${t.p_holm.toPrecision(3)}: ${verdict})`);
+  }
+  return `${lines.join('\n')}\n`;
 }

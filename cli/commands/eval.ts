@@ -18,7 +18,7 @@ import { LudusError, fail } from '../../core/errors.ts';
 import { SPLITS, type Split } from '../../core/tasks/task.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
 import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
-import { summarizeVerifier, VERIFIER_AXIS, verifierAxis } from '../verifier-axis.ts';
+import { compareVerifiers, summarizeVerifier, summarizeVerifierComparison, VERIFIER_AXIS, verifierAxis } from '../verifier-axis.ts';
 import { cascadeMode, summarizeCascade } from '../cascade-mode.ts';
 import { summarizeWorldEval, worldEvalMode } from '../world-eval-mode.ts';
 import { pluginOption } from '../run-config.ts';
@@ -128,8 +128,14 @@ export function register(program: Command): void {
         ? await verifierAxis({ ...parsed, model: opts.model, generator: opts.generator ?? opts.model, tasks, device: parseDevice(opts.device), onProgress: opts.json ? undefined : (label, done, total) => process.stderr.write(`\r${label} ${done}/${total}`) })
         : undefined;
       if (verifier && parsed.axes.length === 0) {
+        const progress = opts.json ? undefined : (label: string, done: number, total: number) => process.stderr.write(`\r${label} ${done}/${total}`);
+        // --compare: another judge of the very same solutions (the same generator and seeds), with paired tests.
+        const other =
+          opts.compare === undefined ? undefined : await verifierAxis({ ...parsed, model: opts.compare, generator: opts.generator ?? opts.model, tasks, device: parseDevice(opts.device), onProgress: progress });
+        const tests = other ? compareVerifiers(verifier, other) : undefined;
         if (!opts.json) process.stderr.write('\n');
-        process.stdout.write(opts.json ? `${JSON.stringify({ model: opts.model, verifier })}\n` : summarizeVerifier(verifier));
+        if (opts.json) process.stdout.write(`${JSON.stringify({ model: opts.model, verifier, ...(other ? { compare: { model: opts.compare, verifier: other }, tests } : {}) })}\n`);
+        else process.stdout.write(other ? `${summarizeVerifier(verifier)}compared with ${opts.compare}:\n${summarizeVerifier(other)}${summarizeVerifierComparison(opts.model, opts.compare!, tests!)}` : summarizeVerifier(verifier));
         return;
       }
       const modelDir = resolveModelDir(opts.model, defaultTask);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runLudus } from '../support/cli.ts';
+import type { VerifierEvalResult } from '../../lab/eval/verifier-eval.ts';
 import type { EvalReport } from '../../lab/eval/report-types.ts';
 import type { CascadeModeResult } from '../../cli/cascade-mode.ts';
 
@@ -51,6 +52,22 @@ describe('ludus eval', () => {
       expect([cascade.generations, cascade.turn_tokens, cascade.problems, cascade.samples]).toEqual([2, 40, 3, 2]);
       expect(cascade.trace_tokens.challenge.value).toBeLessThanOrEqual(40);
       expect(single!.tests.map((t) => [t.metric, t.n])).toEqual([['pass@1', 3], ['pass@1 vs pass@2', 3]]);
+    }, 300_000);
+
+    it("should judge the same solutions with the --compare judge, Tango's shipped base for 'default', and test the pair", async () => {
+      const result = await runLudus(['eval', '--model', 'default', '--task', 'arithmetic', '--axes', 'verifier', '--problems', '4', '--samples', '1', '--compare', 'default', '--bootstrap', '50', '--threads', '1', '--json'], { timeoutMs: 300_000 });
+      expect(result.stderr).not.toMatch(/\[[A-Z_]+\]/);
+      expect(result.code).toBe(0);
+      const out = JSON.parse(result.stdout) as { verifier: Record<string, VerifierEvalResult>; compare: { model: string; verifier: Record<string, VerifierEvalResult> }; tests: { metric: string; family: number; p_holm: number; mean_diff: number }[] };
+      const [mine, theirs] = [out.verifier.arithmetic, out.compare.verifier.arithmetic];
+      expect(mine.policies.verifier).toMatch(/models\/arithmetic-judge$/);
+      expect([mine.judge_temperature, mine.temperature]).toEqual([0, 1]);
+      // One judge, one generator, the same seeds: the very same verdicts, so nothing differs and nothing is significant.
+      expect(theirs.per_problem).toEqual(mine.per_problem);
+      expect(out.tests.map((t) => [t.metric, t.family, t.mean_diff, t.p_holm])).toEqual([
+        ['outcome accuracy', 2, 0, 1],
+        ['step accuracy', 2, 0, 1],
+      ]);
     }, 300_000);
   });
 
