@@ -5,6 +5,7 @@ import type { IdlePolicy } from '../engine/trainer/metrics-line.ts';
 import { bestPolicyDir, checkpointPolicyDir } from '../engine/trainer/run-dir.ts';
 import type { TrainResult } from '../engine/trainer/trainer.ts';
 import { pairDivergenceLine, type PairDivergence } from './pair-divergence.ts';
+import { VERIFIER_AXIS, VERIFIER_GAME, VERIFIER_ROLE } from './verifier-axis.ts';
 
 /** What the end-of-run summary needs besides the result: the run as planned, and what the steps showed. */
 export interface RunFacts {
@@ -70,17 +71,24 @@ export function runSummary(result: TrainResult, facts: RunFacts, seconds: number
   const policyDirs = facts.trained.map((p) => checkpointPolicyDir(out, p.name));
   lines.push(`  files: ${out}/metrics.jsonl, transcripts.jsonl, validation.jsonl; the policies in ${policyDirs.join(', ')}`);
   const evaluated = facts.trained.find((p) => p.name === validated) ?? facts.trained[0];
-  if (evaluated) lines.push(`  evaluate it against its base: npx ${commandLine(evalCommand(game, facts.task, checkpointPolicyDir(out, evaluated.name), evaluated.init))}`);
+  if (evaluated) {
+    const roles = Object.entries(seats).filter(([, policy]) => policy === evaluated.name).map(([seat]) => seat);
+    lines.push(`  evaluate it against its base: npx ${commandLine(evalCommand(game, facts.task, checkpointPolicyDir(out, evaluated.name), evaluated.init, roles))}`);
+  }
   lines.push(`  watch it again: npx ludus serve --runs ${out}`, '');
   return lines.join('\n');
 }
 
 /**
- * `ludus eval` of a trained policy against the model it started from: a world game against its reference opponents
- * (and its exact measures), a co-writing policy solo and co-written (handoff with the base as the junior), any other on
- * its task.
+ * `ludus eval` of a trained policy against the model it started from: Tango's verifier on the verifier axes, a world
+ * game against its reference opponents (and its exact measures), a co-writing policy solo and co-written (handoff
+ * with the base as the junior), any other on its task.
  */
-function evalCommand(game: AnyGame, task: string, model: string, base: string): string[] {
+function evalCommand(game: AnyGame, task: string, model: string, base: string, roles: readonly string[]): string[] {
+  // Tango's verifier alone (the fixed-generator ablation): judging the base's solutions beside the base judging them.
+  if (game.id === VERIFIER_GAME && !roles.includes(game.validateOn) && roles.includes(VERIFIER_ROLE)) {
+    return ['ludus', 'eval', '--model', model, '--task', task, '--axes', VERIFIER_AXIS, '--generator', base, '--compare', base];
+  }
   if (game.protocol.family === 'world') {
     const opponents = Object.keys(game.protocol.scripted ?? {});
     return ['ludus', 'eval', '--game', game.id, '--model', model, ...(opponents.length > 0 ? ['--opponents', opponents.join(',')] : []), '--compare', base];

@@ -10,8 +10,9 @@ import { gameEvalOptions, type GameEvalSettings } from './game-eval-settings.ts'
 /** The verifier axes of `ludus eval`: one more axis name beside the tandem paper's. */
 export const VERIFIER_AXIS = 'verifier';
 
-/** The game whose verifier role is scored, and the role names (Tango's). */
-const GAME = 'tango';
+/** The game whose verifier role is scored, and that role (Tango's). */
+export const VERIFIER_GAME = 'tango';
+export const VERIFIER_ROLE = 'verifier';
 
 /** The evaluation's own settings, as `evaluateVerifier` takes them, with the command line's models and tasks. */
 export interface VerifierAxisOptions extends GameEvalSettings {
@@ -26,13 +27,13 @@ export async function verifierAxis(options: VerifierAxisOptions): Promise<Record
   const catalog = await composePlugins();
   const results: Record<string, VerifierEvalResult> = {};
   for (const name of options.tasks) {
-    const game = gameFor(catalog, { game: GAME, grader: graderForTask(name) ?? 'math', knobs: {} });
+    const game = gameFor(catalog, { game: VERIFIER_GAME, grader: graderForTask(name) ?? 'math', knobs: {} });
     // `default` is the base Tango ships for the task (the judging base on arithmetic), else the task's own.
     const modelFor = (model: string) => (model === 'default' ? gameShippedBase(game.defaultModel, name) : undefined) ?? resolveModelDir(model, name);
     results[name] = await evaluateVerifier({
       game,
-      judge: 'verifier',
-      policies: { generator: modelFor(options.generator), verifier: modelFor(options.model) },
+      judge: VERIFIER_ROLE,
+      policies: { generator: modelFor(options.generator), [VERIFIER_ROLE]: modelFor(options.model) },
       ...gameEvalOptions(options, await taskByName(name), name, `verifier ${name}`),
     });
   }

@@ -22,6 +22,17 @@ describe('runSummary (the end of ludus train)', () => {
     });
   });
 
+  describe("having trained Tango's verifier alone (the fixed-generator ablation)", () => {
+    it('should evaluate it on the verifier axes, judging the base\'s solutions beside the base', () => {
+      const text = runSummary(
+        { steps: 2, checkpointed: 2, best: null },
+        { game: game('tango'), out: '/runs/v', task: 'arithmetic', trained: [{ name: 'verifier', init: 'default' }], idle: new Map(), stepsRun: 2 },
+        3,
+      );
+      expect(text).toContain('evaluate it against its base: npx ludus eval --model /runs/v/checkpoint/policies/verifier --task arithmetic --axes verifier --generator default --compare default');
+    });
+  });
+
   describe('having a world game', () => {
     it('should evaluate the trained player against the reference opponents, not on a task', () => {
       const text = runSummary(
