@@ -357,9 +357,9 @@ describe('the viewer page in Chromium, on Agon', () => {
       dirs.push(dir);
       const config = join(dir, 'agon.json');
       await writeFile(config, JSON.stringify({ problemsPerStep: 2, groupSize: 2, validateEvery: 0, finalComparison: 0, knobs: { turnTokens: 64 } }));
-      // Two steps: the curves' colours are read where the roles' points differ (at step 1 of this seed both roles
-      // score alike, so one stroke hides the other).
-      const trained = await runLudus(['train', 'agon', '--config', config, '--steps', '2', '--out', join(dir, 'runs', 'agon'), '--no-watch', '--threads', '1']);
+      // Three steps: the curves' colours are read where the roles' points differ (on the shipped judging base, at steps
+      // 1 and 2 of this seed both roles score alike, so one stroke hides the other; at step 3 they part).
+      const trained = await runLudus(['train', 'agon', '--config', config, '--steps', '3', '--out', join(dir, 'runs', 'agon'), '--no-watch', '--threads', '1']);
       expect(trained.code).toBe(0);
       const tokenizer = await loadTokenizer(join(dir, 'runs', 'agon'));
       const lines = (await readFile(join(dir, 'runs', 'agon', 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as TranscriptLine);
