@@ -133,6 +133,22 @@ export const PretrainConfigSchema = z
 
 export type PretrainConfig = z.output<typeof PretrainConfigSchema>;
 
+/** The first judging stage's recipe, which the second stage's starts from (see the two presets below). */
+const JUDGE_FIRST = {
+  task: 'arithmetic',
+  init: 'models/arithmetic',
+  verification: { share: 0.4, solutions: 'slipped', missRate: 0.5, flip: 0 },
+  challenge: { share: 0.2 },
+  slipRate: 0.5,
+  maxTokens: 640,
+  steps: 300,
+  batch: 16,
+  microBatchRows: 8,
+  schedule: { lr: 1e-3, warmupSteps: 10, decay: 'cosine', minRatio: 0.05 },
+  checkpointEvery: 25,
+  saveDtype: 'BF16',
+} as const satisfies z.input<typeof PretrainConfigSchema>;
+
 /** Per-task defaults: the shipped base models were made with exactly these. */
 export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typeof PretrainConfigSchema>> = {
   arithmetic: { task: 'arithmetic', steps: 1500, slipRate: 0.5, saveDtype: 'BF16' },
@@ -218,20 +234,7 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
    * above chance, flawed in one rule), and on Agon's 'context' challenger prompts answered afresh. 300 steps at lr 1e-3
    * from the warm start (2e-3, the from-scratch rate, damaged the base's digit copying); about 20 minutes on 2 cores.
    */
-  'arithmetic-judge-first': {
-    task: 'arithmetic',
-    init: 'models/arithmetic',
-    verification: { share: 0.4, solutions: 'slipped', missRate: 0.5, flip: 0 },
-    challenge: { share: 0.2 },
-    slipRate: 0.5,
-    maxTokens: 640,
-    steps: 300,
-    batch: 16,
-    microBatchRows: 8,
-    schedule: { lr: 1e-3, warmupSteps: 10, decay: 'cosine', minRatio: 0.05 },
-    checkpointEvery: 25,
-    saveDtype: 'BF16',
-  },
+  'arithmetic-judge-first': JUDGE_FIRST,
   /**
    * The judging base (models/arithmetic-judge, ours), for RL Tango's two roles and Agon's two on arithmetic: the first
    * judging stage (`arithmetic-judge-first`, read from JUDGE_FIRST_MODEL) trained 300 steps more, at half its rate, on
@@ -240,18 +243,10 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
    * misses more slips), and RL on its verdicts corrects exactly that (docs/default-base.md). About 15 minutes on 2 cores.
    */
   'arithmetic-judge': {
-    task: 'arithmetic',
+    ...JUDGE_FIRST,
     init: JUDGE_FIRST_MODEL,
-    verification: { share: 0.6, solutions: 'slipped', missRate: 0.5, flip: 0 },
-    challenge: { share: 0.2 },
-    slipRate: 0.5,
-    maxTokens: 640,
-    steps: 300,
-    batch: 16,
-    microBatchRows: 8,
+    verification: { ...JUDGE_FIRST.verification, share: 0.6 },
     seed: 1,
     schedule: { lr: 5e-4, warmupSteps: 10, decay: 'cosine', minRatio: 0.05 },
-    checkpointEvery: 25,
-    saveDtype: 'BF16',
   },
 };

@@ -26,3 +26,11 @@ describe("pretrain's world task with a teacher", () => {
     await expect(refused({ game: 'kuhn-poker', teacher: 'nash', teacherShare: 2 })).rejects.toThrow(/CONFIG_INVALID.*teacherShare must be a number in \[0, 1\], got 2/);
   });
 });
+
+describe('the shipped judging base', () => {
+  it('should record exactly the config its preset parses to (the two-stage recipe reproduces it)', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const shipped = JSON.parse(await readFile('models/arithmetic-judge/pretrain_config.json', 'utf8')) as unknown;
+    expect(shipped).toEqual(JSON.parse(JSON.stringify(PretrainConfigSchema.parse(PRETRAIN_PRESETS['arithmetic-judge']))));
+  });
+});
