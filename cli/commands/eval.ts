@@ -124,14 +124,11 @@ export function register(program: Command): void {
         process.stdout.write(opts.json ? `${JSON.stringify({ cascade: results })}\n` : summarizeCascade(results));
         return;
       }
-      const verifier = parsed.verifier
-        ? await verifierAxis({ ...parsed, model: opts.model, generator: opts.generator ?? opts.model, tasks, device: parseDevice(opts.device), onProgress: opts.json ? undefined : (label, done, total) => process.stderr.write(`\r${label} ${done}/${total}`) })
-        : undefined;
+      const judging = { ...parsed, generator: opts.generator ?? opts.model, tasks, device: parseDevice(opts.device), onProgress: opts.json ? undefined : (label: string, done: number, total: number) => process.stderr.write(`\r${label} ${done}/${total}`) };
+      const verifier = parsed.verifier ? await verifierAxis({ ...judging, model: opts.model }) : undefined;
       if (verifier && parsed.axes.length === 0) {
-        const progress = opts.json ? undefined : (label: string, done: number, total: number) => process.stderr.write(`\r${label} ${done}/${total}`);
         // --compare: another judge of the very same solutions (the same generator and seeds), with paired tests.
-        const other =
-          opts.compare === undefined ? undefined : await verifierAxis({ ...parsed, model: opts.compare, generator: opts.generator ?? opts.model, tasks, device: parseDevice(opts.device), onProgress: progress });
+        const other = opts.compare === undefined ? undefined : await verifierAxis({ ...judging, model: opts.compare });
         const tests = other ? compareVerifiers(verifier, other) : undefined;
         if (!opts.json) process.stderr.write('\n');
         if (opts.json) process.stdout.write(`${JSON.stringify({ model: opts.model, verifier, ...(other ? { compare: { model: opts.compare, verifier: other }, tests } : {}) })}\n`);

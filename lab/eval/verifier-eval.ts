@@ -76,9 +76,8 @@ export async function evaluateVerifier(options: VerifierEvalOptions): Promise<Ve
   const first = pool.policy(game.policies[0]);
   const stopTokens = first.config.eosTokenIds;
   const decoders = new DecoderPool(pool, { rows: options.batch * options.samples, maxLen: first.config.maxPositionEmbeddings, threads: options.threads, device: options.device });
-  const greedyJudge = (options.judgeTemperature ?? options.temperature) === 0;
-  const roleTemperatures = options.judgeTemperature === undefined ? {} : { roleTemperatures: { [options.judge]: options.judgeTemperature } };
-  const sampling = { temperature: options.temperature, topP: options.topP, maxNewTokens: 0, ...roleTemperatures };
+  const judgeTemperature = options.judgeTemperature ?? options.temperature;
+  const sampling = { temperature: options.temperature, topP: options.topP, maxNewTokens: 0, roleTemperatures: { [options.judge]: judgeTemperature } };
   const arena = arenaFor(game, decoders, pool.tokenizer, stopTokens, sampling, { chatTemplate: options.chatTemplate });
   const problems = options.task.problems(options.split, options.problems);
   if (problems.length === 0) fail('DATA_INVALID', `task ${options.taskName} has no ${options.split} problems`);
@@ -87,7 +86,7 @@ export async function evaluateVerifier(options: VerifierEvalOptions): Promise<Ve
     for (let start = 0; start < problems.length; start += options.batch) {
       const chunk = problems.slice(start, start + options.batch);
       const seeds = { generation: deriveSeed(options.seed, start, 1), schedule: deriveSeed(options.seed, start, 2) };
-      const matches = await playMatches(arena, { problems: chunk, copies: options.samples, seats: game.rotation.at(0).seats, seeds, label: `verify/${start}`, sharedTurns: greedyJudge ? 0 : 1 });
+      const matches = await playMatches(arena, { problems: chunk, copies: options.samples, seats: game.rotation.at(0).seats, seeds, label: `verify/${start}`, sharedTurns: judgeTemperature === 0 ? 0 : 1 });
       chunk.forEach((_, p) => perProblem.push(problemCounts(matches.slice(p * options.samples, (p + 1) * options.samples), options.judge)));
       options.onProgress?.(Math.min(start + chunk.length, problems.length), problems.length);
     }
@@ -125,7 +124,7 @@ export async function evaluateVerifier(options: VerifierEvalOptions): Promise<Ve
     problems: problems.length,
     samples: options.samples,
     temperature: options.temperature,
-    judge_temperature: options.judgeTemperature ?? options.temperature,
+    judge_temperature: judgeTemperature,
     policies: { ...options.policies },
     solution_accuracy: solution,
     outcome_precision: outcomePrecision,

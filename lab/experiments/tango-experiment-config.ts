@@ -55,8 +55,9 @@ export const TangoExperimentConfigSchema = z
         /** The generators' decoding temperature; 0 is greedy, as the paper evaluates every model (§4: "evaluated via greedy decoding, reporting zero-shot pass@1"). */
         temperature: z.number().min(0).default(0),
         /**
-         * Verifications per solution for each verifier's F1 (one solution per problem). 1 with greedy verdicts, where
-         * every verification is the same; the paper's M, its 5 rollouts per prompt (§4), with `verifierTemperature` 1.
+         * Matches per problem for each verifier's F1: with greedy verdicts (`verifierTemperature` 0) this many solutions,
+         * each judged once; at a temperature above 0 one solution judged this many times, the paper's M (its 5 rollouts
+         * per prompt, §4, at `verifierTemperature` 1).
          */
         verifierSamples: positiveInt.default(1),
         /** The verifiers' decoding temperature: 0, greedy, as the paper evaluates every model (§4.1: "evaluated via greedy decoding"). */
