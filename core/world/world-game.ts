@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineGame, type Game } from '../game/define-game.ts';
+import { defineGame, type Game, type LossTerms } from '../game/define-game.ts';
 import { Rotations } from '../game/rotations.ts';
 import { parseConfig } from '../parse-config.ts';
 import type { WorldProtocol } from '../protocols/world.ts';
@@ -23,6 +23,13 @@ export const WorldKnobsSchema = z.strictObject({
     .enum(['match', 'move'])
     .default('move')
     .describe("who carries a forfeit's penalty in the loss: every move of the forfeiting player (match, SPIRAL) or only the move that forfeited (move, ours: a base that forfeits most games otherwise spreads its one wrong move's signal over every right one)"),
+  klBeta: z
+    .number()
+    .min(0)
+    .default(0)
+    .describe("β of a KL term toward the learning policy's own start, on every learning seat's moves (ours: 0, none; a run that keeps a policy near its base sets it)"),
+  klEstimator: z.enum(['k3', 'exact']).default('exact').describe("the KL term's estimator: exact, over the whole vocabulary at every move token (ours: a move is a few tokens), or k3 from the sampled tokens"),
+  entropy: z.number().min(0).default(0).describe('coefficient of an entropy bonus on every learning seat\'s move tokens (ours: 0, none)'),
   moveTokens: z.number().int().positive().default(12).describe("a move's token budget (ours: the shipped world base writes a move in 2-6 tokens; SPIRAL lets Qwen3 think for thousands)"),
 });
 
@@ -39,6 +46,14 @@ export const WORLD_RUN_DEFAULTS = { advantage: 'rae', validateEvery: 0, finalCom
 
 /** The policy that sits in every seat under self-play. */
 export const SELF_PLAY_POLICY = 'player';
+
+/** The loss terms a learning seat adds to the policy gradient: a KL toward the policy's start and an entropy bonus, each where its knob is set. */
+function worldLossTerms<Role extends string>(knobs: z.output<typeof WorldKnobsSchema>): LossTerms<Role> {
+  return {
+    ...(knobs.klBeta > 0 ? { kl: { toward: 'initial' as const, beta: knobs.klBeta, estimator: knobs.klEstimator } } : {}),
+    ...(knobs.entropy > 0 ? { entropy: { coef: knobs.entropy } } : {}),
+  };
+}
 
 /** A world game's illegal-move policy from its knobs. */
 export function illegalMovePolicy(knobs: z.output<typeof WorldKnobsSchema>): IllegalMovePolicy {
@@ -80,6 +95,7 @@ export function worldGame<const Role extends string>(world: AnyWorld & { readonl
       ? Rotations.fixed(Object.fromEntries(players.map((p) => [p, SELF_PLAY_POLICY])) as Record<Role, string>, [SELF_PLAY_POLICY])
       : Rotations.fixed(Object.fromEntries(players.map((p) => [p, p])) as Record<Role, string>, [...new Set(learn)]),
     trainable: learn,
+    ...(parsed.klBeta > 0 || parsed.entropy > 0 ? { losses: Object.fromEntries(learn.map((role) => [role, worldLossTerms(parsed)])) as Record<Role, LossTerms<Role>> } : {}),
     ...(parsed.forfeitCredit === 'move' ? { advantages: Object.fromEntries(learn.map((role) => [role, creditForfeitToMove])) as Record<Role, typeof creditForfeitToMove> } : {}),
     defaultTask: 'world',
     runDefaults: WORLD_RUN_DEFAULTS,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { randomLegal } from '../../core/world/random-legal.ts';
 import { playScriptedMatch, playWorldMoveText, playWorldTurn, resultOf, startWorld, worldPayoffs, worldPrompt } from '../../core/world/world-match.ts';
 import { SPIRAL_FORFEIT } from '../../core/world/world.ts';
-import { bestResponseValue, infoKey, kuhnExploitability, kuhnNashPolicy, kuhnPokerGame, kuhnPokerWorld, policyPlayer, uniformKuhnPolicy, type KuhnState } from '../../games/kuhn-poker.ts';
+import { bestResponseValue, infoKey, KUHN_KL_BETA, kuhnExploitability, kuhnNashPolicy, kuhnPokerGame, kuhnPokerWorld, policyPlayer, uniformKuhnPolicy, type KuhnState } from '../../games/kuhn-poker.ts';
 import { bargainer, negotiationWorld, type NegotiationState } from '../../games/negotiation.ts';
 import { minimaxPlayer, minimaxValue, ticTacToeGame, ticTacToeWorld, winnerMark, type Cell, type TicTacToeState } from '../../games/tictactoe.ts';
 
@@ -60,6 +60,14 @@ describe('tictactoe', () => {
     const two = ticTacToeGame({ play: 'two-policy', learn: ['first'] });
     expect(two.rotation.at(0)).toEqual({ seats: { first: 'first', second: 'second' }, trains: ['first'] });
     expect(() => ticTacToeGame({ illegal: 'shrug' })).toThrow(/CONFIG_INVALID/);
+  });
+
+  it('should add a KL toward the policy\'s start and an entropy bonus to every learning seat only where their knobs are set', () => {
+    expect(ticTacToeGame({}).losses).toEqual({});
+    const game = ticTacToeGame({ klBeta: 0.5, entropy: 0.01, play: 'two-policy', learn: ['second'] });
+    expect(game.losses).toEqual({ second: { kl: { toward: 'initial', beta: 0.5, estimator: 'exact' }, entropy: { coef: 0.01 } } });
+    expect(ticTacToeGame({ klBeta: 0.1, klEstimator: 'k3' }).losses).toEqual({ first: { kl: { toward: 'initial', beta: 0.1, estimator: 'k3' } }, second: { kl: { toward: 'initial', beta: 0.1, estimator: 'k3' } } });
+    expect(() => ticTacToeGame({ klBeta: -1 })).toThrow(/CONFIG_INVALID/);
   });
 });
 
@@ -119,6 +127,15 @@ describe('kuhn poker', () => {
     expect(kuhnPokerWorld.exact!.informationSets()).toHaveLength(12);
     const { [infoKey('first', 0, '')]: _missing, ...partial } = kuhnNashPolicy(0);
     expect(() => kuhnExploitability(partial)).toThrow(/no probability of "check" at first:J:/);
+  });
+
+  it('should hold every learning seat near its start by default (klBeta KUHN_KL_BETA), and take another β or none from the knobs', () => {
+    const kl = (game: ReturnType<typeof kuhnPokerGame>) => Object.fromEntries(Object.entries(game.losses ?? {}).map(([role, terms]) => [role, terms?.kl?.beta]));
+    expect(kl(kuhnPokerGame({}))).toEqual({ first: KUHN_KL_BETA, second: KUHN_KL_BETA });
+    expect(kl(kuhnPokerGame(undefined))).toEqual({ first: KUHN_KL_BETA, second: KUHN_KL_BETA });
+    expect(kl(kuhnPokerGame({ klBeta: 0.1 }))).toEqual({ first: 0.1, second: 0.1 });
+    expect(kuhnPokerGame({ klBeta: 0 }).losses).toEqual({});
+    expect(() => kuhnPokerGame('loose')).toThrow(/CONFIG_INVALID/);
   });
 
   it('should play the Nash family as reference opponents, near the game value against each other', () => {
