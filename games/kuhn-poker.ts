@@ -197,7 +197,8 @@ export const KUHN_KL_BETA = 0.5;
 
 /** The `kuhn-poker` game: the world with its knobs (`klBeta` defaulting to KUHN_KL_BETA) and its reference opponents (random, and two of the Nash family). */
 export function kuhnPokerGame(knobs: unknown) {
-  const given = knobs ?? {};
-  const withDefaults = typeof given === 'object' && !Array.isArray(given) ? { klBeta: KUHN_KL_BETA, ...given } : given;
-  return worldGame(kuhnPokerWorld, withDefaults, { scripted: { random: randomLegal, nash: policyPlayer(kuhnNashPolicy(0)), 'nash-bluffer': policyPlayer(kuhnNashPolicy(1 / 3)) } });
+  return worldGame(kuhnPokerWorld, knobs, {
+    scripted: { random: randomLegal, nash: policyPlayer(kuhnNashPolicy(0)), 'nash-bluffer': policyPlayer(kuhnNashPolicy(1 / 3)) },
+    knobDefaults: { klBeta: KUHN_KL_BETA },
+  });
 }

@@ -7,29 +7,26 @@
  *
  *   npx tsx tools/kuhn-tabular.ts [steps=200] [lr=0.5] [seed=1]
  */
+import { RAE_DECAY } from '../core/advantages/rae.ts';
 import { Rng } from '../core/rng.ts';
 import { infoKey, kuhnExploitability, kuhnPokerWorld, type KuhnPolicy, type KuhnState, type Seat } from '../games/kuhn-poker.ts';
 
 const [steps = 200, lr = 0.5, seed = 1] = process.argv.slice(2).map(Number);
 const MATCHES = 64;
-const DECAY = 0.95;
-const SEATS: readonly Seat[] = ['first', 'second'];
+const SEATS = kuhnPokerWorld.players;
+const INFORMATION_SETS = kuhnPokerWorld.exact!.informationSets();
 
 const keyOf = (state: KuhnState, seat: Seat) => infoKey(seat, state.cards[seat === 'first' ? 0 : 1], state.history);
 const logits = new Map<string, number>();
 /** The probability of the second legal move (bet or call) at an information set. */
 const second = (key: string) => 1 / (1 + Math.exp(-(logits.get(key) ?? 0)));
-const table = (): KuhnPolicy => {
-  const policy: Record<string, Record<string, number>> = {};
-  for (const history of ['', 'p', 'b', 'pb']) {
-    for (let card = 0; card < 3; card++) {
-      const key = infoKey(history.length % 2 === 0 ? 'first' : 'second', card, history);
-      const [a, b] = history.endsWith('b') ? ['fold', 'call'] : ['check', 'bet'];
-      policy[key] = { [a]: 1 - second(key), [b]: second(key) };
-    }
-  }
-  return policy;
-};
+const table = (): KuhnPolicy =>
+  Object.fromEntries(
+    INFORMATION_SETS.map(({ key, state }) => {
+      const [a, b] = kuhnPokerWorld.legalMoves(state);
+      return [key, { [a]: 1 - second(key), [b]: second(key) }];
+    }),
+  );
 
 const rng = new Rng(seed);
 const baseline: Record<Seat, number> = { first: 0, second: 0 };
@@ -48,7 +45,7 @@ for (let step = 0; step <= steps; step++) {
     }
     const payoffs = kuhnPokerWorld.payoffs(state);
     for (const { seat, key, score } of taken) gradient.set(key, (gradient.get(key) ?? 0) + (payoffs[seat] - baseline[seat]) * score);
-    for (const seat of SEATS) baseline[seat] = DECAY * baseline[seat] + (1 - DECAY) * payoffs[seat];
+    for (const seat of SEATS) baseline[seat] = RAE_DECAY * baseline[seat] + (1 - RAE_DECAY) * payoffs[seat];
   }
   for (const [key, g] of gradient) logits.set(key, (logits.get(key) ?? 0) + (lr * g) / MATCHES);
 }

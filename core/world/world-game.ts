@@ -66,6 +66,14 @@ export interface WorldGameOptions<Role extends string> {
   /** Reference opponents by name, played in a seat given `scripted:<name>` (evaluation, tournaments). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly scripted?: Readonly<Record<string, ScriptedPlayer<any, any, Role>>>;
+  /** This game's own defaults for knobs the config leaves out (Kuhn Poker's `klBeta`); the config's own values win. */
+  readonly knobDefaults?: Partial<z.input<typeof WorldKnobsSchema>>;
+}
+
+/** The knobs with the game's defaults under them; anything but an object is left for the schema to refuse. */
+function withKnobDefaults(knobs: unknown, defaults: object | undefined): unknown {
+  const given = knobs ?? {};
+  return defaults && typeof given === 'object' && !Array.isArray(given) ? { ...defaults, ...given } : given;
 }
 
 /**
@@ -73,7 +81,8 @@ export interface WorldGameOptions<Role extends string> {
  * and its knobs say who plays whom and who learns. What `games/tictactoe.ts` and a user's world game are built with.
  */
 export function worldGame<const Role extends string>(world: AnyWorld & { readonly players: readonly Role[] }, knobs: unknown, options: WorldGameOptions<Role> = {}): Game<Role, Problem, { readonly knobs: z.output<typeof WorldKnobsSchema> }> {
-  const parsed = parseConfig(WorldKnobsSchema, knobs ?? {}, `${world.id} knobs`);
+  const parsed = parseConfig(WorldKnobsSchema, withKnobDefaults(knobs, options.knobDefaults), `${world.id} knobs`);
+  const lossTerms = worldLossTerms<Role>(parsed);
   const players = world.players;
   const learn = (parsed.learn ?? [...players]) as Role[];
   const protocol: WorldProtocol<Role> = {
@@ -95,7 +104,7 @@ export function worldGame<const Role extends string>(world: AnyWorld & { readonl
       ? Rotations.fixed(Object.fromEntries(players.map((p) => [p, SELF_PLAY_POLICY])) as Record<Role, string>, [SELF_PLAY_POLICY])
       : Rotations.fixed(Object.fromEntries(players.map((p) => [p, p])) as Record<Role, string>, [...new Set(learn)]),
     trainable: learn,
-    ...(parsed.klBeta > 0 || parsed.entropy > 0 ? { losses: Object.fromEntries(learn.map((role) => [role, worldLossTerms(parsed)])) as Record<Role, LossTerms<Role>> } : {}),
+    ...(Object.keys(lossTerms).length > 0 ? { losses: Object.fromEntries(learn.map((role) => [role, lossTerms])) as Record<Role, LossTerms<Role>> } : {}),
     ...(parsed.forfeitCredit === 'move' ? { advantages: Object.fromEntries(learn.map((role) => [role, creditForfeitToMove])) as Record<Role, typeof creditForfeitToMove> } : {}),
     defaultTask: 'world',
     runDefaults: WORLD_RUN_DEFAULTS,
