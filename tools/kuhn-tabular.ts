@@ -12,6 +12,7 @@ import { Rng } from '../core/rng.ts';
 import { infoKey, kuhnExploitability, kuhnPokerWorld, type KuhnPolicy, type KuhnState, type Seat } from '../games/kuhn-poker.ts';
 
 const [steps = 200, lr = 0.5, seed = 1] = process.argv.slice(2).map(Number);
+if (![steps, lr, seed].every(Number.isFinite) || !Number.isInteger(steps) || steps < 0 || !Number.isInteger(seed)) throw new Error('usage: tools/kuhn-tabular.ts [steps (an integer ≥ 0)] [lr (a number)] [seed (an integer)]');
 const MATCHES = 64;
 const SEATS = kuhnPokerWorld.players;
 const INFORMATION_SETS = kuhnPokerWorld.exact!.informationSets();
