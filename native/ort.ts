@@ -46,6 +46,12 @@ export interface SessionOptions {
    * (docs/performance.md).
    */
   spinning?: Spinning;
+  /**
+   * A path prefix under which onnxruntime writes its profile of this session (every node's kernel time, as Chrome
+   * trace JSON: `<prefix><label>_<date>.json`) when the session is released; `ludus bench profile` sums it by operator.
+   * Default: the environment's LUDUS_ORT_PROFILE, so any command's graphs can be profiled without a flag of its own.
+   */
+  profile?: string;
 }
 
 export type Spinning = 'off' | 'within-run' | 'idle';
@@ -157,6 +163,7 @@ export class Session {
     readonly label: string,
     readonly device: Device,
     private readonly resident: ReadonlySet<string>,
+    private readonly profiling: boolean,
   ) {}
 
   static async create(model: Uint8Array, options: SessionOptions = {}): Promise<Session> {
@@ -164,6 +171,7 @@ export class Session {
     const label = options.label ?? 'graph';
     await ensureDevice(device);
     const resident = options.residentOutputs ?? [];
+    const profile = options.profile ?? (process.env.LUDUS_ORT_PROFILE || undefined);
     try {
       const inner = await ort.InferenceSession.create(model, {
         executionProviders: executionProviders(device),
@@ -178,8 +186,9 @@ export class Session {
         logVerbosityLevel: 0,
         ...(resident.length > 0 ? { preferredOutputLocation: Object.fromEntries(resident.map((name) => [name, device === 'webgpu' ? 'gpu-buffer' : 'cpu'])) } : {}),
         ...(options.externalData ? { externalData: options.externalData.map(({ path, data }) => ({ path, data })) } : {}),
+        ...(profile ? { enableProfiling: true, profileFilePrefix: `${profile}${label.replace(/[^A-Za-z0-9.-]+/g, '-')}` } : {}),
       } as ort.InferenceSession.SessionOptions);
-      return new Session(inner, label, device, new Set(resident));
+      return new Session(inner, label, device, new Set(resident), profile !== undefined);
     } catch (error) {
       throw new LudusError('GRAPH_INVALID', `onnxruntime rejected graph ${label}: ${(error as Error).message}`, { label });
     }
@@ -228,6 +237,7 @@ export class Session {
   }
 
   async release(): Promise<void> {
+    if (this.profiling) this.inner.endProfiling();
     await this.inner.release();
   }
 }

@@ -52,15 +52,19 @@ export async function saveRecord(dir: string, record: BenchRecord): Promise<stri
   return path;
 }
 
-/** A record from a file: a saved record, or a bench's bare `--json` line (then with nothing known about its machine). */
-export async function readRecord(path: string): Promise<{ record?: BenchRecord; report: unknown }> {
-  let json: unknown;
+/** A JSON file: FILE_NOT_FOUND where there is none, DATA_INVALID where it does not parse. */
+export async function readBenchJson(path: string): Promise<unknown> {
   try {
-    json = JSON.parse(await readFile(path, 'utf8'));
+    return JSON.parse(await readFile(path, 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return fail(code === 'ENOENT' ? 'FILE_NOT_FOUND' : 'DATA_INVALID', `${path}: ${code === 'ENOENT' ? 'no such file' : `not JSON (${(error as Error).message})`}`, { file: path });
   }
+}
+
+/** A record from a file: a saved record, or a bench's bare `--json` line (then with nothing known about its machine). */
+export async function readRecord(path: string): Promise<{ record?: BenchRecord; report: unknown }> {
+  const json = await readBenchJson(path);
   if (typeof json !== 'object' || json === null || Array.isArray(json)) fail('DATA_INVALID', `${path}: a bench record or report is a JSON object`, { file: path });
   const record = RecordSchema.safeParse(json);
   return record.success ? { record: json as BenchRecord, report: record.data.report } : { report: json };

@@ -16,7 +16,8 @@ import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../na
 import { benchBpe } from '../../plugins/tokenizers/bpe-bench.ts';
 import { benchRemote, formatRemoteBench } from '../bench/bench-remote.ts';
 import { compareReports, formatComparison } from '../bench/bench-compare.ts';
-import { benchRecord, loadNow, readRecord, saveRecord } from '../bench/bench-record.ts';
+import { benchRecord, loadNow, readBenchJson, readRecord, saveRecord } from '../bench/bench-record.ts';
+import { formatProfile, summarizeProfile } from '../../native/bench/ort-profile.ts';
 import { benchViewer, formatViewerBench } from '../bench/bench-viewer.ts';
 import { benchGames, formatGamesBench } from '../../engine/bench/games-bench.ts';
 import { benchWorldGame, formatWorldGameBench } from '../../engine/bench/world-game-bench.ts';
@@ -118,6 +119,18 @@ export function register(program: Command): void {
       const measures = compareReports(before.report, after.report, opts.threshold);
       if (measures.length === 0) fail('DATA_INVALID', `${oldPath} and ${newPath} share no numeric measure: are they reports of the same bench?`);
       process.stdout.write(opts.json ? `${JSON.stringify({ measures, regressions: measures.filter((m) => m.regression).map((m) => m.path) })}\n` : formatComparison(measures, { old: before.record, new: after.record }, opts.threshold));
+    });
+  bench
+    .command('profile')
+    .description("onnxruntime's profile of a session, summed by operator and by node: run any command with LUDUS_ORT_PROFILE=<path prefix> (every session it releases writes <prefix><label>_<date>.json), then read the files with this")
+    .argument('<files...>', 'profile files (JSON) written by onnxruntime')
+    .option('--top <n>', 'slowest nodes listed', wholeNumberArg('top', 0), 15)
+    .option('--json', 'print one JSON line per file')
+    .action(async (files: string[], opts: { top: number; json?: boolean }) => {
+      for (const file of files) {
+        const summary = summarizeProfile(await readBenchJson(file), opts.top, file);
+        process.stdout.write(opts.json ? `${JSON.stringify({ file, ...summary })}\n` : formatProfile(file, summary));
+      }
     });
   bench
     .command('placement')

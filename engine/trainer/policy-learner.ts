@@ -19,6 +19,8 @@ export interface PolicyLearnerOptions {
   readonly device?: Device;
   /** Rows per forward+backward run (the whole batch in one when absent). */
   readonly microBatchRows?: number;
+  /** The run budget of an in-process learner (LearnerConfig.runBudgetBytes); a trainer server chooses its own. */
+  readonly runBudgetBytes?: number;
   /** The largest entropy bonus the policy trains with (0 when absent: the learner's graph then has no such input). */
   readonly entropyCoef?: number;
   /** Non-finite updates in a row that abort the run. */
@@ -46,7 +48,12 @@ export interface RemoteStart {
 
 /** A trainable policy's learner: clipped policy gradient with AdamW on the policy's weights (updated in place), guarded against non-finite steps. */
 export async function createPolicyLearner(policy: Policy, settings: LearnerSettings, options: PolicyLearnerOptions): Promise<LocalPolicyLearner> {
-  const learner = await Learner.create(policy.config, policy.weights, learnerConfig(settings, options), options.klReference?.weights);
+  const learner = await Learner.create(
+    policy.config,
+    policy.weights,
+    { ...learnerConfig(settings, options), ...(options.runBudgetBytes ? { runBudgetBytes: options.runBudgetBytes } : {}) },
+    options.klReference?.weights,
+  );
   if (options.optimizer) learner.loadOptimizerState(options.optimizer);
   return { name: policy.name, learner, guard: guardOf(options) };
 }

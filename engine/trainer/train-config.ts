@@ -127,7 +127,15 @@ export const TrainConfigSchema = z
       .positive()
       .optional()
       .describe(
-        "rows per forward+backward run of a policy's update, and per run of a KL reference's scoring; the runs' gradients are summed before its one AdamW step, the same update up to float rounding. Absent (ours): as many rows as keep one run's estimated memory within 1 GiB at the batch's length, so short rows run whole (fewest runs) and long ones a few at a time (64 rows of 600-1,100 tokens on the last-letter base held 6.9 GB in the learner in runs of 16 rows, 1.8 GB in runs of 4, at about the same step time)",
+        "rows per forward+backward run of a policy's update, and per run of a KL reference's scoring; the runs' gradients are summed before its one AdamW step, the same update up to float rounding. Absent (ours): as many rows as keep one run's estimated memory within the run budget (runBudgetBytes) at the batch's length, so short rows run whole (fewest runs, fastest) and long ones a few at a time",
+      ),
+    runBudgetBytes: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        "the estimated memory one forward+backward run of an update may take when microBatchRows is absent. Absent (ours): chosen when the run starts, from the memory available then: half of what the learners' state leaves, shared by the trainable policies, at least 1 GiB and at most 8 GiB (a Qwen3-0.6B full fine-tuning step over 4 × 128 tokens: 25-27.6 s in runs of one row, 13.5 s in one run). The checkpoint records the value chosen and a resumed run reuses it; set it to replay a run exactly on a machine with other memory",
       ),
     normalization: Normalization.default('token-mean').describe(
       "how a step's loss is averaged: token-mean, over every trained token of the batch (ours, verl's default); sequence-mean, each sequence's token mean, then the mean over sequences: RL Tango's Eq. 1 (1/|o| Σ_t), which tango-vs-grpo uses by default; constant, over a fixed token budget (Dr. GRPO)",

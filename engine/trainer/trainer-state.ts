@@ -20,4 +20,10 @@ export interface TrainerState extends Record<string, unknown> {
   estimators: Record<string, unknown>;
   /** With an opponent pool: its snapshots and the learner's results against each. */
   pool?: OpponentPoolState;
+  /**
+   * The run budget the local learners split their batches by (LearnerConfig.runBudgetBytes), chosen when the run
+   * started, so a resumed run sums its gradients in the same order. Absent in checkpoints made before it was recorded:
+   * they ran at RUN_BUDGET_BYTES.
+   */
+  runBudgetBytes?: number;
 }

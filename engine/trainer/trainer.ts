@@ -29,6 +29,9 @@ import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { compareWithStart, type FinalComparison } from './final-comparison.ts';
 import { entropyCoefOf, exactKlReference, learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { openPolicyLearner, roleEstimators } from './policy-learner.ts';
+import { chooseRunBudget, RUN_BUDGET_BYTES } from '../../native/model/memory.ts';
+import { trainingStateBytes } from '../../native/train/learner.ts';
+import type { ModelConfig } from '../../native/model/config.ts';
 import { ReferenceScorers } from './reference-scorers.ts';
 import { withDirectoryLock } from '../../native/io/dir-lock.ts';
 import { TensorBoardLog } from '../../native/io/tensorboard.ts';
@@ -147,6 +150,9 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
   const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, device: run.device, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters });
   const learners = new Map<string, PolicyLearner>();
   const settings = new Map<string, LearnerSettings>();
+  state.runBudgetBytes = checkpoint
+    ? recordedRunBudget(checkpointDir, checkpoint.state.runBudgetBytes)
+    : (config.runBudgetBytes ?? runBudgetOf(planned.filter((p) => p.learner && !config.trainerServer).map((p) => pool.policy(p.spec.name).config)));
   for (const { spec, learner } of planned) {
     if (!learner) continue;
     const saved = checkpoint?.policies[spec.name];
@@ -160,6 +166,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
         threads: run.threads,
         device: run.device,
         microBatchRows: config.microBatchRows,
+        runBudgetBytes: state.runBudgetBytes,
         entropyCoef: entropyCoefOf(game, spec.name),
         maxConsecutiveNonFinite: config.maxConsecutiveNonFinite,
         ...(saved ? { optimizer: saved.optimizer } : {}),
@@ -381,6 +388,18 @@ function advantagesByMatch(matches: readonly PlayedMatch[], learned: ReadonlyMap
     }
   }
   return byMatch;
+}
+
+/** The run budget of a new run's local learners: chosen from the memory their training state leaves (none: the floor). */
+function runBudgetOf(local: readonly ModelConfig[]): number {
+  return local.length === 0 ? RUN_BUDGET_BYTES : chooseRunBudget(local.reduce((n, c) => n + trainingStateBytes(c), 0), local.length);
+}
+
+/** A checkpoint's run budget; one made before budgets were recorded ran at the floor. */
+function recordedRunBudget(dir: string, recorded: unknown): number {
+  if (recorded === undefined) return RUN_BUDGET_BYTES;
+  if (typeof recorded === 'number' && Number.isSafeInteger(recorded) && recorded > 0) return recorded;
+  return fail('DATA_INVALID', `${dir}: trainer_state.json's runBudgetBytes is ${JSON.stringify(recorded)}, expected a positive whole number of bytes`, { dir, field: 'runBudgetBytes' });
 }
 
 /** A resumed run must be the same run; only its length and where it is tracked may change. Every field that differs is named. */

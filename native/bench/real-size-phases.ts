@@ -180,11 +180,11 @@ export interface TrainPhaseOptions {
   adapterRank?: number;
 }
 
-/** Full fine-tuning: forward + backward + AdamW on random tokens, every position trained; median step time and peak RSS. */
+/** Full fine-tuning: forward + backward + AdamW on random tokens, every position trained; median step time after two warm-ups (as the PyTorch peer) and peak RSS. */
 export async function trainPhase(ctx: PhaseContext & TrainPhaseOptions): Promise<PhaseResult> {
   const { config, senior } = await loadBench(ctx);
   const adapter = ctx.adapterRank === undefined ? {} : { adapter: { r: ctx.adapterRank } };
-  const timed = await benchTrainOn(config, senior.weights, { rows: ctx.rows, cols: ctx.cols, threads: ctx.threads, device: ctx.device, steps: ctx.steps, seed: ctx.seed, warmups: 1, lr: 1e-6, ...adapter });
+  const timed = await benchTrainOn(config, senior.weights, { rows: ctx.rows, cols: ctx.cols, threads: ctx.threads, device: ctx.device, steps: ctx.steps, seed: ctx.seed, warmups: 2, lr: 1e-6, ...adapter });
   return { train_rows: ctx.rows, train_cols: ctx.cols, ...timed, train_peak_rss_mb: peakRssMb() };
 }
 

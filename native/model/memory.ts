@@ -64,13 +64,32 @@ export function trainRunBytes(c: ModelConfig, rows: number, cols: number): numbe
 }
 
 /**
- * The memory one run of rows may take when the number of rows is chosen automatically (ours): large enough that a
- * batch of short rows runs whole (fewest runs, fastest), small enough that long rows run a few at a time (64 rows of
- * 600-1,100 tokens on the last-letter base held 6.9 GB in runs of 16, 1.8 GB in runs of 4, at about the same speed).
+ * The least memory one run of rows may take when the number of rows is chosen automatically (ours): a batch whose
+ * rows fit in it runs whole wherever it runs, whatever memory the machine has. Long rows run a few at a time (64 rows
+ * of 600-1,100 tokens on the last-letter base held 6.9 GB in runs of 16, 1.8 GB in runs of 4, at about the same speed).
  */
 export const RUN_BUDGET_BYTES = 2 ** 30;
 
-/** The most rows (1 to `rows`) whose forward+backward run over `cols` tokens the estimate keeps within the run budget. */
-export function rowsWithinBudget(c: ModelConfig, rows: number, cols: number): number {
-  return Math.max(1, Math.min(rows, Math.floor(RUN_BUDGET_BYTES / trainRunBytes(c, 1, cols))));
+/**
+ * The most (ours): past it a run's arena holds memory that other sessions of the process (decoders, scorers) could
+ * use, for no speed measured (see RUN_BUDGET_BYTES).
+ */
+export const RUN_BUDGET_CAP_BYTES = 8 * 2 ** 30;
+
+/**
+ * The run budget chosen from the memory available now (ours): half of what is left once `reservedBytes` (the
+ * training state about to be allocated) is taken, shared by `learners` learners whose arenas each keep their peak,
+ * within RUN_BUDGET_BYTES and RUN_BUDGET_CAP_BYTES. Fewer, larger runs are faster: a full fine-tuning step of
+ * Qwen3-0.6B shape over 4 × 128 tokens took 25-27.6 s in runs of one row, 19.5 s in runs of two and 13.5 s in one run
+ * (docs/performance.md). It depends on the machine and the moment, so a run records the value and a resumed run
+ * reuses it (the runs' count sets the order in which gradients are summed).
+ */
+export function chooseRunBudget(reservedBytes: number, learners = 1): number {
+  const spare = (availableBytes() - reservedBytes) / (2 * Math.max(1, learners));
+  return Math.floor(Math.max(RUN_BUDGET_BYTES, Math.min(RUN_BUDGET_CAP_BYTES, spare)));
+}
+
+/** The most rows (1 to `rows`) whose forward+backward run over `cols` tokens the estimate keeps within `budget` bytes. */
+export function rowsWithinBudget(c: ModelConfig, rows: number, cols: number, budget: number = RUN_BUDGET_BYTES): number {
+  return Math.max(1, Math.min(rows, Math.floor(budget / trainRunBytes(c, 1, cols))));
 }

@@ -30,6 +30,12 @@ export const LearnerConfigSchema = z
     constantTokens: z.number().int().positive().optional(),
     /** Rows per forward+backward run; gradients of all runs are summed before one AdamW update. Absent: as many as the run budget holds at the batch's length (rowsWithinBudget). */
     microBatchRows: z.number().int().positive().optional(),
+    /**
+     * The run budget: the estimated memory (trainRunBytes) one forward+backward run may take when `microBatchRows`
+     * is absent. Absent: chosen when the learner is created from the memory available then (chooseRunBudget, ours;
+     * at least 1 GiB, at most 8 GiB); the learner's `runBudgetBytes` says which. A trainer records it with its run.
+     */
+    runBudgetBytes: z.number().int().positive().optional(),
     /** ORT intra-op threads; 0 lets ORT choose. */
     threads: z.number().int().min(0).default(0),
     /** Where the train and score graphs run (docs/gpu.md); the weights, gradients and AdamW stay in host memory. */

@@ -1,7 +1,7 @@
 import { entryOf, fail } from '../../core/errors.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { tensorOf, validateTensors, validateWeights, type Weights } from '../model/weights.ts';
-import { ensureFits, FLOAT_BYTES, rowsWithinBudget, trainRunBytes } from '../model/memory.ts';
+import { chooseRunBudget, ensureFits, FLOAT_BYTES, formatBytes, rowsWithinBudget, trainRunBytes } from '../model/memory.ts';
 import { graphTensorShapes, trainableShapes } from '../model/lora.ts';
 import { Session, type Feeds, type HostTensor } from '../ort.ts';
 import { AdamW, type AdamWState, type AdamWStepResult } from './adamw.ts';
@@ -98,6 +98,14 @@ export function stepStats(update: AdamWStepResult, sums: ForwardBackwardStats): 
  * buffers allocated once. The LM head runs only at trained positions. A config with a LoRA adapter trains the
  * adapter alone: gradients, AdamW moments and updates exist for its tensors only; the base is read, never written.
  */
+const trainedParameters = (c: ModelConfig): number => [...trainableShapes(c).values()].reduce((n, dims) => n + dims.reduce((a, b) => a * b, 1), 0);
+
+/**
+ * What a learner of this model allocates besides its runs: float32 gradients, two AdamW moments and, once a batch
+ * runs in more than one micro-batch, a second gradient buffer.
+ */
+export const trainingStateBytes = (c: ModelConfig): number => 4 * trainedParameters(c) * FLOAT_BYTES;
+
 export class Learner {
   private scoreSession: Session | null = null;
   private readonly grads = new Map<string, Float32Array>();
@@ -107,6 +115,11 @@ export class Learner {
   private scratch: Map<string, Float32Array> | null = null;
   /** What the forward-backward passes since the last optimizer step added up (their gradients are in `grads`). */
   private pending: MicroBatchSums & { microBatches: number } = emptySums();
+  /**
+   * The largest run so far, as trainRunBytes estimates it: onnxruntime's arena keeps the memory of its largest run,
+   * so a run no larger needs nothing more from the machine (it is already in the process's resident set).
+   */
+  private heldRunBytes = 0;
 
   private constructor(
     readonly modelConfig: ModelConfig,
@@ -116,6 +129,8 @@ export class Learner {
     private readonly trainSession: Session,
     private readonly trainGraph: BuiltGraph,
     private readonly reference: Weights | undefined,
+    /** The estimated memory one forward+backward run may take when the config sets no `microBatchRows`. */
+    readonly runBudgetBytes: number,
   ) {
     this.trainable = new Map(trainGraph.trainableNames.map((name) => [name, tensorOf(weights, name)]));
     for (const [name, t] of this.trainable) this.grads.set(name, new Float32Array(t.data.length));
@@ -127,8 +142,9 @@ export class Learner {
    */
   static async create(modelConfig: ModelConfig, weights: Weights, config: LearnerConfigInput = {}, reference?: Weights): Promise<Learner> {
     const parsed = parseLearnerConfig(config);
-    const trained = [...trainableShapes(modelConfig).values()].reduce((n, dims) => n + dims.reduce((a, b) => a * b, 1), 0);
+    const trained = trainedParameters(modelConfig);
     ensureFits(`training state of ${trained} parameters (float32 gradients and two AdamW moments)`, 3 * trained * FLOAT_BYTES);
+    const runBudget = parsed.runBudgetBytes ?? chooseRunBudget(trainingStateBytes(modelConfig));
     validateTensors(graphTensorShapes(modelConfig), weights, 'learner weights');
     const klExact = parsed.objective === 'policy-gradient' && parsed.klEstimator === 'exact';
     if (klExact) validateWeights(modelConfig, reference ?? fail('CONFIG_INVALID', 'learner: klEstimator "exact" needs the reference policy\'s weights', { field: 'klEstimator' }), 'learner reference weights');
@@ -141,7 +157,7 @@ export class Learner {
     });
     const session = await Session.create(graph.model, { threads: parsed.threads, device: parsed.device, label: `learner ${parsed.objective}`, spinning: 'idle' });
     const trainable = new Map(graph.trainableNames.map((name) => [name, tensorOf(weights, name)]));
-    return new Learner(modelConfig, weights, parsed, new AdamW(trainable, parsed.optimizer), session, graph, klExact ? reference : undefined);
+    return new Learner(modelConfig, weights, parsed, new AdamW(trainable, parsed.optimizer), session, graph, klExact ? reference : undefined, runBudget);
   }
 
   /**
@@ -151,12 +167,15 @@ export class Learner {
    */
   ensureStepFits(rows: number, cols: number): void {
     const perRun = this.rowsPerRun(rows, cols);
-    ensureFits(`a forward+backward run over ${perRun} rows × ${cols} tokens`, trainRunBytes(this.modelConfig, perRun, cols), { rows: perRun, cols });
+    const bytes = trainRunBytes(this.modelConfig, perRun, cols);
+    const held = Math.min(bytes, this.heldRunBytes);
+    const what = `a forward+backward run over ${perRun} rows × ${cols} tokens${held > 0 ? ` (beyond the ${formatBytes(held)} its session's arena kept from earlier runs)` : ''}`;
+    ensureFits(what, bytes - held, { rows: perRun, cols, held });
   }
 
   /** Rows per forward+backward run: the config's `microBatchRows`, else as many as the run budget holds at this length. */
   rowsPerRun(rows: number, cols: number): number {
-    return Math.min(rows, this.config.microBatchRows ?? rowsWithinBudget(this.modelConfig, rows, cols));
+    return Math.min(rows, this.config.microBatchRows ?? rowsWithinBudget(this.modelConfig, rows, cols, this.runBudgetBytes));
   }
 
   get maxSeqLen(): number {
@@ -188,6 +207,7 @@ export class Learner {
     this.ensureStepFits(rows, cols);
     const inputs = perTokenInputs(batch, batch.normalization ?? this.config.normalization, this.config.constantTokens ?? cols, options.imitationWeight ?? this.config.imitationWeight);
     const perRun = this.rowsPerRun(rows, cols);
+    this.heldRunBytes = Math.max(this.heldRunBytes, trainRunBytes(this.modelConfig, perRun, cols));
     const sums: ForwardBackwardStats = { loss: 0, tokens: 0, kl: 0, entropy: 0, clipped: 0, microBatches: 0 };
     for (let r0 = 0; r0 < rows; r0 += perRun) {
       const r1 = Math.min(rows, r0 + perRun);

@@ -2,7 +2,7 @@ import { EventEmitter } from 'eventemitter3';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LudusEmitter, LudusEvent } from '../../../core/events.ts';
 import { buildSchedule, scheduleHash } from '../../../core/schedules/spec.ts';
 import { Decoder } from '../../../native/runtime/decoder.ts';
@@ -12,6 +12,8 @@ import { loadPolicy } from '../../../plugins/policies/load-policy.ts';
 import type { MetricsLine } from '../../../engine/trainer/metrics-line.ts';
 import type { TranscriptLine } from '../../../engine/trainer/transcript-line.ts';
 import type { TrainConfigInput } from '../../../engine/trainer/train-config.ts';
+import type { TrainerState } from '../../../engine/trainer/trainer-state.ts';
+import { RUN_BUDGET_BYTES, RUN_BUDGET_CAP_BYTES } from '../../../native/model/memory.ts';
 import { jsonl, runTraining, tinyConfig as tiny } from '../../support/training.ts';
 
 const runTiny = runTraining;
@@ -104,6 +106,35 @@ describe('train (the RL loop)', () => {
       const runs = async (out: string) => (await jsonl<MetricsLine>(join(out, 'metrics.jsonl'))).map((line) => line.policies.senior.micro_batches);
       expect(await runs(whole.out)).toEqual([1, 1]);
       expect((await runs(split.out)).every((n) => n !== null && n > 1)).toBe(true);
+    });
+  });
+
+  describe('having chosen its run budget from the memory free when it started', () => {
+    const stateOf = async (out: string) => JSON.parse(await readFile(join(out, 'checkpoint', 'trainer_state.json'), 'utf8')) as TrainerState;
+    it('should record it in the checkpoint and split a resumed run by it, whatever memory is free then', async () => {
+      const config = tiny({ steps: 2 });
+      try {
+        vi.stubEnv('LUDUS_MEMORY_BYTES', String(64 * 2 ** 30));
+        const { out } = await runTiny(config, { stopAfter: 1 });
+        expect((await stateOf(out)).runBudgetBytes).toBe(RUN_BUDGET_CAP_BYTES);
+        vi.stubEnv('LUDUS_MEMORY_BYTES', String(3 * 2 ** 30));
+        await runTiny(config, { out, resume: true });
+        expect((await stateOf(out)).runBudgetBytes).toBe(RUN_BUDGET_CAP_BYTES);
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    });
+
+    it('should resume a checkpoint that recorded none at the 1 GiB it ran at, and refuse a malformed one', async () => {
+      const config = tiny({ steps: 2 });
+      const { out } = await runTiny(config, { stopAfter: 1 });
+      const file = join(out, 'checkpoint', 'trainer_state.json');
+      const { runBudgetBytes: _recorded, ...older } = await stateOf(out);
+      await writeFile(file, JSON.stringify({ ...older, runBudgetBytes: 'lots' }));
+      await expect(runTiny(config, { out, resume: true })).rejects.toMatchObject({ code: 'DATA_INVALID', message: expect.stringContaining('runBudgetBytes') });
+      await writeFile(file, JSON.stringify(older));
+      await runTiny(config, { out, resume: true });
+      expect((await stateOf(out)).runBudgetBytes).toBe(RUN_BUDGET_BYTES);
     });
   });
 

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ModelConfig } from '../../../native/model/config.ts';
-import { RUN_BUDGET_BYTES, rowsWithinBudget, trainRunBytes } from '../../../native/model/memory.ts';
+import { chooseRunBudget, RUN_BUDGET_BYTES, RUN_BUDGET_CAP_BYTES, rowsWithinBudget, trainRunBytes } from '../../../native/model/memory.ts';
 import type { Weights } from '../../../native/model/weights.ts';
 import { BAKED_MAX_BYTES, decoderBinding } from '../../../native/runtime/model-session.ts';
 
@@ -21,6 +21,33 @@ describe('the memory of a forward+backward run, and the rows chosen for one', ()
     expect(rowsWithinBudget(ARITHMETIC, 8, 320)).toBe(8);
     expect(rowsWithinBudget(ARITHMETIC, 64, 16)).toBe(64);
     expect(rowsWithinBudget(ARITHMETIC, 64, 100_000)).toBe(1);
+  });
+
+  it('should fit as many rows as a larger budget holds', () => {
+    expect(rowsWithinBudget(ARITHMETIC, 64, 320, 4 * RUN_BUDGET_BYTES)).toBe(61);
+    expect(rowsWithinBudget(ARITHMETIC, 64, 320, trainRunBytes(ARITHMETIC, 2, 320) - 1)).toBe(1);
+  });
+});
+
+describe('the run budget chosen from the memory available', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+  const GiB = 2 ** 30;
+  const withAvailable = (bytes: number) => vi.stubEnv('LUDUS_MEMORY_BYTES', String(bytes));
+
+  it('should take half of what the training state leaves, shared by the learners', () => {
+    withAvailable(14 * GiB);
+    expect(chooseRunBudget(4 * GiB)).toBe(5 * GiB);
+    expect(chooseRunBudget(4 * GiB, 2)).toBe(2.5 * GiB);
+  });
+
+  it('should never go below the 1 GiB floor nor above the 8 GiB cap', () => {
+    withAvailable(3 * GiB);
+    expect(chooseRunBudget(2.5 * GiB)).toBe(RUN_BUDGET_BYTES);
+    expect(chooseRunBudget(10 * GiB)).toBe(RUN_BUDGET_BYTES);
+    withAvailable(100 * GiB);
+    expect(chooseRunBudget(GiB)).toBe(RUN_BUDGET_CAP_BYTES);
   });
 });
 

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { initWeights, presetConfig } from '../../../native/model/presets.ts';
 import { cloneWeights, type Weights } from '../../../native/model/weights.ts';
-import { rowsWithinBudget } from '../../../native/model/memory.ts';
-import { Learner, stepStats, type LearnBatch } from '../../../native/train/learner.ts';
+import { chooseRunBudget, RUN_BUDGET_BYTES, rowsWithinBudget, trainRunBytes } from '../../../native/model/memory.ts';
+import { Learner, stepStats, trainingStateBytes, type LearnBatch } from '../../../native/train/learner.ts';
 import { LEARNER_PRESETS } from '../../../native/train/learner-config.ts';
 import { LudusError } from '../../../core/errors.ts';
 import { Rng } from '../../../core/rng.ts';
@@ -44,7 +44,7 @@ describe('Learner', () => {
     const auto = await Learner.create(config, initWeights(config, 2), { threads: 1, objective: 'sft' });
     const fixed = await Learner.create(config, initWeights(config, 2), { threads: 1, microBatchRows: 3 });
     for (const cols of [8, 24]) {
-      expect(auto.rowsPerRun(1000, cols)).toBe(rowsWithinBudget(config, 1000, cols));
+      expect(auto.rowsPerRun(1000, cols)).toBe(rowsWithinBudget(config, 1000, cols, auto.runBudgetBytes));
       expect(fixed.rowsPerRun(1000, cols)).toBe(3);
     }
     expect(auto.rowsPerRun(5, 8)).toBe(5);
@@ -52,6 +52,47 @@ describe('Learner', () => {
     expect(stats.microBatches).toBe(1);
     await auto.release();
     await fixed.release();
+  });
+
+  it('chooses its run budget from the memory available when created, or takes the one it is given', async () => {
+    const GiB = 2 ** 30;
+    vi.stubEnv('LUDUS_MEMORY_BYTES', String(6 * GiB));
+    try {
+      const chosen = await Learner.create(config, initWeights(config, 2), { threads: 1 });
+      expect(chosen.runBudgetBytes).toBe(chooseRunBudget(trainingStateBytes(config)));
+      expect(chosen.runBudgetBytes).toBeGreaterThan(2 * GiB);
+      const given = await Learner.create(config, initWeights(config, 2), { threads: 1, runBudgetBytes: RUN_BUDGET_BYTES / 4 });
+      expect(given.runBudgetBytes).toBe(RUN_BUDGET_BYTES / 4);
+      const cols = 256;
+      expect(given.rowsPerRun(1000, cols)).toBe(Math.floor(RUN_BUDGET_BYTES / 4 / trainRunBytes(config, 1, cols)));
+      expect(chosen.rowsPerRun(1000, cols)).toBeGreaterThan(8 * given.rowsPerRun(1000, cols));
+      await chosen.release();
+      await given.release();
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('asks the machine only for what a run needs beyond the arena its earlier runs kept', async () => {
+    const learner = await Learner.create(config, initWeights(config, 2), { threads: 1, objective: 'sft' });
+    const batch = batchOf([7, 5, 8], 8, 3);
+    const bytes = trainRunBytes(config, 3, 8);
+    vi.stubEnv('LUDUS_MEMORY_BYTES', String(bytes - 1));
+    try {
+      expect(() => learner.ensureStepFits(3, 8)).toThrow(LudusError);
+      vi.stubEnv('LUDUS_MEMORY_BYTES', String(bytes));
+      await learner.step(batch);
+      // The arena holds the first run's memory: the same run needs nothing more, a longer one only the difference.
+      vi.stubEnv('LUDUS_MEMORY_BYTES', '1');
+      await learner.step(batch);
+      vi.stubEnv('LUDUS_MEMORY_BYTES', String(trainRunBytes(config, 3, 16) - bytes - 1));
+      expect(() => learner.ensureStepFits(3, 16)).toThrow(/beyond the .* its session's arena kept from earlier runs/);
+      vi.stubEnv('LUDUS_MEMORY_BYTES', String(trainRunBytes(config, 3, 16) - bytes));
+      expect(() => learner.ensureStepFits(3, 16)).not.toThrow();
+    } finally {
+      vi.unstubAllEnvs();
+      await learner.release();
+    }
   });
 
   it('gradient accumulation over micro-batches gives the same update as one big batch', async () => {
