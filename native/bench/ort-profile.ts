@@ -30,7 +30,7 @@ export interface NodeTime {
   readonly calls: number;
   readonly ms: number;
   readonly share: number;
-  /** The input shapes of its first execution, as `[a,b] x [c,d]`. */
+  /** Its input shapes, as `[a,b] x [c,d]`: a node run at several shapes has an entry for each. */
   readonly shapes: string;
 }
 
@@ -53,7 +53,7 @@ const shapeText = (shapes: readonly unknown[] | undefined): string =>
 export function summarizeProfile(trace: unknown, top = 20, where = 'profile'): ProfileSummary {
   if (!Array.isArray(trace)) fail('DATA_INVALID', `${where}: an onnxruntime profile is a JSON array of trace events`, { file: where });
   const byOp = new Map<string, { nodes: Set<string>; calls: number; us: number }>();
-  const byNode = new Map<string, { op: string; calls: number; us: number; shapes: string }>();
+  const byNode = new Map<string, { node: string; op: string; calls: number; us: number; shapes: string }>();
   let runs = 0;
   let runUs = 0;
   let kernelUs = 0;
@@ -74,15 +74,18 @@ export function summarizeProfile(trace: unknown, top = 20, where = 'profile'): P
     o.calls += 1;
     o.us += e.dur;
     byOp.set(op, o);
-    const n = byNode.get(node) ?? { op, calls: 0, us: 0, shapes: shapeText(e.args?.input_type_shape) };
+    // A node run at several shapes (a prefill and the decode steps after it) is listed once per shape.
+    const shapes = shapeText(e.args?.input_type_shape);
+    const key = `${node}\u0000${shapes}`;
+    const n = byNode.get(key) ?? { node, op, calls: 0, us: 0, shapes };
     n.calls += 1;
     n.us += e.dur;
-    byNode.set(node, n);
+    byNode.set(key, n);
   });
   const share = (us: number) => (kernelUs > 0 ? us / kernelUs : 0);
   const ops = [...byOp].map(([op, o]) => ({ op, nodes: o.nodes.size, calls: o.calls, ms: o.us / 1000, share: share(o.us) })).sort((a, b) => b.ms - a.ms);
-  const nodes = [...byNode]
-    .map(([node, n]) => ({ node, op: n.op, calls: n.calls, ms: n.us / 1000, share: share(n.us), shapes: n.shapes }))
+  const nodes = [...byNode.values()]
+    .map((n) => ({ node: n.node, op: n.op, calls: n.calls, ms: n.us / 1000, share: share(n.us), shapes: n.shapes }))
     .sort((a, b) => b.ms - a.ms)
     .slice(0, top);
   return { runs, runMs: runUs / 1000, kernelMs: kernelUs / 1000, ops, nodes };

@@ -24,7 +24,8 @@ import type { ModelConfig } from '../../native/model/config.ts';
 import { adaptedWeights, initAdapter, withAdapter } from '../../native/model/lora.ts';
 import { parseLoraConfig } from '../../native/model/lora-config.ts';
 import { tensorOf, type Weights } from '../../native/model/weights.ts';
-import { Learner, type LearnBatch } from '../../native/train/learner.ts';
+import { Learner, trainingStateBytes, type LearnBatch } from '../../native/train/learner.ts';
+import { chooseRunBudget } from '../../native/model/memory.ts';
 import { parseLearnerConfig, type LearnerConfig } from '../../native/train/learner-config.ts';
 import { DEFAULT_MODELS_DIR, resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { within, type ConfinedPaths } from '../confined-paths.ts';
@@ -101,7 +102,9 @@ export class TrainedModels {
     }
     const config = plan.lora ? withAdapter(policy.config, plan.lora.config) : policy.config;
     const weights: Weights = plan.lora ? adaptedWeights(policy.weights, initAdapter(config, plan.lora.seed)) : policy.weights;
-    const learner = await Learner.create(config, weights, plan.learner);
+    // The run budget is shared with the other models this server may train at once, each arena keeping its peak.
+    const runBudgetBytes = plan.learner.runBudgetBytes ?? chooseRunBudget(trainingStateBytes(config), this.options.limits.maxModels);
+    const learner = await Learner.create(config, weights, { ...plan.learner, runBudgetBytes });
     const id = `model-${randomUUID()}`;
     this.models.set(id, { id, config, learner, tokenizerJson: tokenizer?.json, baseDir: plan.dir });
     const trainable = [...learner.trainable.values()].reduce((n, t) => n + t.data.length, 0);

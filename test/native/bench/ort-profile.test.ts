@@ -49,14 +49,22 @@ describe("onnxruntime's profile of a session", () => {
       node('b', 'Mul', 20),
       { cat: 'Session', name: 'model_run', dur: 50, ph: 'X' },
       node('a', 'Gemm', 30),
+      { cat: 'Session', name: 'model_run', dur: 10, ph: 'X' },
+      { ...node('a', 'Gemm', 8), args: { op_name: 'Gemm', input_type_shape: [{ float: [1, 3] }] } },
     ];
-    const s = summarizeProfile(trace, 1);
-    expect(s).toMatchObject({ runs: 2, runMs: 0.15, kernelMs: 0.11 });
+    const s = summarizeProfile(trace, 5);
+    expect(s).toMatchObject({ runs: 3, runMs: 0.16, kernelMs: 0.118 });
     expect(s.ops).toEqual([
-      { op: 'Gemm', nodes: 1, calls: 2, ms: 0.09, share: 90 / 110 },
-      { op: 'Mul', nodes: 1, calls: 1, ms: 0.02, share: 20 / 110 },
+      { op: 'Gemm', nodes: 1, calls: 3, ms: 0.098, share: 98 / 118 },
+      { op: 'Mul', nodes: 1, calls: 1, ms: 0.02, share: 20 / 118 },
     ]);
-    expect(s.nodes).toEqual([{ node: 'a', op: 'Gemm', calls: 2, ms: 0.09, share: 90 / 110, shapes: '[2,3]' }]);
+    // Node a ran at two shapes: an entry for each, the slowest first.
+    expect(s.nodes).toEqual([
+      { node: 'a', op: 'Gemm', calls: 2, ms: 0.09, share: 90 / 118, shapes: '[2,3]' },
+      { node: 'b', op: 'Mul', calls: 1, ms: 0.02, share: 20 / 118, shapes: '[2,3]' },
+      { node: 'a', op: 'Gemm', calls: 1, ms: 0.008, share: 8 / 118, shapes: '[1,3]' },
+    ]);
+    expect(summarizeProfile(trace, 1).nodes).toHaveLength(1);
     expect(() => summarizeProfile({ events: [] })).toThrow(LudusError);
     expect(() => summarizeProfile([trace[0], { cat: 'Node', name: 'x_kernel_time' }], 5, 'f.json')).toThrow(/f\.json: event 1 is not a trace event \(dur/);
   });
