@@ -60,12 +60,38 @@ const describe = (label: string, record: BenchRecord | undefined) =>
 
 const show = (n: number) => (Number.isInteger(n) ? String(n) : Math.abs(n) >= 100 ? n.toFixed(0) : n.toPrecision(4));
 
+const ITEM = /^(.*)\[(\d+)\]$/;
+const arrayOf = (path: string): string | undefined => ITEM.exec(path)?.[1];
+const indexOf = (path: string): number => Number(ITEM.exec(path)?.[2]);
+const unchangedSetting = (m: ComparedMeasure): boolean => m.direction === 'neither' && m.old === m.new && arrayOf(m.path) !== undefined;
+
+/** How many measures from `start` are unchanged settings, consecutive items of one array. */
+function unchangedItems(measures: readonly ComparedMeasure[], start: number): number {
+  const first = measures[start];
+  if (!unchangedSetting(first)) return 0;
+  let n = 1;
+  while (start + n < measures.length) {
+    const next = measures[start + n];
+    if (!unchangedSetting(next) || arrayOf(next.path) !== arrayOf(first.path) || indexOf(next.path) !== indexOf(first.path) + n) break;
+    n++;
+  }
+  return n;
+}
+
 export function formatComparison(measures: readonly ComparedMeasure[], records: { old?: BenchRecord; new?: BenchRecord }, threshold: number): string {
   const width = Math.max(7, ...measures.map((m) => m.path.length));
   const lines = [describe('old', records.old), describe('new', records.new)];
   if (records.old && records.new && records.old.quiet !== records.new.quiet) lines.push('warning: one record was taken under load and one quiet; load moves these ratios by tens of percent');
   lines.push('', `${'measure'.padEnd(width)}  ${'old'.padStart(10)}  ${'new'.padStart(10)}  new/old`);
-  for (const m of measures) {
+  for (let i = 0; i < measures.length; i++) {
+    const m = measures[i];
+    // A run of unchanged settings that are one array's items (the tokens a bench scored) is one line, not hundreds.
+    const run = unchangedItems(measures, i);
+    if (run > 1) {
+      lines.push(`${`${arrayOf(m.path)}[${indexOf(m.path)}..${indexOf(measures[i + run - 1].path)}]`.padEnd(width)}  ${`${run} items unchanged`.padStart(22)}  (settings)`);
+      i += run - 1;
+      continue;
+    }
     const flag = m.regression ? `  <- ${m.direction === 'higher' ? 'dropped' : 'rose'} ${Math.abs((m.ratio - 1) * 100).toFixed(0)}%` : '';
     lines.push(`${m.path.padEnd(width)}  ${show(m.old).padStart(10)}  ${show(m.new).padStart(10)}  ${Number.isFinite(m.ratio) ? m.ratio.toFixed(3) : 'inf'}${m.direction === 'neither' ? ' (setting)' : ''}${flag}`);
   }

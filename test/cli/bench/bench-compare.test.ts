@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { compareReports, directionOf, numericLeaves } from '../../../cli/bench/bench-compare.ts';
+import { compareReports, directionOf, formatComparison, numericLeaves } from '../../../cli/bench/bench-compare.ts';
 import { benchRecord, readRecord, saveRecord } from '../../../cli/bench/bench-record.ts';
 import { runLudus } from '../../support/cli.ts';
 
@@ -58,6 +58,19 @@ describe('bench compare', () => {
       expect(result.stdout).toContain('3 measure(s) moved for the worse by more than 10%: solo_decode_tok_s, torch.decode_ratio, torch.train_ratio');
       const json = JSON.parse((await runLudus(['bench', 'compare', oldPath, newPath, '--json'])).stdout) as { regressions: string[] };
       expect(json.regressions).toHaveLength(3);
+    });
+
+    it("should print an array's unchanged settings as one line, and every item that moved or is a measure on its own", () => {
+      const before = { tokens: [5, 6, 7, 8, 9], score: { logprobs: [-1, -2] }, rows: [{ tok_s: 10 }, { tok_s: 12 }] };
+      const after = { tokens: [5, 6, 70, 8, 9], score: { logprobs: [-1, -2] }, rows: [{ tok_s: 10 }, { tok_s: 12 }] };
+      const text = formatComparison(compareReports(before, after), {}, 0.1);
+      expect(text).toMatch(/\ntokens\[0\.\.1\] +2 items unchanged {2}\(settings\)\n/);
+      expect(text).toMatch(/\ntokens\[2\] +7 +70 +10\.000 \(setting\)\n/);
+      expect(text).toMatch(/\ntokens\[3\.\.4\] +2 items unchanged/);
+      expect(text).toMatch(/\nscore\.logprobs\[0\.\.1\] +2 items unchanged/);
+      // Measures in an array are never folded.
+      expect(text).toMatch(/\nrows\[0\]\.tok_s +10 +10 +1\.000\n/);
+      expect(text).toMatch(/\nrows\[1\]\.tok_s +12 +12 +1\.000\n/);
     });
 
     it('should refuse a missing file, a file that is not JSON, and two reports with nothing in common, exit 2', async () => {
