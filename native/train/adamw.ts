@@ -42,6 +42,8 @@ export interface AdamWStepOptions {
   loss?: number;
   /** Overrides the configured learning rate for this step (schedules). */
   lr?: number;
+  /** Σ g² of some gradients, by tensor name, computed elsewhere (SquareSums); the others are summed here. */
+  squares?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -80,7 +82,7 @@ export class AdamW {
     if (options.loss !== undefined && !Number.isFinite(options.loss)) {
       fail('NON_FINITE', `loss is ${options.loss} at optimizer step ${next}; update skipped`, { tensor: 'loss', step: next });
     }
-    const gradNorm = this.globalNorm(grads, next);
+    const gradNorm = this.globalNorm(grads, next, options.squares);
     const { maxGradNorm, betas, eps, weightDecay } = this.config;
     const clipped = maxGradNorm !== null && gradNorm > maxGradNorm;
     const gradScale = clipped ? maxGradNorm / (gradNorm + 1e-6) : 1;
@@ -103,14 +105,14 @@ export class AdamW {
     return { step: next, gradNorm, clipped };
   }
 
-  private globalNorm(grads: ReadonlyMap<string, Float32Array>, step: number): number {
+  private globalNorm(grads: ReadonlyMap<string, Float32Array>, step: number, given?: ReadonlyMap<string, number>): number {
     let total = 0;
     for (const [name, p] of this.params) {
       const g = grads.get(name);
       if (!g || g.length !== p.data.length) {
         fail('INPUT_INVALID', `gradient for "${name}" is ${g ? `of length ${g.length}, expected ${p.data.length}` : 'missing'}`, { tensor: name });
       }
-      const squares = sumOfSquares(g);
+      const squares = given?.get(name) ?? sumOfSquares(g);
       if (!Number.isFinite(squares)) {
         const bad = g.findIndex((x) => !Number.isFinite(x));
         throw new LudusError('NON_FINITE', `gradient of "${name}" holds ${g[bad]} at index ${bad} at optimizer step ${step}; update skipped`, {

@@ -5,6 +5,7 @@ import { chooseRunBudget, ensureFits, FLOAT_BYTES, formatBytes, rowsWithinBudget
 import { graphTensorShapes, trainableShapes } from '../model/lora.ts';
 import { Session, type Feeds, type HostTensor } from '../ort.ts';
 import { AdamW, type AdamWState, type AdamWStepResult } from './adamw.ts';
+import { SQUARE_SUMS_MIN_ELEMENTS, SquareSums } from './square-sums.ts';
 import { floatWindow, hasNonZero, int64Window, nextTokens, usedColumns, type RowWindow } from './batch-rows.ts';
 import { checkLength, checkSeqLen, perTokenInputs, validateLearnBatch, type LearnBatch, type PerTokenInputs, type TokenArray } from './learn-batch.ts';
 import { parseLearnerConfig, type LearnerConfig, type LearnerConfigInput } from './learner-config.ts';
@@ -131,6 +132,8 @@ export class Learner {
     private readonly reference: Weights | undefined,
     /** The estimated memory one forward+backward run may take when the config sets no `microBatchRows`. */
     readonly runBudgetBytes: number,
+    /** The clipping norm's sums for large gradients (none when every trained tensor is small). */
+    private readonly squareSums: SquareSums | null,
   ) {
     this.trainable = new Map(trainGraph.trainableNames.map((name) => [name, tensorOf(weights, name)]));
     for (const [name, t] of this.trainable) this.grads.set(name, new Float32Array(t.data.length));
@@ -157,7 +160,9 @@ export class Learner {
     });
     const session = await Session.create(graph.model, { threads: parsed.threads, device: parsed.device, label: `learner ${parsed.objective}`, spinning: 'idle' });
     const trainable = new Map(graph.trainableNames.map((name) => [name, tensorOf(weights, name)]));
-    return new Learner(modelConfig, weights, parsed, new AdamW(trainable, parsed.optimizer), session, graph, klExact ? reference : undefined, runBudget);
+    const large = [...trainable.values()].some((t) => t.data.length >= SQUARE_SUMS_MIN_ELEMENTS);
+    const squareSums = large ? await SquareSums.create(parsed.threads) : null;
+    return new Learner(modelConfig, weights, parsed, new AdamW(trainable, parsed.optimizer), session, graph, klExact ? reference : undefined, runBudget, squareSums);
   }
 
   /**
@@ -235,7 +240,8 @@ export class Learner {
     if (this.pending.microBatches === 0) for (const g of this.grads.values()) g.fill(0);
     const loss = this.pending.loss;
     this.pending = emptySums();
-    return this.optimizer.apply(this.grads, { loss, lr: options.lr });
+    const squares = this.squareSums && Number.isFinite(loss) ? await this.squareSums.ofLarge(this.grads) : undefined;
+    return this.optimizer.apply(this.grads, { loss, lr: options.lr, ...(squares ? { squares } : {}) });
   }
 
   private async runMicroBatch(batch: LearnBatch, inputs: PerTokenInputs, w: RowWindow, into: Map<string, Float32Array>, klBeta: number, entropyCoef: number, clip: ClipOptions): Promise<MicroBatchSums> {
@@ -319,6 +325,7 @@ export class Learner {
   async release(): Promise<void> {
     await this.trainSession.release();
     await this.scoreSession?.release();
+    await this.squareSums?.release();
   }
 
   private weightFeeds(): Feeds {
