@@ -10,7 +10,7 @@ const EventSchema = z.looseObject({
   cat: z.string(),
   name: z.string(),
   dur: z.number().nonnegative(),
-  args: z.looseObject({ op_name: z.string().optional(), input_type_shape: z.array(z.unknown()).optional() }).optional(),
+  args: z.looseObject({ op_name: z.string().optional(), input_type_shape: z.array(z.record(z.string(), z.array(z.number()))).optional() }).optional(),
 });
 
 export interface OpTime {
@@ -46,8 +46,9 @@ export interface ProfileSummary {
 
 const KERNEL = '_kernel_time';
 
-const shapeText = (shapes: readonly unknown[] | undefined): string =>
-  (shapes ?? []).map((s) => Object.values(s as Record<string, unknown>).map((dims) => `[${(dims as number[]).join(',')}]`).join('')).join(' x ');
+/** Each input's shape (onnxruntime writes one `{ dtype: dims }` per input) as `[a,b] x [c,d]`. */
+const shapeText = (shapes: readonly Readonly<Record<string, readonly number[]>>[] | undefined): string =>
+  (shapes ?? []).map((s) => Object.values(s).map((dims) => `[${dims.join(',')}]`).join('')).join(' x ');
 
 /** Sums a parsed trace (the JSON array onnxruntime writes); `top` nodes are kept, the slowest first. */
 export function summarizeProfile(trace: unknown, top = 20, where = 'profile'): ProfileSummary {

@@ -93,12 +93,6 @@ export function stepStats(update: AdamWStepResult, sums: ForwardBackwardStats): 
   };
 }
 
-/**
- * Trains one policy: its float32 weights (updated in place), AdamW, and one ORT session for
- * forward+backward, created once. Weights go to ORT zero-copy on every run; gradients come back into
- * buffers allocated once. The LM head runs only at trained positions. A config with a LoRA adapter trains the
- * adapter alone: gradients, AdamW moments and updates exist for its tensors only; the base is read, never written.
- */
 const trainedParameters = (c: ModelConfig): number => [...trainableShapes(c).values()].reduce((n, dims) => n + dims.reduce((a, b) => a * b, 1), 0);
 
 /**
@@ -107,6 +101,12 @@ const trainedParameters = (c: ModelConfig): number => [...trainableShapes(c).val
  */
 export const trainingStateBytes = (c: ModelConfig): number => 4 * trainedParameters(c) * FLOAT_BYTES;
 
+/**
+ * Trains one policy: its float32 weights (updated in place), AdamW, and one ORT session for
+ * forward+backward, created once. Weights go to ORT zero-copy on every run; gradients come back into
+ * buffers allocated once. The LM head runs only at trained positions. A config with a LoRA adapter trains the
+ * adapter alone: gradients, AdamW moments and updates exist for its tensors only; the base is read, never written.
+ */
 export class Learner {
   private scoreSession: Session | null = null;
   private readonly grads = new Map<string, Float32Array>();

@@ -67,6 +67,8 @@ describe("onnxruntime's profile of a session", () => {
     expect(summarizeProfile(trace, 1).nodes).toHaveLength(1);
     expect(() => summarizeProfile({ events: [] })).toThrow(LudusError);
     expect(() => summarizeProfile([trace[0], { cat: 'Node', name: 'x_kernel_time' }], 5, 'f.json')).toThrow(/f\.json: event 1 is not a trace event \(dur/);
+    const badShape = { ...node('c', 'Add', 1), args: { op_name: 'Add', input_type_shape: [null] } };
+    expect(() => summarizeProfile([badShape], 5, 'g.json')).toThrow(/g\.json: event 0 is not a trace event \(args\.input_type_shape\.0/);
   });
 
   it('should print the table from the command line, and DATA_INVALID for a file that is not a profile', async () => {
