@@ -267,8 +267,9 @@ describe('Decoder', () => {
       process.env.LUDUS_MEMORY_BYTES = String(64 * 1024);
       try {
         const error = await decoder.append([Array.from({ length: 200 }, () => 5), [6], [7], [8]]).then(() => null, (e: unknown) => e);
+        // 201 positions needed, aligned up to 208 (grownCapacity).
         expect(LudusError.is(error, 'MEMORY_INSUFFICIENT')).toBe(true);
-        expect((error as LudusError).message).toContain('4 rows growing to 256 positions');
+        expect((error as LudusError).message).toContain('4 rows growing to 208 positions');
       } finally {
         if (saved === undefined) delete process.env.LUDUS_MEMORY_BYTES;
         else process.env.LUDUS_MEMORY_BYTES = saved;
