@@ -2,7 +2,7 @@ import { fail } from '../../core/errors.ts';
 import type { PolicySource } from '../../engine/match/decoder-pool.ts';
 import { loadAdapter } from '../../native/io/adapter.ts';
 import { adaptedWeights, initAdapter, withAdapter } from '../../native/model/lora.ts';
-import type { Weights } from '../../native/model/weights.ts';
+import { weightsBytes } from '../../native/model/weights.ts';
 import { assertSharedTokenizer, type Policy } from '../../native/runtime/policy.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import type { AdapterRecord } from './entrants.ts';
@@ -24,7 +24,6 @@ interface Held {
   readonly adapterBytes: number;
 }
 
-const bytesOf = (weights: Weights): number => [...weights.values()].reduce((sum, t) => sum + t.data.byteLength, 0);
 
 /**
  * Entrants' weights, loaded as they play and forgotten least recently used first: at most `copies` full weight copies
@@ -113,15 +112,15 @@ export class EntrantCache implements PolicySource {
       const { lora, seed } = at.adapter;
       const adapter = seed === undefined ? await loadAdapter(at.dir, base.config) : { lora, weights: initAdapter(withAdapter(base.config, lora), seed) };
       const policy = { ...base, name, config: withAdapter(base.config, adapter.lora), weights: adaptedWeights(base.weights, adapter.weights) };
-      return { policy, copy: `dir:${at.adapter.base}`, adapter: true, copyBytes: bytesOf(base.weights), adapterBytes: bytesOf(adapter.weights) };
+      return { policy, copy: `dir:${at.adapter.base}`, adapter: true, copyBytes: weightsBytes(base.weights), adapterBytes: weightsBytes(adapter.weights) };
     }
     if (at.trainable) {
       this.weightReads += 1;
       const { policy } = await loadPolicy(at.dir, name);
-      return { policy: { ...policy, name }, copy: `own:${name}`, adapter: false, copyBytes: bytesOf(policy.weights), adapterBytes: 0 };
+      return { policy: { ...policy, name }, copy: `own:${name}`, adapter: false, copyBytes: weightsBytes(policy.weights), adapterBytes: 0 };
     }
     const base = await this.base(at.dir);
-    return { policy: { ...base, name }, copy: `dir:${at.dir}`, adapter: false, copyBytes: bytesOf(base.weights), adapterBytes: 0 };
+    return { policy: { ...base, name }, copy: `dir:${at.dir}`, adapter: false, copyBytes: weightsBytes(base.weights), adapterBytes: 0 };
   }
 
   /** A directory's full weights, read once while any held entrant reads them. */

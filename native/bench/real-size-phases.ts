@@ -122,23 +122,25 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
       // KV-only forward of the member not writing a row saves.
       if (largest) samples.full.push((await rate(tandem, newTokens, true)).tokS);
     }
-    let baked: number | null = null;
+    // The same solo decode with the other weight binding: the default bakes a frozen model in as prepacked initializers
+    // where memory allows (decoderBinding), and feeds it as zero-copy inputs otherwise. Where the baked copy does not
+    // fit beside the two members' weights, its refusal is the result.
+    const binding = solo.bindings[0];
+    let other: number | null = null;
     let bakedRefused: string | null = null;
     if (largest && (ctx.device ?? 'cpu') === 'cpu') {
-      // The same solo decode with the weights copied into the session as prepacked initializers (the CUDA binding):
-      // what feeding them as zero-copy inputs costs in speed, for the memory it saves. Where the copy does not fit
-      // beside the two members' weights, its refusal is the result.
       await solo.release();
       try {
-        const initializers = await Decoder.create([senior], { batch, maxLen, threads: ctx.threads, weights: 'initializers' });
-        await rate(initializers, 2);
-        baked = (await rate(initializers, newTokens)).tokS;
-        await initializers.release();
+        const alternative = await Decoder.create([senior], { batch, maxLen, threads: ctx.threads, weights: binding === 'initializers' ? 'inputs' : 'initializers' });
+        await rate(alternative, 2);
+        other = (await rate(alternative, newTokens)).tokS;
+        await alternative.release();
       } catch (error) {
         if (!(error instanceof LudusError && error.code === 'MEMORY_INSUFFICIENT')) throw error;
         bakedRefused = error.message;
       }
     }
+    const [baked, inputs] = binding === 'initializers' ? [median(samples.solo), other] : [other, median(samples.solo)];
     result[`b${batch}`] = {
       new_tokens: newTokens,
       solo_tok_s: round(median(samples.solo), 2),
@@ -147,7 +149,8 @@ export async function decodePhase(ctx: PhaseContext & DecodePhaseOptions): Promi
       tandem_over_solo_with_prefill: round(median(samples.tandemWithPrefill) / median(samples.soloWithPrefill), 3),
       ...(lockstep ? { tandem_lockstep_tok_s: round(median(samples.lockstep), 2), tandem_lockstep_over_solo: round(median(samples.lockstep) / median(samples.solo), 3) } : {}),
       senior_share: round(median(samples.share), 3),
-      ...(baked !== null ? { solo_initializers_tok_s: round(baked, 2), solo_initializers_over_inputs: round(baked / median(samples.solo), 3) } : {}),
+      solo_binding: binding,
+      ...(baked !== null && inputs !== null ? { solo_initializers_tok_s: round(baked, 2), solo_inputs_tok_s: round(inputs, 2), solo_initializers_over_inputs: round(baked / inputs, 3) } : {}),
       ...(bakedRefused !== null ? { solo_initializers_refused: bakedRefused } : {}),
       ...(largest ? { tandem_full_projection_tok_s: round(median(samples.full), 2), tandem_full_projection_over_solo: round(median(samples.full) / median(samples.solo), 3) } : {}),
       cache_mb: round(tandem.cacheBytes / 2 ** 20),

@@ -9,6 +9,9 @@ export interface WeightTensor {
 
 export type Weights = Map<string, WeightTensor>;
 
+/** Bytes of every tensor in `weights` (any map of tensors). */
+export const weightsBytes = (weights: ReadonlyMap<string, { data: { byteLength: number } }>): number => [...weights.values()].reduce((sum, t) => sum + t.data.byteLength, 0);
+
 export const layerPrefix = (i: number): string => `model.layers.${i}`;
 
 /** Every tensor a config implies, with its shape: the single source of truth for loaders, init and graphs. */

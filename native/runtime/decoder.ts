@@ -25,8 +25,14 @@ export interface DecoderOptions {
   sync?: 'lockstep' | 'lazy' | 'auto';
   threads?: number;
   device?: Device;
-  /** How the weights reach onnxruntime (WeightBinding); default: initializers on a GPU and for small models on the CPU (decoderBinding), inputs otherwise. */
+  /**
+   * How the weights reach onnxruntime (WeightBinding), for every member. Default, per member (decoderBinding):
+   * initializers on a GPU and for small models on the CPU; a large model baked while its policy is not updated and
+   * memory allows, inputs once it is (or when memory does not allow).
+   */
   weights?: WeightBinding;
+  /** Models up to this many bytes stay baked in on the CPU even when updated (decoderBinding); default BAKED_MAX_BYTES. */
+  bakeMaxBytes?: number;
   /** The ops the graphs are written in (OpSet); default by device. */
   opSet?: OpSet;
   /**
@@ -92,6 +98,10 @@ interface Member {
   policy: Policy;
   /** Key of the session it runs in (shared by members that can share one). */
   sessionKey: string;
+  /** How its weights reach onnxruntime (decoderBinding): chosen when it is bound, per member. */
+  binding: WeightBinding;
+  /** Whether its policy has been replaced since the decoder opened (updatePolicy): a large model is then kept as inputs. */
+  updated: boolean;
   /** Its weights as graph inputs ('inputs' binding), built once: the arrays are the policy's own, updated in place by a learner. */
   weightFeeds: Feeds;
   rope: RotaryTables;
@@ -101,7 +111,7 @@ interface Member {
   rowIndex: Int32Array;
 }
 
-type Resolved = { batch: number; maxLen: number; threads: number; device: Device; lazy: boolean; weights: WeightBinding; opSet?: OpSet; cache: 'host' | 'resident' };
+type Resolved = { batch: number; maxLen: number; threads: number; device: Device; lazy: boolean; weights?: WeightBinding; bakeMaxBytes?: number; opSet?: OpSet; cache: 'host' | 'resident' };
 
 /** A stacked decoder's adapters: the policies, their copies as the graph's stacks, and each lane's adapter. */
 interface Stack {
@@ -153,6 +163,8 @@ export class Decoder {
     this.members = policies.map((policy) => ({
       policy,
       sessionKey: '',
+      binding: 'inputs',
+      updated: false,
       weightFeeds: {},
       rope: new RotaryTables(policy.config),
       caches: (() => {
@@ -176,7 +188,8 @@ export class Decoder {
       threads: options.threads ?? 0,
       device: options.device ?? 'cpu',
       lazy: sync === 'lazy' || (sync === 'auto' && options.batch <= LAZY_MAX_BATCH),
-      weights: options.stacked ? resolveBinding(options) : decoderBinding(options, policies.map((p) => p.weights)),
+      weights: options.stacked ? resolveBinding(options) : options.weights,
+      bakeMaxBytes: options.bakeMaxBytes,
       opSet: options.opSet,
       cache: options.cache ?? (options.device === 'webgpu' ? 'resident' : 'host'),
     };
@@ -204,15 +217,16 @@ export class Decoder {
 
   /** Points a member at `policy`: the session its architecture (or, baked in, its weights) needs, opened if new. */
   private async bind(member: Member, policy: Policy): Promise<void> {
-    const baked = this.options.weights === 'initializers';
     const stack = this.stack;
     const stacked = stack !== null;
+    member.binding = stacked ? 'inputs' : decoderBinding(this.options, policy.weights, member.updated, this.options.bakeMaxBytes);
+    const baked = member.binding === 'initializers';
     const key = baked ? `weights:${weightsId(policy)}:${this.generation}` : `${stacked ? 'stacked' : 'architecture'}:${architectureKey(policy.config)}`;
     if (!this.sessions.has(key)) {
       const session = await openModelSession(policy.config, policy.weights, 'last', {
         threads: this.options.threads,
         device: this.options.device,
-        weights: this.options.weights,
+        weights: member.binding,
         opSet: this.options.opSet,
         cache: this.options.cache,
         label: stack ? `decode(${stack.policies.length} adapters)` : `decode(${policy.name})`,
@@ -236,6 +250,11 @@ export class Decoder {
 
   get policies(): readonly Policy[] {
     return this.stack ? this.stack.policies : this.members.map((m) => m.policy);
+  }
+
+  /** Each member's weight binding, in policy order (one for a stacked decoder). */
+  get bindings(): readonly WeightBinding[] {
+    return this.members.map((m) => m.binding);
   }
 
   /** Whether this decoder runs stacked adapters (DecoderOptions.stacked). */
@@ -313,11 +332,13 @@ export class Decoder {
       fail('INPUT_INVALID', `updatePolicy: policy "${policy.name}" has a different KV cache shape than "${member.policy.name}"`);
     }
     this.generation += 1;
-    // With the weights baked into sessions, members sharing the replaced weights object (updated in place by a
-    // learner) get a fresh session too, or they would decode with the old values.
-    const baked = this.options.weights === 'initializers';
-    const rebound = this.members.filter((m) => m === member || (baked && m.policy.weights === member.policy.weights));
-    for (const m of rebound) await this.bind(m, m === member ? policy : m.policy);
+    // Members with their weights baked into sessions and sharing the replaced weights object (updated in place by a
+    // learner) get a fresh session too, or they would decode with the old values. Each is updated from now on.
+    const rebound = this.members.filter((m) => m === member || (m.binding === 'initializers' && m.policy.weights === member.policy.weights));
+    for (const m of rebound) {
+      m.updated = true;
+      await this.bind(m, m === member ? policy : m.policy);
+    }
     member.rope = new RotaryTables(policy.config);
   }
 

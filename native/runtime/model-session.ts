@@ -1,8 +1,8 @@
 import type { ModelConfig } from '../model/config.ts';
 import { buildDecodeGraph, presentName, weightLocation, type DecodeGraphOptions, type WeightBinding } from '../model/decode-graph.ts';
-import { ensureFits } from '../model/memory.ts';
+import { availableBytes, ensureFits } from '../model/memory.ts';
 import { OPSET, type OpSet } from '../model/op-set.ts';
-import type { Weights } from '../model/weights.ts';
+import { weightsBytes, type Weights } from '../model/weights.ts';
 import { Session, type Device, type Feeds, type Spinning } from '../ort.ts';
 
 export type { WeightBinding } from '../model/decode-graph.ts';
@@ -28,16 +28,24 @@ export const onGpu = (device: Device | undefined): boolean => device !== undefin
 /**
  * Models up to this size decode with their weights baked in as initializers on the CPU (ours): onnxruntime prepacks a
  * MatMul's constant operand, which it cannot do for an input, and a trained policy's session is rebuilt after each
- * update (tens of milliseconds at this size, once per optimizer step). Larger models keep weights as inputs: one host
- * copy, and no rebuild when a policy updates (docs/performance.md).
+ * update (tens of milliseconds at this size, once per optimizer step). Larger models are baked only while frozen
+ * (decoderBinding).
  */
 export const BAKED_MAX_BYTES = 256 * 2 ** 20;
 
-/** The binding a decoder of these weights uses when none is asked for: {@link resolveBinding}, but small models baked in. */
-export function decoderBinding(options: ModelSessionOptions, weights: readonly Weights[]): WeightBinding {
+/**
+ * The binding a decoder member of `weights` takes when none is asked for: {@link resolveBinding}'s on a GPU; on the
+ * CPU initializers for models up to `bakeMaxBytes` ({@link BAKED_MAX_BYTES}). A larger model is baked too while its policy has never
+ * been updated in this decoder (`updated` false: a frozen junior, a reference, an entrant being evaluated) and baking
+ * it (twice its bytes at the peak: the prepacked copy beside ours) takes at most half the memory available (ours);
+ * at qwen3-0.6b that decoded 1.14x faster at B = 64 and 1.41x at B = 16, for a 6.6 s open and one more copy of the
+ * weights (docs/performance.md). Otherwise inputs: one host copy, and nothing compiled when the policy updates.
+ */
+export function decoderBinding(options: ModelSessionOptions, weights: Weights, updated: boolean, bakeMaxBytes = BAKED_MAX_BYTES): WeightBinding {
   if (options.weights !== undefined || onGpu(options.device)) return resolveBinding(options);
-  const bytes = [...new Set(weights)].reduce((sum, w) => sum + [...w.values()].reduce((n, t) => n + t.data.byteLength, 0), 0);
-  return bytes <= BAKED_MAX_BYTES ? 'initializers' : 'inputs';
+  const bytes = weightsBytes(weights);
+  if (bytes <= bakeMaxBytes) return 'initializers';
+  return !updated && 2 * bytes <= availableBytes() / 2 ? 'initializers' : 'inputs';
 }
 
 /** Architectures equal under this key build identical graphs, so with weights as inputs they share one session. */
@@ -64,7 +72,7 @@ export async function openModelSession(
   if (binding === 'initializers' && !onGpu(options.device)) {
     // On the CPU onnxruntime keeps its own copy of baked weights and prepacks the GEMM operands from it: two copies at
     // the peak (on a GPU the copy goes to the device, whose memory this process cannot see).
-    const bytes = [...weights.values()].reduce((sum, t) => sum + t.data.byteLength, 0);
+    const bytes = weightsBytes(weights);
     ensureFits(`session ${options.label} with its weights baked in as initializers`, 2 * bytes, { binding });
   }
   const opSet = options.opSet ?? (onGpu(options.device) ? 'gpu' : 'cpu');

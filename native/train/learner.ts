@@ -1,6 +1,6 @@
 import { entryOf, fail } from '../../core/errors.ts';
 import type { ModelConfig } from '../model/config.ts';
-import { tensorOf, validateTensors, validateWeights, type Weights } from '../model/weights.ts';
+import { tensorOf, validateTensors, validateWeights, weightsBytes, type Weights } from '../model/weights.ts';
 import { chooseRunBudget, ensureFits, FLOAT_BYTES, formatBytes, rowsWithinBudget, trainRunBytes } from '../model/memory.ts';
 import { graphTensorShapes, trainableShapes } from '../model/lora.ts';
 import { Session, type Feeds, type HostTensor } from '../ort.ts';
@@ -308,7 +308,7 @@ export class Learner {
 
   private scratchGrads(): Map<string, Float32Array> {
     if (!this.scratch) {
-      ensureFits('gradients of a second micro-batch', [...this.trainable.values()].reduce((n, t) => n + t.data.byteLength, 0));
+      ensureFits('gradients of a second micro-batch', weightsBytes(this.trainable));
       this.scratch = new Map([...this.trainable].map(([name, t]) => [name, new Float32Array(t.data.length)]));
     }
     return this.scratch;

@@ -23,7 +23,7 @@ import { pathExists } from '../../native/io/files.ts';
 import type { ModelConfig } from '../../native/model/config.ts';
 import { adaptedWeights, initAdapter, withAdapter } from '../../native/model/lora.ts';
 import { parseLoraConfig } from '../../native/model/lora-config.ts';
-import { tensorOf, type Weights } from '../../native/model/weights.ts';
+import { tensorOf, weightsBytes, type Weights } from '../../native/model/weights.ts';
 import { Learner, trainingStateBytes, type LearnBatch } from '../../native/train/learner.ts';
 import { chooseRunBudget } from '../../native/model/memory.ts';
 import { parseLearnerConfig, type LearnerConfig } from '../../native/train/learner-config.ts';
@@ -113,7 +113,7 @@ export class TrainedModels {
 
   /** The bytes of the largest model's trained tensors (0 with none): what a load_state body carries three times over. */
   largestTrainableBytes(): number {
-    return Math.max(0, ...[...this.models.values()].map((model) => [...model.learner.trainable.values()].reduce((n, t) => n + t.data.byteLength, 0)));
+    return Math.max(0, ...[...this.models.values()].map((model) => weightsBytes(model.learner.trainable)));
   }
 
   model(id: string): TrainedModel {

@@ -54,17 +54,39 @@ describe('the run budget chosen from the memory available', () => {
 describe('the weight binding a decoder takes by default', () => {
   const weightsOf = (bytes: number): Weights => new Map([['w', { dims: [bytes / 4], data: { byteLength: bytes } as unknown as Float32Array }]]);
 
-  it('should bake small models in as initializers on the CPU and keep large ones as inputs, counting shared weights once', () => {
-    const small = weightsOf(16 * 2 ** 20);
-    expect(decoderBinding({}, [small])).toBe('initializers');
-    expect(decoderBinding({}, [small, small])).toBe('initializers');
-    expect(decoderBinding({}, [weightsOf(BAKED_MAX_BYTES / 2), weightsOf(BAKED_MAX_BYTES / 2)])).toBe('initializers');
-    expect(decoderBinding({}, [weightsOf(BAKED_MAX_BYTES / 2), weightsOf(BAKED_MAX_BYTES / 2 + 4)])).toBe('inputs');
-    expect(decoderBinding({}, [weightsOf(2.4 * 2 ** 30)])).toBe('inputs');
+  const GiB = 2 ** 30;
+  const withMemory = (bytes: number, check: () => void) => {
+    const saved = process.env.LUDUS_MEMORY_BYTES;
+    process.env.LUDUS_MEMORY_BYTES = String(bytes);
+    try {
+      check();
+    } finally {
+      if (saved === undefined) delete process.env.LUDUS_MEMORY_BYTES;
+      else process.env.LUDUS_MEMORY_BYTES = saved;
+    }
+  };
+
+  it('should bake small models in as initializers on the CPU, updated or not', () => {
+    withMemory(64 * 2 ** 20, () => {
+      expect(decoderBinding({}, weightsOf(16 * 2 ** 20), false)).toBe('initializers');
+      expect(decoderBinding({}, weightsOf(BAKED_MAX_BYTES), true)).toBe('initializers');
+      expect(decoderBinding({}, weightsOf(BAKED_MAX_BYTES + 4), false)).toBe('inputs');
+      expect(decoderBinding({}, weightsOf(1024), true, 0)).toBe('inputs');
+    });
+  });
+
+  it('should bake a large model only while it is not updated and baking takes at most half the memory available', () => {
+    const large = weightsOf(2.4 * GiB);
+    withMemory(9.6 * GiB, () => {
+      expect(decoderBinding({}, large, false)).toBe('initializers');
+      expect(decoderBinding({}, large, true)).toBe('inputs');
+    });
+    withMemory(9.6 * GiB - 4, () => expect(decoderBinding({}, large, false)).toBe('inputs'));
   });
 
   it('should take the binding asked for, and initializers on CUDA', () => {
-    expect(decoderBinding({ weights: 'inputs' }, [weightsOf(4)])).toBe('inputs');
-    expect(decoderBinding({ device: 'cuda' }, [weightsOf(2.4 * 2 ** 30)])).toBe('initializers');
+    expect(decoderBinding({ weights: 'inputs' }, weightsOf(4), false)).toBe('inputs');
+    expect(decoderBinding({ weights: 'initializers' }, weightsOf(2.4 * GiB), true)).toBe('initializers');
+    expect(decoderBinding({ device: 'cuda' }, weightsOf(2.4 * GiB), true)).toBe('initializers');
   });
 });

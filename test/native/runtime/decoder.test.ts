@@ -4,6 +4,7 @@ import { LudusError } from '../../../core/errors.ts';
 import { randomModel, VARIANTS } from '../../support/models.ts';
 import { logSoftmax, referenceLogits } from '../../support/reference-model.ts';
 import { decoderOpener } from '../../support/decoders.ts';
+import { weightsBytes } from '../../../native/model/weights.ts';
 
 /** Largest gap between the decoder's log-probabilities for (policy, row) and the reference's. */
 function logprobGap(dist: Distributions, policy: number, row: number, referenceRow: number[]): number {
@@ -256,6 +257,44 @@ describe('Decoder', () => {
         expect(logprobGap(probs, 0, 0, referenceLogits(config, mine.weights, [1, 2, 3])[2])).toBeLessThan(2e-4);
       });
     }
+  });
+
+  describe('having models larger than the size that stays baked in when trained (bakeMaxBytes)', () => {
+    it('should bake each frozen member and move only an updated one to inputs, decoding its new weights', async () => {
+      const senior = randomModel({}, 3, 'senior');
+      const junior = randomModel({}, 5, 'junior');
+      const mine = { ...senior.policy, weights: new Map([...senior.weights].map(([name, t]) => [name, { dims: t.dims, data: Float32Array.from(t.data) }])) };
+      const decoder = await open([mine, junior.policy], { batch: 2, maxLen: 8, threads: 1, bakeMaxBytes: 0 });
+      expect(decoder.bindings).toEqual(['initializers', 'initializers']);
+      const head = mine.weights.get('model.embed_tokens.weight')!.data;
+      for (let i = 0; i < head.length; i++) head[i] *= 1.5;
+      await decoder.updatePolicy(0, mine);
+      expect(decoder.bindings).toEqual(['inputs', 'initializers']);
+      const probs = await decoder.prefill([[1, 2, 3], [4, 5]], null);
+      expect(logprobGap(probs, 0, 0, referenceLogits(senior.config, mine.weights, [1, 2, 3])[2])).toBeLessThan(2e-4);
+      expect(logprobGap(probs, 1, 1, referenceLogits(junior.config, junior.weights, [4, 5])[1])).toBeLessThan(2e-4);
+      // A second update compiles nothing: the member already reads its weights as inputs.
+      for (let i = 0; i < head.length; i++) head[i] *= 0.5;
+      await decoder.updatePolicy(0, mine);
+      const again = await decoder.prefill([[1, 2, 3], [4, 5]], null);
+      expect(logprobGap(again, 0, 0, referenceLogits(senior.config, mine.weights, [1, 2, 3])[2])).toBeLessThan(2e-4);
+    });
+
+    it('should keep a large model as inputs when baking it would take more than half the memory available', async () => {
+      const { policy } = randomModel();
+      const bytes = weightsBytes(policy.weights);
+      const saved = process.env.LUDUS_MEMORY_BYTES;
+      process.env.LUDUS_MEMORY_BYTES = String(4 * bytes - 4);
+      try {
+        const decoder = await open([policy], { batch: 1, maxLen: 8, threads: 1, bakeMaxBytes: 0 });
+        expect(decoder.bindings).toEqual(['inputs']);
+      } finally {
+        if (saved === undefined) delete process.env.LUDUS_MEMORY_BYTES;
+        else process.env.LUDUS_MEMORY_BYTES = saved;
+      }
+      const roomy = await open([policy], { batch: 1, maxLen: 8, threads: 1, bakeMaxBytes: 0 });
+      expect(roomy.bindings).toEqual(['initializers']);
+    });
   });
 
   describe('having caches that would outgrow the memory available', () => {
