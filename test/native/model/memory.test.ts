@@ -55,15 +55,12 @@ describe('the weight binding a decoder takes by default', () => {
   const weightsOf = (bytes: number): Weights => new Map([['w', { dims: [bytes / 4], data: { byteLength: bytes } as unknown as Float32Array }]]);
 
   const GiB = 2 ** 30;
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
   const withMemory = (bytes: number, check: () => void) => {
-    const saved = process.env.LUDUS_MEMORY_BYTES;
-    process.env.LUDUS_MEMORY_BYTES = String(bytes);
-    try {
-      check();
-    } finally {
-      if (saved === undefined) delete process.env.LUDUS_MEMORY_BYTES;
-      else process.env.LUDUS_MEMORY_BYTES = saved;
-    }
+    vi.stubEnv('LUDUS_MEMORY_BYTES', String(bytes));
+    check();
   };
 
   it('should bake small models in as initializers on the CPU, updated or not', () => {
