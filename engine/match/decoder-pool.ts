@@ -36,6 +36,8 @@ export interface DecoderPoolOptions {
    * per-policy path (for comparison).
    */
   readonly stackAdapters?: boolean;
+  /** Memory a decoder baking a large frozen model must leave to others (DecoderOptions.reservedBytes): a trainer's learner runs. */
+  readonly reservedBytes?: number;
 }
 
 /**
@@ -173,7 +175,7 @@ export class DecoderPool implements MatchRuntime {
     if (!entry) {
       const all = this.policies.names?.filter((name) => this.stackKey(name) === key) ?? [];
       const first = names.every((name) => all.includes(name)) ? all : names;
-      const decoder = await Decoder.create(first.map(current), { batch: this.options.rows, maxLen: this.options.maxLen, threads: this.options.threads, device: this.options.device, stacked: true });
+      const decoder = await Decoder.create(first.map(current), { batch: this.options.rows, maxLen: this.options.maxLen, threads: this.options.threads, device: this.options.device, reservedBytes: this.options.reservedBytes, stacked: true });
       entry = { decoder, names: [...first], versions: first.map((name) => this.policies.version(name)) };
       this.stacks.set(key, entry);
     } else if (!containsAll(entry.names, names) || (!this.policies.names && !sameList(entry.names, names))) {
@@ -198,7 +200,7 @@ export class DecoderPool implements MatchRuntime {
     if (!entry) {
       const decoder = await Decoder.create(
         names.map((name) => this.policies.policy(name)),
-        { batch: this.options.rows, maxLen: this.options.maxLen, threads: this.options.threads, device: this.options.device, ...(coStacked ? { stacked: true, coDecoded: true } : {}) },
+        { batch: this.options.rows, maxLen: this.options.maxLen, threads: this.options.threads, device: this.options.device, reservedBytes: this.options.reservedBytes, ...(coStacked ? { stacked: true, coDecoded: true } : {}) },
       );
       entry = { decoder, names: [...names], versions: names.map((name) => this.policies.version(name)) };
       this.entries.set(key, entry);

@@ -23,8 +23,10 @@ export async function openRuntime(
     readonly stale?: readonly string[];
     /** In-process: adapters over one base in one stacked decoder (DecoderPoolOptions.stackAdapters; default true). */
     readonly stackAdapters?: boolean;
+    /** In-process: memory a decoder baking a large frozen model must leave to others (DecoderPoolOptions.reservedBytes). */
+    readonly reservedBytes?: number;
   },
 ): Promise<MatchRuntime> {
-  if (!servers) return new DecoderPool(pool, { rows: options.rows, maxLen: options.maxLen, threads: options.threads, device: options.device, stackAdapters: options.stackAdapters });
+  if (!servers) return new DecoderPool(pool, { rows: options.rows, maxLen: options.maxLen, threads: options.threads, device: options.device, stackAdapters: options.stackAdapters, reservedBytes: options.reservedBytes });
   return HttpRuntime.open(pool, servers, { rows: options.rows, maxLen: options.maxLen, syncDir: servers.syncDir ?? join(options.out, SERVED_WEIGHTS_DIR), stale: options.stale ?? [] });
 }

@@ -147,12 +147,13 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
   // Servers are checked before anything else is built, so an unreachable one fails the run before it starts.
   const first = pool.policy(game.policies[0]);
   const stopTokens = [...new Set(game.policies.flatMap((name) => pool.policy(name).config.eosTokenIds))];
-  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, device: run.device, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters });
+  const localLearners = config.trainerServer ? [] : planned.filter((p) => p.learner).map((p) => pool.policy(p.spec.name).config);
+  state.runBudgetBytes = checkpoint ? recordedRunBudget(checkpointDir, checkpoint.state.runBudgetBytes) : (config.runBudgetBytes ?? runBudgetOf(localLearners));
+  // A decoder baking a large frozen model leaves the local learners' runs their budgets (decoderBinding).
+  const reservedBytes = localLearners.length * state.runBudgetBytes;
+  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, device: run.device, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters, reservedBytes });
   const learners = new Map<string, PolicyLearner>();
   const settings = new Map<string, LearnerSettings>();
-  state.runBudgetBytes = checkpoint
-    ? recordedRunBudget(checkpointDir, checkpoint.state.runBudgetBytes)
-    : (config.runBudgetBytes ?? runBudgetOf(planned.filter((p) => p.learner && !config.trainerServer).map((p) => pool.policy(p.spec.name).config)));
   for (const { spec, learner } of planned) {
     if (!learner) continue;
     const saved = checkpoint?.policies[spec.name];
@@ -289,7 +290,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     }
     if (state.step === config.steps && config.finalComparison > 0 && !stopped()) {
       // Both sides in-process, so they differ only in weights (rollout servers sample with their own kernels).
-      const local = { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads, device: run.device };
+      const local = { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads, device: run.device, reservedBytes };
       const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, local);
       const trainedDecoders = runtime instanceof DecoderPool ? null : new DecoderPool(pool, local);
       try {

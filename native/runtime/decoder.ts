@@ -33,6 +33,8 @@ export interface DecoderOptions {
   weights?: WeightBinding;
   /** Models up to this many bytes stay baked in on the CPU even when updated (decoderBinding); default BAKED_MAX_BYTES. */
   bakeMaxBytes?: number;
+  /** Memory a large frozen model's baked copy must leave to others (a trainer's learner runs); default 0 (decoderBinding). */
+  reservedBytes?: number;
   /** The ops the graphs are written in (OpSet); default by device. */
   opSet?: OpSet;
   /**
@@ -111,7 +113,7 @@ interface Member {
   rowIndex: Int32Array;
 }
 
-type Resolved = { batch: number; maxLen: number; threads: number; device: Device; lazy: boolean; weights?: WeightBinding; bakeMaxBytes?: number; opSet?: OpSet; cache: 'host' | 'resident' };
+type Resolved = { batch: number; maxLen: number; threads: number; device: Device; lazy: boolean; weights?: WeightBinding; bakeMaxBytes?: number; reservedBytes?: number; opSet?: OpSet; cache: 'host' | 'resident' };
 
 /** A stacked decoder's adapters: the policies, their copies as the graph's stacks, and each lane's adapter. */
 interface Stack {
@@ -190,6 +192,7 @@ export class Decoder {
       lazy: sync === 'lazy' || (sync === 'auto' && options.batch <= LAZY_MAX_BATCH),
       weights: options.stacked ? resolveBinding(options) : options.weights,
       bakeMaxBytes: options.bakeMaxBytes,
+      reservedBytes: options.reservedBytes,
       opSet: options.opSet,
       cache: options.cache ?? (options.device === 'webgpu' ? 'resident' : 'host'),
     };
@@ -219,7 +222,7 @@ export class Decoder {
   private async bind(member: Member, policy: Policy): Promise<void> {
     const stack = this.stack;
     const stacked = stack !== null;
-    member.binding = stacked ? 'inputs' : decoderBinding(this.options, policy.weights, member.updated, this.options.bakeMaxBytes);
+    member.binding = stacked ? 'inputs' : decoderBinding(this.options, policy.weights, member.updated, this.options.bakeMaxBytes, this.options.reservedBytes);
     const baked = member.binding === 'initializers';
     const key = baked ? `weights:${weightsId(policy)}:${this.generation}` : `${stacked ? 'stacked' : 'architecture'}:${architectureKey(policy.config)}`;
     if (!this.sessions.has(key)) {

@@ -37,15 +37,16 @@ export const BAKED_MAX_BYTES = 256 * 2 ** 20;
  * The binding a decoder member of `weights` takes when none is asked for: {@link resolveBinding}'s on a GPU; on the
  * CPU initializers for models up to `bakeMaxBytes` ({@link BAKED_MAX_BYTES}). A larger model is baked too while its policy has never
  * been updated in this decoder (`updated` false: a frozen junior, a reference, an entrant being evaluated) and baking
- * it (twice its bytes at the peak: the prepacked copy beside ours) takes at most half the memory available (ours);
+ * it (twice its bytes at the peak: the prepacked copy beside ours) takes at most half the memory available beyond
+ * `reservedBytes` (what others will still take: a trainer's learner runs) (ours);
  * at qwen3-0.6b that decoded 1.14x faster at B = 64 and 1.41x at B = 16, for a 6.6 s open and one more copy of the
  * weights (docs/performance.md). Otherwise inputs: one host copy, and nothing compiled when the policy updates.
  */
-export function decoderBinding(options: ModelSessionOptions, weights: Weights, updated: boolean, bakeMaxBytes = BAKED_MAX_BYTES): WeightBinding {
+export function decoderBinding(options: ModelSessionOptions, weights: Weights, updated: boolean, bakeMaxBytes = BAKED_MAX_BYTES, reservedBytes = 0): WeightBinding {
   if (options.weights !== undefined || onGpu(options.device)) return resolveBinding(options);
   const bytes = weightsBytes(weights);
   if (bytes <= bakeMaxBytes) return 'initializers';
-  return !updated && 2 * bytes <= availableBytes() / 2 ? 'initializers' : 'inputs';
+  return !updated && 2 * bytes <= (availableBytes() - reservedBytes) / 2 ? 'initializers' : 'inputs';
 }
 
 /** Architectures equal under this key build identical graphs, so with weights as inputs they share one session. */

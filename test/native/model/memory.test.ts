@@ -81,6 +81,14 @@ describe('the weight binding a decoder takes by default', () => {
     withMemory(9.6 * GiB - 4, () => expect(decoderBinding({}, large, false)).toBe('inputs'));
   });
 
+  it('should leave the memory reserved for others out of what baking may take', () => {
+    const large = weightsOf(2.4 * GiB);
+    withMemory(13.6 * GiB, () => {
+      expect(decoderBinding({}, large, false, BAKED_MAX_BYTES, 4 * GiB)).toBe('initializers');
+      expect(decoderBinding({}, large, false, BAKED_MAX_BYTES, 4 * GiB + 4)).toBe('inputs');
+    });
+  });
+
   it('should take the binding asked for, and initializers on CUDA', () => {
     expect(decoderBinding({ weights: 'inputs' }, weightsOf(4), false)).toBe('inputs');
     expect(decoderBinding({ weights: 'initializers' }, weightsOf(2.4 * GiB), true)).toBe('initializers');

@@ -294,6 +294,8 @@ describe('Decoder', () => {
       }
       const roomy = await open([policy], { batch: 1, maxLen: 8, threads: 1, bakeMaxBytes: 0 });
       expect(roomy.bindings).toEqual(['initializers']);
+      const reserved = await open([policy], { batch: 1, maxLen: 8, threads: 1, bakeMaxBytes: 0, reservedBytes: Number.MAX_SAFE_INTEGER });
+      expect(reserved.bindings).toEqual(['inputs']);
     });
   });
 
