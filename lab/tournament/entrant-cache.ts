@@ -24,7 +24,6 @@ interface Held {
   readonly adapterBytes: number;
 }
 
-
 /**
  * Entrants' weights, loaded as they play and forgotten least recently used first: at most `copies` full weight copies
  * and `adapters` adapters in memory. Frozen entrants of one directory and every adapter on it read one copy of that
