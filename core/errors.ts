@@ -54,7 +54,11 @@ export type LudusErrorCode =
   /** An experiment tracker (MLflow) failed or fell behind: reported once as a warning; training goes on without it. */
   | 'TRACKING_FAILED'
 
-  | 'WORLD_INVALID';
+  | 'WORLD_INVALID'
+  /** A model or tokenizer the export format cannot hold (a tensor it has no place for, a value out of its range). */
+  | 'EXPORT_UNSUPPORTED'
+  /** An output path that exists, written only with --force. */
+  | 'OUTPUT_EXISTS';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

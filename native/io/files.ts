@@ -97,7 +97,7 @@ async function removeStep(path: string): Promise<void> {
  * Writes a whole file or nothing: the bytes go to a temp sibling, are fsynced, and the temp is renamed over `path`
  * (atomic on POSIX filesystems), so a reader or a crash never sees a half-written file.
  */
-export async function writeFileAtomically(path: string, contents: Uint8Array | string): Promise<void> {
+export async function writeFileAtomically(path: string, contents: Uint8Array | string | ((write: WriteBytes) => Promise<void>)): Promise<void> {
   const dir = dirname(path);
   step('mkdir', dir);
   await mkdir(dir, { recursive: true });
