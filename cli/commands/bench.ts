@@ -53,7 +53,9 @@ export function register(program: Command): void {
     .option('--rss-rollouts <n>', 'small presets: repeated rollouts watched for memory growth', wholeNumberArg('rss-rollouts', 0), 5)
     .option('--repeats <n>', 'timed rollouts per decode configuration, interleaved; the median is reported (small presets: 3; real-shape: 1)', wholeNumberArg('repeats'))
     .option('--long', 'small presets: also run one 2048-token co-decoded rollout at the decode batch')
-    .option('--torch <mode>', 'PyTorch eager baseline: auto (when importable), on (required), off', 'auto')
+    .option('--torch <mode>', 'PyTorch peer, eager PyTorch written for speed (tools/python/torch_speed_peer.py): auto (when importable), on (required), off', 'auto')
+    .option('--torch-reference', 'small presets: also the PyTorch reference model (the peer of the figures before 2026-12-07: a cache grown by concatenation, every objective term)')
+    .option('--peer <list>', 'decoding peers on the same weights, exported to GGUF F32: llama.cpp (node-llama-cpp, batched decoding of the same prompts)', parsePeers)
     .option('--phases <list>', `real-shape presets: only these measurements (${REAL_SIZE_PHASES.join(', ')}; default all), each PyTorch baseline with its own`)
     .option('--real-size', 'the real-size benchmark (a checkpoint on disk, each measurement in a process of its own); the default for the real-shape presets')
     .option('--seed <n>', 'seed', wholeNumberArg('seed', 0), 1)
@@ -89,6 +91,7 @@ export function register(program: Command): void {
           // PyTorch's baselines are CPU ones: beside a GPU run only when asked for.
           torch: device !== 'cpu' && opts.torch === 'auto' ? 'off' : opts.torch,
           ...(opts.phases === undefined ? {} : { phases: parsePhases(opts.phases) }),
+          ...(opts.peer === undefined ? {} : { peers: opts.peer }),
           onProgress,
         });
         await keep(report);
@@ -102,6 +105,7 @@ export function register(program: Command): void {
         trainBatch: opts.trainBatch ?? 16,
         trainSteps: opts.trainSteps ?? 5,
         repeats: opts.repeats ?? 3,
+        peers: opts.peer ?? [],
         onProgress,
       });
       await keep(report);
@@ -309,6 +313,15 @@ async function gradeFileWithCli(lines: string[], extract: string): Promise<{ exi
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+const PEERS = ['llama.cpp'];
+
+function parsePeers(text: string): string[] {
+  const peers = text.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const unknown = peers.filter((name) => !PEERS.includes(name));
+  if (peers.length === 0 || unknown.length > 0) fail('INPUT_INVALID', `--peer ${text}: unknown ${unknown.join(', ') || 'peer'} (known: ${PEERS.join(', ')})`, { flag: 'peer' });
+  return peers;
 }
 
 function parsePhases(text: string): string[] {

@@ -3,6 +3,7 @@ import { benchResponsiveness, type ResponsivenessResult } from './responsiveness
 import { benchTrain } from './train-bench.ts';
 import { benchAdapters, type AdapterBenchResult } from './adapter-bench.ts';
 import { benchTorch, type TorchBaseline } from './torch-baseline.ts';
+import { llamaCppPeer, type LlamaCppPeerReport } from './llama-cpp-report.ts';
 
 export interface EngineReportOptions extends EngineBenchOptions {
   trainBatch: number;
@@ -10,6 +11,10 @@ export interface EngineReportOptions extends EngineBenchOptions {
   trainSteps: number;
   long?: boolean;
   torch: 'auto' | 'on' | 'off';
+  /** Also the reference model's PyTorch rates, the peer of the figures before 2026-12-07. */
+  torchReference?: boolean;
+  /** Decoding peers measured on the same weights: 'llama.cpp'. */
+  peers?: readonly string[];
 }
 
 export type EngineBenchReport = DecodeBenchResult & ResponsivenessResult & {
@@ -28,6 +33,9 @@ export type EngineBenchReport = DecodeBenchResult & ResponsivenessResult & {
   long_rollout?: { tokens: number; batch: number; tok_s: number; cache_mb: number; rss_mb: number };
   torch?: TorchBaseline & { decode_ratio: number; train_ratio: number };
   torch_skipped?: string;
+  llama_cpp?: LlamaCppPeerReport;
+  /** Every ratio against a peer, side by side (ours over theirs; higher is better for ludus). */
+  ratios: Record<string, number>;
 };
 
 export async function benchEngine(options: EngineReportOptions): Promise<EngineBenchReport> {
@@ -51,6 +59,7 @@ export async function benchEngine(options: EngineReportOptions): Promise<EngineB
     train_batch: options.trainBatch,
     train_len: options.trainLen,
     threads: options.threads,
+    ratios: { tandem_over_solo: decode.tandem_over_solo },
   };
   if (options.long) {
     progress(`one 2048-token co-decoded rollout at batch ${options.batch}`);
@@ -58,10 +67,23 @@ export async function benchEngine(options: EngineReportOptions): Promise<EngineB
     report.long_rollout = await benchLongRollout({ preset: options.preset, batch: options.batch, tokens: 2048, threads: options.threads, seed: options.seed });
   }
   if (options.torch !== 'off') {
-    progress('PyTorch eager baseline on the same model');
-    const torch = await benchTorch({ ...options, required: options.torch === 'on' });
+    progress('PyTorch eager written for speed (tools/python/torch_speed_peer.py) on the same model');
+    const torch = await benchTorch({ ...options, required: options.torch === 'on', reference: options.torchReference });
     if ('skipped' in torch) report.torch_skipped = torch.skipped;
-    else report.torch = { ...torch, decode_ratio: round(decode.solo_decode_tok_s / torch.decode_tok_s, 2), train_ratio: round(train.train_tok_s / torch.train_tok_s, 2) };
+    else {
+      report.torch = { ...torch, decode_ratio: round(decode.solo_decode_tok_s / torch.decode_tok_s, 2), train_ratio: round(train.train_tok_s / torch.train_tok_s, 2) };
+      report.ratios.decode_over_torch = report.torch.decode_ratio;
+      report.ratios.train_over_torch = report.torch.train_ratio;
+      if (torch.reference) {
+        report.ratios.decode_over_torch_reference = round(decode.solo_decode_tok_s / torch.reference.decode_tok_s, 2);
+        report.ratios.train_over_torch_reference = round(train.train_tok_s / torch.reference.train_tok_s, 2);
+      }
+    }
+  }
+  if (options.peers?.includes('llama.cpp')) {
+    progress(`llama.cpp (node-llama-cpp) on the same weights as GGUF F32, batched decoding at B = ${options.batch} and 1`);
+    report.llama_cpp = await llamaCppPeer({ ...options, ours: { [options.batch]: decode.solo_decode_tok_s, 1: decode.solo_decode_tok_s_b1 } });
+    for (const [key, value] of Object.entries(report.llama_cpp.ratios)) report.ratios[`decode_over_llama_cpp_${key}`] = value;
   }
   return report;
 }
@@ -88,9 +110,15 @@ export function formatEngineBench(r: EngineBenchReport): string {
   ];
   if (r.long_rollout) rows.push(['2048-token tandem rollout', `${r.long_rollout.tok_s} tok/s at B=${r.long_rollout.batch}, caches ${r.long_rollout.cache_mb} MB, RSS ${r.long_rollout.rss_mb} MB`]);
   if (r.torch) {
-    rows.push(['PyTorch eager decode', `${r.torch.decode_tok_s} tok/s (ours ${r.torch.decode_ratio}x), torch ${r.torch.version}`]);
-    rows.push(['PyTorch eager train', `${r.torch.train_tok_s} tok/s (ours ${r.torch.train_ratio}x)`]);
-  } else if (r.torch_skipped) rows.push(['PyTorch eager', `skipped: ${r.torch_skipped}`]);
+    rows.push([`PyTorch decode, B=${r.batch}`, `${r.torch.decode_tok_s} tok/s (ours ${r.torch.decode_ratio}x), torch ${r.torch.version} written for speed, ${r.torch.blas}`]);
+    rows.push(['PyTorch train', `${r.torch.train_tok_s} tok/s (ours ${r.torch.train_ratio}x)`]);
+    if (r.torch.reference) rows.push(['PyTorch reference model', `decode ${r.torch.reference.decode_tok_s}, train ${r.torch.reference.train_tok_s} tok/s (the peer before 2026-12-07)`]);
+  } else if (r.torch_skipped) rows.push(['PyTorch', `skipped: ${r.torch_skipped}`]);
+  if (r.llama_cpp) {
+    for (const [key, row] of Object.entries(r.llama_cpp.decode)) rows.push([`llama.cpp decode, ${key.replace('b', 'B=')}`, `${row.tok_s} tok/s (ours ${r.llama_cpp.ratios[key]}x)`]);
+    rows.push(['llama.cpp settings', JSON.stringify(r.llama_cpp.settings)]);
+  }
+  rows.push(['ratios (ours / peer)', Object.entries(r.ratios).map(([k, v]) => `${k} ${v}`).join(', ')]);
   const width = Math.max(...rows.map(([k]) => k.length));
   return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
 }

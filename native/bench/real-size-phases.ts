@@ -16,6 +16,7 @@ import { Scorer } from '../runtime/scorer.ts';
 import { median, round, SAMPLING, syntheticBoundary } from './engine-bench.ts';
 import { writeRandomCheckpoint } from './random-checkpoint.ts';
 import { placementPhase } from './placement-check.ts';
+import { llamaCppPhase } from './llama-cpp-peer.ts';
 import { benchTrainOn } from './train-bench.ts';
 import { twoAdaptersAtBatches } from './two-adapters-decode.ts';
 
@@ -328,4 +329,5 @@ export const PHASES = {
   'device-matmul': deviceMatmulPhase,
   placement: placementPhase,
   dtype: dtypePhase,
+  'llama-cpp': llamaCppPhase,
 } as const;

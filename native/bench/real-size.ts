@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,9 +5,9 @@ import { Rng } from '../../core/rng.ts';
 import { parameterCount } from '../model/memory.ts';
 import { PRESETS, presetConfig } from '../model/presets.ts';
 import { round } from './engine-bench.ts';
-import { phaseCommand } from './phase-command.ts';
+import { runPhase } from './phase-command.ts';
 import type { PhaseResult } from './real-size-phases.ts';
-import { python, torchVersion } from './torch-baseline.ts';
+import { python, speedPeerArgs, torchEnvironment, torchVersion } from './torch-baseline.ts';
 import type { Device } from '../ort.ts';
 
 export interface RealSizeOptions {
@@ -38,6 +37,8 @@ export interface RealSizeOptions {
   torch: 'auto' | 'on' | 'off';
   /** The measurements to run (REAL_SIZE_PHASES; all when absent); the checkpoint is always written. */
   phases?: readonly string[];
+  /** Decoding peers on the same weights: 'llama.cpp' (the checkpoint exported to GGUF F32). */
+  peers?: readonly string[];
   onProgress?: (label: string) => void;
 }
 
@@ -61,15 +62,6 @@ export const DEVICE_PHASES: readonly string[] = ['matmul-peak', 'score', 'decode
 type Refusal = { error: { code: string; message: string } };
 const refused = (r: PhaseResult): r is Refusal => 'error' in r;
 
-/** Runs one phase in a fresh node process; a coded refusal comes back as `{error}`. */
-function phase(name: string, options: Record<string, unknown>): Promise<PhaseResult> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...phaseCommand(), name, JSON.stringify(options)], { timeout: 3 * 3600_000, maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`bench phase ${name} failed: ${error.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as PhaseResult);
-    });
-  });
-}
 
 /** Multiply-adds ×2 of one decoded token: every matrix once (the vocabulary projection included) and attention over `context` positions. */
 export function decodeFlopsPerToken(preset: string, context: number): number {
@@ -111,7 +103,7 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
   const runAs = async (module: string, name: string, label: string, extra: Record<string, unknown> = {}) => {
     if (!wanted(name)) return null;
     progress(label);
-    phases[name] = await phase(module, { ...ctx, ...extra });
+    phases[name] = await runPhase(module, { ...ctx, ...extra });
     progress(`${name} ${JSON.stringify(shown(phases[name]))}`);
     return phases[name];
   };
@@ -119,7 +111,7 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
     if (!torch || !wanted(name.replace(/^torch-/, '').split(':')[0])) return null;
     progress(label);
     try {
-      phases[name] = JSON.parse((await python(args)).trim().split('\n').pop()!) as PhaseResult;
+      phases[name] = JSON.parse((await python(args, torchEnvironment(options.threads).env)).trim().split('\n').pop()!) as PhaseResult;
     } catch (error) {
       phases[name] = { error: { code: 'TORCH_FAILED', message: (error as Error).message.split('\n').slice(-2).join(' ') } };
     }
@@ -142,13 +134,30 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
     const decodeOptions = { batches: options.batches, newTokens: options.newTokens, promptTokens: options.promptTokens, repeats: options.repeats };
     await run('decode', `solo and tandem decode at B = ${options.batches.join(', ')}`, decodeOptions);
     const configFile = join(dir, 'model', 'config.json');
+    const peerArgs = (batch: number) =>
+      speedPeerArgs(configFile, { batch, newTokens: options.newTokens[String(batch)], promptTokens: options.promptTokens, threads: options.threads, repeats: options.repeats, rows: options.trainRows, cols: options.trainCols, steps: options.trainSteps });
     for (const batch of options.batches) {
-      await torchRun(`torch-decode:${batch}`, `PyTorch eager decode, B = ${batch}`, ['torch_decode_bench.py', '--config', configFile, '--batch', String(batch), '--new-tokens', String(options.newTokens[String(batch)]), '--prompt-tokens', String(options.promptTokens), '--threads', String(options.threads)]);
+      await torchRun(`torch-decode:${batch}`, `PyTorch decode written for speed, B = ${batch}`, peerArgs(batch).decode);
+    }
+    if (options.peers?.includes('llama.cpp') && wanted('decode')) {
+      progress(`llama.cpp on the same checkpoint as GGUF F32, batched decoding at B = ${options.batches.join(', ')}`);
+      phases['llama-cpp'] = await runPhase('llama-cpp', {
+        dir: ctx.dir,
+        gguf: join(dir, 'model.gguf'),
+        threads: options.threads,
+        seed: options.seed,
+        batches: options.batches,
+        newTokens: options.newTokens,
+        promptTokens: options.promptTokens,
+        repeats: Object.fromEntries(options.batches.map((b) => [b, options.repeats])),
+        promptSeedPerBatch: true,
+      });
+      progress(`llama-cpp ${JSON.stringify(phases['llama-cpp'])}`);
     }
     await run('adapters', `two rank-16 adapters on the model, one stacked decoder, against its solo decode at B = ${options.batches.join(', ')}`, decodeOptions);
     await run('train', `full fine-tuning, ${options.trainRows} × ${options.trainCols} tokens`, { rows: options.trainRows, cols: options.trainCols, steps: options.trainSteps });
     await run('train:lora', `LoRA r=16 training, ${options.trainRows} × ${options.trainCols} tokens`, { rows: options.trainRows, cols: options.trainCols, steps: options.trainSteps, adapterRank: 16 });
-    await torchRun('torch-train', 'PyTorch eager training step', ['qwen3_reference.py', 'bench', '--config', configFile, '--rows', String(options.trainRows), '--cols', String(options.trainCols), '--threads', String(options.threads), '--steps', String(options.trainSteps)]);
+    await torchRun('torch-train', 'PyTorch training step written for speed', peerArgs(options.batches[0]).train);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -156,7 +165,8 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
 }
 
 function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>): Record<string, unknown> {
-  const summary: Record<string, unknown> = { model_config: PRESETS[options.preset] };
+  const summary: Record<string, unknown> = { model_config: PRESETS[options.preset], ratios: {} };
+  const llama = phases['llama-cpp'];
   const ours = phases.score;
   const theirs = phases['torch-score'];
   if (ours && theirs && !refused(ours) && !refused(theirs)) {
@@ -181,7 +191,13 @@ function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>
         solo_gflops: significant(gflops),
         ...(peak ? { efficiency_vs_matmul_peak: significant(gflops / peak) } : {}),
         ...(torchRow && !refused(torchRow) ? { torch_tok_s: torchRow.decodeTokensPerSecond, solo_over_torch: round(row.solo_tok_s / (torchRow.decodeTokensPerSecond as number), 2) } : {}),
+        ...(llama && !refused(llama) ? { llama_cpp_tok_s: (llama[`b${batch}`] as { decode_tok_s: number }).decode_tok_s, solo_over_llama_cpp: round(row.solo_tok_s / (llama[`b${batch}`] as { decode_tok_s: number }).decode_tok_s, 2) } : {}),
       };
+      const ratios = summary.ratios as Record<string, number>;
+      const b = summary[`b${batch}`] as Record<string, number>;
+      if (b.solo_over_torch !== undefined) ratios[`decode_over_torch_b${batch}`] = b.solo_over_torch;
+      if (b.solo_over_llama_cpp !== undefined) ratios[`decode_over_llama_cpp_b${batch}`] = b.solo_over_llama_cpp;
+      if (row.tandem_over_solo !== undefined) ratios[`tandem_over_solo_b${batch}`] = row.tandem_over_solo;
     }
   }
   const train = phases.train;
@@ -191,7 +207,10 @@ function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>
     summary.train = { train_tok_s: train.train_tok_s, train_gflops: significant(gflops), ...(peak ? { efficiency_vs_matmul_peak: significant(gflops / peak) } : {}) };
   }
   const torchTrain = phases['torch-train'];
-  if (train && !refused(train) && torchTrain && !refused(torchTrain)) summary.train_over_torch = round((train.train_tok_s as number) / (torchTrain.tokensPerSecond as number), 2);
+  if (train && !refused(train) && torchTrain && !refused(torchTrain)) {
+    summary.train_over_torch = round((train.train_tok_s as number) / (torchTrain.tokensPerSecond as number), 2);
+    (summary.ratios as Record<string, number>).train_over_torch = summary.train_over_torch as number;
+  }
   const adapters = phases.adapters;
   if (adapters && !refused(adapters)) {
     summary.two_adapters_over_base = Object.fromEntries(options.batches.map((b) => [`b${b}`, (adapters[`b${b}`] as Record<string, number>).two_adapters_over_base]));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runLudus } from '../support/cli.ts';
 import { ensureDevice } from '../../native/ort.ts';
+import { pythonMissing } from '../support/optional.ts';
 
 const usable = (device: 'webgpu' | 'cuda'): Promise<boolean> => ensureDevice(device).then(() => true, () => false);
 
@@ -23,6 +24,8 @@ describe('ludus bench engine', () => {
       const result = await runLudus([
         'bench', 'engine', '--json', '--preset', 'qwen3-micro', '--batch', '4', '--new-tokens', '8',
         '--naive-rows', '1', '--train-batch', '2', '--train-len', '16', '--train-steps', '1', '--rss-rollouts', '1', '--torch', 'off',
+        // One thread: llama.cpp's workers spin while they wait, which a loaded CI machine punishes without end.
+        '--peer', 'llama.cpp', '--threads', '1',
       ]);
       expect(result.code).toBe(0);
       const lines = result.stdout.trim().split('\n');
@@ -33,7 +36,7 @@ describe('ludus bench engine', () => {
       }
       expect(report.tandem_over_solo).toBeCloseTo(report.tandem_decode_tok_s / report.solo_decode_tok_s, 1);
       expect(report.model_config.model_type).toBe('qwen3');
-      expect(report).toMatchObject({ batch: 4, new_tokens: 8, threads: 2, train_batch: 2, train_len: 16 });
+      expect(report).toMatchObject({ batch: 4, new_tokens: 8, threads: 1, train_batch: 2, train_len: 16 });
       expect(typeof report.decode_rss_growth_mb).toBe('number');
       expect(report.senior_share).toBeGreaterThan(0);
       expect(report.senior_share).toBeLessThan(1);
@@ -42,6 +45,13 @@ describe('ludus bench engine', () => {
       }
       expect(report.adapters.two_adapters_over_base).toBeCloseTo(report.adapters.two_adapters_decode_tok_s / report.adapters.base_decode_tok_s, 1);
       expect(report.adapters.lora_trained_params).toBeLessThan(report.adapters.full_trained_params);
+      // llama.cpp on the same weights, the same rollouts at B = 4 and 1, and every ratio side by side.
+      expect(report.llama_cpp.settings).toMatchObject({ threads: 1, kv_cache: 'F16', sampling: 'greedy' });
+      for (const [batch, ours] of [[4, report.solo_decode_tok_s], [1, report.solo_decode_tok_s_b1]]) {
+        expect(report.llama_cpp.decode[`b${batch}`].tok_s, `B = ${batch}`).toBeGreaterThan(0);
+        expect(report.ratios[`decode_over_llama_cpp_b${batch}`]).toBeCloseTo(ours / report.llama_cpp.decode[`b${batch}`].tok_s, 1);
+      }
+      expect(report.ratios.tandem_over_solo).toBe(report.tandem_over_solo);
     });
   });
 
@@ -93,6 +103,31 @@ describe('ludus bench engine', () => {
         expect(row.two_adapters_over_base_each_repeat).toHaveLength(2);
       }
       expect(report.phases.adapters.adapters_peak_rss_mb).toBeGreaterThan(0);
+    });
+  });
+
+  describe('having --real-size --phases decode --peer llama.cpp on a micro preset', () => {
+    it('should decode the checkpoint in llama.cpp at every batch beside ludus and PyTorch, and list every ratio', async () => {
+      const torch = pythonMissing(['torch']) === null;
+      const result = await runLudus(['bench', 'engine', '--json', '--real-size', '--preset', 'qwen3-micro', '--phases', 'decode', '--batches', '1,2', '--new-tokens', '4', '--peer', 'llama.cpp', '--threads', '1', '--torch', torch ? 'on' : 'off']);
+      expect(result.code, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout.trim());
+      expect(Object.keys(report.phases)).toEqual(['checkpoint', 'decode', ...(torch ? ['torch-decode:1', 'torch-decode:2'] : []), 'llama-cpp']);
+      for (const batch of [1, 2]) {
+        const row = report.summary[`b${batch}`];
+        expect(row.llama_cpp_tok_s).toBe(report.phases['llama-cpp'][`b${batch}`].decode_tok_s);
+        expect(report.summary.ratios[`decode_over_llama_cpp_b${batch}`]).toBeCloseTo(row.solo_tok_s / row.llama_cpp_tok_s, 1);
+        if (torch) expect(report.summary.ratios[`decode_over_torch_b${batch}`]).toBeCloseTo(row.solo_tok_s / row.torch_tok_s, 1);
+      }
+      expect(report.summary.ratios.tandem_over_solo_b2).toBe(report.phases.decode.b2.tandem_over_solo);
+    });
+  });
+
+  describe('having an unknown --peer', () => {
+    it('should exit 2 with INPUT_INVALID naming the flag and the known peers', async () => {
+      const result = await runLudus(['bench', 'engine', '--preset', 'qwen3-micro', '--peer', 'vllm']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('[INPUT_INVALID] --peer vllm: unknown vllm (known: llama.cpp)');
     });
   });
 

@@ -42,7 +42,7 @@ async function logprobGap(policy: Policy, file: string, sequences: number[][]): 
   const scorer = await Scorer.create(policy, { threads: 2 });
   const ours = await scorer.score(sequences);
   await scorer.release();
-  const handle = await openGguf(file, 2);
+  const handle = await openGguf(file, 1);
   const theirs = await llamaScore(handle, sequences);
   await handle.release();
   let gap = 0;
@@ -56,7 +56,7 @@ describe('ludus export --format gguf', () => {
       const { policy, tokenizer } = await loadPolicy(BASE);
       const file = join(dir, 'base.gguf');
       await exportGguf(policy, exported(tokenizer!), file, { type: 'F32', name: 'arithmetic' });
-      const handle = await openGguf(file, 2);
+      const handle = await openGguf(file, 1);
       for (const text of TEXTS) {
         const ids = tokenizer!.encode(text);
         expect(llamaTokenize(handle, text), text).toEqual(ids);
@@ -119,7 +119,7 @@ describe('ludus export --format gguf', () => {
       const config = presetConfig('qwen3-micro', { vocab_size: 151936, hidden_size: 16, intermediate_size: 16, num_hidden_layers: 1, eos_token_id: 151645 });
       const file = join(dir, 'qwen3-tokenizer.gguf');
       await exportGguf({ config, weights: initWeights(config, 1, { fast: true }) }, exported(tokenizer), file, { type: 'F16', name: 'qwen3-tokenizer' });
-      const handle = await openGguf(file, 2);
+      const handle = await openGguf(file, 1);
       const texts = [...TEXTS, '<|im_start|>user\nSolve 3x+5=11.<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>', 'def f(x):\n    return x**2  # 1234567'];
       for (const text of texts) expect(llamaTokenize(handle, text), text).toEqual(tokenizer.encode(text));
       await handle.release();
