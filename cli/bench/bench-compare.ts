@@ -33,13 +33,32 @@ export function numericLeaves(value: unknown, prefix = ''): Map<string, number> 
   return leaves;
 }
 
+/** The PyTorch peer a report's torch measures came from; reports before 2026-12-07 name none: theirs is the reference model. */
+export function torchPeerOf(report: unknown): string | undefined {
+  const r = (report ?? {}) as { torch_peer?: unknown; torch?: unknown; summary?: { torch_peer?: unknown }; phases?: Record<string, unknown> };
+  const named = r.torch_peer ?? r.summary?.torch_peer;
+  if (typeof named === 'string') return named;
+  const measured = r.torch !== undefined || Object.keys(r.phases ?? {}).some((name) => name.startsWith('torch-'));
+  return measured ? REFERENCE_PEER : undefined;
+}
+
+export const REFERENCE_PEER = 'the reference model (qwen3_reference.py, torch_decode_bench.py)';
+
+/** Why the two reports' PyTorch measures are not comparable (their peers differ), or undefined. */
+export function torchPeerChange(oldReport: unknown, newReport: unknown): string | undefined {
+  const [before, after] = [torchPeerOf(oldReport), torchPeerOf(newReport)];
+  return before !== undefined && after !== undefined && before !== after ? `the PyTorch peer changed (${before} -> ${after}): ratios against it are not comparable, and are not flagged` : undefined;
+}
+
 /**
  * The measures both reports hold, side by side: a speed (tok/s, a ratio) that fell, or a cost (ms, MB) that rose, by
- * more than `threshold` (0.1: 10%) is a regression. Settings (batch sizes, seeds) are listed without a verdict.
+ * more than `threshold` (0.1: 10%) is a regression. Settings (batch sizes, seeds) are listed without a verdict, and so
+ * are measures of a PyTorch peer that changed between the two.
  */
 export function compareReports(oldReport: unknown, newReport: unknown, threshold = 0.1): ComparedMeasure[] {
   const before = numericLeaves(oldReport);
   const after = numericLeaves(newReport);
+  const peerChanged = torchPeerChange(oldReport, newReport) !== undefined;
   const measures: ComparedMeasure[] = [];
   for (const [path, old] of before) {
     const now = after.get(path);
@@ -49,7 +68,7 @@ export function compareReports(oldReport: unknown, newReport: unknown, threshold
     // The change against the old value's magnitude, so a signed measure (an RSS growth that can be negative) is
     // judged by which way it moved, not by the ratio of two negative numbers.
     const change = old === 0 ? Math.sign(now) * Number.POSITIVE_INFINITY : (now - old) / Math.abs(old);
-    const regression = (direction === 'higher' && change < -threshold) || (direction === 'lower' && change > threshold);
+    const regression = !(peerChanged && /torch/i.test(path)) && ((direction === 'higher' && change < -threshold) || (direction === 'lower' && change > threshold));
     measures.push({ path, old, new: now, ratio, direction, regression });
   }
   return measures;
@@ -78,10 +97,11 @@ function unchangedItems(measures: readonly ComparedMeasure[], start: number): nu
   return n;
 }
 
-export function formatComparison(measures: readonly ComparedMeasure[], records: { old?: BenchRecord; new?: BenchRecord }, threshold: number): string {
+export function formatComparison(measures: readonly ComparedMeasure[], records: { old?: BenchRecord; new?: BenchRecord }, threshold: number, notes: readonly string[] = []): string {
   const width = Math.max(7, ...measures.map((m) => m.path.length));
   const lines = [describe('old', records.old), describe('new', records.new)];
   if (records.old && records.new && records.old.quiet !== records.new.quiet) lines.push('warning: one record was taken under load and one quiet; load moves these ratios by tens of percent');
+  for (const note of notes) lines.push(`warning: ${note}`);
   lines.push('', `${'measure'.padEnd(width)}  ${'old'.padStart(10)}  ${'new'.padStart(10)}  new/old`);
   for (let i = 0; i < measures.length; i++) {
     const m = measures[i];

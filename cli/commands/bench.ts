@@ -15,7 +15,7 @@ import { parseExtractionOrder } from '../../plugins/graders/math/extract.ts';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
 import { benchBpe } from '../../plugins/tokenizers/bpe-bench.ts';
 import { benchRemote, formatRemoteBench } from '../bench/bench-remote.ts';
-import { compareReports, formatComparison } from '../bench/bench-compare.ts';
+import { compareReports, formatComparison, torchPeerChange } from '../bench/bench-compare.ts';
 import { benchRecord, loadNow, readBenchJson, readRecord, saveRecord } from '../bench/bench-record.ts';
 import { formatProfile, summarizeProfile } from '../../native/bench/ort-profile.ts';
 import { benchViewer, formatViewerBench } from '../bench/bench-viewer.ts';
@@ -122,7 +122,12 @@ export function register(program: Command): void {
       const [before, after] = [await readRecord(oldPath), await readRecord(newPath)];
       const measures = compareReports(before.report, after.report, opts.threshold);
       if (measures.length === 0) fail('DATA_INVALID', `${oldPath} and ${newPath} share no numeric measure: are they reports of the same bench?`);
-      process.stdout.write(opts.json ? `${JSON.stringify({ measures, regressions: measures.filter((m) => m.regression).map((m) => m.path) })}\n` : formatComparison(measures, { old: before.record, new: after.record }, opts.threshold));
+      const notes = [torchPeerChange(before.report, after.report)].filter((note): note is string => note !== undefined);
+      process.stdout.write(
+        opts.json
+          ? `${JSON.stringify({ measures, regressions: measures.filter((m) => m.regression).map((m) => m.path), notes })}\n`
+          : formatComparison(measures, { old: before.record, new: after.record }, opts.threshold, notes),
+      );
     });
   bench
     .command('profile')

@@ -2,7 +2,7 @@ import { benchDecode, presetSummary, round, type DecodeBenchResult, type EngineB
 import { benchResponsiveness, type ResponsivenessResult } from './responsiveness.ts';
 import { benchTrain } from './train-bench.ts';
 import { benchAdapters, type AdapterBenchResult } from './adapter-bench.ts';
-import { benchTorch, type TorchBaseline } from './torch-baseline.ts';
+import { benchTorch, TORCH_SPEED_PEER, type TorchBaseline } from './torch-baseline.ts';
 import { llamaCppPeer, type LlamaCppPeerReport } from './llama-cpp-report.ts';
 
 export interface EngineReportOptions extends EngineBenchOptions {
@@ -33,6 +33,8 @@ export type EngineBenchReport = DecodeBenchResult & ResponsivenessResult & {
   long_rollout?: { tokens: number; batch: number; tok_s: number; cache_mb: number; rss_mb: number };
   torch?: TorchBaseline & { decode_ratio: number; train_ratio: number };
   torch_skipped?: string;
+  /** Which PyTorch peer `torch` measured (`ludus bench compare` does not set two different peers' ratios against each other). */
+  torch_peer?: string;
   llama_cpp?: LlamaCppPeerReport;
   /** Every ratio against a peer, side by side (ours over theirs; higher is better for ludus). */
   ratios: Record<string, number>;
@@ -72,6 +74,7 @@ export async function benchEngine(options: EngineReportOptions): Promise<EngineB
     if ('skipped' in torch) report.torch_skipped = torch.skipped;
     else {
       report.torch = { ...torch, decode_ratio: round(decode.solo_decode_tok_s / torch.decode_tok_s, 2), train_ratio: round(train.train_tok_s / torch.train_tok_s, 2) };
+      report.torch_peer = TORCH_SPEED_PEER;
       report.ratios.decode_over_torch = report.torch.decode_ratio;
       report.ratios.train_over_torch = report.torch.train_ratio;
       if (torch.reference) {

@@ -7,7 +7,7 @@ import { PRESETS, presetConfig } from '../model/presets.ts';
 import { round } from './engine-bench.ts';
 import { runPhase } from './phase-command.ts';
 import type { PhaseResult } from './real-size-phases.ts';
-import { python, speedPeerArgs, torchEnvironment, torchVersion } from './torch-baseline.ts';
+import { python, speedPeerArgs, TORCH_SPEED_PEER, torchEnvironment, torchVersion } from './torch-baseline.ts';
 import type { Device } from '../ort.ts';
 
 export interface RealSizeOptions {
@@ -166,6 +166,7 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
 
 function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>): Record<string, unknown> {
   const summary: Record<string, unknown> = { model_config: PRESETS[options.preset], ratios: {} };
+  if (Object.keys(phases).some((name) => name.startsWith('torch-decode') || name === 'torch-train')) summary.torch_peer = TORCH_SPEED_PEER;
   const llama = phases['llama-cpp'];
   const ours = phases.score;
   const theirs = phases['torch-score'];

@@ -24,6 +24,9 @@ export interface TorchBaseline {
 
 const TOOLS = join(packageRoot(), 'tools', 'python');
 
+/** How reports name the peer: the one every ratio from 2026-12-07 is taken against. */
+export const TORCH_SPEED_PEER = 'PyTorch eager written for speed (torch_speed_peer.py)';
+
 /** Debian's python3-torch is for the system interpreter; LUDUS_PYTHON overrides it. */
 export const pythonExecutable = (): string => process.env.LUDUS_PYTHON ?? '/usr/bin/python3';
 

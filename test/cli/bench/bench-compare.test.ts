@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { compareReports, directionOf, formatComparison, numericLeaves } from '../../../cli/bench/bench-compare.ts';
+import { compareReports, directionOf, formatComparison, numericLeaves, REFERENCE_PEER, torchPeerChange, torchPeerOf } from '../../../cli/bench/bench-compare.ts';
 import { benchRecord, readRecord, saveRecord } from '../../../cli/bench/bench-record.ts';
 import { runLudus } from '../../support/cli.ts';
 
@@ -32,6 +32,15 @@ describe('bench compare', () => {
       expect(byPath.batch.direction).toBe('neither');
       expect(compareReports(OLD, NEW, 0.05).map((m) => m.regression)).toContain(true);
       expect(compareReports(OLD, NEW, 0.05).find((m) => m.path === 'tandem_over_solo')!.regression).toBe(true);
+    });
+
+    it('should not flag ratios against a PyTorch peer that changed between the two, and say why', () => {
+      const speedPeer = { ...NEW, torch_peer: 'PyTorch eager written for speed (torch_speed_peer.py)' };
+      expect(torchPeerOf(OLD)).toBe(REFERENCE_PEER);
+      expect(torchPeerChange(OLD, speedPeer)).toContain('the PyTorch peer changed');
+      expect(torchPeerChange(OLD, NEW)).toBeUndefined();
+      expect(compareReports(OLD, speedPeer).filter((m) => m.regression).map((m) => m.path)).toEqual(['solo_decode_tok_s']);
+      expect(formatComparison(compareReports(OLD, speedPeer), {}, 0.1, [torchPeerChange(OLD, speedPeer)!])).toContain('warning: the PyTorch peer changed (the reference model');
     });
 
     it('should judge a signed cost by the way it moved: a memory growth falling from -3 to -25 MB is no regression, rising from -3 to +1 is', () => {
