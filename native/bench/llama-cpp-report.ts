@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LudusError } from '../../core/errors.ts';
-import { round } from './engine-bench.ts';
+import { round, type EngineBenchOptions } from './engine-bench.ts';
 import { runPhase } from './phase-command.ts';
 
 export interface LlamaCppPeerReport {
@@ -20,16 +20,9 @@ export interface LlamaCppPeerReport {
  * the bench's batch and at B = 1 (the same prompts, new tokens, threads and repeats, whole rollouts timed), set
  * against `ours` (ludus's rates at those batches).
  */
-export async function llamaCppPeer(options: {
-  preset: string;
-  batch: number;
-  newTokens: number;
-  promptTokens: number;
-  threads: number;
-  repeats: number;
-  seed: number;
-  ours: Record<number, number>;
-}): Promise<LlamaCppPeerReport> {
+export async function llamaCppPeer(
+  options: Pick<EngineBenchOptions, 'preset' | 'batch' | 'newTokens' | 'promptTokens' | 'threads' | 'repeats' | 'seed'> & { ours: Record<number, number> },
+): Promise<LlamaCppPeerReport> {
   const dir = await mkdtemp(join(tmpdir(), 'ludus-llama-cpp-'));
   try {
     const batches = [options.batch, 1];

@@ -192,7 +192,7 @@ function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>
         solo_gflops: significant(gflops),
         ...(peak ? { efficiency_vs_matmul_peak: significant(gflops / peak) } : {}),
         ...(torchRow && !refused(torchRow) ? { torch_tok_s: torchRow.decodeTokensPerSecond, solo_over_torch: round(row.solo_tok_s / (torchRow.decodeTokensPerSecond as number), 2) } : {}),
-        ...(llama && !refused(llama) ? { llama_cpp_tok_s: (llama[`b${batch}`] as { decode_tok_s: number }).decode_tok_s, solo_over_llama_cpp: round(row.solo_tok_s / (llama[`b${batch}`] as { decode_tok_s: number }).decode_tok_s, 2) } : {}),
+        ...(llama && !refused(llama) ? llamaSummary((llama[`b${batch}`] as { decode_tok_s: number }).decode_tok_s, row.solo_tok_s, decodeFlopsPerToken(options.preset, context), peak) : {}),
       };
       const ratios = summary.ratios as Record<string, number>;
       const b = summary[`b${batch}`] as Record<string, number>;
@@ -228,6 +228,12 @@ function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>
 }
 
 const significant = (x: number): number => Number(x.toPrecision(3));
+
+/** llama.cpp's decode rate beside ours, and its GFLOP/s against the same matmul ceiling. */
+function llamaSummary(theirs: number, ours: number, flopsPerToken: number, peak: number | undefined): Record<string, number> {
+  const gflops = (theirs * flopsPerToken) / 1e9;
+  return { llama_cpp_tok_s: theirs, solo_over_llama_cpp: round(ours / theirs, 2), llama_cpp_gflops: significant(gflops), ...(peak ? { llama_cpp_efficiency_vs_matmul_peak: significant(gflops / peak) } : {}) };
+}
 
 /** The largest difference of two per-token log-probability lists (the first, null, skipped). */
 const maxAbsDiff = (a: readonly (number | null)[], b: readonly (number | null)[]): number => Math.max(...a.slice(1).map((x, i) => Math.abs(x! - b[i + 1]!)));

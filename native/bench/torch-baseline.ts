@@ -80,7 +80,8 @@ export interface TorchBenchOptions {
 export function speedPeerArgs(config: string, o: { batch: number; newTokens: number; promptTokens: number; threads: number; repeats: number; rows: number; cols: number; steps: number }) {
   const threads = String(o.threads);
   return {
-    decode: ['torch_speed_peer.py', 'decode', '--config', config, '--batch', String(o.batch), '--new-tokens', String(o.newTokens), '--prompt-tokens', String(o.promptTokens), '--threads', threads, '--repeats', String(o.repeats)],
+    // Scripted, frozen and optimized for inference: its fastest decoding (docs/performance.md).
+    decode: ['torch_speed_peer.py', 'decode', '--config', config, '--batch', String(o.batch), '--new-tokens', String(o.newTokens), '--prompt-tokens', String(o.promptTokens), '--threads', threads, '--repeats', String(o.repeats), '--jit', 'freeze'],
     train: ['torch_speed_peer.py', 'train', '--config', config, '--rows', String(o.rows), '--cols', String(o.cols), '--threads', threads, '--steps', String(o.steps)],
   };
 }

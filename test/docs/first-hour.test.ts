@@ -63,9 +63,9 @@ describe("the README's first hour, run as written (shortened by flags) in a fres
     symlinkSync(join(root, 'examples'), join(dir, 'examples'));
   });
 
-  it('covers train, watch, replay, evaluate against the base and writing a game, each saying what it prints', () => {
+  it('covers train, watch, replay, evaluate against the base, writing a game and taking the policy out, each saying what it prints', () => {
     const verbs = steps.map((step) => step.command.split(' ').slice(2, 4).join(' '));
-    expect(verbs).toEqual(['train tandem', 'match tandem', 'serve --runs', 'eval --model', 'games --plugin', 'train proposer-critic']);
+    expect(verbs).toEqual(['train tandem', 'match tandem', 'serve --runs', 'eval --model', 'games --plugin', 'train proposer-critic', 'export --format']);
     for (const step of steps) expect(step.prints.length, step.command).toBeGreaterThan(0);
   });
 

@@ -397,6 +397,18 @@ def score(args):
 # ---------------------------------------------------------------- benchmark
 
 
+def timed_steps(step, steps, warmups=2):
+    """Seconds of each of `steps` calls of `step`, after `warmups` untimed ones."""
+    for _ in range(warmups):
+        step()
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def bench(args):
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -435,13 +447,7 @@ def bench(args):
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
 
-    for _ in range(2):
-        step()
-    times = []
-    for _ in range(args.steps):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
+    times = timed_steps(step, args.steps)
     median = sorted(times)[len(times) // 2]
     best = min(times)
     params = sum(p.numel() for p in model.parameters())

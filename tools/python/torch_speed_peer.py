@@ -16,14 +16,15 @@ CPU would run, not the correctness reference (qwen3_reference.py, kept as the re
   decode  --config config.json [--batch 64 --new-tokens 256 --prompt-tokens 16 --threads 2 --repeats 1 --jit none]
   train   --config config.json [--rows 16 --cols 128 --threads 2 --steps 5 --jit none]
       Random weights (normal(0, 0.02), norms one); one JSON line with tokens/s.
-  verify  --checkpoint DIR --rows 3 --cols 24 --prefix 5 [--threads 2]
+  verify  --checkpoint DIR --rows 3 --cols 24 --prefix 5 [--threads 2 --jit none]
       The same weights through this peer and through qwen3_reference.py: teacher-forced log-probabilities by a full
-      forward and by a prefill of `prefix` tokens followed by cached one-token steps, the policy-gradient loss and
-      the gradients' global norm; one JSON line with both and their largest differences.
+      forward and by a prefill of `prefix` tokens followed by cached one-token steps (compiled as --jit says), the
+      policy-gradient loss and the gradients' global norm; one JSON line with both and their largest differences.
 
 --jit script compiles the model with torch.jit.script; --jit freeze (decode) also freezes it and applies
-torch.jit.optimize_for_inference (oneDNN where it applies); --mkldnn (decode) swaps every Linear for oneDNN's
-(torch.utils.mkldnn). What each does is measured in docs/performance.md; none is the default.
+torch.jit.optimize_for_inference; --mkldnn (decode) swaps every Linear for oneDNN's (torch.utils.mkldnn). What each
+does is measured in docs/performance.md: `ludus bench engine` decodes with --jit freeze, the fastest there, and trains
+eagerly (script gained nothing).
 """
 import argparse
 import json
@@ -35,7 +36,7 @@ import torch.nn.functional as F
 import torch.utils.mkldnn
 from torch import nn
 
-from qwen3_reference import Arch, read_checkpoint, rope_cos_sin
+from qwen3_reference import Arch, read_checkpoint, rope_cos_sin, timed_steps
 
 
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
@@ -278,13 +279,7 @@ def train(args):
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
 
-    for _ in range(2):
-        step()
-    times = []
-    for _ in range(args.steps):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
+    times = timed_steps(step, args.steps)
     median = sorted(times)[len(times) // 2]
     params = sum(p.numel() for p in model.parameters())
     print(json.dumps({"engine": "torch-speed-peer", "torch": torch.__version__, "params": params, "rows": rows, "cols": cols, "threads": args.threads, "jit": args.jit,
@@ -308,9 +303,11 @@ def verify(args):
         expected = ref.objective_terms(reference(inputs), targets, torch.ones(targets.shape), {"objective": "sft"}, 1.0)["logprobs"]
         full = target_logprobs(peer(inputs), targets)
         caches = new_caches(a, args.rows, args.cols)
-        stepped = [torch.log_softmax(peer.step(inputs[:, : args.prefix], caches, 0), -1)]
+        runner = compiled(peer, args.jit)
+        stepped = [torch.log_softmax(runner.step(inputs[:, : args.prefix], caches, 0), -1)]
         for position in range(args.prefix, inputs.shape[1]):
-            stepped.append(torch.log_softmax(peer.step(inputs[:, position : position + 1], caches, position), -1))
+            stepped.append(torch.log_softmax(runner.step(inputs[:, position : position + 1], caches, position), -1))
+        peer.train()
         cached = torch.stack(stepped, 1).gather(-1, targets[:, args.prefix - 1 :].unsqueeze(-1)).squeeze(-1)
     old = expected.detach() + 0.05 * torch.randn(expected.shape, generator=g)
     advantages = torch.randn(args.rows, 1, generator=g).expand(targets.shape)
@@ -354,6 +351,7 @@ def main():
     v.add_argument("--cols", type=int, default=24)
     v.add_argument("--prefix", type=int, default=5)
     v.add_argument("--threads", type=int, default=2)
+    v.add_argument("--jit", choices=["none", "script", "freeze"], default="none", help="how the cached decoding path is compiled")
     args = parser.parse_args()
     {"decode": decode, "train": train, "verify": verify}[args.command](args)
 

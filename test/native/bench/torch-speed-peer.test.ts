@@ -25,7 +25,8 @@ afterAll(async () => {
 });
 
 async function verify(checkpoint: string): Promise<Record<string, number>> {
-  const { stdout } = await promisify(execFile)(PYTHON, [SCRIPT, 'verify', '--checkpoint', checkpoint, '--rows', '3', '--cols', '24', '--prefix', '5', '--threads', '1']);
+  // The cached path as the bench decodes: scripted, frozen and optimized for inference.
+  const { stdout } = await promisify(execFile)(PYTHON, [SCRIPT, 'verify', '--checkpoint', checkpoint, '--rows', '3', '--cols', '24', '--prefix', '5', '--threads', '1', '--jit', 'freeze']);
   return JSON.parse(stdout);
 }
 
