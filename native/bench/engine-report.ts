@@ -119,7 +119,7 @@ export function formatEngineBench(r: EngineBenchReport): string {
   } else if (r.torch_skipped) rows.push(['PyTorch', `skipped: ${r.torch_skipped}`]);
   if (r.llama_cpp) {
     for (const [key, row] of Object.entries(r.llama_cpp.decode)) rows.push([`llama.cpp decode, ${key.replace('b', 'B=')}`, `${row.tok_s} tok/s (ours ${r.llama_cpp.ratios[key]}x)`]);
-    rows.push(['llama.cpp settings', JSON.stringify(r.llama_cpp.settings)]);
+    for (const [key, settings] of Object.entries(r.llama_cpp.settings)) rows.push([`llama.cpp fastest settings, ${key.replace('b', 'B=')}`, JSON.stringify(settings)]);
   }
   rows.push(['ratios (ours / peer)', Object.entries(r.ratios).map(([k, v]) => `${k} ${v}`).join(', ')]);
   const width = Math.max(...rows.map(([k]) => k.length));

@@ -12,7 +12,7 @@ import { prompts, round } from './engine-bench.ts';
 /**
  * llama.cpp as the decoding peer (`ludus bench engine --peer llama.cpp`), in a process of its own: the bench's model
  * exported to GGUF F32 (the same weights ludus decodes), then batched decoding of the same prompts and as many new
- * tokens, with as many threads, at each batch.
+ * tokens, with as many threads, at each batch, under each of LLAMA_CPP_CONFIGS.
  */
 export interface LlamaPeerOptions {
   /** The small presets' random model (the bench's solo policy: initWeights(config, seed)) … */
@@ -30,10 +30,19 @@ export interface LlamaPeerOptions {
   repeats: Record<string, number>;
   /** The bench's own prompts: `prompts(batch, promptTokens, vocab, seed)`, or seeded `seed + batch` as the real-size bench draws them. */
   promptSeedPerBatch: boolean;
-  /** llama.cpp's KV cache type and flash attention (its defaults: F16 and auto). */
-  kvType?: 'F16' | 'F32';
-  flashAttention?: 'auto' | boolean;
 }
+
+/**
+ * The settings llama.cpp is timed with at each batch: its defaults (an F16 KV cache, flash attention where the
+ * backend has it) and the other three pairings. The fastest is the peer's rate, so the ratio is taken against
+ * llama.cpp at its best on this machine, whichever that is.
+ */
+export const LLAMA_CPP_CONFIGS: ReadonlyArray<{ kvType: 'F16' | 'F32'; flashAttention: 'auto' | boolean }> = [
+  { kvType: 'F16', flashAttention: 'auto' },
+  { kvType: 'F16', flashAttention: false },
+  { kvType: 'F32', flashAttention: 'auto' },
+  { kvType: 'F32', flashAttention: false },
+];
 
 async function benchModel(o: LlamaPeerOptions): Promise<{ model: { config: ModelConfig; weights: Weights }; tokenizer: ExportedTokenizer }> {
   if (o.dir) {
@@ -59,13 +68,10 @@ export async function llamaCppPhase(o: LlamaPeerOptions): Promise<Record<string,
   try {
     for (const batch of o.batches) {
       const rows = prompts(batch, o.promptTokens, config.vocabSize, o.promptSeedPerBatch ? o.seed + batch : o.seed);
-      result[`b${batch}`] = await llamaDecode(handle, {
-        prompts: rows,
-        newTokens: o.newTokens[String(batch)],
-        repeats: o.repeats[String(batch)] ?? 1,
-        kvType: o.kvType ?? 'F16',
-        flashAttention: o.flashAttention ?? 'auto',
-      });
+      const runs = [];
+      for (const config of LLAMA_CPP_CONFIGS) runs.push(await llamaDecode(handle, { prompts: rows, newTokens: o.newTokens[String(batch)], repeats: o.repeats[String(batch)] ?? 1, ...config }));
+      const best = runs.reduce((a, b) => (b.decode_tok_s > a.decode_tok_s ? b : a));
+      result[`b${batch}`] = { ...best, configs: runs.map((r) => ({ kv_cache: r.settings.kv_cache, flash_attention: r.settings.flash_attention, tok_s: r.tok_s, decode_tok_s: r.decode_tok_s })) };
     }
   } finally {
     await handle.release();

@@ -6,9 +6,9 @@ import { round, type EngineBenchOptions } from './engine-bench.ts';
 import { runPhase } from './phase-command.ts';
 
 export interface LlamaCppPeerReport {
-  /** llama.cpp's rates at each batch (`b64`, `b1`): whole rollouts and decode steps alone. */
-  decode: Record<string, { tok_s: number; decode_tok_s: number }>;
-  /** How llama.cpp was configured (release, binary, threads, sequences, batch size, KV cache, flash attention, sampling). */
+  /** llama.cpp's rates at each batch (`b64`, `b1`): whole rollouts and decode steps alone, at its fastest settings, and under each. */
+  decode: Record<string, { tok_s: number; decode_tok_s: number; configs: unknown[] }>;
+  /** How llama.cpp was configured where it ran fastest (release, binary, threads, sequences, batch size, KV cache, flash attention, sampling). */
   settings: Record<string, unknown>;
   /** Ours over llama.cpp's, at each batch. */
   ratios: Record<string, number>;
@@ -43,10 +43,10 @@ export async function llamaCppPeer(
     const ratios: Record<string, number> = {};
     let settings: Record<string, unknown> = {};
     for (const batch of batches) {
-      const row = result[`b${batch}`] as { tok_s: number; decode_tok_s: number; settings: Record<string, unknown> };
-      decode[`b${batch}`] = { tok_s: row.tok_s, decode_tok_s: row.decode_tok_s };
+      const row = result[`b${batch}`] as { tok_s: number; decode_tok_s: number; settings: Record<string, unknown>; configs: unknown[] };
+      decode[`b${batch}`] = { tok_s: row.tok_s, decode_tok_s: row.decode_tok_s, configs: row.configs };
       ratios[`b${batch}`] = round(options.ours[batch] / row.tok_s, 2);
-      settings = { ...row.settings, sequences: batches.join(' and ') };
+      settings = { ...settings, [`b${batch}`]: row.settings };
     }
     return { decode, settings, ratios, export_s: result.export_s as number };
   } finally {

@@ -46,8 +46,12 @@ describe('ludus bench engine', () => {
       expect(report.adapters.two_adapters_over_base).toBeCloseTo(report.adapters.two_adapters_decode_tok_s / report.adapters.base_decode_tok_s, 1);
       expect(report.adapters.lora_trained_params).toBeLessThan(report.adapters.full_trained_params);
       // llama.cpp on the same weights, the same rollouts at B = 4 and 1, and every ratio side by side.
-      expect(report.llama_cpp.settings).toMatchObject({ threads: 1, kv_cache: 'F16', sampling: 'greedy' });
       for (const [batch, ours] of [[4, report.solo_decode_tok_s], [1, report.solo_decode_tok_s_b1]]) {
+        expect(report.llama_cpp.settings[`b${batch}`]).toMatchObject({ threads: 1, sequences: batch, sampling: 'greedy' });
+        // The peer's rate is its fastest of its KV cache types and flash attention settings.
+        const configs = report.llama_cpp.decode[`b${batch}`].configs as { decode_tok_s: number }[];
+        expect(configs).toHaveLength(4);
+        expect(report.llama_cpp.decode[`b${batch}`].decode_tok_s).toBe(Math.max(...configs.map((c) => c.decode_tok_s)));
         expect(report.llama_cpp.decode[`b${batch}`].tok_s, `B = ${batch}`).toBeGreaterThan(0);
         expect(report.ratios[`decode_over_llama_cpp_b${batch}`]).toBeCloseTo(ours / report.llama_cpp.decode[`b${batch}`].tok_s, 1);
       }
