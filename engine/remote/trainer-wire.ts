@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { tensorOf, type Weights } from '../../native/model/weights.ts';
+import type { Weights } from '../../native/model/weights.ts';
+
+export { fingerprint } from '../../native/model/fingerprint.ts';
 
 /**
  * The trainer API's wire: ludus's own, spoken by `ludus serve-trainer` and its client alone. Its operations are
@@ -156,15 +157,4 @@ export function decodeTensor(tensor: { data: string }): Float32Array {
 
 export function encodeTensors(weights: Weights): WireTensors {
   return Object.fromEntries([...weights].map(([name, t]) => [name, encodeTensor(t.data, t.dims)]));
-}
-
-/** sha256 over the named tensors' names, dims and bytes, in name order: whether two sides hold the very same weights. */
-export function fingerprint(weights: Weights): string {
-  const hash = createHash('sha256');
-  for (const name of [...weights.keys()].sort()) {
-    const t = tensorOf(weights, name);
-    hash.update(`${name}:${t.dims.join('x')};`);
-    hash.update(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
-  }
-  return hash.digest('hex');
 }

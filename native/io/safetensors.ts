@@ -51,6 +51,26 @@ export interface ReadOptions {
   include?: (name: string) => boolean;
 }
 
+/** Where a stored tensor comes from: a model's weight, or one of AdamW's moments of it (flattened, as checkpoints keep them). */
+export interface StoredTensor {
+  readonly kind: 'param' | 'm' | 'v';
+  readonly name: string;
+  readonly flat?: boolean;
+}
+
+/**
+ * Tensors held elsewhere (a learner in another process), written on request: a safetensors file at `path` holding,
+ * under each stored name, the tensor it maps to, laid out as writeSafetensors lays out a file.
+ */
+export interface TensorWriter {
+  writeTensors(path: string, tensors: ReadonlyMap<string, StoredTensor>, options?: WriteOptions): Promise<void>;
+}
+
+/** The tensors a save writes: at hand, or written by their holder. */
+export type SavedTensors = Weights | TensorWriter;
+
+export const isTensorWriter = (tensors: SavedTensors): tensors is TensorWriter => !(tensors instanceof Map);
+
 export interface WriteOptions {
   /** Storage dtype; values are rounded to nearest even. Default F32 (exact). */
   dtype?: EncodableDtype;
