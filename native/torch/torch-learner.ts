@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { fail } from '../../core/errors.ts';
-import { checkpointLayout } from '../io/checkpoint.ts';
+import type { CheckpointLayout } from '../io/checkpoint.ts';
 import type { StoredTensor, TensorWriter, WriteOptions } from '../io/safetensors.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { initAdapter, trainableShapes, withAdapter } from '../model/lora.ts';
@@ -15,8 +15,8 @@ import type { Objective } from '../train/objectives.ts';
 import type { ChannelTensor, Reply, TorchWorker } from './torch-worker.ts';
 
 export interface TorchModelSpec {
-  /** The base model's directory (read by the worker itself: it must see the same path). */
-  readonly dir: string;
+  /** The base model's files (read by the worker itself: it must see the same paths). */
+  readonly layout: CheckpointLayout;
   /** A LoRA adapter over the frozen base, its initial values drawn from `seed` as the in-process learner draws them. */
   readonly lora?: { readonly config: LoraConfig; readonly seed: number };
   readonly learner: LearnerConfig;
@@ -48,7 +48,7 @@ export class TorchLearner implements LearnerBackend, TensorWriter {
 
   /** Loads the base in the worker (the worker reads its files), with a fresh adapter when asked. */
   static async create(worker: TorchWorker, spec: TorchModelSpec): Promise<TorchLearner> {
-    const layout = await checkpointLayout(spec.dir);
+    const { layout } = spec;
     const config = spec.lora ? withAdapter(layout.config, spec.lora.config) : layout.config;
     const id = `torch-${randomUUID()}`;
     const adapter = spec.lora ? [...initAdapter(config, spec.lora.seed)].map(([name, t]): ChannelTensor => ({ name, dims: t.dims, data: t.data })) : [];

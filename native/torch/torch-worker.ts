@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -97,7 +97,10 @@ export class TorchWorker {
     const python = options.python ?? defaultPython();
     const processes = options.processes ?? 1;
     const workerArgs = [WORKER_SCRIPT, '--socket', socketPath, '--device', options.device ?? 'auto', '--strategy', options.strategy ?? 'ddp', '--threads', String(options.threads ?? 0)];
-    const args = processes > 1 ? ['-m', 'torch.distributed.run', '--standalone', '--nproc_per_node', String(processes), ...workerArgs] : workerArgs;
+    // torchrun on one node: a static rendezvous on a free loopback port (two servers on a machine never meet), the
+    // workers' stderr teed into the door's log ("2": Debian's torch 1.13 under Python 3.11 cannot parse "0" or "3").
+    const launch = ['-m', 'torch.distributed.run', '--nnodes', '1', '--nproc_per_node', String(processes), '--master_addr', '127.0.0.1', '--master_port', String(await freePort()), '--redirects', '2', '--tee', '2', '--log_dir', join(dir, 'logs')];
+    const args = processes > 1 ? [...launch, ...workerArgs] : workerArgs;
     const log = options.log ?? ((line: string) => process.stderr.write(`torch worker: ${line}\n`));
     let child: ChildProcess;
     try {
@@ -251,6 +254,17 @@ function ready(child: ChildProcess, python: string): Promise<void> {
       }
       if (parsed.error) reject(new LudusError(parsed.error.code as LudusErrorCode, parsed.error.message, { python }));
       else resolve();
+    });
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
     });
   });
 }

@@ -17,6 +17,7 @@ import { ConfinedPaths } from '../confined-paths.ts';
 import { closeServer, jsonServer, listen, parseRequest, type Answer, type Route } from '../model-server/json-routes.ts';
 import { mebibytes, RequestGuard } from '../request-guard.ts';
 import { Futures } from './futures.ts';
+import { OrtEngine, type LearnerEngine } from './learner-engines.ts';
 import { TrainedModels, type TrainedModel, type TrainerLimits } from './trained-models.ts';
 
 /** What one `ludus serve-trainer` takes at most, each a flag (ours: ample for ludus's client, far from exhausting a machine). */
@@ -51,16 +52,20 @@ export interface TrainerServerOptions {
   /** Browser origins allowed to call it (none by default). */
   readonly allowOrigins?: readonly string[];
   readonly limits?: Partial<TrainerServerLimits>;
+  /** What computes the models: the in-process onnxruntime learner unless given; the server closes it. */
+  readonly engine?: LearnerEngine;
 }
 
 export interface TrainerServer {
   readonly url: string;
   readonly samplerDir: string;
+  readonly engine: LearnerEngine;
   close(): Promise<void>;
 }
 
 /**
- * `ludus serve-trainer`: the trainer API (engine/remote/trainer-wire.ts) over ludus's own in-process learner. Bodies
+ * `ludus serve-trainer`: the trainer API (engine/remote/trainer-wire.ts) over ludus's own in-process learner or a
+ * PyTorch worker (the engine). Bodies
  * are checked when submitted (a malformed one is a 400 naming the field, an unknown model a 404, and nothing runs);
  * the work runs in the call's future, in submission order per model.
  */
@@ -68,7 +73,8 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
   const limits = { ...TRAINER_SERVER_LIMITS, ...options.limits };
   const paths = await ConfinedPaths.of(options.allowDirs ?? []);
   const samplerDir = options.samplerDir !== undefined ? resolve(options.samplerDir) : await mkdtemp(join(tmpdir(), 'ludus-trainer-'));
-  const models = new TrainedModels({ threads: options.threads, samplerDir, paths, limits, ...(options.task ? { task: options.task } : {}) });
+  const engine = options.engine ?? new OrtEngine();
+  const models = new TrainedModels({ threads: options.threads, samplerDir, paths, limits, engine, ...(options.task ? { task: options.task } : {}) });
   const futures = new Futures();
   const submitted = (requestId: string): Answer => ({ json: { request_id: requestId } });
   /**
@@ -140,10 +146,12 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
   return {
     url,
     samplerDir,
+    engine,
     async close() {
       await closeServer(server);
       await futures.drain();
       await models.release();
+      await engine.close();
       if (options.samplerDir === undefined) await rm(samplerDir, { recursive: true, force: true });
     },
   };
