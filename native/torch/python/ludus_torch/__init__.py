@@ -5,9 +5,6 @@ weight, lays out every file it writes, and talks to rank 0 of this worker over a
 models, computes ludus's objective with autograd, applies AdamW, and reads and writes safetensors files.
 """
 
-MIN_TORCH = (1, 13)
-
-
 class WorkerError(Exception):
     """A refusal with one of ludus's stable error codes (core/errors.ts), sent back to the door as such."""
 

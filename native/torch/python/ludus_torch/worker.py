@@ -12,21 +12,14 @@ import traceback
 
 import torch
 
-from . import MIN_TORCH, WorkerError
+from . import WorkerError
 from .channel import receive, send
 from .learner import Learner
 from .parallel import Context
 from .safetensors import read_tensors, tensor_bytes, write_tensors
 
 DTYPES = {"f32": torch.float32, "i32": torch.int32}
-
-
-def torch_version():
-    parts = []
-    for piece in torch.__version__.split("+")[0].split(".")[:2]:
-        digits = "".join(ch for ch in piece if ch.isdigit())
-        parts.append(int(digits or 0))
-    return tuple(parts)
+OUT_OF_MEMORY = (MemoryError, getattr(torch.cuda, "OutOfMemoryError", MemoryError))
 
 
 def number(x):
@@ -135,10 +128,8 @@ class Worker:
             return self.handle(header, blobs)
         except WorkerError as error:
             return {"error": {"code": error.code, "message": error.message}}, []
-        except torch.cuda.OutOfMemoryError if hasattr(torch.cuda, "OutOfMemoryError") else MemoryError as error:
-            return {"error": {"code": "MEMORY_INSUFFICIENT", "message": f"{header.get('op')}: out of memory on {self.context.device} ({str(error).splitlines()[0]})"}}, []
-        except MemoryError:
-            return {"error": {"code": "MEMORY_INSUFFICIENT", "message": f"{header.get('op')}: out of host memory"}}, []
+        except OUT_OF_MEMORY as error:
+            return {"error": {"code": "MEMORY_INSUFFICIENT", "message": f"{header.get('op')}: out of memory on {self.context.device} ({str(error).splitlines()[0] if str(error) else 'host'})"}}, []
         except Exception:  # a defect: logged here, reported to the door without internals
             traceback.print_exc(file=sys.stderr)
             return {"error": {"code": "ENGINE_RUN_FAILED", "message": f"{header.get('op')}: the torch worker failed (see its log)"}}, []
@@ -157,8 +148,6 @@ def main(argv=None):
     parser.add_argument("--strategy", default="ddp", choices=["ddp", "fsdp"])
     parser.add_argument("--threads", type=int, default=0)
     args = parser.parse_args(argv)
-    if torch_version() < MIN_TORCH:
-        refuse("TORCH_UNAVAILABLE", f"torch {torch.__version__} is older than {'.'.join(map(str, MIN_TORCH))}, the oldest the torch backend supports")
     device = args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cuda" and not torch.cuda.is_available():
         refuse("DEVICE_UNAVAILABLE", f"--device cuda, but torch {torch.__version__} sees no CUDA device")
