@@ -19,6 +19,7 @@ interface ServeTrainerOptions extends AccessFlags {
   strategy: TorchStrategy;
   workerDevice: TorchDevice;
   worker?: string;
+  writeDir: string[];
 }
 
 /** The engine the flags name: opened before the server listens, so a missing torch stops the command at once. */
@@ -36,6 +37,7 @@ export function register(program: Command): void {
     .option('--host <host>', 'interface to listen on (anything but loopback prints a warning)', '127.0.0.1')
     .option('--port <n>', 'port (0 picks a free one)', parsePort, 8100)
     .option('--task <name>', "the task whose shipped base create_model's base_model 'default' names when the call gives none")
+    .option('--write-dir <dir>', "a directory clients may have weights and checkpoints written into (their sync and run directories on storage shared with the samplers; repeatable): save_weights_for_sampler's path, save_state", (value: string, previous: string[]) => [...previous, value], [])
     .option('--sampler-dir <dir>', 'where save_weights_for_sampler writes model directories, each inside a folder of its model (a temporary directory, removed on exit, when absent)')
     .option('--max-models <n>', `models trained at once (default ${TRAINER_SERVER_LIMITS.maxModels})`, wholeNumberArg('max-models'))
     .option('--max-batch-tokens <n>', `rows × padded tokens of one forward_backward (default ${TRAINER_SERVER_LIMITS.maxBatchTokens})`, wholeNumberArg('max-batch-tokens'))
@@ -59,6 +61,7 @@ export function register(program: Command): void {
         ...(opts.task ? { task: opts.task } : {}),
         ...(opts.samplerDir ? { samplerDir: opts.samplerDir } : {}),
         ...access.server,
+        writeDirs: opts.writeDir,
         limits: {
           ...access.limits,
           ...(opts.maxModels !== undefined ? { maxModels: opts.maxModels } : {}),

@@ -8,7 +8,7 @@ import type { MatchRuntime, RolloutCall, RolloutResult } from '../match/runtime.
 import { stopStringMatcher } from '../match/stop-strings.ts';
 import type { Dialect, SampleRequest } from './dialect.ts';
 import { tokenFrom, type RolloutServers } from './remote-config.ts';
-import { ServedPolicies } from './served-policies.ts';
+import { ServedPolicies, type KeptWeightWriters } from './served-policies.ts';
 import { coWriteRow } from './span-and-cut.ts';
 import { sglangDialect } from './sglang-dialect.ts';
 import { vllmDialect } from './vllm-dialect.ts';
@@ -51,9 +51,9 @@ export class HttpRuntime implements MatchRuntime {
   ) {}
 
   /** `token`: the servers' bearer token, when not the value of the config's `tokenEnv`. */
-  static async open(pool: PolicyPool, config: RolloutServers, options: { rows: number; maxLen: number; syncDir: string; stale?: readonly string[]; token?: string }): Promise<HttpRuntime> {
+  static async open(pool: PolicyPool, config: RolloutServers, options: { rows: number; maxLen: number; syncDir: string; stale?: readonly string[]; token?: string; kept?: KeptWeightWriters }): Promise<HttpRuntime> {
     const dialect = DIALECTS[config.dialect];
-    const served = await ServedPolicies.open(pool, config, dialect, options.syncDir, options.stale, options.token ?? tokenFrom(config));
+    const served = await ServedPolicies.open(pool, config, dialect, options.syncDir, options.stale, options.token ?? tokenFrom(config), options.kept);
     return new HttpRuntime(pool, served, dialect, config, options.rows, options.maxLen);
   }
 

@@ -11,6 +11,12 @@ import { tokenFrom, type RolloutServers } from './remote-config.ts';
 import { ServerPool } from './server-pool.ts';
 import { loadingAdapter, reportsTemperedLogprobs } from './server-probes.ts';
 
+/**
+ * Policies whose weights their trainer keeps (a trainer server, remote rollouts): each writes its current version
+ * into the directory given, on storage the rollout servers read, in place of the weights held here.
+ */
+export type KeptWeightWriters = Map<string, (dir: string) => Promise<void>>;
+
 interface Served {
   readonly servers: ServerPool;
   target: ServedTarget;
@@ -40,6 +46,7 @@ export class ServedPolicies {
     private readonly served: ReadonlyMap<string, Served>,
     /** Servers found reporting log-probabilities from the raw logits (engine/remote/server-probes.ts). */
     readonly rawLogprobServers: readonly string[],
+    private readonly kept: KeptWeightWriters,
   ) {}
 
   /**
@@ -47,7 +54,7 @@ export class ServedPolicies {
    * The servers are taken to hold each policy's starting weights, except the `stale` ones (a resumed run's trained
    * policies), which are pushed before they first sample.
    */
-  static async open(pool: PolicyPool, config: RolloutServers, dialect: Dialect, syncDir: string, stale: readonly string[] = [], token = tokenFrom(config)): Promise<ServedPolicies> {
+  static async open(pool: PolicyPool, config: RolloutServers, dialect: Dialect, syncDir: string, stale: readonly string[] = [], token = tokenFrom(config), kept: KeptWeightWriters = new Map()): Promise<ServedPolicies> {
     for (const name of Object.keys(config.policies)) {
       if (!pool.names.includes(name)) fail('CONFIG_INVALID', `rolloutServers.policies: no policy "${name}" in this run (its policies: ${pool.names.join(', ')})`, { field: `rolloutServers.policies.${name}` });
     }
@@ -72,7 +79,7 @@ export class ServedPolicies {
       const target = present([...served.values()].find((entry) => entry.servers === servers), 'a policy served by these servers').target;
       for (const server of servers.live()) if (!(await reportsTemperedLogprobs(servers, server, dialect, target, probes))) raw.push(servers.urls[server]);
     }
-    const policies = new ServedPolicies(pool, config, dialect, syncDir, served, raw);
+    const policies = new ServedPolicies(pool, config, dialect, syncDir, served, raw, kept);
     // Adapters go to the servers at connect time, so a server that cannot take them (rank, slots, LoRA off) is known at once.
     if (config.sync === 'adapter') {
       const adapters = pool.names.filter((name) => pool.policy(name).config.lora !== undefined);
@@ -109,8 +116,10 @@ export class ServedPolicies {
   private async push(name: string, entry: Served, version: number): Promise<void> {
     const policy = this.pool.policy(name);
     const dir = join(this.syncDir, name, `v${version}`);
-    // A policy with an adapter goes as a PEFT adapter over its base's directory (what the load-adapter endpoints read).
-    if (policy.config.lora) await saveAdapter(dir, policy.config, policy.weights, { baseModel: resolve(this.pool.dir(name)) });
+    const keeper = this.kept.get(name);
+    // Written by the trainer that keeps them, or from here: a policy with an adapter as a PEFT adapter over its base's directory (what the load-adapter endpoints read).
+    if (keeper) await keeper(dir);
+    else if (policy.config.lora) await saveAdapter(dir, policy.config, policy.weights, { baseModel: resolve(this.pool.dir(name)) });
     else await saveCheckpoint(dir, policy.config, policy.weights, { extraFiles: { [TOKENIZER_FILE]: JSON.stringify(this.pool.tokenizer.json) } });
     const previous = { target: entry.target, dir: entry.dir };
     if (this.config.sync === 'full') {

@@ -94,7 +94,18 @@ export const SaveWeightsSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_][\w.-]{0,63}$/, 'a name of letters, digits, _ . - (at most 64), not starting with "." or "-"'),
   /** Also answer with the trained tensors (an adapter's alone), so a client on another disk can load them. */
   return_weights: z.boolean().default(false),
+  /**
+   * Write there instead (an absolute directory inside one of the server's --write-dir roots, on storage the samplers
+   * read): the client's sync directory, so the weights go from the trainer to the samplers and never through it.
+   */
+  path: z.string().min(1).max(4096).optional(),
 });
+
+/** A policy's checkpoint directory (its model or adapter, AdamW moments, tokenizer), written by the server at `path`. */
+export const SaveStateSchema = z.strictObject({ request_id: RequestId, model_id: ModelId, path: z.string().min(1).max(4096) });
+
+/** The trained tensors and AdamW moments read back from a checkpoint directory the server wrote (or any in its roots). */
+export const LoadStateFromSchema = SaveStateSchema;
 
 export const ModelRequestSchema = z.strictObject({ request_id: RequestId, model_id: ModelId });
 
@@ -142,6 +153,7 @@ export const OptimStepResultSchema = z.strictObject({ step: z.number().int(), gr
 export const SaveWeightsResultSchema = z.strictObject({ path: z.string(), step: z.number().int(), fingerprint: z.string(), weights: TensorMapSchema.optional() });
 export const OptimizerStateResultSchema = z.strictObject({ step: z.number().int(), m: TensorMapSchema, v: TensorMapSchema });
 export const LoadStateResultSchema = z.strictObject({ step: z.number().int(), fingerprint: z.string() });
+export const SaveStateResultSchema = z.strictObject({ path: z.string(), step: z.number().int(), fingerprint: z.string() });
 
 export function encodeTensor(data: Float32Array, dims: readonly number[]): { dims: number[]; data: string } {
   return { dims: [...dims], data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64') };

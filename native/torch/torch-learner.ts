@@ -8,7 +8,7 @@ import type { LoraConfig } from '../model/lora-config.ts';
 import type { Weights } from '../model/weights.ts';
 import type { AdamWState, AdamWStepResult } from '../train/adamw.ts';
 import { checkSeqLen, perTokenInputs, validateLearnBatch } from '../train/learn-batch.ts';
-import type { LearnerBackend } from '../train/learner-backend.ts';
+import type { LearnerBackend, TensorFile } from '../train/learner-backend.ts';
 import type { ForwardBackwardOptions, ForwardBackwardStats, LearnBatch, OptimStepOptions } from '../train/learner.ts';
 import type { LearnerConfig } from '../train/learner-config.ts';
 import type { Objective } from '../train/objectives.ts';
@@ -147,6 +147,12 @@ export class TorchLearner implements LearnerBackend, TensorWriter {
     }
     await this.worker.request('set', { model: this.id, step: optimizer.step }, tensors);
     this.steps = optimizer.step;
+  }
+
+  async loadFiles(files: readonly TensorFile[], step: number): Promise<void> {
+    const sent = files.map((file) => ({ path: file.path, entries: [...file.tensors].map(([stored, t]) => [stored, t.kind, t.name]) }));
+    await this.worker.request('read', { model: this.id, files: sent, step });
+    this.steps = step;
   }
 
   async writeTensors(path: string, tensors: ReadonlyMap<string, StoredTensor>, options: WriteOptions = {}): Promise<void> {

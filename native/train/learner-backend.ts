@@ -1,6 +1,7 @@
-import type { SavedTensors } from '../io/safetensors.ts';
+import { fail } from '../../core/errors.ts';
+import { readSafetensors, type SavedTensors, type StoredTensor } from '../io/safetensors.ts';
 import { fingerprint } from '../model/fingerprint.ts';
-import type { Weights } from '../model/weights.ts';
+import { tensorOf, type Weights } from '../model/weights.ts';
 import type { AdamWState, AdamWStepResult } from './adamw.ts';
 import type { ForwardBackwardOptions, ForwardBackwardStats, LearnBatch, Learner, OptimStepOptions } from './learner.ts';
 import type { Objective } from './objectives.ts';
@@ -28,7 +29,18 @@ export interface LearnerBackend {
   optimizerState(): Promise<AdamWState>;
   /** Sets the trained tensors and AdamW (checked by the caller against `trainableShapes`). */
   loadState(weights: Readonly<Record<string, Float32Array>>, optimizer: AdamWState): Promise<void>;
+  /**
+   * Sets the trained tensors and AdamW from safetensors files (a checkpoint's), read where the tensors are held: every
+   * trained tensor and both its moments must be among `files`' stored tensors.
+   */
+  loadFiles(files: readonly TensorFile[], step: number): Promise<void>;
   release(): Promise<void>;
+}
+
+/** A safetensors file, and what each stored tensor of it to read is. */
+export interface TensorFile {
+  readonly path: string;
+  readonly tensors: ReadonlyMap<string, StoredTensor>;
 }
 
 /** Bytes of a backend's trained tensors in float32. */
@@ -81,6 +93,21 @@ export class OrtLearnerBackend implements LearnerBackend {
   async loadState(weights: Readonly<Record<string, Float32Array>>, optimizer: AdamWState): Promise<void> {
     this.learner.loadOptimizerState(optimizer);
     for (const [name, t] of this.learner.trainable) t.data.set(weights[name]);
+  }
+
+  async loadFiles(files: readonly TensorFile[], step: number): Promise<void> {
+    const read = { param: {} as Record<string, Float32Array>, m: {} as Record<string, Float32Array>, v: {} as Record<string, Float32Array> };
+    for (const file of files) {
+      const { tensors } = await readSafetensors(file.path, { include: (name) => file.tensors.has(name) });
+      for (const [stored, target] of file.tensors) read[target.kind][target.name] = tensorOf(tensors, stored, file.path).data;
+    }
+    for (const [name, t] of this.learner.trainable) {
+      for (const kind of ['param', 'm', 'v'] as const) {
+        const data = read[kind][name];
+        if (data?.length !== t.data.length) fail('CHECKPOINT_TENSOR_SHAPE', `${kind === 'param' ? 'tensor' : `moment ${kind} of`} "${name}": ${data ? `${data.length} values, expected ${t.data.length}` : 'not stored'}`, { tensor: name });
+      }
+    }
+    await this.loadState(read.param, { step, m: read.m, v: read.v });
   }
 
   release(): Promise<void> {

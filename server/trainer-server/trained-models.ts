@@ -14,21 +14,25 @@ import {
   type LoadStateSchema,
   type OptimStepSchema,
   type SaveWeightsSchema,
+  type SaveStateSchema,
+  type LoadStateFromSchema,
   type WireTensors,
   wireNumber,
 } from '../../engine/remote/trainer-wire.ts';
-import { saveAdapter } from '../../native/io/adapter.ts';
-import { trainableBytes, type LearnerBackend } from '../../native/train/learner-backend.ts';
+import { ADAPTER_WEIGHTS_FILE, PEFT_PREFIX, saveAdapter } from '../../native/io/adapter.ts';
+import { isTensorWriter, readSafetensorsHeader } from '../../native/io/safetensors.ts';
+import { momentEntries, writePolicyCheckpoint } from '../../engine/trainer/run-checkpoint.ts';
+import { trainableBytes, type LearnerBackend, type TensorFile } from '../../native/train/learner-backend.ts';
 import type { LearnerEngine, ModelPlan } from './learner-engines.ts';
-import { saveCheckpoint } from '../../native/io/checkpoint.ts';
+import { checkpointLayout, saveCheckpoint } from '../../native/io/checkpoint.ts';
 import type { ModelConfig } from '../../native/model/config.ts';
 import { parseLoraConfig } from '../../native/model/lora-config.ts';
 import type { LearnBatch } from '../../native/train/learner.ts';
-import { parseLearnerConfig, type LearnerConfig } from '../../native/train/learner-config.ts';
+import { parseLearnerConfig, } from '../../native/train/learner-config.ts';
 import { DEFAULT_MODELS_DIR, resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { within, type ConfinedPaths } from '../confined-paths.ts';
 import { ensureWithin } from '../request-guard.ts';
-import { TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
+import { OPTIMIZER_FILE, TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
 
 export interface TrainedModel {
   readonly id: string;
@@ -56,6 +60,8 @@ export interface TrainedModelsOptions {
   readonly samplerDir: string;
   /** Where create_model may read a base model from (the shipped bases are always allowed). */
   readonly paths: ConfinedPaths;
+  /** Where a client may have weights and checkpoints written (its sync and run directories on shared storage); load_state_from may read there too. */
+  readonly writePaths: ConfinedPaths;
   readonly limits: TrainerLimits;
   /** What computes the models (the in-process onnxruntime learner unless given). */
   readonly engine: LearnerEngine;
@@ -132,14 +138,20 @@ export class TrainedModels {
     return { step: update.step, grad_norm: wireNumber(update.gradNorm), clipped: update.clipped };
   }
 
-  /** Writes the model as a directory a sampler loads (`ludus serve-model`'s load-adapter endpoints read it); the previous one is removed. */
+  /**
+   * Writes the model as a directory a sampler loads (`ludus serve-model`'s load-adapter endpoints read it): in the
+   * server's own folder, the previous one removed, or at the client's `path` (inside a --write-dir root), which the
+   * client then owns.
+   */
   async saveForSampler(model: TrainedModel, body: z.output<typeof SaveWeightsSchema>) {
+    if (body.path !== undefined) {
+      const path = await this.options.writePaths.confineNew(body.path, 'path');
+      await this.writeModel(model, path);
+      return { path, step: model.learner.step, fingerprint: await model.learner.fingerprint(), ...(body.return_weights ? { weights: encodeTensors(await model.learner.trainedWeights()) } : {}) };
+    }
     const path = join(this.options.samplerDir, model.id, body.name);
     if (!within(join(this.options.samplerDir, model.id), path) || path === join(this.options.samplerDir, model.id)) fail('PATH_FORBIDDEN', `name: "${body.name}" leads out of the model's folder`, { field: 'name' });
-    const extraFiles: Record<string, string> = model.tokenizerJson === undefined ? {} : { [TOKENIZER_FILE]: JSON.stringify(model.tokenizerJson) };
-    // An adapter in PEFT's layout over the base directory (what vLLM's and SGLang's load-adapter endpoints read), else a full model directory.
-    if (model.config.lora) await saveAdapter(path, model.config, model.learner.saved, { baseModel: model.baseDir });
-    else await saveCheckpoint(path, model.config, model.learner.saved, { extraFiles });
+    await this.writeModel(model, path);
     if (model.samplerPath !== undefined && model.samplerPath !== path && within(this.options.samplerDir, model.samplerPath)) await rm(model.samplerPath, { recursive: true, force: true });
     model.samplerPath = path;
     const trained = await model.learner.trainedWeights();
@@ -149,6 +161,37 @@ export class TrainedModels {
       fingerprint: fingerprint(trained),
       ...(body.return_weights ? { weights: encodeTensors(trained) } : {}),
     };
+  }
+
+  /** An adapter in PEFT's layout over the base directory (what vLLM's and SGLang's load-adapter endpoints read), else a full model directory; swapped in whole. */
+  private async writeModel(model: TrainedModel, path: string): Promise<void> {
+    const extraFiles: Record<string, string> = model.tokenizerJson === undefined ? {} : { [TOKENIZER_FILE]: JSON.stringify(model.tokenizerJson) };
+    if (model.config.lora) await saveAdapter(path, model.config, model.learner.saved, { baseModel: model.baseDir });
+    else await saveCheckpoint(path, model.config, model.learner.saved, { extraFiles });
+  }
+
+  /** The model's checkpoint directory (as a training run's checkpoint holds a policy: model or adapter, moments, tokenizer) at the client's `path`. */
+  async saveState(model: TrainedModel, body: z.output<typeof SaveStateSchema>) {
+    const path = await this.options.writePaths.confineNew(body.path, 'path');
+    const { learner } = model;
+    const saved = learner.saved;
+    const optimizer = isTensorWriter(saved) ? { writer: saved, step: learner.step, names: [...learner.trainableShapes.keys()] } : await learner.optimizerState();
+    await writePolicyCheckpoint(path, { config: model.config, weights: saved, optimizer, ...(model.config.lora ? { baseModel: model.baseDir } : {}) }, model.tokenizerJson);
+    return { path, step: learner.step, fingerprint: await learner.fingerprint() };
+  }
+
+  /** The trained tensors and moments from a checkpoint directory saveState wrote (or any of that layout inside the server's roots). */
+  async loadStateFrom(model: TrainedModel, body: z.output<typeof LoadStateFromSchema>) {
+    const dir = await this.options.writePaths.confine(body.path, 'path').catch(() => this.options.paths.confine(body.path, 'path'));
+    const optimizerFile = join(dir, OPTIMIZER_FILE);
+    const step = Number((await readSafetensorsHeader(optimizerFile)).metadata.step);
+    if (!Number.isInteger(step) || step < 0) fail('CHECKPOINT_MISSING_FILE', `${optimizerFile}: no optimizer step in its metadata`, { field: 'path' });
+    const names = [...model.learner.trainableShapes.keys()];
+    const weights: TensorFile[] = model.config.lora
+      ? [{ path: join(dir, ADAPTER_WEIGHTS_FILE), tensors: new Map(names.map((name) => [`${PEFT_PREFIX}${name}`, { kind: 'param' as const, name }])) }]
+      : (await checkpointLayout(dir)).files.map((file) => ({ path: file.path, tensors: new Map(file.names.map((name) => [name, { kind: 'param' as const, name }])) }));
+    await model.learner.loadFiles([...weights, { path: optimizerFile, tensors: momentEntries(names) }], step);
+    return { step, fingerprint: await model.learner.fingerprint() };
   }
 
   async optimizerState(model: TrainedModel) {

@@ -10,6 +10,8 @@ import {
   OptimStepSchema,
   RetrieveFutureSchema,
   SaveWeightsSchema,
+  SaveStateSchema,
+  LoadStateFromSchema,
   TRAINER_API,
   UnloadModelSchema,
 } from '../../engine/remote/trainer-wire.ts';
@@ -47,6 +49,8 @@ export interface TrainerServerOptions {
   readonly token: string;
   /** Directories create_model may read a base model from, besides the shipped bases. */
   readonly allowDirs?: readonly string[];
+  /** Directories a client may have weights and checkpoints written into (save_weights_for_sampler's path, save_state). */
+  readonly writeDirs?: readonly string[];
   /** Host names besides localhost and IP literals that requests may address it by. */
   readonly allowHosts?: readonly string[];
   /** Browser origins allowed to call it (none by default). */
@@ -72,9 +76,10 @@ export interface TrainerServer {
 export async function startTrainerServer(options: TrainerServerOptions): Promise<TrainerServer> {
   const limits = { ...TRAINER_SERVER_LIMITS, ...options.limits };
   const paths = await ConfinedPaths.of(options.allowDirs ?? []);
+  const writePaths = await ConfinedPaths.of(options.writeDirs ?? [], '--write-dir', 'write');
   const samplerDir = options.samplerDir !== undefined ? resolve(options.samplerDir) : await mkdtemp(join(tmpdir(), 'ludus-trainer-'));
   const engine = options.engine ?? new OrtEngine();
-  const models = new TrainedModels({ threads: options.threads, samplerDir, paths, limits, engine, ...(options.task ? { task: options.task } : {}) });
+  const models = new TrainedModels({ threads: options.threads, samplerDir, paths, writePaths, limits, engine, ...(options.task ? { task: options.task } : {}) });
   const futures = new Futures();
   const submitted = (requestId: string): Answer => ({ json: { request_id: requestId } });
   /**
@@ -114,6 +119,8 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
     ],
     [`POST ${TRAINER_API}/optim_step`, onModel('optim_step', OptimStepSchema, (model, body) => () => models.optimStep(model, body))],
     [`POST ${TRAINER_API}/save_weights_for_sampler`, onModel('save_weights_for_sampler', SaveWeightsSchema, (model, body) => () => models.saveForSampler(model, body))],
+    [`POST ${TRAINER_API}/save_state`, onModel('save_state', SaveStateSchema, (model, body) => () => models.saveState(model, body))],
+    [`POST ${TRAINER_API}/load_state_from`, onModel('load_state_from', LoadStateFromSchema, (model, body) => () => models.loadStateFrom(model, body))],
     [`POST ${TRAINER_API}/get_optimizer_state`, onModel('get_optimizer_state', ModelRequestSchema, (model) => async () => models.optimizerState(model))],
     [
       `POST ${TRAINER_API}/load_state`,

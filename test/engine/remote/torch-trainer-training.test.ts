@@ -9,7 +9,7 @@ import { startTrainerServer, type TrainerServer } from '../../../server/trainer-
 import { farApart, relativeL2 } from '../../support/closeness.ts';
 import { describeNeeding, pythonMissing, PYTHON } from '../../support/optional.ts';
 import { TEST_TOKEN, useTestToken } from '../../support/server-token.ts';
-import { jsonl, runTraining, tinyConfig } from '../../support/training.ts';
+import { runMetrics, runTraining, tinyConfig } from '../../support/training.ts';
 import type { TrainRun } from '../../../engine/trainer/trainer.ts';
 
 useTestToken();
@@ -28,7 +28,7 @@ async function scratch(): Promise<string> {
 type Run = Awaited<ReturnType<typeof recorded>>;
 
 async function recorded(out: string) {
-  const metrics = (await jsonl<{ policies: Record<string, { grad_norm: number }> }>(join(out, 'metrics.jsonl'))).map(({ seconds: _, ...line }: Record<string, unknown>) => line);
+  const metrics = await runMetrics(out);
   return { out, metrics, file: (name: string) => join(out, 'checkpoint', 'policies', name) };
 }
 

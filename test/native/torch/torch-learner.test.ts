@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LudusError } from '../../../core/errors.ts';
 import { Rng } from '../../../core/rng.ts';
 import { checkpointLayout, CONFIG_FILE } from '../../../native/io/checkpoint.ts';
-import { readSafetensors } from '../../../native/io/safetensors.ts';
+import { readSafetensors, type StoredTensor } from '../../../native/io/safetensors.ts';
 import { fingerprint } from '../../../native/model/fingerprint.ts';
 import { TorchLearner } from '../../../native/torch/torch-learner.ts';
 import { TorchWorker } from '../../../native/torch/torch-worker.ts';
@@ -139,7 +139,7 @@ describeNeeding('torch (Debian python3-torch)', pythonMissing(['torch']), 'the t
     try {
       const path = join(dir, 'adapter.safetensors');
       const names = [...torch.trainableShapes.keys()];
-      await torch.writeTensors(path, new Map(names.flatMap((name) => [[`p.${name}`, { kind: 'param' as const, name }], [`m.${name}`, { kind: 'm' as const, name, flat: true }]])), { metadata: { step: '0' } });
+      await torch.writeTensors(path, new Map<string, StoredTensor>(names.flatMap((name): [string, StoredTensor][] => [[`p.${name}`, { kind: 'param', name }], [`m.${name}`, { kind: 'm', name, flat: true }]])), { metadata: { step: '0' } });
       const { tensors, metadata } = await readSafetensors(path);
       expect(metadata).toEqual({ step: '0' });
       const params = new Map(names.map((name) => [name, tensors.get(`p.${name}`)!]));

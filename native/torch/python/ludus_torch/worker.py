@@ -107,15 +107,18 @@ class Worker:
                 write_tensors(header["path"], chosen, header.get("metadata"))
             return {"fingerprint": fingerprint(kinds["param"]) if "param" in kinds else None}, []
         if op == "read":
-            stored, metadata = read_tensors(header["path"], [e[0] for e in header["entries"]])
             by_kind = {"param": {}, "m": {}, "v": {}}
-            for name_in_file, kind, name, _flat in header["entries"]:
-                by_kind[kind][name] = stored[name_in_file]
-            if by_kind["param"]:
-                self.context.load_full(learner, "param", by_kind["param"])
-            if by_kind["m"] or by_kind["v"]:
-                self.context.load_optimizer(learner, header["step"], by_kind["m"], by_kind["v"])
-            return {"step": learner.step, "fingerprint": fingerprint(learner.tensors("param")), "metadata": metadata}, []
+            for f in header["files"]:
+                stored, _ = read_tensors(f["path"], [e[0] for e in f["entries"]])
+                for name_in_file, kind, name in f["entries"]:
+                    by_kind[kind][name] = stored[name_in_file]
+            for name, p in learner.trained.items():
+                for kind, read in by_kind.items():
+                    if name not in read or read[name].numel() != p.numel():
+                        raise WorkerError("CHECKPOINT_TENSOR_SHAPE", f"{'tensor' if kind == 'param' else 'moment ' + kind + ' of'} \"{name}\": {'not stored' if name not in read else f'{read[name].numel()} values, expected {p.numel()}'}")
+            self.context.load_full(learner, "param", {n: t.reshape(learner.trained[n].shape) for n, t in by_kind["param"].items()})
+            self.context.load_optimizer(learner, header["step"], by_kind["m"], by_kind["v"])
+            return {"step": learner.step, "fingerprint": fingerprint(learner.tensors("param"))}, []
         if op == "fingerprint":
             return {"fingerprint": fingerprint(learner.tensors("param"))}, []
         if op == "unload":
