@@ -31,8 +31,10 @@ export async function openRuntime(
     readonly reservedBytes?: number;
     /** Remote: the policies whose trainer writes their weights for the servers (filled in once their learners are open). */
     readonly kept?: KeptWeightWriters;
+    /** Remote: versions kept loaded behind the current one (the run's rolloutsAhead). */
+    readonly keepOlder?: number;
   },
 ): Promise<MatchRuntime> {
   if (!servers) return new DecoderPool(pool, { rows: options.rows, maxLen: options.maxLen, threads: options.threads, device: options.device, stackAdapters: options.stackAdapters, reservedBytes: options.reservedBytes });
-  return HttpRuntime.open(pool, servers, { rows: options.rows, maxLen: options.maxLen, syncDir: syncDirOf(servers, options.out), stale: options.stale ?? [], ...(options.kept ? { kept: options.kept } : {}) });
+  return HttpRuntime.open(pool, servers, { rows: options.rows, maxLen: options.maxLen, syncDir: syncDirOf(servers, options.out), stale: options.stale ?? [], ...(options.kept ? { kept: options.kept } : {}), keepOlder: options.keepOlder ?? 0 });
 }

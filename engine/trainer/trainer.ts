@@ -40,6 +40,7 @@ import { flatMetrics, validationMetrics, policyMetrics, type MetricsLine, type R
 import { planPolicies, type LearnerSettings } from './policy-plan.ts';
 import { roleRollouts } from './role-rollouts.ts';
 import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
+import { checkRolloutsAhead, checkRowAges, RolloutsAhead } from './rollouts-ahead.ts';
 import { loadRunCheckpoint, policyDir, saveBestPolicy, saveRunCheckpoint, type PolicyToSave, type SavedElsewhere } from './run-checkpoint.ts';
 import { BEST_DIR, bestPolicyDir, CHECKPOINT_DIR, checkpointPolicyDir, prepareRunDir, RUN_FILE, type ResumeMode } from './run-dir.ts';
 import { TOKENIZER_FILE } from './training-checkpoint.ts';
@@ -119,6 +120,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
   const { config, game } = run;
   const tracked = config.tracking?.mlflow && mlflowTarget(config.tracking.mlflow, { game: game.id, out: run.out });
   const planned = planPolicies(game, config);
+  checkRolloutsAhead(config);
   const { task, source: validationSource } = tasksOfRun(await taskByName(config.task), config);
   const checkpointDir = join(run.out, CHECKPOINT_DIR);
   const trainable = planned.filter((p) => p.learner).map((p) => p.spec.name);
@@ -155,7 +157,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
   // servers and into checkpoints, on storage both sides see (KeptWeights).
   const keepsWeights = config.trainerServer !== undefined && config.rolloutServers !== undefined;
   const kept: KeptWeightWriters = new Map();
-  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, device: run.device, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters, reservedBytes, kept });
+  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, device: run.device, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters, reservedBytes, kept, keepOlder: config.rolloutsAhead });
   const learners = new Map<string, PolicyLearner>();
   const settings = new Map<string, LearnerSettings>();
   for (const { spec, learner } of planned) {
@@ -234,6 +236,16 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     });
   };
   const last = Math.min(config.steps, run.stopAfter ?? config.steps);
+  const ahead = new RolloutsAhead(
+    config.rolloutsAhead,
+    (step, cursor) => {
+      const rotation = poolOf ? poolSeats(game, poolOf, drawOpponent(state.pool!, config.opponentPool!, poolOf, config.seed, step), step) : game.rotation.at(step);
+      const seeds = trainingSeeds(config.seed, step);
+      const matches = playMatches(arena, { problems: stepProblems(task, config, cursor), copies: config.groupSize, seats: rotation.seats, seeds, label: `step-${step}`, sharedTurns: game.sharedTurns(rotation), broadcast });
+      return { rotation, seeds, matches };
+    },
+    (step) => (step + 1) % config.checkpointEvery === 0 || step + 1 === last,
+  );
   let comparison: FinalComparison | undefined;
   let checkpointed = checkpoint ? state.step : null;
   const stopped = () => run.stop?.aborted === true;
@@ -243,21 +255,15 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
       await run.gate?.wait();
       if (stopped()) break;
       const started = performance.now();
-      const rotation = poolOf ? poolSeats(game, poolOf, drawOpponent(state.pool!, config.opponentPool!, poolOf, config.seed, state.step), state.step) : game.rotation.at(state.step);
-      const seeds = trainingSeeds(config.seed, state.step);
-      const matches = await playMatches(arena, {
-        problems: stepProblems(task, config, state.cursor),
-        copies: config.groupSize,
-        seats: rotation.seats,
-        seeds,
-        label: `step-${state.step}`,
-        sharedTurns: game.sharedTurns(rotation),
-        broadcast,
-      });
+      const { rotation, seeds, matches: sampling } = ahead.take(state.step, state.cursor);
+      const matches = await sampling;
+      // The next steps' rollouts sample while this one learns (rolloutsAhead; none at 0).
+      ahead.fill(state.step, state.cursor, config.problemsPerStep, last);
       const learned = new Map<string, PolicyLearning>();
       const rates = new Map<string, number>();
       for (const name of rotation.trains) {
         const policy = learners.get(name) ?? fail('POLICY_INVALID', `the rotation trains "${name}" at step ${state.step}, which is not a trainable policy of this run`, { policy: name });
+        checkRowAges(matches, rotation.seats, name, pool.version(name), config.rolloutsAhead);
         const lr = learningRate(entryOf(settings, name, 'the learning settings of policy').schedule, state.step, config.steps);
         rates.set(name, lr);
         const learning = await learnPolicy(
@@ -335,6 +341,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     failed = true;
     throw error;
   } finally {
+    await ahead.drain();
     await runtime.release();
     await scorers.release();
     for (const { learner } of learners.values()) await learner.release();

@@ -79,6 +79,20 @@ describe('weights kept where they are used: remote rollouts learning through a t
     for (const file of ['model.safetensors', 'optimizer.safetensors']) expect(sameBytes(await readFile(resumed.file(file)), await readFile(unbroken.file(file)))).toBe(true);
   }, 300_000);
 
+  it('should sample each step while the one before it learns (rolloutsAhead 1), one version behind, but never across a checkpoint, and resume into the unbroken run', async () => {
+    const config = { trainerServer: { url: trainer.url }, rolloutsAhead: 1, steps: 4, checkpointEvery: 2 };
+    const unbroken = await trained(config);
+    const versions = (run: typeof unbroken) => [...new Set((run.transcripts as { step: number; turns: { versions: number[] }[] }[]).map((t) => `${t.step}:${t.turns[0].versions[0]}`))];
+    // Steps 2 and 4 were sampled while steps 1 and 3 learned; step 3 waited for the checkpoint of step 2.
+    expect(versions(unbroken)).toEqual(['1:0', '2:0', '3:2', '4:2']);
+    expect(unbroken.learned).toBe(true);
+    const out = join(root, 'ahead-resumed');
+    await trained(config, { out, stopAfter: 2 });
+    const resumed = await trained(config, { out, resume: true });
+    expect(resumed.metrics).toEqual(unbroken.metrics);
+    expect(resumed.transcripts).toEqual(unbroken.transcripts);
+  }, 300_000);
+
   it.skipIf(pythonMissing(['torch']) !== null && process.env.CI !== 'true')('should train a LoRA senior on the torch backend to the in-process learner, the adapter written by the worker for the rollout server', async () => {
     const torchTrainer = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN, writeDirs: [root], engine: await TorchEngine.open({ python: PYTHON, threads: 1 }) });
     try {
