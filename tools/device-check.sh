@@ -6,8 +6,10 @@
 #                                                     production node_modules (onnxruntime-node's Linux x64 libraries
 #                                                     only), Debian's Vulkan loader. --fast: gzip -1, for tests.
 #   tools/device-check.sh verify DIR                  here: copies the repository's files and the bundle into DIR
-#                                                     as the device gets them, unpacks, runs `ludus --version` and a
-#                                                     CPU score with nothing but the bundle's Node on PATH.
+#                                                     as the device gets them, unpacks, runs `ludus --version`, a
+#                                                     CPU score and (where this machine's python3 has torch) the
+#                                                     torch backend's equality check on the CPU, with nothing but
+#                                                     the bundle's Node on PATH.
 #   tools/device-check.sh run [--device D] [--preset P] [--bundle-dir DIR]
 #                                                     on the GPU machine, from the repository root with .device/
 #                                                     beside it: unpacks, sets up Vulkan, runs the checks, writes
@@ -109,7 +111,13 @@ verify() {
   unpack "$(find_bundle "${2:-$ROOT/.device}")" "$dir/bundle" "$dir/repo"
   # From the repository's root, as the device runs it (tsx reads tsconfig.json from the working directory).
   # ... and onnxruntime's library from the bundle, on the CPU.
-  (cd "$dir/repo" && env -i HOME="$dir" PATH="$dir/bundle/node/bin:/usr/bin:/bin" sh -c 'node bin/ludus.js --version && node bin/ludus.js score --model default --tokens 1,2,3 --json')
+  (cd "$dir/repo" && env -i HOME="$dir" PATH="$dir/bundle/node/bin:/usr/bin:/bin" sh -c 'node bin/ludus.js --version && node bin/ludus.js score --model default --tokens 1,2,3 --json') || return 1
+  # The PyTorch worker travels as the repository's files: its equality check, as the device runs it, on this CPU.
+  if python3 -c 'import torch' >/dev/null 2>&1; then
+    (cd "$dir/repo" && env -i HOME="$dir" PATH="$dir/bundle/node/bin:/usr/bin:/bin" node bin/ludus.js bench torch-backend --worker-device cpu --checks equal --python "$(command -v python3)" --threads 2 --json)
+  else
+    say "verify: no torch for python3 here; the torch steps were not tried"
+  fi
 }
 
 # Vulkan on a bare image: the loader from the bundle where the system has none, NVIDIA's ICD manifest where the
@@ -172,16 +180,22 @@ run() {
   cd "$ROOT" || die "no $ROOT"
   local ludus=(node bin/ludus.js)
   { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo none; } > "$work/gpu.txt"
-  step version 30 "${ludus[@]}" --version
+  step version 20 "${ludus[@]}" --version
   # Where the nodes of each graph go: the ones the provider lacks run on the CPU.
-  step placement 90 "${ludus[@]}" bench placement --device "$device" --preset qwen3-4m --json
+  step placement 45 "${ludus[@]}" bench placement --device "$device" --preset qwen3-4m --json
   # Score against the CPU, tandem decode, a training step, at a small preset first: the quick answer.
-  step small 90 "${ludus[@]}" bench engine --device "$device" --preset qwen3-4m --batches 1,16,64 --threads "$threads" --json
+  step small 60 "${ludus[@]}" bench engine --device "$device" --preset qwen3-4m --batches 1,16,64 --threads "$threads" --json
   # The bench rows at the qwen3-0.6b preset: ceiling, score vs CPU, solo and tandem decode at B = 1, 16, 64, training.
   # Each phase prints its numbers to stderr as it ends: a run cut short keeps them in the report (stderr_tail).
-  step bench 270 "${ludus[@]}" bench engine --device "$device" --preset "$preset" --threads "$threads" --json
+  step bench 150 "${ludus[@]}" bench engine --device "$device" --preset "$preset" --threads "$threads" --json
   # CUDA through the same code: the npm package's CUDA binaries are not in the bundle (they come from NuGet).
-  step cuda 30 "${ludus[@]}" score --model default --tokens 1,2,3 --device cuda --json
+  step cuda 20 "${ludus[@]}" score --model default --tokens 1,2,3 --device cuda --json
+  # The torch backend, with the image's own torch (none travels in 64 MiB): 2 tandem steps on CUDA against the CPU
+  # worker (within 1e-3), a full fine-tuning and a LoRA step at the preset with tokens/s, FSDP at world size 1.
+  local python="${LUDUS_PYTHON:-$(command -v python3 || echo python3)}"
+  step torch-equal 60 "${ludus[@]}" bench torch-backend --worker-device cuda --checks equal --python "$python" --threads "$threads" --json
+  step torch-speed 90 "${ludus[@]}" bench torch-backend --worker-device cuda --checks speed --preset "$preset" --python "$python" --threads "$threads" --json
+  step torch-fsdp 30 "${ludus[@]}" bench torch-backend --worker-device cuda --strategy fsdp --checks equal --python "$python" --threads "$threads" --json
   node - "$work" "$report_dir/device-report.json" "$device" "$((SECONDS - started))" <<'EOF'
 const { readFileSync, writeFileSync, existsSync } = require('node:fs');
 const [work, out, device, seconds] = process.argv.slice(2);
@@ -193,7 +207,7 @@ const read = (name) => {
   const log = readFileSync(`${work}/${name}.log`, 'utf8');
   return { exit: code, wall_s: wall, result, ...(code === 0 ? {} : { stderr_tail: log.slice(-20000) }) };
 };
-const steps = Object.fromEntries(['version', 'placement', 'small', 'bench', 'cuda'].filter((n) => existsSync(`${work}/${n}.rc`)).map((n) => [n, read(n)]));
+const steps = Object.fromEntries(['version', 'placement', 'small', 'bench', 'cuda', 'torch-equal', 'torch-speed', 'torch-fsdp'].filter((n) => existsSync(`${work}/${n}.rc`)).map((n) => [n, read(n)]));
 const report = {
   date: new Date().toISOString(),
   gpu: readFileSync(`${work}/gpu.txt`, 'utf8').trim(),

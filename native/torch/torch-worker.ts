@@ -104,7 +104,7 @@ export class TorchWorker {
     const log = options.log ?? ((line: string) => process.stderr.write(`torch worker: ${line}\n`));
     let child: ChildProcess;
     try {
-      child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1' } });
+      child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' } });
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
       throw error;

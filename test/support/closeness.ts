@@ -1,5 +1,3 @@
-import { readSafetensors } from '../../native/io/safetensors.ts';
-
 /**
  * Where two JSON values differ by more than `tolerance` (numbers, absolute) or at all (anything else), as paths: []
  * when they agree. Keys and array lengths must match.
@@ -17,19 +15,4 @@ export function farApart(a: unknown, b: unknown, tolerance: number, path = '$'):
   return Object.is(a, b) ? [] : [`${path}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`];
 }
 
-/** ‖x − y‖ / ‖x‖ over every tensor of two safetensors files (the same names in both). */
-export async function relativeL2(path: string, other: string): Promise<number> {
-  const [x, y] = [(await readSafetensors(path)).tensors, (await readSafetensors(other)).tensors];
-  let gap = 0;
-  let norm = 0;
-  for (const [name, t] of x) {
-    const data = y.get(name)?.data;
-    if (!data || data.length !== t.data.length) return Number.POSITIVE_INFINITY;
-    t.data.forEach((v, j) => {
-      gap += (v - data[j]) ** 2;
-      norm += v * v;
-    });
-  }
-  if (y.size !== x.size) return Number.POSITIVE_INFINITY;
-  return Math.sqrt(gap / norm);
-}
+export { relativeL2 } from '../../native/bench/tensor-gap.ts';

@@ -66,6 +66,13 @@ class Worker:
         sent = tensors_of(header, blobs)
         if op == "hello":
             return {"torch": torch.__version__, "python": sys.version.split()[0], "world": self.context.world, "device": self.context.device, "strategy": self.context.strategy, "pid": os.getpid(), "cuda": torch.cuda.is_available()}, []
+        if op == "memory":
+            import resource
+
+            peak = {"rss_peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+            if self.context.device.startswith("cuda"):
+                peak["cuda_peak_mb"] = round(torch.cuda.max_memory_allocated() / 2**20)
+            return peak, []
         if op == "create":
             weights = {}
             for read in header["reads"]:
