@@ -69,7 +69,7 @@ export function register(program: Command): void {
         },
       });
       announce('serve-trainer', opts.host, access.token, { url: server.url, samplerDir: server.samplerDir, backend: engine.describe() });
-      process.stderr.write(`serve-trainer: on ${server.url} (${Object.values(engine.describe()).join(', ')}), saving for samplers under ${server.samplerDir}; Ctrl-C to stop\n`);
+      process.stderr.write(`serve-trainer: on ${server.url}, training on ${engine.summary()}, saving for samplers under ${server.samplerDir}; Ctrl-C to stop\n`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);

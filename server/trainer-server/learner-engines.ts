@@ -36,6 +36,8 @@ export interface LearnerEngine {
   readonly name: LearnerEngineName;
   /** What the engine is, for the server's announcement (the torch worker's version, device and world size). */
   describe(): Record<string, unknown>;
+  /** The same in words, for the log. */
+  summary(): string;
   create(plan: ModelPlan, maxModels: number): Promise<MadeModel>;
   close(): Promise<void>;
 }
@@ -53,6 +55,10 @@ export class OrtEngine implements LearnerEngine {
 
   describe(): Record<string, unknown> {
     return { engine: this.name };
+  }
+
+  summary(): string {
+    return 'the in-process onnxruntime learner';
   }
 
   async create(plan: ModelPlan, maxModels: number): Promise<MadeModel> {
@@ -101,6 +107,11 @@ export class TorchEngine implements LearnerEngine {
   describe(): Record<string, unknown> {
     const { torch, device, world, strategy, pid } = this.worker.info;
     return { engine: this.name, torch, device, world, strategy, pid };
+  }
+
+  summary(): string {
+    const { torch, device, world, strategy, pid } = this.worker.info;
+    return `a PyTorch worker (torch ${torch} on ${device}, ${world} process${world === 1 ? '' : `es, ${strategy}`}, pid ${pid})`;
   }
 
   async create(plan: ModelPlan): Promise<MadeModel> {
