@@ -11,7 +11,7 @@ import torch
 from . import WorkerError
 
 _STORED = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
-_CODES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16"}
+_CODES = {dtype: code for code, dtype in _STORED.items()}
 
 
 def read_header(path):
@@ -64,15 +64,15 @@ def tensor_bytes(tensor):
     return ctypes.string_at(tensor.data_ptr(), tensor.numel() * tensor.element_size())
 
 
-def write_tensors(path, tensors, metadata=None, dtype=torch.float32):
-    """Writes {name: tensor} at `path` (sorted by name, stored as `dtype`) and fsyncs it."""
+def write_tensors(path, tensors, metadata=None):
+    """Writes {name: tensor} at `path`, each in its own dtype, sorted by name, and fsyncs it."""
     header = {"__metadata__": metadata if metadata is not None else {"format": "pt"}}
     names = sorted(tensors)
     offset = 0
     for name in names:
         t = tensors[name]
-        size = t.numel() * torch.tensor([], dtype=dtype).element_size()
-        header[name] = {"dtype": _CODES[dtype], "shape": list(t.shape), "data_offsets": [offset, offset + size]}
+        size = t.numel() * t.element_size()
+        header[name] = {"dtype": _CODES[t.dtype], "shape": list(t.shape), "data_offsets": [offset, offset + size]}
         offset += size
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
     text += b" " * (-len(text) % 8)
@@ -80,6 +80,6 @@ def write_tensors(path, tensors, metadata=None, dtype=torch.float32):
         f.write(struct.pack("<Q", len(text)))
         f.write(text)
         for name in names:
-            f.write(tensor_bytes(tensors[name].to(dtype)))
+            f.write(tensor_bytes(tensors[name]))
         f.flush()
         os.fsync(f.fileno())

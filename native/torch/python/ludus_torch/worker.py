@@ -110,7 +110,7 @@ class Worker:
                 chosen = {}
                 for stored, kind, name, flat in header["entries"]:
                     t = kinds[kind][name]
-                    chosen[stored] = t.reshape(-1) if flat else t
+                    chosen[stored] = (t.reshape(-1) if flat else t).float()
                 write_tensors(header["path"], chosen, header.get("metadata"))
             return {"fingerprint": fingerprint(kinds["param"]) if "param" in kinds else None}, []
         if op == "read":
