@@ -5,11 +5,12 @@
 #                                                     (default DIR .device/): this machine's Node binary, ludus's
 #                                                     production node_modules (onnxruntime-node's Linux x64 libraries
 #                                                     only), Debian's Vulkan loader. --fast: gzip -1, for tests.
-#   tools/device-check.sh verify DIR                  here: copies the repository's files and the bundle into DIR
-#                                                     as the device gets them, unpacks, runs `ludus --version`, a
-#                                                     CPU score and (where this machine's python3 has torch) the
-#                                                     torch backend's equality check on the CPU, with nothing but
-#                                                     the bundle's Node on PATH.
+#   tools/device-check.sh verify DIR [BUNDLE_DIR] [--torch]
+#                                                     here: copies the repository's files and the bundle into DIR
+#                                                     as the device gets them, unpacks, runs `ludus --version` and a
+#                                                     CPU score (with --torch, also the torch backend's equality
+#                                                     check on this CPU: what the torch-equal step runs on CUDA),
+#                                                     with nothing but the bundle's Node on PATH.
 #   tools/device-check.sh run [--device D] [--preset P] [--bundle-dir DIR]
 #                                                     on the GPU machine, from the repository root with .device/
 #                                                     beside it: unpacks, sets up Vulkan, runs the checks, writes
@@ -105,7 +106,8 @@ find_bundle() {
 }
 
 verify() {
-  local dir="${1:?verify DIR}"
+  local dir="${1:?verify DIR}" torch=0
+  [ "${*: -1}" = --torch ] && { torch=1; set -- "${@:1:$(($# - 1))}"; }
   mkdir -p "$dir/repo"
   (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -xf - -C "$dir/repo"
   unpack "$(find_bundle "${2:-$ROOT/.device}")" "$dir/bundle" "$dir/repo"
@@ -113,6 +115,7 @@ verify() {
   # ... and onnxruntime's library from the bundle, on the CPU.
   (cd "$dir/repo" && env -i HOME="$dir" PATH="$dir/bundle/node/bin:/usr/bin:/bin" sh -c 'node bin/ludus.js --version && node bin/ludus.js score --model default --tokens 1,2,3 --json') || return 1
   # The PyTorch worker travels as the repository's files: its equality check, as the device runs it, on this CPU.
+  [ "$torch" = 1 ] || return 0
   if python3 -c 'import torch' >/dev/null 2>&1; then
     (cd "$dir/repo" && env -i HOME="$dir" PATH="$dir/bundle/node/bin:/usr/bin:/bin" node bin/ludus.js bench torch-backend --worker-device cpu --checks equal --python "$(command -v python3)" --threads 2 --json)
   else
@@ -226,5 +229,5 @@ case "${1:-}" in
   pack) shift; pack "$@" ;;
   verify) shift; verify "$@" ;;
   run) shift; run "$@" ;;
-  *) die "usage: tools/device-check.sh pack [--fast] [--out DIR] | verify DIR [BUNDLE_DIR] | run [--device webgpu|cuda] [--preset P] [--bundle-dir DIR]" ;;
+  *) die "usage: tools/device-check.sh pack [--fast] [--out DIR] | verify DIR [BUNDLE_DIR] [--torch] | run [--device webgpu|cuda] [--preset P] [--bundle-dir DIR]" ;;
 esac

@@ -146,9 +146,15 @@ class Context:
             learner.load("v", {n: t.to(self.device) for n, t in v.items()})
             return
         fsdp = fsdp_module()
-        full = {"state": {n: {"step": torch.tensor(float(step)), "exp_avg": m[n], "exp_avg_sq": v[n]} for n in learner.names}, "param_groups": learner.optimizer.state_dict()["param_groups"]}
-        with fsdp.FullyShardedDataParallel.state_dict_type(learner.model, fsdp.StateDictType.FULL_STATE_DICT, fsdp.FullStateDictConfig(rank0_only=False), fsdp.FullOptimStateDictConfig(rank0_only=False)):
-            learner.optimizer.load_state_dict(fsdp.FullyShardedDataParallel.optim_state_dict_to_load(learner.model, learner.optimizer, full))
+        shapes = {n: p.shape for n, p in learner.module.named_parameters()}
+        config = (fsdp.StateDictType.FULL_STATE_DICT, fsdp.FullStateDictConfig(offload_to_cpu=True, rank0_only=False), fsdp.FullOptimStateDictConfig(offload_to_cpu=True, rank0_only=False))
+        with fsdp.FullyShardedDataParallel.state_dict_type(learner.model, *config):
+            # The optimizer's own full state dict (its param groups named as FSDP names them), with the moments replaced.
+            full = fsdp.FullyShardedDataParallel.optim_state_dict(learner.model, learner.optimizer)
+            for n in learner.names:
+                full["state"][n] = {"step": torch.tensor(float(step)), "exp_avg": m[n].reshape(shapes[n]), "exp_avg_sq": v[n].reshape(shapes[n])}
+            # Keywords: the positional order of this call changed between torch 2.0 and 2.1.
+            learner.optimizer.load_state_dict(fsdp.FullyShardedDataParallel.optim_state_dict_to_load(model=learner.model, optim=learner.optimizer, optim_state_dict=full))
         learner.step = step
 
 
