@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { LudusError, fail, type LudusErrorCode } from '../../core/errors.ts';
+import { jsonSyntaxProblem } from '../../core/json-syntax.ts';
 import type { Refusal, RequestGuard } from '../request-guard.ts';
 
 /** What a route answers: JSON (the default), plain text, an empty body, or Server-Sent Events (each a JSON `data:` line, then `data: [DONE]`). */
@@ -186,7 +187,7 @@ function parseJson(body: Buffer): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    return fail('REQUEST_INVALID', `request body is not JSON: ${(error as Error).message}`);
+    return fail('REQUEST_INVALID', `request body is not JSON (${jsonSyntaxProblem(error)})`);
   }
 }
 

@@ -73,7 +73,7 @@ export class ServedModels {
     if (this.adapters.size >= this.options.maxAdapters) {
       fail('REQUEST_TOO_LARGE', `${this.adapters.size} adapters are loaded, the most this server holds (--max-adapters); unload one first`, { field: 'lora_name' });
     }
-    const real = await this.options.paths.confine(path, 'lora_path');
+    const real = await this.options.paths.confineModel(path, 'lora_path');
     const policy = await this.compatible(real, name);
     const batcher = new Batcher(policy, { rows: this.options.rows, threads: this.options.threads, decode: (ids) => this.tokenizer.decode(ids) });
     this.adapters.set(name, { name, path: real, version: '0', adapter: true, batcher });
@@ -87,7 +87,7 @@ export class ServedModels {
 
   /** Replaces the base model's weights (SGLang's update_weights_from_disk); requests decoding now finish on the old ones. */
   async updateBase(path: string, version: string | undefined): Promise<void> {
-    const real = await this.options.paths.confine(path, 'model_path');
+    const real = await this.options.paths.confineModel(path, 'model_path');
     const policy = await this.compatible(real, this.base.name, true);
     await this.base.batcher.replace(policy);
     this.base.path = real;

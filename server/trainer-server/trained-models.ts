@@ -27,7 +27,7 @@ import { tensorOf, weightsBytes, type Weights } from '../../native/model/weights
 import { Learner, trainingStateBytes, type LearnBatch } from '../../native/train/learner.ts';
 import { chooseRunBudget } from '../../native/model/memory.ts';
 import { parseLearnerConfig, type LearnerConfig } from '../../native/train/learner-config.ts';
-import { DEFAULT_MODELS_DIR, resolveModelDir } from '../../plugins/policies/default-model.ts';
+import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { within, type ConfinedPaths } from '../confined-paths.ts';
 import { ensureWithin } from '../request-guard.ts';
 import { TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
@@ -64,7 +64,7 @@ export interface TrainedModelsOptions {
   readonly task?: string;
   /** ludus's own output folder: saves for samplers are written, replaced and removed only inside it. */
   readonly samplerDir: string;
-  /** Where create_model may read a base model from (the shipped bases are always allowed). */
+  /** Where create_model may read a base model from (the shipped bases' folder among them). */
   readonly paths: ConfinedPaths;
   readonly limits: TrainerLimits;
 }
@@ -86,8 +86,9 @@ export class TrainedModels {
     }
     const learner = parseLearnerConfig({ ...body.learner, threads: this.options.threads });
     if (learner.klEstimator === 'exact') fail('REQUEST_INVALID', 'learner.klEstimator "exact" reads a reference model, which the trainer API does not carry; send per-token ref_logprobs (k3)', { field: 'learner.klEstimator' });
-    const named = resolveModelDir(body.base_model, body.task ?? this.options.task);
-    const dir = within(DEFAULT_MODELS_DIR.replace(/\/+$/, ''), named) ? named : await this.options.paths.confine(named, 'base_model');
+    // Only 'default' is looked up; anything else is a path, confined before the disk is asked whether it exists.
+    const named = body.base_model === 'default' ? resolveModelDir('default', body.task ?? this.options.task) : body.base_model;
+    const dir = await this.options.paths.confineModel(named, 'base_model');
     const lora = body.lora
       ? { config: parseLoraConfig({ r: body.lora.rank, alpha: body.lora.alpha, targetModules: body.lora.target_modules, initStdB: body.lora.init_std_b }, 'lora'), seed: body.lora.seed }
       : undefined;

@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../core/rng.ts';
 import { TRAINER_API } from '../../engine/remote/trainer-wire.ts';
@@ -12,31 +10,9 @@ import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { startModelServer, type ModelServer } from '../../server/model-server/model-server.ts';
 import { startTrainerServer, type TrainerServer } from '../../server/trainer-server/trainer-server.ts';
-import { LUDUS_BIN, runLudus } from '../support/cli.ts';
+import { runLudus } from '../support/cli.ts';
+import { JSON_HEADERS, post, raw, spawned, type RawAnswer } from '../support/raw-http.ts';
 import { authorized, TEST_TOKEN } from '../support/server-token.ts';
-
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  json: { error?: { code: string; message: string } } & Record<string, unknown>;
-}
-
-/** One raw HTTP request, every header as given (fetch would set Host and refuse some headers itself). */
-function raw(url: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  const target = new URL(url);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: target.hostname, port: target.port, method, path, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, json: text.trim().startsWith('{') ? JSON.parse(text) : {} }));
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-const JSON_HEADERS = authorized({ 'content-type': 'application/json' });
-const post = (url: string, path: string, body: unknown, headers: Record<string, string> = JSON_HEADERS) => raw(url, 'POST', path, headers, typeof body === 'string' ? body : JSON.stringify(body));
 
 /**
  * Streams `bytes` of body from one reused 64 KiB buffer (nothing of that size is ever held here), with a declared
@@ -56,7 +32,7 @@ async function streamed(url: string, path: string, bytes: number, declared: bool
         response.on('data', (c: Buffer) => (text += c.toString()));
         response.on('end', () => {
           request.destroy();
-          resolve({ status: response.statusCode ?? 0, code: (JSON.parse(text) as Answer['json']).error?.code, peakGrowth: peak - before });
+          resolve({ status: response.statusCode ?? 0, code: (JSON.parse(text) as RawAnswer['json']).error?.code, peakGrowth: peak - before });
         });
       });
       request.on('error', (error) => (request.writableEnded ? undefined : reject(error)));
@@ -73,18 +49,6 @@ async function streamed(url: string, path: string, bytes: number, declared: bool
   } finally {
     clearInterval(sampler);
   }
-}
-
-/** `ludus <command> ...` as a child process until it prints its first stdout line (the server's JSON announcement). */
-function spawned(args: string[], env: Record<string, string | undefined> = {}) {
-  const child = spawn(process.execPath, [LUDUS_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LUDUS_TOKEN: undefined, ...env } });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const line = new Promise<Record<string, string>>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
-    createInterface({ input: child.stdout }).once('line', (text) => resolve(JSON.parse(text) as Record<string, string>));
-  });
-  return { child, line, stderr: () => stderr, stop: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')))) };
 }
 
 describe('the model servers as an attacker on the same machine meets them', () => {
