@@ -8,7 +8,7 @@ import { ensureWithin } from '../request-guard.ts';
 import type { SampleJob, SampleOutcome } from './batcher.ts';
 import { EventChannel } from './event-channel.ts';
 import { parseRequest, type Answer, type Route } from './json-routes.ts';
-import { refuseNonNeutral, seedOf, textOffsets } from './sampling-routes.ts';
+import { refuseNonNeutral, seedOf, stopStringsOf, textOffsets } from './sampling-routes.ts';
 import type { ServedModel, ServedModels } from './served-models.ts';
 
 /** Choices per prompt (`n`) at most (ours). */
@@ -140,14 +140,14 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
   return new Map<string, Route>([
     [
       'POST /v1/completions',
-      async (body) => {
+      async (body, { signal }) => {
         const request = parseRequest(CompletionRequestSchema, body, 'POST /v1/completions');
         if ((request.prompt_logprobs ?? 0) > 0) fail('REQUEST_INVALID', 'prompt_logprobs: only 0 is served (the prompt tokens\' own log-probabilities, no alternatives)', { field: 'prompt_logprobs' });
         if (request.stream && request.prompt_logprobs !== undefined) fail('REQUEST_INVALID', 'prompt_logprobs: not available with stream', { field: 'prompt_logprobs' });
         refuseNonNeutral(request);
         const served = models.get(request.model);
         const prompts = promptsOf(request.prompt, (text) => models.tokenizer.encode(text));
-        const stopStrings = request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop;
+        const stopStrings = stopStringsOf(request.stop);
         const k = request.logprobs ?? 0;
         const job: Job = {
           sampling: { temperature: request.temperature, topP: request.top_p, topK: Math.max(request.top_k, 0) },
@@ -156,6 +156,7 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
           stopStrings,
           ignoreEos: request.ignore_eos,
           promptLogprobs: request.prompt_logprobs !== undefined,
+          signal,
         };
         const tokenText = (id: number) => (request.return_tokens_as_token_ids ? `${TOKEN_ID_PREFIX}${id}` : decode([id]));
         const topOf = (alternatives: ReadonlyArray<readonly [number, number]>) => Object.fromEntries(alternatives.map(([id, logprob]) => [tokenText(id), logprob]));
@@ -200,7 +201,7 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
     ],
     [
       'POST /v1/chat/completions',
-      async (body) => {
+      async (body, { signal }) => {
         const request = parseRequest(ChatRequestSchema, body, 'POST /v1/chat/completions');
         if (request.top_logprobs !== undefined && !request.logprobs) fail('REQUEST_INVALID', 'top_logprobs: needs logprobs: true', { field: 'top_logprobs' });
         refuseNonNeutral(request);
@@ -214,9 +215,10 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
           sampling: { temperature: request.temperature, topP: request.top_p, topK: Math.max(request.top_k, 0) },
           ...(request.seed === undefined ? {} : { seed: request.seed }),
           stopTokenIds: [],
-          stopStrings: request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
+          stopStrings: stopStringsOf(request.stop),
           ignoreEos: false,
           promptLogprobs: false,
+          signal,
         };
         const k = request.logprobs ? (request.top_logprobs ?? 0) : 0;
         const entry = (id: number, logprob: number) => {

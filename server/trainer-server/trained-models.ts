@@ -19,7 +19,6 @@ import {
 } from '../../engine/remote/trainer-wire.ts';
 import { saveAdapter } from '../../native/io/adapter.ts';
 import { saveCheckpoint } from '../../native/io/checkpoint.ts';
-import { pathExists } from '../../native/io/files.ts';
 import type { ModelConfig } from '../../native/model/config.ts';
 import { adaptedWeights, initAdapter, withAdapter } from '../../native/model/lora.ts';
 import { parseLoraConfig } from '../../native/model/lora-config.ts';
@@ -76,14 +75,35 @@ export interface TrainedModelsOptions {
  */
 export class TrainedModels {
   private readonly models = new Map<string, TrainedModel>();
+  /** Slots of --max-models taken by create_model calls checked but not yet done: taken when checked, so calls sent together cannot pass the bound. */
+  private reserved = 0;
 
   constructor(private readonly options: TrainedModelsOptions) {}
 
-  /** The checks of a create_model call that need no weights: the learner config, the model count, the base's place. */
+  /**
+   * The checks of a create_model call that need no weights: the model count, the learner config, the base's place.
+   * A plan holds a slot of --max-models until `create` ends or `withdraw` gives it back.
+   */
   async plan(body: z.output<typeof CreateModelSchema>): Promise<ModelPlan> {
-    if (this.models.size >= this.options.limits.maxModels) {
-      fail('REQUEST_TOO_LARGE', `${this.models.size} models are trained here, the most this server holds (--max-models); unload_model one first`, { field: 'base_model' });
+    const held = this.models.size + this.reserved;
+    if (held >= this.options.limits.maxModels) {
+      fail('REQUEST_TOO_LARGE', `${held} models are trained or being created here, the most this server holds (--max-models); unload_model one first`, { field: 'base_model' });
     }
+    this.reserved += 1;
+    try {
+      return await this.checkedPlan(body);
+    } catch (error) {
+      this.reserved -= 1;
+      throw error;
+    }
+  }
+
+  /** Gives back the slot of a plan that will not be created. */
+  withdraw(_plan: ModelPlan): void {
+    this.reserved -= 1;
+  }
+
+  private async checkedPlan(body: z.output<typeof CreateModelSchema>): Promise<ModelPlan> {
     const learner = parseLearnerConfig({ ...body.learner, threads: this.options.threads });
     if (learner.klEstimator === 'exact') fail('REQUEST_INVALID', 'learner.klEstimator "exact" reads a reference model, which the trainer API does not carry; send per-token ref_logprobs (k3)', { field: 'learner.klEstimator' });
     // Only 'default' is looked up; anything else is a path, confined before the disk is asked whether it exists.
@@ -95,8 +115,16 @@ export class TrainedModels {
     return { dir, learner, ...(lora ? { lora } : {}) };
   }
 
+  /** Loads the planned model and its learner; the plan's slot becomes the model's (or is given back when this fails). */
   async create(plan: ModelPlan): Promise<{ model_id: string; trainable_parameters: number; fingerprint: string }> {
-    if (!(await pathExists(plan.dir))) fail('FILE_NOT_FOUND', `base_model: ${plan.dir}: no model directory there`, { field: 'base_model' });
+    try {
+      return await this.created(plan);
+    } finally {
+      this.reserved -= 1;
+    }
+  }
+
+  private async created(plan: ModelPlan): Promise<{ model_id: string; trainable_parameters: number; fingerprint: string }> {
     const { policy, tokenizer } = await loadPolicy(plan.dir);
     if (plan.lora && plan.lora.config.r > policy.config.hiddenSize) {
       fail('REQUEST_INVALID', `lora.rank ${plan.lora.config.r} is over the base's hidden size ${policy.config.hiddenSize}, past which a rank adds nothing`, { field: 'lora.rank' });

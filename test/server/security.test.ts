@@ -287,22 +287,31 @@ describe('the model servers as an attacker on the same machine meets them', () =
       for (const modelId of held) expect((await post(trainer.url, `${TRAINER_API}/unload_model`, { model_id: modelId })).status).toBe(200);
     });
 
-    it('should answer 503 with Retry-After past the requests in flight, before reading the body', async () => {
-      const busy = await startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 1, threads: 1, token: TEST_TOKEN, limits: { maxInFlight: 1 } });
+    it('should count a request in flight only once its body is in: a slow body holds no slot, running work does (503 with Retry-After)', async () => {
+      const busy = await startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 1, threads: 1, token: TEST_TOKEN, limits: { maxInFlight: 1 }, log: false });
       try {
         const target = new URL(busy.url);
-        // A request admitted and held open: its body declared but not yet sent whole.
-        const held = httpRequest({ host: target.hostname, port: target.port, method: 'POST', path: '/v1/completions', headers: { ...JSON_HEADERS, 'content-length': '100' } });
-        held.on('error', () => undefined);
-        held.write('{');
+        const open = (body: string, length = body.length) => {
+          const request = httpRequest({ host: target.hostname, port: target.port, method: 'POST', path: '/v1/completions', agent: false, headers: { ...JSON_HEADERS, 'content-length': String(length) } });
+          request.on('error', () => undefined);
+          request.write(body);
+          return request;
+        };
+        // A body declared but not yet sent whole: it holds its connection only.
+        const slow = open('{', 100);
         await new Promise((resolve) => setTimeout(resolve, 200));
+        expect((await raw(busy.url, 'GET', '/health', authorized())).status).toBe(200);
+        // Work that runs for seconds (16 choices of 300 tokens, one row at a time) holds the one slot.
+        const running = open(JSON.stringify({ prompt: [1, 2, 3], max_tokens: 300, n: 16, ignore_eos: true }));
+        running.end();
+        await expect.poll(() => busy.models.base.batcher.stats.pending, { timeout: 10_000 }).toBeGreaterThan(0);
         const refused = await raw(busy.url, 'GET', '/health', authorized());
         expect(refused.status).toBe(503);
         expect(refused.headers['retry-after']).toBe('1');
         expect(refused.json.error?.code).toBe('SERVER_BUSY');
-        held.destroy();
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        expect((await raw(busy.url, 'GET', '/health', authorized())).status).toBe(200);
+        slow.destroy();
+        running.destroy();
+        await expect.poll(async () => (await raw(busy.url, 'GET', '/health', authorized())).status, { timeout: 10_000 }).toBe(200);
       } finally {
         await busy.close();
       }
