@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { fail } from '../../core/errors.ts';
 import { TOKEN_ID_PREFIX, VllmCompletionRequestSchema } from '../../engine/remote/vllm-wire.ts';
 import { ensureFits } from '../../native/model/memory.ts';
-import { applyChatTemplate, type ChatMessage } from '../../plugins/tokenizers/chat-template.ts';
+import { applyChatTemplate, declaredChatTemplate, type ChatMessage } from '../../plugins/tokenizers/chat-template.ts';
 import { ensureWithin } from '../request-guard.ts';
 import type { SampleJob, SampleOutcome } from './batcher.ts';
 import { EventChannel } from './event-channel.ts';
@@ -205,7 +205,11 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
         const request = parseRequest(ChatRequestSchema, body, 'POST /v1/chat/completions');
         if (request.top_logprobs !== undefined && !request.logprobs) fail('REQUEST_INVALID', 'top_logprobs: needs logprobs: true', { field: 'top_logprobs' });
         refuseNonNeutral(request);
+        const stopStrings = stopStringsOf(request.stop);
         const served = models.get(request.model);
+        if (declaredChatTemplate(models.tokenizer) === undefined) {
+          fail('REQUEST_INVALID', `model "${served.name}" has no chat template (the shipped bases are trained on plain text and have none): send its prompt as text to POST /v1/completions, or serve a model whose tokenizer_config.json has a chat_template`, { field: 'messages' });
+        }
         const messages: ChatMessage[] = request.messages.map((message) => ({ ...message, content: typeof message.content === 'string' ? message.content : message.content.map((part) => part.text).join('') }));
         const prompt = models.tokenizer.encode(applyChatTemplate(models.tokenizer, messages, { addGenerationPrompt: true }));
         const room = served.batcher.maxLen - prompt.length;
@@ -215,7 +219,7 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
           sampling: { temperature: request.temperature, topP: request.top_p, topK: Math.max(request.top_k, 0) },
           ...(request.seed === undefined ? {} : { seed: request.seed }),
           stopTokenIds: [],
-          stopStrings: stopStringsOf(request.stop),
+          stopStrings,
           ignoreEos: false,
           promptLogprobs: false,
           signal,
