@@ -50,8 +50,8 @@ export class ConnectionGate {
     server.on('connection', (socket: Socket) => this.opened(socket));
   }
 
-  /** A request on `socket` passed the token check: it no longer counts against the unauthenticated caps. */
-  authenticated(socket: Socket): void {
+  /** A request on `socket` passed the door (the token check, or the viewer's host check): it no longer counts against the unauthenticated caps. */
+  cleared(socket: Socket): void {
     this.forget(socket);
   }
 

@@ -171,7 +171,7 @@ async function handle(routes: Routes, guard: RequestGuard, gate: ConnectionGate,
   const maxBody = options.bodyLimits?.get(key)?.();
   const refusal = guard.check(request, maxBody);
   if (refusal) return refuse(response, refusal);
-  gate.authenticated(request.socket);
+  gate.cleared(request.socket);
   const cors = guard.corsHeaders(request);
   const departure = new AbortController();
   response.once('close', () => {

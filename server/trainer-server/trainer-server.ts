@@ -1,7 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { z } from 'zod';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import {
   CreateModelSchema,
   ForwardBackwardSchema,
@@ -19,6 +16,7 @@ import type { ConnectionLimits } from '../connection-gate.ts';
 import { closeServer, jsonServer, listen, parseRequest, type Answer, type Route } from '../model-server/json-routes.ts';
 import { mebibytes, RequestGuard } from '../request-guard.ts';
 import { FUTURE_LIMITS, Futures, type FutureLimits } from './futures.ts';
+import { openSamplerDir } from './sampler-dir.ts';
 import { TrainedModels, type TrainedModel, type TrainerLimits } from './trained-models.ts';
 
 /** What one `ludus serve-trainer` takes at most, each a flag (ours: ample for ludus's client, far from exhausting a machine). */
@@ -78,7 +76,9 @@ export interface TrainerServer {
 export async function startTrainerServer(options: TrainerServerOptions): Promise<TrainerServer> {
   const limits = { ...TRAINER_SERVER_LIMITS, ...options.limits };
   const paths = await ConfinedPaths.of(options.allowDirs ?? []);
-  const samplerDir = options.samplerDir !== undefined ? resolve(options.samplerDir) : await mkdtemp(join(tmpdir(), 'ludus-trainer-'));
+  const sampler = await openSamplerDir(options.samplerDir);
+  for (const line of sampler.cleared) process.stderr.write(`serve-trainer: ${line}\n`);
+  const samplerDir = sampler.dir;
   const models = new TrainedModels({ threads: options.threads, samplerDir, paths, limits, ...(options.task ? { task: options.task } : {}) });
   const futures = new Futures({ ...FUTURE_LIMITS, ...options.futures });
   const submitted = (requestId: string): Answer => ({ json: { request_id: requestId } });
@@ -151,7 +151,12 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
   const bodyLimits = new Map([[`POST ${TRAINER_API}/load_state`, () => Math.max(limits.maxBodyBytes, loadStateBytes(models.largestTrainableBytes()))]]);
   const log = options.log === false ? undefined : AccessLog.open('serve-trainer', options.log);
   const server = jsonServer(routes, guard, { what: 'serve-trainer', bodyLimits, changesState: CHANGES_STATE, ...(log ? { log } : {}), ...(options.connections ? { connections: options.connections } : {}) });
-  const url = await listen(server, options.host, options.port);
+  const url = await listen(server, options.host, options.port).catch(async (error: unknown) => {
+    futures.close();
+    await sampler.close();
+    await log?.close();
+    throw error;
+  });
   return {
     url,
     samplerDir,
@@ -160,7 +165,7 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
       await futures.drain();
       futures.close();
       await models.release();
-      if (options.samplerDir === undefined) await rm(samplerDir, { recursive: true, force: true });
+      await sampler.close();
       await log?.close();
     },
   };
