@@ -354,6 +354,10 @@ describe('`ludus serve-model` and `ludus serve-trainer` as started from the comm
     try {
       const { url, token } = await server.line;
       expect(token).toMatch(/^[\w-]{24}$/);
+      // Once: on stdout's line, so a log that captures both streams holds it once.
+      await expect.poll(() => server.stderr()).toContain('the token is the "token" of the line on stdout');
+      expect(server.stderr()).not.toContain(token);
+      expect(server.stdout().split(token)).toHaveLength(2);
       expect((await raw(url, 'GET', '/health', {})).status).toBe(401);
       expect((await raw(url, 'GET', '/health', { authorization: `Bearer ${token}` })).status).toBe(200);
       expect(server.stderr()).not.toContain('warning');
@@ -367,7 +371,7 @@ describe('`ludus serve-model` and `ludus serve-trainer` as started from the comm
     try {
       const line = await server.line;
       expect(line.token).toBeUndefined();
-      await expect.poll(() => server.stderr()).toMatch(/warning: serve-trainer: listening on 0\.0\.0\.0, reachable from other machines/);
+      await expect.poll(() => server.stderr()).toMatch(/warning: serve-trainer: listening on 0\.0\.0\.0, reachable from other machines.*in clear text.*TLS proxy/);
       expect(server.stderr()).not.toContain(TEST_TOKEN);
       const port = new URL(line.url).port;
       expect((await raw(`http://127.0.0.1:${port}`, 'GET', '/health', authorized())).status).toBe(200);
