@@ -8,6 +8,9 @@ import { DEFAULT_MODELS_DIR } from '../plugins/policies/default-model.ts';
 /** Adapters over adapters are followed this deep at most (ours: a PEFT adapter sits on a full model). */
 const MAX_ADAPTER_DEPTH = 4;
 
+/** Entries a model directory may hold at most (ours: a sharded checkpoint has tens; each entry is resolved before a load). */
+const MAX_MODEL_ENTRIES = 4096;
+
 /**
  * The directories a server may read model directories from, and the check that confines every path a request names
  * to them: the path is resolved (symlinks included) before it is compared, so neither `..` nor a link leads out.
@@ -56,6 +59,7 @@ export class ConfinedPaths {
   private async confineModelAt(path: string, field: string, shown: string, depth: number): Promise<string> {
     const dir = await this.confine(path, field, shown);
     const entries = await readdir(dir).catch(() => fail('FILE_NOT_FOUND', `${field}: ${shown}: not a directory`, { field }));
+    if (entries.length > MAX_MODEL_ENTRIES) fail('REQUEST_INVALID', `${field}: ${shown}: ${entries.length} entries, more than a model directory holds (${MAX_MODEL_ENTRIES})`, { field });
     for (const entry of entries) {
       const real = await realpath(join(dir, entry)).catch(() => undefined);
       if (real === undefined || !this.inside(real)) {

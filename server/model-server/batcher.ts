@@ -99,11 +99,7 @@ export class Batcher {
     if (end > this.maxLen) fail('SEQUENCE_TOO_LONG', `prompt of ${job.prompt.length} tokens + ${job.maxTokens} new tokens exceeds the model's ${this.maxLen} positions`, { maxLen: this.maxLen });
     for (const id of job.prompt) if (id >= this.policy.config.vocabSize) fail('REQUEST_INVALID', `prompt token ${id} is outside the vocabulary [0, ${this.policy.config.vocabSize})`, { field: 'prompt' });
     if (job.signal?.aborted) return Promise.reject(gone());
-    const outcome = new Promise<SampleOutcome>((resolve, reject) => {
-      const queued: Queued = { job, resolve, reject };
-      this.queue.push(queued);
-      job.signal?.addEventListener('abort', () => this.dropQueued(queued), { once: true });
-    });
+    const outcome = new Promise<SampleOutcome>((resolve, reject) => this.queue.push({ job, resolve, reject }));
     if (this.pumping) return outcome;
     // An idle decoder waits a moment for the requests sent with this one (each arrives on its own socket), unless a batch is full.
     if (this.queue.length >= this.options.rows) {
@@ -147,6 +143,8 @@ export class Batcher {
     this.pumping = true;
     void this.serialize(async () => {
       while (this.queue.length > 0) {
+        this.dropDeparted();
+        if (this.queue.length === 0) break;
         const key = samplingKey(this.queue[0].job);
         const round: Queued[] = [];
         for (let i = 0; i < this.queue.length && round.length < this.options.rows; ) {
@@ -173,13 +171,18 @@ export class Batcher {
     });
   }
 
-  /** A queued request whose client went away leaves the queue (one being decoded ends at its next token instead). */
-  private dropQueued(queued: Queued): void {
-    const at = this.queue.indexOf(queued);
-    if (at < 0) return;
-    this.queue.splice(at, 1);
-    this.counts.cancelled += 1;
-    queued.reject(gone());
+  /**
+   * Queued requests whose clients went away leave the queue before the next round is formed (a row being decoded ends
+   * at its next token instead). Checked then rather than on each signal's abort: a request's rows share one signal.
+   */
+  private dropDeparted(): void {
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const queued = this.queue[i];
+      if (!queued.job.signal?.aborted) continue;
+      this.queue.splice(i, 1);
+      this.counts.cancelled += 1;
+      queued.reject(gone());
+    }
   }
 
   /**
