@@ -49,6 +49,8 @@ export type LudusErrorCode =
   | 'PATH_FORBIDDEN'
   | 'CONTENT_TYPE_UNSUPPORTED'
   | 'REQUEST_TOO_LARGE'
+  /** A request's body did not arrive whole within the server's body timeout. */
+  | 'REQUEST_TIMEOUT'
   | 'SERVER_BUSY'
   | 'REWARD_FAILED'
   | 'REWARD_INVALID'

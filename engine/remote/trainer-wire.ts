@@ -58,8 +58,14 @@ export const CreateModelSchema = z.strictObject({
       seed: z.number().int(),
     })
     .optional(),
-  /** The loss and optimizer settings fixed for the model's life (ludus's learner config: clips, temperature, normalization, AdamW). */
-  learner: z.record(z.string(), z.unknown()).default({}),
+  /**
+   * The loss and optimizer settings fixed for the model's life (ludus's learner config: clips, temperature,
+   * normalization, AdamW). Taken as sent, not copied (a record would drop an own `__proto__` key instead of letting
+   * the learner config refuse it as the unknown field it is).
+   */
+  learner: z
+    .custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), { error: 'an object of learner settings' })
+    .default({}),
 });
 
 const LossFnConfigSchema = z.strictObject({

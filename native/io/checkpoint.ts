@@ -1,6 +1,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { entryOf, fail, type LudusErrorCode } from '../../core/errors.ts';
+import { jsonSyntaxProblem } from '../../core/json-syntax.ts';
 import { parseHfConfig, toHfConfig, type ModelConfig } from '../model/config.ts';
 import { assertFiniteWeights, tensorOf, validateTensors, validateWeights, type Weights, weightShapes } from '../model/weights.ts';
 import { ensureFits, parameterCount, weightBytes } from '../model/memory.ts';
@@ -42,7 +43,7 @@ export async function readJson(path: string, invalidCode: LudusErrorCode): Promi
   try {
     return JSON.parse(text);
   } catch (error) {
-    return fail(invalidCode, `${path}: not valid JSON (${(error as Error).message})`, { file: path });
+    return fail(invalidCode, `${path}: not valid JSON (${jsonSyntaxProblem(error)})`, { file: path });
   }
 }
 

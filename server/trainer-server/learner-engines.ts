@@ -17,7 +17,7 @@ import { join } from 'node:path';
 export const LEARNER_ENGINES = ['onnxruntime', 'torch'] as const;
 export type LearnerEngineName = (typeof LEARNER_ENGINES)[number];
 
-/** What a create_model call was checked to carry, before any weight is loaded. */
+/** What a create_model call was checked to carry (its base directory confined with every file in it), before any weight is loaded. */
 export interface ModelPlan {
   readonly dir: string;
   readonly learner: LearnerConfig;
@@ -62,7 +62,6 @@ export class OrtEngine implements LearnerEngine {
   }
 
   async create(plan: ModelPlan, maxModels: number): Promise<MadeModel> {
-    if (!(await pathExists(plan.dir))) fail('FILE_NOT_FOUND', `base_model: ${plan.dir}: no model directory there`, { field: 'base_model' });
     const { policy, tokenizer } = await loadPolicy(plan.dir);
     checkRank(plan, policy.config);
     const config = plan.lora ? withAdapter(policy.config, plan.lora.config) : policy.config;
@@ -120,7 +119,6 @@ export class TorchEngine implements LearnerEngine {
       await this.worker.close();
       this.worker = await TorchEngine.connect(this.options);
     }
-    if (!(await pathExists(plan.dir))) fail('FILE_NOT_FOUND', `base_model: ${plan.dir}: no model directory there`, { field: 'base_model' });
     if (await isAdapterDir(plan.dir)) fail('REQUEST_INVALID', `base_model: ${plan.dir} holds an adapter; the torch engine trains from a model directory (name the adapter's base, and its adapter as lora)`, { field: 'base_model' });
     const layout = await checkpointLayout(plan.dir);
     checkRank(plan, layout.config);

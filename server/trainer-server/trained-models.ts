@@ -28,8 +28,8 @@ import { checkpointLayout, saveCheckpoint } from '../../native/io/checkpoint.ts'
 import type { ModelConfig } from '../../native/model/config.ts';
 import { parseLoraConfig } from '../../native/model/lora-config.ts';
 import type { LearnBatch } from '../../native/train/learner.ts';
-import { parseLearnerConfig, } from '../../native/train/learner-config.ts';
-import { DEFAULT_MODELS_DIR, resolveModelDir } from '../../plugins/policies/default-model.ts';
+import { parseLearnerConfig } from '../../native/train/learner-config.ts';
+import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { within, type ConfinedPaths } from '../confined-paths.ts';
 import { ensureWithin } from '../request-guard.ts';
 import { OPTIMIZER_FILE, TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
@@ -58,7 +58,7 @@ export interface TrainedModelsOptions {
   readonly task?: string;
   /** ludus's own output folder: saves for samplers are written, replaced and removed only inside it. */
   readonly samplerDir: string;
-  /** Where create_model may read a base model from (the shipped bases are always allowed). */
+  /** Where create_model may read a base model from (the shipped bases' folder among them). */
   readonly paths: ConfinedPaths;
   /** Where a client may have weights and checkpoints written (its sync and run directories on shared storage); load_state_from may read there too. */
   readonly writePaths: ConfinedPaths;
@@ -75,25 +75,56 @@ export interface TrainedModelsOptions {
  */
 export class TrainedModels {
   private readonly models = new Map<string, TrainedModel>();
+  /** Slots of --max-models taken by create_model calls checked but not yet done: taken when checked, so calls sent together cannot pass the bound. */
+  private reserved = 0;
 
   constructor(private readonly options: TrainedModelsOptions) {}
 
-  /** The checks of a create_model call that need no weights: the learner config, the model count, the base's place. */
+  /**
+   * The checks of a create_model call that need no weights: the model count, the learner config, the base's place.
+   * A plan holds a slot of --max-models until `create` ends or `withdraw` gives it back.
+   */
   async plan(body: z.output<typeof CreateModelSchema>): Promise<ModelPlan> {
-    if (this.models.size >= this.options.limits.maxModels) {
-      fail('REQUEST_TOO_LARGE', `${this.models.size} models are trained here, the most this server holds (--max-models); unload_model one first`, { field: 'base_model' });
+    const held = this.models.size + this.reserved;
+    if (held >= this.options.limits.maxModels) {
+      fail('REQUEST_TOO_LARGE', `${held} models are trained or being created here, the most this server holds (--max-models); unload_model one first`, { field: 'base_model' });
     }
+    this.reserved += 1;
+    try {
+      return await this.checkedPlan(body);
+    } catch (error) {
+      this.reserved -= 1;
+      throw error;
+    }
+  }
+
+  /** Gives back the slot of a plan that will not be created. */
+  withdraw(_plan: ModelPlan): void {
+    this.reserved -= 1;
+  }
+
+  private async checkedPlan(body: z.output<typeof CreateModelSchema>): Promise<ModelPlan> {
     const learner = parseLearnerConfig({ ...body.learner, threads: this.options.threads });
     if (learner.klEstimator === 'exact') fail('REQUEST_INVALID', 'learner.klEstimator "exact" reads a reference model, which the trainer API does not carry; send per-token ref_logprobs (k3)', { field: 'learner.klEstimator' });
-    const named = resolveModelDir(body.base_model, body.task ?? this.options.task);
-    const dir = within(DEFAULT_MODELS_DIR.replace(/\/+$/, ''), named) ? named : await this.options.paths.confine(named, 'base_model');
+    // Only 'default' is looked up; anything else is a path, confined before the disk is asked whether it exists.
+    const named = body.base_model === 'default' ? resolveModelDir('default', body.task ?? this.options.task) : body.base_model;
+    const dir = await this.options.paths.confineModel(named, 'base_model');
     const lora = body.lora
       ? { config: parseLoraConfig({ r: body.lora.rank, alpha: body.lora.alpha, targetModules: body.lora.target_modules, initStdB: body.lora.init_std_b }, 'lora'), seed: body.lora.seed }
       : undefined;
     return { dir, learner, ...(lora ? { lora } : {}) };
   }
 
+  /** Loads the planned model and its learner; the plan's slot becomes the model's (or is given back when this fails). */
   async create(plan: ModelPlan): Promise<{ model_id: string; trainable_parameters: number; fingerprint: string }> {
+    try {
+      return await this.created(plan);
+    } finally {
+      this.reserved -= 1;
+    }
+  }
+
+  private async created(plan: ModelPlan): Promise<{ model_id: string; trainable_parameters: number; fingerprint: string }> {
     const { config, learner, tokenizerJson } = await this.options.engine.create(plan, this.options.limits.maxModels);
     const id = `model-${randomUUID()}`;
     this.models.set(id, { id, config, learner, tokenizerJson, baseDir: plan.dir });

@@ -1,7 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { z } from 'zod';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import {
   CreateModelSchema,
   ForwardBackwardSchema,
@@ -15,11 +12,14 @@ import {
   TRAINER_API,
   UnloadModelSchema,
 } from '../../engine/remote/trainer-wire.ts';
+import { AccessLog } from '../access-log.ts';
 import { ConfinedPaths } from '../confined-paths.ts';
+import type { ConnectionLimits } from '../connection-gate.ts';
 import { closeServer, jsonServer, listen, parseRequest, type Answer, type Route } from '../model-server/json-routes.ts';
 import { mebibytes, RequestGuard } from '../request-guard.ts';
-import { Futures } from './futures.ts';
+import { FUTURE_LIMITS, Futures, type FutureLimits } from './futures.ts';
 import { OrtEngine, type LearnerEngine } from './learner-engines.ts';
+import { openSamplerDir } from './sampler-dir.ts';
 import { TrainedModels, type TrainedModel, type TrainerLimits } from './trained-models.ts';
 
 /** What one `ludus serve-trainer` takes at most, each a flag (ours: ample for ludus's client, far from exhausting a machine). */
@@ -58,7 +58,16 @@ export interface TrainerServerOptions {
   readonly limits?: Partial<TrainerServerLimits>;
   /** What computes the models: the in-process onnxruntime learner unless given; the server closes it. */
   readonly engine?: LearnerEngine;
+  /** Connection caps and timeouts (CONNECTION_LIMITS where absent). */
+  readonly connections?: Partial<ConnectionLimits>;
+  /** How long and how much of the finished answers is kept (FUTURE_LIMITS where absent). */
+  readonly futures?: Partial<FutureLimits>;
+  /** Where the access log goes: a file appended to, stderr when absent, nowhere when false. */
+  readonly log?: string | false;
 }
+
+/** The operations that change a model or the disk: each request to one is an access line (retrieving answers is not). */
+const CHANGES_STATE = new Set(['create_model', 'forward_backward', 'optim_step', 'save_weights_for_sampler', 'save_state', 'load_state', 'load_state_from', 'unload_model'].map((op) => `POST ${TRAINER_API}/${op}`));
 
 export interface TrainerServer {
   readonly url: string;
@@ -77,10 +86,12 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
   const limits = { ...TRAINER_SERVER_LIMITS, ...options.limits };
   const paths = await ConfinedPaths.of(options.allowDirs ?? []);
   const writePaths = await ConfinedPaths.of(options.writeDirs ?? [], '--write-dir', 'write');
-  const samplerDir = options.samplerDir !== undefined ? resolve(options.samplerDir) : await mkdtemp(join(tmpdir(), 'ludus-trainer-'));
+  const sampler = await openSamplerDir(options.samplerDir);
+  for (const line of sampler.cleared) process.stderr.write(`serve-trainer: ${line}\n`);
+  const samplerDir = sampler.dir;
   const engine = options.engine ?? new OrtEngine();
   const models = new TrainedModels({ threads: options.threads, samplerDir, paths, writePaths, limits, engine, ...(options.task ? { task: options.task } : {}) });
-  const futures = new Futures();
+  const futures = new Futures({ ...FUTURE_LIMITS, ...options.futures });
   const submitted = (requestId: string): Answer => ({ json: { request_id: requestId } });
   /**
    * A call on one model: its body checked, its model found and `prepare` run (the checks that need the model) when
@@ -105,7 +116,8 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
         const body = parseRequest(CreateModelSchema, raw, 'create_model');
         if (!futures.has(body.request_id)) {
           const plan = await models.plan(body);
-          futures.submit(body.request_id, undefined, () => models.create(plan));
+          // The same request id sent twice at once: the second plan gives its slot back.
+          if (!futures.submit(body.request_id, undefined, () => models.create(plan))) models.withdraw(plan);
         }
         return submitted(body.request_id);
       },
@@ -140,7 +152,9 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
       `POST ${TRAINER_API}/unload_model`,
       async (raw) => {
         const body = parseRequest(UnloadModelSchema, raw, 'unload_model');
-        await futures.drain();
+        models.model(body.model_id);
+        // Its calls finish first; then the model, its answers and its saves are all let go.
+        await futures.forget(body.model_id);
         await models.unload(body.model_id);
         return { json: { model_id: body.model_id } };
       },
@@ -148,8 +162,14 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
   ]);
   const guard = new RequestGuard({ token: options.token, allowHosts: options.allowHosts, allowOrigins: options.allowOrigins, maxBodyBytes: limits.maxBodyBytes, maxInFlight: limits.maxInFlight });
   const bodyLimits = new Map([[`POST ${TRAINER_API}/load_state`, () => Math.max(limits.maxBodyBytes, loadStateBytes(models.largestTrainableBytes()))]]);
-  const server = jsonServer(routes, guard, 'serve-trainer', bodyLimits);
-  const url = await listen(server, options.host, options.port);
+  const log = options.log === false ? undefined : AccessLog.open('serve-trainer', options.log);
+  const server = jsonServer(routes, guard, { what: 'serve-trainer', bodyLimits, changesState: CHANGES_STATE, ...(log ? { log } : {}), ...(options.connections ? { connections: options.connections } : {}) });
+  const url = await listen(server, options.host, options.port).catch(async (error: unknown) => {
+    futures.close();
+    await sampler.close();
+    await log?.close();
+    throw error;
+  });
   return {
     url,
     samplerDir,
@@ -157,9 +177,11 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
     async close() {
       await closeServer(server);
       await futures.drain();
+      futures.close();
       await models.release();
       await engine.close();
-      if (options.samplerDir === undefined) await rm(samplerDir, { recursive: true, force: true });
+      await sampler.close();
+      await log?.close();
     },
   };
 }
