@@ -60,3 +60,9 @@ export const SERIAL_TEST_FILES = ['test/server/page/viewer.e2e.test.ts', 'test/s
 
 /** A list's entries as vitest globs: a folder (`dir/**`) stands for the test files under it. */
 export const testGlobs = (patterns: readonly string[]): string[] => patterns.map((pattern) => (pattern.endsWith('/**') ? `${pattern}/*.test.ts` : pattern));
+
+/**
+ * The files that hold the trainer server's door (its token, checks, bounds, confinement, futures and logs): `npm test`
+ * runs them a second time with the torch backend behind it (LUDUS_TEST_TRAINER_BACKEND=torch).
+ */
+export const TRAINER_DOOR_FILES = ['test/server/security.test.ts', 'test/server/security-paths.test.ts', 'test/server/security-trainer.test.ts', 'test/server/security-load.test.ts'];

@@ -116,11 +116,21 @@ verify() {
   (cd "$dir/repo" && env -i HOME="$dir" PATH="$dir/bundle/node/bin:/usr/bin:/bin" sh -c 'node bin/ludus.js --version && node bin/ludus.js score --model default --tokens 1,2,3 --json') || return 1
   # The PyTorch worker travels as the repository's files: its equality check, as the device runs it, on this CPU.
   [ "$torch" = 1 ] || return 0
-  if python3 -c 'import torch' >/dev/null 2>&1; then
-    (cd "$dir/repo" && env -i HOME="$dir" PATH="$dir/bundle/node/bin:/usr/bin:/bin" node bin/ludus.js bench torch-backend --worker-device cpu --checks equal --python "$(command -v python3)" --threads 2 --json)
+  local python
+  python=$(torch_python)
+  if [ -n "$python" ]; then
+    (cd "$dir/repo" && env -i HOME="$dir" PATH="$dir/bundle/node/bin:/usr/bin:/bin" node bin/ludus.js bench torch-backend --worker-device cpu --checks equal --python "$python" --threads 2 --json)
   else
-    say "verify: no torch for python3 here; the torch steps were not tried"
+    say "verify: no Python with torch here (LUDUS_PYTHON, /usr/bin/python3, python3); the torch steps were not tried"
   fi
+}
+
+# A Python that imports torch: LUDUS_PYTHON, else Debian's, else the first python3 on PATH (empty when none does).
+torch_python() {
+  local candidate
+  for candidate in "${LUDUS_PYTHON:-}" /usr/bin/python3 "$(command -v python3 || true)"; do
+    [ -n "$candidate" ] && "$candidate" -c 'import torch' >/dev/null 2>&1 && { echo "$candidate"; return; }
+  done
 }
 
 # Vulkan on a bare image: the loader from the bundle where the system has none, NVIDIA's ICD manifest where the
@@ -195,7 +205,9 @@ run() {
   step cuda 20 "${ludus[@]}" score --model default --tokens 1,2,3 --device cuda --json
   # The torch backend, with the image's own torch (none travels in 64 MiB): 2 tandem steps on CUDA against the CPU
   # worker (within 1e-3), a full fine-tuning and a LoRA step at the preset with tokens/s, FSDP at world size 1.
-  local python="${LUDUS_PYTHON:-$(command -v python3 || echo python3)}"
+  local python
+  python=$(torch_python)
+  [ -n "$python" ] || python="${LUDUS_PYTHON:-python3}"
   step torch-equal 60 "${ludus[@]}" bench torch-backend --worker-device cuda --checks equal --python "$python" --threads "$threads" --json
   step torch-speed 90 "${ludus[@]}" bench torch-backend --worker-device cuda --checks speed --preset "$preset" --python "$python" --threads "$threads" --json
   step torch-fsdp 30 "${ludus[@]}" bench torch-backend --worker-device cuda --strategy fsdp --checks equal --python "$python" --threads "$threads" --json

@@ -52,9 +52,8 @@ export function register(program: Command): void {
     .addOption(forceThreadsOption())
     .action(async (opts: ServeTrainerOptions) => {
       const access = accessSettings(opts, TRAINER_SERVER_LIMITS);
-      const engine = await openEngine(opts);
       const server = await startTrainerServer({
-        engine,
+        engine: () => openEngine(opts),
         host: opts.host,
         port: opts.port,
         threads: opts.threads,
@@ -68,8 +67,8 @@ export function register(program: Command): void {
           ...(opts.maxBatchTokens !== undefined ? { maxBatchTokens: opts.maxBatchTokens } : {}),
         },
       });
-      announce('serve-trainer', opts.host, access.token, { url: server.url, samplerDir: server.samplerDir, backend: engine.describe() });
-      process.stderr.write(`serve-trainer: on ${server.url}, training on ${engine.summary()}, saving for samplers under ${server.samplerDir}; Ctrl-C to stop\n`);
+      announce('serve-trainer', opts.host, access.token, { url: server.url, samplerDir: server.samplerDir, backend: server.engine.describe() });
+      process.stderr.write(`serve-trainer: on ${server.url}, training on ${server.engine.summary()}, saving for samplers under ${server.samplerDir}; Ctrl-C to stop\n`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);

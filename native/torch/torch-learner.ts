@@ -4,6 +4,7 @@ import type { CheckpointLayout } from '../io/checkpoint.ts';
 import type { StoredTensor, TensorWriter, WriteOptions } from '../io/safetensors.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { initAdapter, trainableShapes, withAdapter } from '../model/lora.ts';
+import { ensureFits, trainRunBytes } from '../model/memory.ts';
 import type { LoraConfig } from '../model/lora-config.ts';
 import type { Weights } from '../model/weights.ts';
 import type { AdamWState, AdamWStepResult } from '../train/adamw.ts';
@@ -83,9 +84,16 @@ export class TorchLearner implements LearnerBackend, TensorWriter {
     return this.learnerConfig.maxSeqLen ?? this.config.maxPositionEmbeddings;
   }
 
-  /** The worker's memory is its own: a step too large fails there with MEMORY_INSUFFICIENT. Only the length is checked here. */
-  ensureStepFits(_rows: number, cols: number): void {
+  /**
+   * The length, and for a worker on this machine's CPU the memory of its largest run (each process takes its share of
+   * the rows, in runs of `microBatchRows`) as the in-process learner's estimate counts it, refused before anything is
+   * sent; a worker on a GPU answers for its own memory (an out-of-memory there is MEMORY_INSUFFICIENT).
+   */
+  ensureStepFits(rows: number, cols: number): void {
     checkSeqLen(cols, this.maxSeqLen);
+    if (this.worker.info.device !== 'cpu') return;
+    const perRun = Math.min(Math.ceil(rows / this.worker.info.world), this.learnerConfig.microBatchRows ?? rows);
+    ensureFits(`a forward+backward run of the torch worker over ${perRun} rows × ${cols} tokens`, this.worker.info.world * trainRunBytes(this.config, perRun, cols), { rows: perRun, cols });
   }
 
   async forwardBackward(batch: LearnBatch, options: ForwardBackwardOptions = {}): Promise<ForwardBackwardStats> {

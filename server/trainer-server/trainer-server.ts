@@ -56,8 +56,11 @@ export interface TrainerServerOptions {
   /** Browser origins allowed to call it (none by default). */
   readonly allowOrigins?: readonly string[];
   readonly limits?: Partial<TrainerServerLimits>;
-  /** What computes the models: the in-process onnxruntime learner unless given; the server closes it. */
-  readonly engine?: LearnerEngine;
+  /**
+   * What computes the models: the in-process onnxruntime learner unless given; the server closes it. A function is
+   * called once the server's own checks have passed (its sampler directory locked), so a refused start opens nothing.
+   */
+  readonly engine?: LearnerEngine | (() => Promise<LearnerEngine>);
   /** Connection caps and timeouts (CONNECTION_LIMITS where absent). */
   readonly connections?: Partial<ConnectionLimits>;
   /** How long and how much of the finished answers is kept (FUTURE_LIMITS where absent). */
@@ -89,7 +92,13 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
   const sampler = await openSamplerDir(options.samplerDir);
   for (const line of sampler.cleared) process.stderr.write(`serve-trainer: ${line}\n`);
   const samplerDir = sampler.dir;
-  const engine = options.engine ?? new OrtEngine();
+  let engine: LearnerEngine;
+  try {
+    engine = typeof options.engine === 'function' ? await options.engine() : (options.engine ?? new OrtEngine());
+  } catch (error) {
+    await sampler.close();
+    throw error;
+  }
   const models = new TrainedModels({ threads: options.threads, samplerDir, paths, writePaths, limits, engine, ...(options.task ? { task: options.task } : {}) });
   const futures = new Futures({ ...FUTURE_LIMITS, ...options.futures });
   const submitted = (requestId: string): Answer => ({ json: { request_id: requestId } });
@@ -166,6 +175,7 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
   const server = jsonServer(routes, guard, { what: 'serve-trainer', bodyLimits, changesState: CHANGES_STATE, ...(log ? { log } : {}), ...(options.connections ? { connections: options.connections } : {}) });
   const url = await listen(server, options.host, options.port).catch(async (error: unknown) => {
     futures.close();
+    await engine.close();
     await sampler.close();
     await log?.close();
     throw error;

@@ -16,6 +16,7 @@ import { startTrainerServer } from '../../server/trainer-server/trainer-server.t
 import { startTestModelServer } from '../support/model-server.ts';
 import { JSON_HEADERS, post, raw } from '../support/raw-http.ts';
 import { authorized, TEST_TOKEN } from '../support/server-token.ts';
+import { trainerEngine } from '../support/trainer-backend.ts';
 
 const FLOOD = fileURLToPath(new URL('../support/slow-flood.mjs', import.meta.url));
 
@@ -100,7 +101,7 @@ describe('the model servers under one client that abuses them', () => {
 
 describe('the trainer server under a burst of create_model calls', () => {
   it('should create --max-models 4 of 12 sent together and refuse the rest with 413 when submitted', async () => {
-    const trainer = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN, limits: { maxModels: 4 }, log: false });
+    const trainer = await startTrainerServer({ ...(await trainerEngine()), host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN, limits: { maxModels: 4 }, log: false });
     try {
       const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(trainer.url, `${TRAINER_API}/create_model`, { request_id: `burst-${i}`, base_model: 'default' })));
       const submitted = answers.flatMap((answer, i) => (answer.status === 200 ? [`burst-${i}`] : []));

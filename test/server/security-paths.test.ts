@@ -14,6 +14,7 @@ import { startTrainerServer, type TrainerServer } from '../../server/trainer-ser
 import { startTestModelServer } from '../support/model-server.ts';
 import { post, type RawAnswer } from '../support/raw-http.ts';
 import { TEST_TOKEN } from '../support/server-token.ts';
+import { trainerEngine } from '../support/trainer-backend.ts';
 
 const SECRET = 'root:x:0:0:secret-0123456789';
 /** What a safetensors header length read from the secret's first 8 bytes would print. */
@@ -92,7 +93,7 @@ describe('the model servers as a request naming files outside the allowed direct
     await writeFile(join(allowed, 'bad-tokenizer', 'tokenizer.json'), SECRET);
 
     models = await startTestModelServer({ allowDirs: [allowed], limits: { maxAdapters: 4 } });
-    trainer = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN, allowDirs: [allowed] });
+    trainer = await startTrainerServer({ ...(await trainerEngine()), host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN, allowDirs: [allowed] });
   }, 120_000);
 
   afterAll(async () => {

@@ -12,6 +12,7 @@ import { startTrainerServer } from '../../server/trainer-server/trainer-server.t
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { post, raw, spawned } from '../support/raw-http.ts';
 import { authorized, TEST_TOKEN } from '../support/server-token.ts';
+import { trainerBackendFlags, trainerEngine } from '../support/trainer-backend.ts';
 
 /** A trainer API call submitted and its answer awaited: the result, or the failure it answered. */
 async function call(url: string, op: string, body: Record<string, unknown>): Promise<{ status: string; result?: Record<string, unknown>; error?: { code: string; message: string } }> {
@@ -73,7 +74,7 @@ describe('`ludus serve-trainer` as a process', () => {
         const memory = process.memoryUsage();
         return memory.heapUsed + memory.arrayBuffers;
       };
-      const server = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN, log: false });
+      const server = await startTrainerServer({ ...(await trainerEngine()), host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN, log: false });
       try {
         // The first model created and unloaded brings in what any model needs once (the graphs' code, caches).
         await run(server.url, 'warm', 1);
@@ -102,7 +103,7 @@ describe('`ludus serve-trainer` as a process', () => {
       const env = { LUDUS_TOKEN: TEST_TOKEN, TMPDIR: temp };
 
       for (const given of [true, false]) {
-        const first = spawned(['serve-trainer', '--port', '0', '--threads', '1', '--task', 'arithmetic', ...(given ? ['--sampler-dir', samplerDir] : [])], env);
+        const first = spawned(['serve-trainer', ...trainerBackendFlags(), '--port', '0', '--threads', '1', '--task', 'arithmetic', ...(given ? ['--sampler-dir', samplerDir] : [])], env);
         const { url, samplerDir: used } = await first.line;
         const created = await call(url, 'create_model', { request_id: 'c', base_model: 'default' });
         const modelId = created.result!.model_id as string;
@@ -114,7 +115,7 @@ describe('`ludus serve-trainer` as a process', () => {
         await first.stop('SIGKILL');
         expect(await readdir(used)).toContain(modelId);
 
-        const second = spawned(['serve-trainer', '--port', '0', '--threads', '1', ...(given ? ['--sampler-dir', samplerDir] : [])], env);
+        const second = spawned(['serve-trainer', ...trainerBackendFlags(), '--port', '0', '--threads', '1', ...(given ? ['--sampler-dir', samplerDir] : [])], env);
         try {
           await second.line;
           await expect.poll(() => second.stderr()).toContain(given ? `removed 1 model folder a previous server left in ${samplerDir}` : `removed ${used}, the sampler directory of a trainer server that no longer runs`);
@@ -130,10 +131,10 @@ describe('`ludus serve-trainer` as a process', () => {
 
     it('should refuse a second server on a sampler directory a live one holds', async () => {
       const samplerDir = join(home, 'shared');
-      const first = spawned(['serve-trainer', '--port', '0', '--threads', '1', '--sampler-dir', samplerDir], { LUDUS_TOKEN: TEST_TOKEN });
+      const first = spawned(['serve-trainer', ...trainerBackendFlags(), '--port', '0', '--threads', '1', '--sampler-dir', samplerDir], { LUDUS_TOKEN: TEST_TOKEN });
       try {
         await first.line;
-        const second = spawned(['serve-trainer', '--port', '0', '--threads', '1', '--sampler-dir', samplerDir], { LUDUS_TOKEN: TEST_TOKEN });
+        const second = spawned(['serve-trainer', ...trainerBackendFlags(), '--port', '0', '--threads', '1', '--sampler-dir', samplerDir], { LUDUS_TOKEN: TEST_TOKEN });
         await expect(second.line).rejects.toThrow('RUN_LOCKED');
       } finally {
         await first.stop();
@@ -147,7 +148,7 @@ describe('`ludus serve-trainer` as a process', () => {
       const { policy, tokenizer } = await loadPolicy(resolveModelDir('default', 'arithmetic'));
       await saveCheckpoint(join(allowed, 'm'), policy.config, policy.weights, { extraFiles: { 'tokenizer.json': JSON.stringify(tokenizer!.json) } });
       const logFile = join(home, 'access.log');
-      const trainer = spawned(['serve-trainer', '--port', '0', '--threads', '1', '--task', 'arithmetic', '--log', logFile], { LUDUS_TOKEN: TEST_TOKEN });
+      const trainer = spawned(['serve-trainer', ...trainerBackendFlags(), '--port', '0', '--threads', '1', '--task', 'arithmetic', '--log', logFile], { LUDUS_TOKEN: TEST_TOKEN });
       const models = spawned(['serve-model', 'default', '--task', 'arithmetic', '--port', '0', '--rows', '1', '--threads', '1', '--allow-dir', allowed], { LUDUS_TOKEN: TEST_TOKEN });
       try {
         const [{ url: trainerUrl }, { url: modelUrl }] = await Promise.all([trainer.line, models.line]);
@@ -187,7 +188,7 @@ describe('`ludus serve-trainer` as a process', () => {
 
   describe('having a learner config with a "__proto__" key', () => {
     it('should refuse create_model with CONFIG_INVALID naming it, as any unknown learner key is', async () => {
-      const server = spawned(['serve-trainer', '--port', '0', '--threads', '1', '--task', 'arithmetic'], { LUDUS_TOKEN: TEST_TOKEN });
+      const server = spawned(['serve-trainer', ...trainerBackendFlags(), '--port', '0', '--threads', '1', '--task', 'arithmetic'], { LUDUS_TOKEN: TEST_TOKEN });
       try {
         const { url } = await server.line;
         for (const key of ['__proto__', 'bogus']) {

@@ -13,6 +13,7 @@ import { startTrainerServer, type TrainerServer } from '../../server/trainer-ser
 import { runLudus } from '../support/cli.ts';
 import { JSON_HEADERS, post, raw, spawned, type RawAnswer } from '../support/raw-http.ts';
 import { authorized, TEST_TOKEN } from '../support/server-token.ts';
+import { trainerBackendFlags, trainerEngine } from '../support/trainer-backend.ts';
 
 /**
  * Streams `bytes` of body from one reused 64 KiB buffer (nothing of that size is ever held here), with a declared
@@ -81,7 +82,7 @@ describe('the model servers as an attacker on the same machine meets them', () =
       allowOrigins: ['http://dashboard.internal:3000'],
       limits: { maxAdapters: 1, maxRequestTokens: 400 },
     });
-    trainer = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN, samplerDir, allowDirs: [allowed], limits: { maxModels: 2, maxBatchTokens: 2 ** 22 } });
+    trainer = await startTrainerServer({ ...(await trainerEngine()), host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN, samplerDir, allowDirs: [allowed], limits: { maxModels: 2, maxBatchTokens: 2 ** 22 } });
   }, 120_000);
 
   afterAll(async () => {
@@ -235,7 +236,7 @@ describe('the model servers as an attacker on the same machine meets them', () =
     });
 
     it('should refuse the same padded body by its padded size under the default --max-batch-tokens, before the model is asked', async () => {
-      const bounded = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN });
+      const bounded = await startTrainerServer({ ...(await trainerEngine()), host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN });
       try {
         const datum = (n: number) => ({ model_input: { chunks: [{ type: 'encoded_text', tokens: Array(n).fill(3) }] }, loss_fn_inputs: { target_tokens: Array(n).fill(4), weights: Array(n).fill(1), logprobs: Array(n).fill(-1), advantages: Array(n).fill(0.5) } });
         await post(bounded.url, `${TRAINER_API}/create_model`, { request_id: 'm', base_model: 'default' });
@@ -367,7 +368,7 @@ describe('`ludus serve-model` and `ludus serve-trainer` as started from the comm
   });
 
   it('should warn when bound past loopback, take the token from LUDUS_TOKEN without printing it, and refuse a short one', async () => {
-    const server = spawned(['serve-trainer', '--host', '0.0.0.0', '--port', '0', '--threads', '1'], { LUDUS_TOKEN: TEST_TOKEN });
+    const server = spawned(['serve-trainer', ...trainerBackendFlags(), '--host', '0.0.0.0', '--port', '0', '--threads', '1'], { LUDUS_TOKEN: TEST_TOKEN });
     try {
       const line = await server.line;
       expect(line.token).toBeUndefined();

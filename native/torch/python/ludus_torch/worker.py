@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import os
+import shutil
 import socket
 import sys
 import traceback
@@ -191,8 +192,18 @@ def main(argv=None):
     finally:
         context.share(None)
         conn.close()
+        _remove_socket(args.socket)
+    return 0
+
+
+def _remove_socket(path):
+    """The socket, and the private folder the door made for this worker (ludus-torch-*), which a door killed with
+    SIGKILL could not remove itself."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(folder).startswith("ludus-torch-"):
+        shutil.rmtree(folder, ignore_errors=True)
+    else:
         try:
-            os.unlink(args.socket)
+            os.unlink(path)
         except FileNotFoundError:
             pass
-    return 0
