@@ -34,7 +34,9 @@ export interface RemoteLearnerRequest {
  * A policy trained through the trainer API: gradients and updates on the server, the policy's weights here refreshed
  * from `save_weights_for_sampler` after every update (and checked against the server's fingerprint), so rollouts,
  * weight pushes and checkpoints read them as they read the in-process learner's. The server must start from the
- * policy's own weights (checked by fingerprint); a resumed run sends its weights and moments.
+ * policy's own weights (checked by fingerprint); a resumed run sends its weights and moments. With `keep` (remote
+ * rollouts) nothing comes back: the server writes the weights where the samplers and the checkpoints read them
+ * (`kept`), and reads a resumed run's state from its checkpoint.
  */
 export class RemoteLearner implements TrainingBackend {
   private saves = 0;
