@@ -25,7 +25,7 @@ export function finalAnswerPhrase(text: string, budget: StepBudget, lenient = fa
   if (after < 0) return undefined;
   const line = text.slice(after, after + MAX_ANSWER_LINE).split('\n', 1)[0];
   budget.tick(line.length);
-  const math = firstMathSpan(line);
+  const math = firstMathSpan(line, lenient);
   const answer = (math ?? untilSentenceEnd(line).replace(LEADING_WORDS, '')).replace(/^[\s*:]+|[\s*]+$/g, '');
   if (answer === '' || isProse(answer)) return undefined;
   if (!lenient || math !== undefined) return answer;

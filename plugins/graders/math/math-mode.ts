@@ -59,10 +59,17 @@ export function lastMathSpanListed(text: string, budget: StepBudget): string | u
 }
 
 /**
- * The last span ending before `before` that holds math. `oneLine` (Math-Verify's patterns): a `$…$` or `\(…\)` never
- * holds a line break, so `$\n\sqrt{2}\n$` is no span at all (only `$$…$$` and `\[…\]` run over lines).
+ * Math-Verify's LaTeX parser fails on math ending in a full stop, comma or semicolon (`$$\frac{1}{2}.$$`), so such a
+ * span gives no answer; a plain number in it may still be one (`$$x = 5.$$` gives 5).
  */
-function lastSpan(text: string, before: number, budget: StepBudget, proseWords = PROSE_WORDS_IN_MATH, oneLine = false): Span | undefined {
+const UNPARSED_END = /[.,;]$/;
+
+/**
+ * The last span ending before `before` that holds math. `mv` (Math-Verify's patterns and parser): a `$…$` or `\(…\)`
+ * never holds a line break, so `$\n\sqrt{2}\n$` is no span at all (only `$$…$$` and `\[…\]` run over lines), and a
+ * span ending in `.`, `,` or `;` is skipped.
+ */
+function lastSpan(text: string, before: number, budget: StepBudget, proseWords = PROSE_WORDS_IN_MATH, mv = false): Span | undefined {
   let limit = before;
   for (let tried = 0; tried < MAX_SPANS_TRIED && limit > 0; tried++) {
     budget.tick();
@@ -70,11 +77,11 @@ function lastSpan(text: string, before: number, budget: StepBudget, proseWords =
     if (!span) return undefined;
     budget.tick(span.content.length);
     const content = span.content.trim();
-    if (DECORATION.test(content)) {
+    if (DECORATION.test(content) || (mv && UNPARSED_END.test(content))) {
       limit = span.open;
       continue;
     }
-    const broken = oneLine && span.inline && span.content.includes('\n');
+    const broken = mv && span.inline && span.content.includes('\n');
     if (!broken && /[0-9a-zA-Z\\]/.test(content) && !isProse(content, proseWords)) return { ...span, content };
     // One delimiter back: an opener taken for a closer (`$` pairs are ambiguous) gets its turn as a closer.
     limit = span.open + 1;
@@ -82,13 +89,17 @@ function lastSpan(text: string, before: number, budget: StepBudget, proseWords =
   return undefined;
 }
 
-/** First complete math span of `text` (for the words after "the answer is"). */
-export function firstMathSpan(text: string): string | undefined {
+/**
+ * First complete math span of `text` (for the words after "the answer is"); under Math-Verify's rules (`mv`) none when
+ * it ends in `.`, `,` or `;`, which its parser cannot read.
+ */
+export function firstMathSpan(text: string, mv = false): string | undefined {
   const open = /\$\$|\$|\\\(|\\\[/.exec(text.replace(/\\\$/g, '  '));
   if (!open) return undefined;
   const closer = open[0] === '\\(' ? '\\)' : open[0] === '\\[' ? '\\]' : open[0];
   const close = indexOfUnescaped(text, closer, open.index + open[0].length);
-  return close < 0 ? undefined : text.slice(open.index + open[0].length, close).trim() || undefined;
+  const content = close < 0 ? '' : text.slice(open.index + open[0].length, close).trim();
+  return content === '' || (mv && UNPARSED_END.test(content)) ? undefined : content;
 }
 
 function spanEndingBefore(text: string, limit: number, budget: StepBudget): Span | undefined {

@@ -164,6 +164,8 @@ describe('gradeMath', () => {
       ['unclosed matrices', '\\begin{pmatrix} 1 \\end{pmatrix}', (n) => `\\boxed{2${'\\begin{pmatrix} 1 & '.repeat(n)}}`],
       ['intervals against a gold inequality', '|x| > 3', (n) => `\\boxed{${Array.from({ length: n }, (_, i) => `(${2 * i}, ${2 * i + 1})`).join(' \\cup ')}}`],
       ['a chain against a gold inequality', '0 < x < 1', (n) => `\\boxed{${Array.from({ length: n }, (_, i) => `${i} < x`).join(' < ')} < ${n}}`],
+      ['unreadable spans around fractions', '\\frac{1}{2}', (n) => `So ${'$$ \\frac{1}{2}. '.repeat(n)}`],
+      ['unclosed spans around fractions', '\\frac{1}{2}', (n) => `So ${'\\( \\frac{1}{2}. $ \\['.repeat(n)}`],
     ];
 
     it.each(worked)('should spend steps linear in the number of %s under Math-Verify’s rules', (_name, gold, make) => {

@@ -298,6 +298,25 @@ describe('Math-Verify’s rules (math-full)', () => {
     ]);
   });
 
+  describe('having math that ends in a full stop, which Math-Verify’s parser cannot read', () => {
+    holds([
+      ['\\frac{1}{2}', 'We get $$\\frac{1}{2}.$$', false],
+      ['x + 1', 'We get $$x + 1.$$', false],
+      ['5', 'We get $$5.$$ Done.', false],
+      ['\\sqrt{2}', 'So $$x = \\sqrt{2}.$$', false],
+      ['\\sqrt{2}', 'The final answer is $\\sqrt{2}.$', false],
+      ['5', 'Thus $$x = 5.$$', true],
+      ['5', 'The final answer is $5.$', true],
+      ['3', 'We have $a = 3$ and so $$\\sqrt{2}.$$', true],
+      ['5', 'Thus $\\boxed{5}.$', true],
+      ['\\frac{3}{4}', 'Hence, \\[\\frac{3}{4}\\].', true],
+    ]);
+
+    it('should read the answer before the full stop under ludus’s rules', () => {
+      expect(fullStrictRules('\\frac{1}{2}', 'We get $$\\frac{1}{2}.$$').correct).toBe(true);
+    });
+  });
+
   describe('having a number split across lines or spaces in math mode', () => {
     holds([
       ['53', '$$5\n3$$', false],
