@@ -16,6 +16,8 @@ import json
 import random
 import sys
 
+from agreement_pairs_third import THIRD, THIRD_DRAWS, THIRD_LATE, THIRD_LATE_DRAWS, THIRD_LATE_SEED, THIRD_SEED
+
 SEED = 20261203
 DRAWS = 6  # each template is drawn this many times, with fresh numbers
 HELD_OUT_SHARE = 0.25
@@ -712,7 +714,7 @@ def main() -> None:
                         continue
                     seen.add((gold, pred))
                     split = "held-out" if template.template in held else "dev"
-                    print(json.dumps({"family": family, "template": template.template, "split": split, "gold": gold, "pred": pred}))
+                    print(json.dumps({"pass": 2, "family": family, "template": template.template, "split": split, "gold": gold, "pred": pred}))
     # Written after the rules and measured once: how the rules carry to forms written later, in longer responses.
     rng = random.Random(LATE_SEED)
     for family, templates in LATE.items():
@@ -722,7 +724,29 @@ def main() -> None:
                     if (gold, pred) in seen:
                         continue
                     seen.add((gold, pred))
-                    print(json.dumps({"family": family, "template": template.template, "split": "late", "gold": gold, "pred": pred}))
+                    print(json.dumps({"pass": 2, "family": family, "template": template.template, "split": "late", "gold": gold, "pred": pred}))
+    # The third pass: the families the grader still missed, a quarter of each family's templates held out again.
+    rng = random.Random(THIRD_SEED)
+    for family, templates in THIRD.items():
+        held = set(rng.sample([t.template for t in templates], max(1, round(len(templates) * HELD_OUT_SHARE))))
+        for template in templates:
+            for _ in range(THIRD_DRAWS):
+                for gold, pred in template(rng):
+                    if (gold, pred) in seen:
+                        continue
+                    seen.add((gold, pred))
+                    split = "held-out" if template.template in held else "dev"
+                    print(json.dumps({"pass": 3, "family": family, "template": template.template, "split": split, "gold": gold, "pred": pred}))
+    # Written after the third pass's rules, as whole solutions, and measured once.
+    rng = random.Random(THIRD_LATE_SEED)
+    for family, templates in THIRD_LATE.items():
+        for template in templates:
+            for _ in range(THIRD_LATE_DRAWS):
+                for gold, pred in template(rng):
+                    if (gold, pred) in seen:
+                        continue
+                    seen.add((gold, pred))
+                    print(json.dumps({"pass": 3, "family": family, "template": template.template, "split": "late", "gold": gold, "pred": pred}))
 
 
 if __name__ == "__main__":
