@@ -67,8 +67,6 @@ export function wordsOf(latex: string): string {
 export const compact = (text: string): string => text.replace(/\s+/g, (space, at: number) => (/\d/.test(text[at - 1] ?? '') && /\d/.test(text[at + space.length] ?? '') ? ' ' : ''));
 
 const APPROX = '\\approx';
-/** `g(t)`: a function of one letter, which sympy's `unwrap_fcs` makes the one symbol `g_t`. */
-const CALL_OF_LETTER = /(?<![\\a-zA-Z])([a-zA-Z])\(\s*([a-zA-Z])\s*\)/g;
 
 /** Reads an answer's shape; `lenient` adds Math-Verify's rules (`rules.ts`). */
 class Structure {
@@ -94,9 +92,9 @@ class Structure {
     return this.lenient ? matrixExpression(text, this.budget) : undefined;
   }
 
-  /** Under Math-Verify's rules, each relation of an inequality; `g(t)` is one variable, as sympy unwraps a call. */
+  /** Under Math-Verify's rules, each relation of an inequality (`inequality.ts`). */
   relations(text: string): Relation[] | undefined {
-    return this.lenient ? relationParts(text.replace(CALL_OF_LETTER, '$1_{$2}'), this.budget) : undefined;
+    return this.lenient ? relationParts(text, this.budget) : undefined;
   }
 
   /**

@@ -185,7 +185,7 @@ class Comparison {
    */
   private inequalitySetEqual(parts: Relation[], pred: Answer): boolean {
     const predicted = spansOf(pred, this.budget);
-    if (!predicted || predicted.length > MAX_SET_PIECES) return false;
+    if (!predicted) return false;
     const gold = inequalitySet(parts, predicted.flatMap((span) => [span.low.value, span.high.value]), this.budget);
     if (!gold || gold.length !== predicted.length) return false;
     return gold.every((span, i) => {
@@ -279,7 +279,8 @@ interface PredictedSpan {
 
 /**
  * A predicted set as intervals in increasing order: an interval (`(a, b)` only when a < b, else it is a point, as
- * sympy reads it), a union of intervals, or finite points. Undefined for anything else.
+ * sympy reads it), a union of intervals, or finite points. Undefined for anything else, and for more than
+ * MAX_SET_PIECES pieces (looked at before any is worked out).
  */
 function spansOf(answer: Answer, budget: StepBudget): PredictedSpan[] | undefined {
   const end = (item: Answer): End | undefined => {
@@ -294,6 +295,7 @@ function spansOf(answer: Answer, budget: StepBudget): PredictedSpan[] | undefine
     return [{ low, high, lowClosed: closed(low, answer.open === '['), highClosed: closed(high, answer.close === ']') }];
   }
   const sorted = (spans: PredictedSpan[]) => spans.sort((a, b) => toNumber(a.low.value) - toNumber(b.low.value));
+  if ((answer.kind === 'union' || answer.kind === 'set' || answer.kind === 'list') && answer.items.length > MAX_SET_PIECES) return undefined;
   if (answer.kind === 'union') {
     const parts = answer.items.map((item) => spansOf(item, budget));
     return parts.every((part) => part !== undefined) ? sorted(parts.flat()) : undefined;

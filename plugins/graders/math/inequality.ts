@@ -53,18 +53,21 @@ export interface Relation {
   ne?: boolean;
 }
 
+/** `g(t)`: a function of one letter, which sympy's `unwrap_fcs` makes the one symbol `g_t`. */
+const CALL_OF_LETTER = /(?<![\\a-zA-Z])([a-zA-Z])\(\s*([a-zA-Z])\s*\)/g;
+
 /** Signs a relation of Math-Verify's reading may have: those of an inequality and `\neq`. */
 const PART_SIGNS: ReadonlySet<string> = new Set([...SIGNS, '\\neq']);
 
 /**
  * `2x + 1 > 5`, `-y < -4`, `a < x \le b`: each relation of the chain in order, both sides parsed; undefined when there
- * is no relation sign or a side does not parse.
+ * is no relation sign or a side does not parse. A side's `g(t)` is the one variable `g_t`, as sympy unwraps a call.
  */
 export function relationParts(text: string, budget: StepBudget): Relation[] | undefined {
   const { parts, separators } = splitTopLevelAny(text, PART_SIGNS);
   if (separators.length === 0 || parts.some((p) => p === '')) return undefined;
   try {
-    const sides = parts.map((part) => parseExpression(part, budget));
+    const sides = parts.map((part) => parseExpression(part.replace(CALL_OF_LETTER, '$1_{$2}'), budget));
     return separators.map((sign, i) => {
       if (sign === '\\neq') return { strict: true, ne: true, diff: { kind: 'sum', terms: [{ negative: false, expr: sides[i] }, { negative: true, expr: sides[i + 1] }] } };
       const less = LESS.has(sign);
