@@ -102,10 +102,12 @@ export interface CheckpointLayout {
  * The layout of the checkpoint at `at`, read from config.json and the safetensors headers alone (no tensor is read):
  * every tensor the config implies is found, with its shape, and none it does not imply is stored.
  */
-export async function checkpointLayout(at: string): Promise<CheckpointLayout> {
+export async function checkpointLayout(at: string, options: { readonly beforeTensors?: (config: ModelConfig, configPath: string) => void } = {}): Promise<CheckpointLayout> {
   const dir = await checkpointSource(at);
   const configPath = join(dir, CONFIG_FILE);
   const config = parseHfConfig(await readJson(configPath, 'CONFIG_INVALID'), configPath);
+  // A config that cannot be held is refused from the config alone, before any header is read or shape listed.
+  options.beforeTensors?.(config, configPath);
   const select = tensorSelector(config, configPath);
   const singlePath = join(dir, WEIGHTS_FILE);
   const indexPath = join(dir, WEIGHTS_INDEX_FILE);
@@ -139,11 +141,15 @@ export async function checkpointLayout(at: string): Promise<CheckpointLayout> {
   return { dir, configPath, config, files };
 }
 
+/** Refuses, from its config alone, a model whose float32 weights this machine's memory cannot hold (MEMORY_INSUFFICIENT). */
+export function ensureWeightsFit(config: ModelConfig, configPath: string): void {
+  ensureFits(`${configPath}: the weights (${parameterCount(config)} parameters, held as float32)`, weightBytes(config), { file: configPath });
+}
+
 /** Loads config.json and the weights beside it, checked against the shapes the config implies. */
 export async function loadCheckpoint(at: string): Promise<Checkpoint> {
-  const layout = await checkpointLayout(at);
-  const { config, configPath } = layout;
-  ensureFits(`${configPath}: the weights (${parameterCount(config)} parameters, held as float32)`, weightBytes(config), { file: configPath });
+  const layout = await checkpointLayout(at, { beforeTensors: ensureWeightsFit });
+  const { config } = layout;
   const weights: Weights = new Map();
   for (const file of layout.files) {
     const wanted = new Set(file.names);

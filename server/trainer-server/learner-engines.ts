@@ -1,5 +1,5 @@
 import { fail } from '../../core/errors.ts';
-import { checkpointLayout } from '../../native/io/checkpoint.ts';
+import { checkpointLayout, ensureWeightsFit } from '../../native/io/checkpoint.ts';
 import { pathExists } from '../../native/io/files.ts';
 import type { ModelConfig } from '../../native/model/config.ts';
 import { adaptedWeights, initAdapter, withAdapter } from '../../native/model/lora.ts';
@@ -120,7 +120,8 @@ export class TorchEngine implements LearnerEngine {
       this.worker = await TorchEngine.connect(this.options);
     }
     if (await isAdapterDir(plan.dir)) fail('REQUEST_INVALID', `base_model: ${plan.dir} holds an adapter; the torch engine trains from a model directory (name the adapter's base, and its adapter as lora)`, { field: 'base_model' });
-    const layout = await checkpointLayout(plan.dir);
+    // A worker on this machine's CPU holds the weights in its memory: a model too large is refused from its config.
+    const layout = await checkpointLayout(plan.dir, this.worker.info.device === 'cpu' ? { beforeTensors: ensureWeightsFit } : {});
     checkRank(plan, layout.config);
     const learner = await TorchLearner.create(this.worker, { layout, learner: plan.learner, ...(plan.lora ? { lora: plan.lora } : {}) });
     const tokenizer = (await pathExists(join(layout.dir, 'tokenizer.json'))) ? await loadTokenizer(layout.dir) : null;
