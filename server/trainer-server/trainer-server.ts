@@ -185,13 +185,17 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
     samplerDir,
     engine,
     async close() {
-      await closeServer(server);
-      await futures.drain();
-      futures.close();
-      await models.release();
-      await engine.close();
-      await sampler.close();
-      await log?.close();
+      // The sampler directory (removed whole when temporary) and the log are let go however the rest ends.
+      try {
+        await closeServer(server);
+        await futures.drain();
+        futures.close();
+        await models.release();
+        await engine.close();
+      } finally {
+        await sampler.close();
+        await log?.close();
+      }
     },
   };
 }

@@ -133,6 +133,7 @@ describe('a model server under 1,100 slow connections', () => {
     const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
     try {
       expect(await next()).toBe('ready');
+      const ready = Date.now();
       // 30 requests one after another, 25 ms apart.
       const probes: number[] = [];
       while (probes.length < 30) {
@@ -143,6 +144,9 @@ describe('a model server under 1,100 slow connections', () => {
         probes.push(answer);
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
+      // Past both timeouts since every slow connection was open, so each of them has had its time to be closed
+      // (on a fast machine the probes end before the body timeout does).
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, ready + 1_000 + 1_500 + 500 - Date.now())));
       const report = next();
       flood.kill('SIGTERM');
       const counts = JSON.parse(await report) as { opened: number; closedByServer: number };

@@ -124,6 +124,9 @@ describe('`ludus serve-trainer` as a process', () => {
         } finally {
           await second.stop();
         }
+        // Stopped, it removed its own temporary directory before it exited.
+        expect(second.child.exitCode, second.stderr()).toBe(0);
+        expect(await trainerTemps(temp), second.stderr()).toEqual([]);
       }
       expect(await readFile(join(samplerDir, 'canary.txt'), 'utf8')).toBe('still here');
       expect(await trainerTemps(temp)).toEqual([]);
