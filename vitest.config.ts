@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import type { InlineConfig } from 'vitest/node';
-import { SERIAL_TEST_FILES, SLOW_TEST_FILES, testGlobs } from './test/slow-files.ts';
+import { SERIAL_TEST_FILES, SLOW_TEST_FILES, TRAINER_DOOR_FILES, testGlobs } from './test/slow-files.ts';
 
 /** What every group of the suite shares (and `npm run test:quick` too). */
 export const BASE_TEST_OPTIONS: InlineConfig = {
@@ -22,6 +22,7 @@ const serial = testGlobs(SERIAL_TEST_FILES);
  *   2. the slow files (test/slow-files.ts: trainings, evaluations, model servers, experiments, the tarball), two at a
  *      time;
  *   3. the files that drive Chromium, one at a time.
+ * The trainer server's door files run once more in the second group, with the torch backend behind the door.
  */
 export default defineConfig({
   test: {
@@ -29,6 +30,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'light', include: ['test/**/*.test.ts'], exclude: slow, maxWorkers: 2, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'slow', include: slow, exclude: serial, maxWorkers: 2, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'torch-door', include: TRAINER_DOOR_FILES, env: { LUDUS_TEST_TRAINER_BACKEND: 'torch' }, maxWorkers: 2, sequence: { groupOrder: 1 } } },
       { extends: true, test: { name: 'serial', include: serial, maxWorkers: 1, sequence: { groupOrder: 2 } } },
     ],
   },

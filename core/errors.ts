@@ -18,6 +18,8 @@ export type LudusErrorCode =
   | 'FILE_NOT_FOUND'
   | 'DATA_INVALID'
   | 'WORKER_FAILED'
+  /** torch missing, older than the torch backend supports, or without a part a strategy needs (FSDP). */
+  | 'TORCH_UNAVAILABLE'
   /** A value ludus itself put in place was missing: a defect of ludus, not of the input (`present`, `entryOf`). */
   | 'INTERNAL'
   | 'MASK_EMPTY'
@@ -47,6 +49,8 @@ export type LudusErrorCode =
   | 'PATH_FORBIDDEN'
   | 'CONTENT_TYPE_UNSUPPORTED'
   | 'REQUEST_TOO_LARGE'
+  /** A request's body did not arrive whole within the server's body timeout. */
+  | 'REQUEST_TIMEOUT'
   | 'SERVER_BUSY'
   | 'REWARD_FAILED'
   | 'REWARD_INVALID'

@@ -13,7 +13,7 @@ export interface RequestGuardOptions {
   readonly allowOrigins?: readonly string[];
   /** Bodies past this are refused (413) before they are read whole. */
   readonly maxBodyBytes: number;
-  /** Requests handled at once; more are refused with 503 and Retry-After, before their bodies are read. */
+  /** Requests handled at once, counted once their bodies are in; more are refused with 503 and Retry-After. */
   readonly maxInFlight: number;
 }
 
@@ -32,7 +32,8 @@ const JSON_TYPE = 'application/json';
  * names a host of its own; `localhost` and IP literals cannot be rebound), the `Origin` of a browser (only the
  * allowed ones: no page calls a model server unless the operator said so), the bearer token (constant-time), the
  * content type of a body (JSON only: a form or `text/plain` post, which a page sends without a preflight, is 415),
- * the declared body size, and the requests already in flight. A body is then read within the size bound.
+ * and the declared body size. A body is then read within the size bound and the body timeout, and only then does
+ * the request count against those in flight (`busy`): a slow body holds a connection, never a slot of work.
  */
 export class RequestGuard {
   private readonly origins: OriginAllowlist;
@@ -78,10 +79,13 @@ export class RequestGuard {
     }
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > maxBodyBytes) return tooLarge(declared, maxBodyBytes);
-    if (this.active >= this.options.maxInFlight) {
-      return { status: 503, code: 'SERVER_BUSY', message: `${this.active} requests are in flight, the most this server takes at once (--max-in-flight); retry shortly`, headers: { 'retry-after': '1' } };
-    }
     return undefined;
+  }
+
+  /** The refusal of a request whose body is in, when the requests in flight are already as many as the server takes. */
+  busy(): Refusal | undefined {
+    if (this.active < this.options.maxInFlight) return undefined;
+    return { status: 503, code: 'SERVER_BUSY', message: `${this.active} requests are in flight, the most this server takes at once (--max-in-flight); retry shortly`, headers: { 'retry-after': '1' } };
   }
 
   /** Headers that let an allowed page read the answer. */
@@ -102,23 +106,33 @@ export class RequestGuard {
 
   /**
    * The body, read until the size bound and no further (REQUEST_TOO_LARGE then: the rest is drained unread, so the
-   * client still gets its 413, and nothing past the bound is held).
+   * client still gets its 413, and nothing past the bound is held), and within `timeoutMs` of now (REQUEST_TIMEOUT).
    */
-  readBody(request: IncomingMessage, max = this.options.maxBodyBytes): Promise<Buffer> {
+  readBody(request: IncomingMessage, max = this.options.maxBodyBytes, timeoutMs = Number.POSITIVE_INFINITY): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      const stop = (error: LudusError) => {
+        clearTimeout(timer);
+        request.off('data', onData);
+        chunks.length = 0;
+        reject(error);
+      };
       const onData = (chunk: Buffer) => {
         size += chunk.length;
         if (size <= max) return void chunks.push(chunk);
-        request.off('data', onData);
-        chunks.length = 0;
         request.resume();
-        reject(new LudusError('REQUEST_TOO_LARGE', tooLarge(size, max).message, { bytes: size }));
+        stop(new LudusError('REQUEST_TOO_LARGE', tooLarge(size, max).message, { bytes: size }));
       };
+      const timer = Number.isFinite(timeoutMs)
+        ? setTimeout(() => stop(new LudusError('REQUEST_TIMEOUT', `the body did not arrive whole within ${timeoutMs / 1000} s of its headers`)), timeoutMs)
+        : undefined;
       request.on('data', onData);
-      request.once('end', () => resolve(Buffer.concat(chunks)));
-      request.once('error', () => reject(new LudusError('REQUEST_INVALID', 'the client closed the connection before its body ended')));
+      request.once('end', () => {
+        clearTimeout(timer);
+        resolve(Buffer.concat(chunks));
+      });
+      request.once('error', () => stop(new LudusError('REQUEST_INVALID', 'the client closed the connection before its body ended')));
     });
   }
 

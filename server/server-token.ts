@@ -34,5 +34,5 @@ export function isLoopback(host: string): boolean {
 /** What a server bound past loopback says at start: who can now reach it, and that the token is all that stands between. */
 export function exposureWarning(what: string, host: string): string | undefined {
   if (isLoopback(host)) return undefined;
-  return `${what}: listening on ${host}, reachable from other machines: anyone who has the token can load models and change weights; keep it secret, or bind to 127.0.0.1 and reach it through an SSH tunnel`;
+  return `${what}: listening on ${host}, reachable from other machines: anyone who has the token can load models and change weights, and the token and every request cross the network in clear text (plain HTTP); bind to 127.0.0.1 and reach it through an SSH tunnel, or put a TLS proxy in front`;
 }

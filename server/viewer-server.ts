@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { LudusError } from '../core/errors.ts';
+import { CONNECTION_LIMITS, ConnectionGate, type ConnectionLimits } from './connection-gate.ts';
 import { BroadcastHub, type HubOptions } from './hub.ts';
 import { OriginAllowlist } from './origin-allowlist.ts';
 import { hostAllowed } from './request-guard.ts';
@@ -16,6 +17,8 @@ export interface ViewerServerOptions {
   readonly hub?: Partial<HubOptions>;
   /** Frames larger than this are cut by the transport (close 1009); smaller bad messages get an error reply. */
   readonly maxPayload?: number;
+  /** Connection caps and timeouts (CONNECTION_LIMITS where absent): a silent connection is closed, and counted apart from the spectators. */
+  readonly connections?: Partial<ConnectionLimits>;
 }
 
 export interface ViewerServer {
@@ -26,14 +29,17 @@ export interface ViewerServer {
   close(): Promise<void>;
 }
 
-const CONTENT_SECURITY_POLICY = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'";
+/** No other page may frame the viewer (clickjacking its control buttons): frame-ancestors, and X-Frame-Options for older browsers. */
+const CONTENT_SECURITY_POLICY = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
 
 /** One HTTP server on loopback: the viewer page and its assets, and the WebSocket endpoint `/ws` on the same port. */
 export async function startViewerServer(options: ViewerServerOptions): Promise<ViewerServer> {
   const host = options.host ?? '127.0.0.1';
   const assets = new StaticAssets();
   const hub = new BroadcastHub(options.hub);
-  const http = createServer((request, response) => void serveAsset(assets, request, response));
+  const gate = new ConnectionGate({ ...CONNECTION_LIMITS, ...options.connections });
+  const http = createServer((request, response) => void serveAsset(assets, gate, request, response));
+  gate.attach(http);
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload ?? 16 * 1024 });
   let origins = new OriginAllowlist([]);
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -42,6 +48,7 @@ export async function startViewerServer(options: ViewerServerOptions): Promise<V
     if (path !== '/ws') return reject(socket, 404, 'Not Found');
     if (!hostAllowed(request.headers.host)) return reject(socket, 403, 'Forbidden: host not allowed');
     if (!origins.allows(request.headers.origin)) return reject(socket, 403, 'Forbidden: origin not allowed');
+    gate.cleared(request.socket);
     wss.handleUpgrade(request, socket, head, (ws) => hub.attach(ws));
   });
   const port = await listen(http, options.port, host);
@@ -74,12 +81,13 @@ function listen(http: Server, port: number, host: string): Promise<number> {
   });
 }
 
-async function serveAsset(assets: StaticAssets, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function serveAsset(assets: StaticAssets, gate: ConnectionGate, request: IncomingMessage, response: ServerResponse): Promise<void> {
   // A page whose DNS name was rebound to this machine sends its own name as Host: it gets nothing here.
   if (!hostAllowed(request.headers.host)) {
     response.writeHead(403, { 'content-type': 'text/plain' }).end('host not allowed\n');
     return;
   }
+  gate.cleared(request.socket);
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     response.writeHead(405, { allow: 'GET, HEAD' }).end();
     return;
@@ -97,6 +105,7 @@ async function serveAsset(assets: StaticAssets, request: IncomingMessage, respon
     'content-type': asset.type,
     'content-length': asset.body.length,
     'content-security-policy': CONTENT_SECURITY_POLICY,
+    'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
     'cache-control': 'no-cache',
   });

@@ -17,7 +17,9 @@ export const SLOW_TEST_FILES = [
   'test/cli/training/train-in-worker.test.ts',
   'test/docs/first-hour.test.ts',
   'test/engine/remote/http-runtime.test.ts',
+  'test/engine/remote/kept-weights.test.ts',
   'test/engine/remote/remote-training.test.ts',
+  'test/engine/remote/torch-trainer-training.test.ts',
   'test/engine/remote/trainer-api-training.test.ts',
   'test/engine/trainer/adapter-policies.test.ts',
   'test/engine/trainer/grpo-learns.test.ts',
@@ -43,6 +45,7 @@ export const SLOW_TEST_FILES = [
   'test/models/default-base.test.ts',
   'test/native/io/python-interop.test.ts',
   'test/native/real-size.test.ts',
+  'test/native/torch/torch-learner.test.ts',
   'test/package/pack.test.ts',
   'test/server/model-server/model-server.test.ts',
   'test/server/page/viewer.e2e.test.ts',
@@ -57,3 +60,9 @@ export const SERIAL_TEST_FILES = ['test/server/page/viewer.e2e.test.ts', 'test/s
 
 /** A list's entries as vitest globs: a folder (`dir/**`) stands for the test files under it. */
 export const testGlobs = (patterns: readonly string[]): string[] => patterns.map((pattern) => (pattern.endsWith('/**') ? `${pattern}/*.test.ts` : pattern));
+
+/**
+ * The files that hold the trainer server's door (its token, checks, bounds, confinement, futures and logs): `npm test`
+ * runs them a second time with the torch backend behind it (LUDUS_TEST_TRAINER_BACKEND=torch).
+ */
+export const TRAINER_DOOR_FILES = ['test/server/security.test.ts', 'test/server/security-paths.test.ts', 'test/server/security-trainer.test.ts', 'test/server/security-load.test.ts'];

@@ -5,9 +5,12 @@
 #                                                     (default DIR .device/): this machine's Node binary, ludus's
 #                                                     production node_modules (onnxruntime-node's Linux x64 libraries
 #                                                     only), Debian's Vulkan loader. --fast: gzip -1, for tests.
-#   tools/device-check.sh verify DIR                  here: copies the repository's files and the bundle into DIR
+#   tools/device-check.sh verify DIR [BUNDLE_DIR] [--torch]
+#                                                     here: copies the repository's files and the bundle into DIR
 #                                                     as the device gets them, unpacks, runs `ludus --version` and a
-#                                                     CPU score with nothing but the bundle's Node on PATH.
+#                                                     CPU score (with --torch, also the torch backend's equality
+#                                                     check on this CPU: what the torch-equal step runs on CUDA),
+#                                                     with nothing but the bundle's Node on PATH.
 #   tools/device-check.sh run [--device D] [--preset P] [--bundle-dir DIR]
 #                                                     on the GPU machine, from the repository root with .device/
 #                                                     beside it: unpacks, sets up Vulkan, runs the checks, writes
@@ -103,13 +106,31 @@ find_bundle() {
 }
 
 verify() {
-  local dir="${1:?verify DIR}"
+  local dir="${1:?verify DIR}" torch=0
+  [ "${*: -1}" = --torch ] && { torch=1; set -- "${@:1:$(($# - 1))}"; }
   mkdir -p "$dir/repo"
   (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -xf - -C "$dir/repo"
   unpack "$(find_bundle "${2:-$ROOT/.device}")" "$dir/bundle" "$dir/repo"
   # From the repository's root, as the device runs it (tsx reads tsconfig.json from the working directory).
   # ... and onnxruntime's library from the bundle, on the CPU.
-  (cd "$dir/repo" && env -i HOME="$dir" PATH="$dir/bundle/node/bin:/usr/bin:/bin" sh -c 'node bin/ludus.js --version && node bin/ludus.js score --model default --tokens 1,2,3 --json')
+  (cd "$dir/repo" && env -i HOME="$dir" PATH="$dir/bundle/node/bin:/usr/bin:/bin" sh -c 'node bin/ludus.js --version && node bin/ludus.js score --model default --tokens 1,2,3 --json') || return 1
+  # The PyTorch worker travels as the repository's files: its equality check, as the device runs it, on this CPU.
+  [ "$torch" = 1 ] || return 0
+  local python
+  python=$(torch_python)
+  if [ -n "$python" ]; then
+    (cd "$dir/repo" && env -i HOME="$dir" PATH="$dir/bundle/node/bin:/usr/bin:/bin" node bin/ludus.js bench torch-backend --worker-device cpu --checks equal --python "$python" --threads 2 --json)
+  else
+    say "verify: no Python with torch here (LUDUS_PYTHON, /usr/bin/python3, python3); the torch steps were not tried"
+  fi
+}
+
+# A Python that imports torch: LUDUS_PYTHON, else Debian's, else the first python3 on PATH (empty when none does).
+torch_python() {
+  local candidate
+  for candidate in "${LUDUS_PYTHON:-}" /usr/bin/python3 "$(command -v python3 || true)"; do
+    [ -n "$candidate" ] && "$candidate" -c 'import torch' >/dev/null 2>&1 && { echo "$candidate"; return; }
+  done
 }
 
 # Vulkan on a bare image: the loader from the bundle where the system has none, NVIDIA's ICD manifest where the
@@ -172,16 +193,24 @@ run() {
   cd "$ROOT" || die "no $ROOT"
   local ludus=(node bin/ludus.js)
   { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo none; } > "$work/gpu.txt"
-  step version 30 "${ludus[@]}" --version
+  step version 20 "${ludus[@]}" --version
   # Where the nodes of each graph go: the ones the provider lacks run on the CPU.
-  step placement 90 "${ludus[@]}" bench placement --device "$device" --preset qwen3-4m --json
+  step placement 45 "${ludus[@]}" bench placement --device "$device" --preset qwen3-4m --json
   # Score against the CPU, tandem decode, a training step, at a small preset first: the quick answer.
-  step small 90 "${ludus[@]}" bench engine --device "$device" --preset qwen3-4m --batches 1,16,64 --threads "$threads" --json
+  step small 60 "${ludus[@]}" bench engine --device "$device" --preset qwen3-4m --batches 1,16,64 --threads "$threads" --json
   # The bench rows at the qwen3-0.6b preset: ceiling, score vs CPU, solo and tandem decode at B = 1, 16, 64, training.
   # Each phase prints its numbers to stderr as it ends: a run cut short keeps them in the report (stderr_tail).
-  step bench 270 "${ludus[@]}" bench engine --device "$device" --preset "$preset" --threads "$threads" --json
+  step bench 150 "${ludus[@]}" bench engine --device "$device" --preset "$preset" --threads "$threads" --json
   # CUDA through the same code: the npm package's CUDA binaries are not in the bundle (they come from NuGet).
-  step cuda 30 "${ludus[@]}" score --model default --tokens 1,2,3 --device cuda --json
+  step cuda 20 "${ludus[@]}" score --model default --tokens 1,2,3 --device cuda --json
+  # The torch backend, with the image's own torch (none travels in 64 MiB): 2 tandem steps on CUDA against the CPU
+  # worker (within 1e-3), a full fine-tuning and a LoRA step at the preset with tokens/s, FSDP at world size 1.
+  local python
+  python=$(torch_python)
+  [ -n "$python" ] || python="${LUDUS_PYTHON:-python3}"
+  step torch-equal 60 "${ludus[@]}" bench torch-backend --worker-device cuda --checks equal --python "$python" --threads "$threads" --json
+  step torch-speed 90 "${ludus[@]}" bench torch-backend --worker-device cuda --checks speed --preset "$preset" --python "$python" --threads "$threads" --json
+  step torch-fsdp 30 "${ludus[@]}" bench torch-backend --worker-device cuda --strategy fsdp --checks equal --python "$python" --threads "$threads" --json
   node - "$work" "$report_dir/device-report.json" "$device" "$((SECONDS - started))" <<'EOF'
 const { readFileSync, writeFileSync, existsSync } = require('node:fs');
 const [work, out, device, seconds] = process.argv.slice(2);
@@ -193,7 +222,7 @@ const read = (name) => {
   const log = readFileSync(`${work}/${name}.log`, 'utf8');
   return { exit: code, wall_s: wall, result, ...(code === 0 ? {} : { stderr_tail: log.slice(-20000) }) };
 };
-const steps = Object.fromEntries(['version', 'placement', 'small', 'bench', 'cuda'].filter((n) => existsSync(`${work}/${n}.rc`)).map((n) => [n, read(n)]));
+const steps = Object.fromEntries(['version', 'placement', 'small', 'bench', 'cuda', 'torch-equal', 'torch-speed', 'torch-fsdp'].filter((n) => existsSync(`${work}/${n}.rc`)).map((n) => [n, read(n)]));
 const report = {
   date: new Date().toISOString(),
   gpu: readFileSync(`${work}/gpu.txt`, 'utf8').trim(),
@@ -212,5 +241,5 @@ case "${1:-}" in
   pack) shift; pack "$@" ;;
   verify) shift; verify "$@" ;;
   run) shift; run "$@" ;;
-  *) die "usage: tools/device-check.sh pack [--fast] [--out DIR] | verify DIR [BUNDLE_DIR] | run [--device webgpu|cuda] [--preset P] [--bundle-dir DIR]" ;;
+  *) die "usage: tools/device-check.sh pack [--fast] [--out DIR] | verify DIR [BUNDLE_DIR] [--torch] | run [--device webgpu|cuda] [--preset P] [--bundle-dir DIR]" ;;
 esac

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { packageRoot } from '../../native/io/package-root.ts';
 import { fail } from '../../core/errors.ts';
 import { PRESETS, REAL_SHAPE_PRESETS } from '../../native/model/presets.ts';
@@ -15,6 +15,8 @@ import { parseExtractionOrder } from '../../plugins/graders/math/extract.ts';
 import { benchEngine, formatEngineBench, type EngineBenchReport } from '../../native/bench/engine-report.ts';
 import { benchBpe } from '../../plugins/tokenizers/bpe-bench.ts';
 import { benchRemote, formatRemoteBench } from '../bench/bench-remote.ts';
+import { benchTorchBackendCommand, TORCH_BACKEND_CHECKS, type TorchBackendCheck } from '../bench/bench-torch-backend.ts';
+import { defaultPython } from '../../native/torch/torch-worker.ts';
 import { compareReports, formatComparison, torchPeerChange } from '../bench/bench-compare.ts';
 import { benchRecord, loadNow, readBenchJson, readRecord, saveRecord } from '../bench/bench-record.ts';
 import { formatProfile, summarizeProfile } from '../../native/bench/ort-profile.ts';
@@ -215,6 +217,28 @@ export function register(program: Command): void {
       if (!Number.isInteger(opts.trainSteps) || opts.trainSteps < 1) fail('INPUT_INVALID', `--train-steps must be a positive integer, got "${opts.trainSteps}"`, { flag: 'train-steps' });
       const report = await benchRemote({ ...opts, spans, onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
       process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : formatRemoteBench(report));
+    });
+  bench
+    .command('torch-backend')
+    .description("the torch backend of `ludus serve-trainer` on this machine: the same 2 tandem steps on this worker (device, strategy) and on a CPU worker, compared (within 1e-3 is the GPU check's bar); a full fine-tuning and a LoRA r=16 step at a real shape, with tokens/s and the worker's peak memory")
+    .addOption(new Option('--worker-device <device>', 'where the worker computes').choices(['auto', 'cpu', 'cuda']).default('auto'))
+    .addOption(new Option('--strategy <how>', 'ddp, or fsdp (sharded; needs a torch whose FSDP imports)').choices(['ddp', 'fsdp']).default('ddp'))
+    .option('--python <path>', 'the interpreter with torch (LUDUS_PYTHON, else /usr/bin/python3)', defaultPython())
+    .option('--checks <list>', 'equal (2 tandem steps against a CPU worker), speed (a full and a LoRA step at --preset), overlap (grpo\'s step time with rollouts on two serve-model processes at rolloutsAhead 0 and 1)', 'equal,speed')
+    .option('--preset <name>', 'the shape of the speed steps (a random checkpoint)', 'qwen3-0.6b')
+    .option('--rows <n>', 'rows of the speed steps', wholeNumberArg('rows'), 4)
+    .option('--cols <n>', 'tokens per row of the speed steps', wholeNumberArg('cols'), 128)
+    .option('--steps <n>', 'timed speed steps (after one warm-up); the median is reported', wholeNumberArg('steps'), 3)
+    .addOption(threadsOption(2))
+    .addOption(forceThreadsOption())
+    .option('--json', 'print one JSON line')
+    .action(async (opts) => {
+      const checks = String(opts.checks).split(',').map((check) => check.trim());
+      const unknown = checks.filter((check) => !(TORCH_BACKEND_CHECKS as readonly string[]).includes(check));
+      if (unknown.length > 0 || checks.length === 0) fail('INPUT_INVALID', `--checks ${opts.checks}: unknown ${unknown.join(', ')} (known: ${TORCH_BACKEND_CHECKS.join(', ')})`, { flag: 'checks' });
+      if (!PRESETS[opts.preset as keyof typeof PRESETS]) fail('INPUT_INVALID', `--preset ${opts.preset}: unknown (known: ${Object.keys(PRESETS).join(', ')})`, { flag: 'preset' });
+      const report = await benchTorchBackendCommand({ ...opts, checks: checks as TorchBackendCheck[], onProgress: (label: string) => process.stderr.write(`bench: ${label}\n`) });
+      process.stdout.write(opts.json ? `${JSON.stringify(report)}\n` : `${JSON.stringify(report, null, 2)}\n`);
     });
   bench
     .command('viewer')

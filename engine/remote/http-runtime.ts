@@ -6,9 +6,9 @@ import type { Rollout } from '../../native/runtime/generate.ts';
 import type { PolicyPool } from '../policies/policy-pool.ts';
 import type { MatchRuntime, RolloutCall, RolloutResult } from '../match/runtime.ts';
 import { stopStringMatcher } from '../match/stop-strings.ts';
-import type { Dialect, SampleRequest } from './dialect.ts';
+import type { Dialect, ServedTarget, SampleRequest } from './dialect.ts';
 import { tokenFrom, type RolloutServers } from './remote-config.ts';
-import { ServedPolicies } from './served-policies.ts';
+import { ServedPolicies, type KeptWeightWriters } from './served-policies.ts';
 import { coWriteRow } from './span-and-cut.ts';
 import { sglangDialect } from './sglang-dialect.ts';
 import { vllmDialect } from './vllm-dialect.ts';
@@ -51,9 +51,9 @@ export class HttpRuntime implements MatchRuntime {
   ) {}
 
   /** `token`: the servers' bearer token, when not the value of the config's `tokenEnv`. */
-  static async open(pool: PolicyPool, config: RolloutServers, options: { rows: number; maxLen: number; syncDir: string; stale?: readonly string[]; token?: string }): Promise<HttpRuntime> {
+  static async open(pool: PolicyPool, config: RolloutServers, options: { rows: number; maxLen: number; syncDir: string; stale?: readonly string[]; token?: string; kept?: KeptWeightWriters; keepOlder?: number }): Promise<HttpRuntime> {
     const dialect = DIALECTS[config.dialect];
-    const served = await ServedPolicies.open(pool, config, dialect, options.syncDir, options.stale, options.token ?? tokenFrom(config));
+    const served = await ServedPolicies.open(pool, config, dialect, options.syncDir, options.stale, options.token ?? tokenFrom(config), { ...(options.kept ? { kept: options.kept } : {}), keepOlder: options.keepOlder ?? 0 });
     return new HttpRuntime(pool, served, dialect, config, options.rows, options.maxLen);
   }
 
@@ -63,6 +63,8 @@ export class HttpRuntime implements MatchRuntime {
       fail('REMOTE_MISCONFIGURED', `${this.served.rawLogprobServers.join(', ')} report log-probabilities from the raw logits, not at the sampling temperature ${call.sampling.temperature}: ${RAW_LOGPROBS_FIX[this.dialect.name]}`, { servers: this.served.rawLogprobServers });
     }
     const versions = await this.served.ensure(call.policies);
+    // The weights the call samples with, fixed now: a version pushed meanwhile (rollouts ahead of learning) is another call's.
+    const targets = call.policies.map((policy) => this.served.target(policy));
     const spec: ScheduleSpec = call.schedule ?? { kind: 'solo' };
     const schedule = buildSchedule(spec);
     const handoffStops = spec.kind === 'step' ? spec.boundary : [];
@@ -97,7 +99,7 @@ export class HttpRuntime implements MatchRuntime {
         sample: (author, prefix, maxTokens, spanSeed) => {
           const policy = call.policies[author];
           const request: SampleRequest = {
-            target: this.served.target(policy),
+            target: targets[author],
             prompt: prefix,
             maxTokens,
             temperature: call.sampling.temperature,
@@ -112,7 +114,7 @@ export class HttpRuntime implements MatchRuntime {
         },
       });
       this.count(written.requests, written.generated, written.rollout.tokens.length, written.resent);
-      if (call.partnerLogprobs) written.rollout.partnerLogprobs = await this.partnerLogprobs(call, written.rollout, seed, aborted.signal);
+      if (call.partnerLogprobs) written.rollout.partnerLogprobs = await this.partnerLogprobs(call, targets, written.rollout, seed, aborted.signal);
       return written.rollout;
     };
     try {
@@ -123,11 +125,11 @@ export class HttpRuntime implements MatchRuntime {
   }
 
   /** Each author's log-probability of every token: its own sampled ones, the rest scored under it at the sampling temperature. */
-  private async partnerLogprobs(call: RolloutCall, rollout: Rollout, key: number, signal: AbortSignal): Promise<number[][]> {
+  private async partnerLogprobs(call: RolloutCall, targets: readonly ServedTarget[], rollout: Rollout, key: number, signal: AbortSignal): Promise<number[][]> {
     return Promise.all(
       call.policies.map(async (policy, m) => {
         if (rollout.tokens.length === 0 || rollout.authors.every((a) => a === m)) return [...rollout.logprobs];
-        const request = { target: this.served.target(policy), sequence: [...rollout.prompt, ...rollout.tokens], from: rollout.prompt.length, temperature: call.sampling.temperature };
+        const request = { target: targets[m], sequence: [...rollout.prompt, ...rollout.tokens], from: rollout.prompt.length, temperature: call.sampling.temperature };
         const { path, body } = this.dialect.score(request);
         const scored = await this.served.servers(policy).post(key, path, body, (json) => this.dialect.parseScore(json, request), signal);
         this.traffic.scored += 1;

@@ -5,7 +5,7 @@ import type { Policy } from '../../native/runtime/policy.ts';
 import type { AdamWState, AdamWStepResult } from '../../native/train/adamw.ts';
 import { stepStats, type ForwardBackwardOptions, type ForwardBackwardStats, type LearnBatch, type OptimStepOptions, type StepOptions, type StepStats } from '../../native/train/learner.ts';
 import type { LearnerConfigInput } from '../../native/train/learner-config.ts';
-import type { TrainingBackend } from '../trainer/training-backend.ts';
+import type { KeptWeights, TrainingBackend } from '../trainer/training-backend.ts';
 import { tokenFrom, type TrainerServerConfig } from './remote-config.ts';
 import { adamWState, datumsOf, forwardBackwardStats, lossFnConfig, optimStepResult, TrainerClient } from './trainer-client.ts';
 import { decodeTensor, encodeTensor, encodeTensors, fingerprint, type WireTensors } from './trainer-wire.ts';
@@ -23,23 +23,34 @@ export interface RemoteLearnerRequest {
   readonly optimizer?: AdamWState;
   /** The server's bearer token, when not the value of the config's `tokenEnv`. */
   readonly token?: string;
+  /**
+   * Keep the trained weights on the server (remote rollouts): written for the samplers and into checkpoints there, never
+   * sent here. `checkpoint`: a resumed run's directory of this policy, which the server reads its state from.
+   */
+  readonly keep?: { readonly checkpoint?: string };
 }
 
 /**
  * A policy trained through the trainer API: gradients and updates on the server, the policy's weights here refreshed
  * from `save_weights_for_sampler` after every update (and checked against the server's fingerprint), so rollouts,
  * weight pushes and checkpoints read them as they read the in-process learner's. The server must start from the
- * policy's own weights (checked by fingerprint); a resumed run sends its weights and moments.
+ * policy's own weights (checked by fingerprint); a resumed run sends its weights and moments. With `keep` (remote
+ * rollouts) nothing comes back: the server writes the weights where the samplers and the checkpoints read them
+ * (`kept`), and reads a resumed run's state from its checkpoint.
  */
 export class RemoteLearner implements TrainingBackend {
   private saves = 0;
+  readonly kept: KeptWeights | undefined;
 
   private constructor(
     private readonly client: TrainerClient,
     private readonly modelId: string,
     readonly weights: Weights,
     private readonly trainable: Weights,
-  ) {}
+    keep: boolean,
+  ) {
+    this.kept = keep ? this.keptWeights() : undefined;
+  }
 
   static async open(config: TrainerServerConfig, request: RemoteLearnerRequest): Promise<RemoteLearner> {
     const { policy } = request;
@@ -53,9 +64,12 @@ export class RemoteLearner implements TrainingBackend {
       learner: request.learner as Record<string, unknown>,
     });
     const trainable: Weights = new Map([...trainableShapes(policy.config).keys()].map((name) => [name, tensorOf(policy.weights, name)]));
-    const learner = new RemoteLearner(client, created.model_id, policy.weights, trainable);
+    const learner = new RemoteLearner(client, created.model_id, policy.weights, trainable, request.keep !== undefined);
     let served = created.fingerprint;
-    if (request.optimizer) {
+    if (request.optimizer && request.keep?.checkpoint !== undefined) {
+      // The server reads the checkpoint from storage both sides see: the weights do not cross the link.
+      served = (await client.loadStateFrom(created.model_id, request.keep.checkpoint)).fingerprint;
+    } else if (request.optimizer) {
       const moments = (m: Record<string, Float32Array>): WireTensors => Object.fromEntries(Object.entries(m).map(([name, data]) => [name, encodeTensor(data, tensorOf(trainable, name).dims)]));
       served = (await client.loadState(created.model_id, encodeTensors(trainable), { step: request.optimizer.step, m: moments(request.optimizer.m), v: moments(request.optimizer.v) })).fingerprint;
     }
@@ -71,12 +85,21 @@ export class RemoteLearner implements TrainingBackend {
     return forwardBackwardStats(await this.client.forwardBackward(this.modelId, datumsOf(batch), lossFnConfig(batch, options)));
   }
 
-  /** The update, then the trained tensors fetched through save_weights_for_sampler into the policy's weights. */
+  /**
+   * The update, then (unless the weights are kept on the server) the trained tensors fetched through
+   * save_weights_for_sampler into the policy's weights.
+   */
   async optimStep(options: OptimStepOptions = {}): Promise<AdamWStepResult> {
     const update = this.client.optimStep(this.modelId, options.lr);
+    if (this.kept) return optimStepResult(await update);
+    return optimStepResult(await this.fetchBehind(update));
+  }
+
+  /** The trained tensors saved behind `before` (a pending call) and copied into the policy's weights, checked against their fingerprint. */
+  private async fetchBehind<T>(before: Promise<T>): Promise<T> {
     // Submitted behind the update, so it saves what the update left (the weights as they were, if it was refused).
     const saved = this.client.saveWeightsForSampler(this.modelId, `sampler-${++this.saves}`, true);
-    const result = await update.catch(async (error: unknown) => {
+    const result = await before.catch(async (error: unknown) => {
       await saved.catch(() => undefined);
       throw error;
     });
@@ -88,7 +111,20 @@ export class RemoteLearner implements TrainingBackend {
       t.data.set(data);
     }
     if (fingerprint(this.trainable) !== served) fail('REMOTE_RESPONSE_INVALID', 'save_weights_for_sampler: the weights received differ from the fingerprint sent with them', {});
-    return optimStepResult(result);
+    return result;
+  }
+
+  private keptWeights(): KeptWeights {
+    const { client, modelId } = this;
+    return {
+      writeForSamplers: async (dir) => void (await client.saveWeightsForSampler(modelId, `sampler-${++this.saves}`, false, dir)),
+      writeState: async (target) => void (await client.saveState(modelId, target)),
+      fetch: async () => void (await this.fetchBehind(Promise.resolve())),
+    };
+  }
+
+  get linkBytes(): number {
+    return this.client.traffic.sent + this.client.traffic.received;
   }
 
   async step(batch: LearnBatch, options: StepOptions = {}): Promise<StepStats> {

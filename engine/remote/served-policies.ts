@@ -11,11 +11,25 @@ import { tokenFrom, type RolloutServers } from './remote-config.ts';
 import { ServerPool } from './server-pool.ts';
 import { loadingAdapter, reportsTemperedLogprobs } from './server-probes.ts';
 
+/**
+ * Policies whose weights their trainer keeps (a trainer server, remote rollouts): each writes its current version
+ * into the directory given, on storage the rollout servers read, in place of the weights held here.
+ */
+export type KeptWeightWriters = Map<string, (dir: string) => Promise<void>>;
+
 interface Served {
   readonly servers: ServerPool;
   target: ServedTarget;
   version: number;
   dir?: string;
+  /** Earlier versions still loaded, oldest first (rollouts ahead of learning may still sample with them). */
+  readonly older: { readonly adapter?: string; readonly dir?: string }[];
+}
+
+export interface ServedPoliciesOptions {
+  readonly kept?: KeptWeightWriters;
+  /** Versions kept loaded behind the current one (rolloutsAhead): a call that fixed its weights before a push finishes with them. */
+  readonly keepOlder?: number;
 }
 
 /**
@@ -31,6 +45,7 @@ interface Served {
  */
 export class ServedPolicies {
   private readonly tag = randomUUID().slice(0, 8);
+  private ensuring: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly pool: PolicyPool,
@@ -40,6 +55,8 @@ export class ServedPolicies {
     private readonly served: ReadonlyMap<string, Served>,
     /** Servers found reporting log-probabilities from the raw logits (engine/remote/server-probes.ts). */
     readonly rawLogprobServers: readonly string[],
+    private readonly kept: KeptWeightWriters,
+    private readonly keepOlder: number,
   ) {}
 
   /**
@@ -47,7 +64,7 @@ export class ServedPolicies {
    * The servers are taken to hold each policy's starting weights, except the `stale` ones (a resumed run's trained
    * policies), which are pushed before they first sample.
    */
-  static async open(pool: PolicyPool, config: RolloutServers, dialect: Dialect, syncDir: string, stale: readonly string[] = [], token = tokenFrom(config)): Promise<ServedPolicies> {
+  static async open(pool: PolicyPool, config: RolloutServers, dialect: Dialect, syncDir: string, stale: readonly string[] = [], token = tokenFrom(config), options: ServedPoliciesOptions = {}): Promise<ServedPolicies> {
     for (const name of Object.keys(config.policies)) {
       if (!pool.names.includes(name)) fail('CONFIG_INVALID', `rolloutServers.policies: no policy "${name}" in this run (its policies: ${pool.names.join(', ')})`, { field: `rolloutServers.policies.${name}` });
     }
@@ -62,7 +79,7 @@ export class ServedPolicies {
         serverLists.set(key, servers);
       }
       const model = config.policies[name]?.model;
-      served.set(name, { servers, target: model === undefined ? {} : { model }, version: stale.includes(name) ? -1 : 0 });
+      served.set(name, { servers, target: model === undefined ? {} : { model }, version: stale.includes(name) ? -1 : 0, older: [] });
     }
     if (config.sync === 'full') checkFullSync(pool, config, dialect, served);
     await Promise.all([...serverLists.values()].map((servers) => servers.checkHealth(dialect.healthPath)));
@@ -72,7 +89,7 @@ export class ServedPolicies {
       const target = present([...served.values()].find((entry) => entry.servers === servers), 'a policy served by these servers').target;
       for (const server of servers.live()) if (!(await reportsTemperedLogprobs(servers, server, dialect, target, probes))) raw.push(servers.urls[server]);
     }
-    const policies = new ServedPolicies(pool, config, dialect, syncDir, served, raw);
+    const policies = new ServedPolicies(pool, config, dialect, syncDir, served, raw, options.kept ?? new Map(), options.keepOlder ?? 0);
     // Adapters go to the servers at connect time, so a server that cannot take them (rank, slots, LoRA off) is known at once.
     if (config.sync === 'adapter') {
       const adapters = pool.names.filter((name) => pool.policy(name).config.lora !== undefined);
@@ -94,7 +111,14 @@ export class ServedPolicies {
    * Brings back the servers that are up again (each re-synced first), then pushes every listed policy whose weights
    * changed since its servers got them; returns the versions now served.
    */
-  async ensure(policies: readonly string[]): Promise<number[]> {
+  ensure(policies: readonly string[]): Promise<number[]> {
+    // One at a time: calls sampling at once (rollouts ahead of learning beside a validation) push a version once.
+    const done = this.ensuring.catch(() => undefined).then(() => this.ensureNow(policies));
+    this.ensuring = done;
+    return done;
+  }
+
+  private async ensureNow(policies: readonly string[]): Promise<number[]> {
     for (const servers of new Set([...this.served.values()].map((entry) => entry.servers))) {
       await servers.revive(this.dialect.healthPath, (server) => this.resync(servers, server));
     }
@@ -109,8 +133,10 @@ export class ServedPolicies {
   private async push(name: string, entry: Served, version: number): Promise<void> {
     const policy = this.pool.policy(name);
     const dir = join(this.syncDir, name, `v${version}`);
-    // A policy with an adapter goes as a PEFT adapter over its base's directory (what the load-adapter endpoints read).
-    if (policy.config.lora) await saveAdapter(dir, policy.config, policy.weights, { baseModel: resolve(this.pool.dir(name)) });
+    const keeper = this.kept.get(name);
+    // Written by the trainer that keeps them, or from here: a policy with an adapter as a PEFT adapter over its base's directory (what the load-adapter endpoints read).
+    if (keeper) await keeper(dir);
+    else if (policy.config.lora) await saveAdapter(dir, policy.config, policy.weights, { baseModel: resolve(this.pool.dir(name)) });
     else await saveCheckpoint(dir, policy.config, policy.weights, { extraFiles: { [TOKENIZER_FILE]: JSON.stringify(this.pool.tokenizer.json) } });
     const previous = { target: entry.target, dir: entry.dir };
     if (this.config.sync === 'full') {
@@ -119,11 +145,14 @@ export class ServedPolicies {
       const adapter = `${name}-v${version}-${this.tag}`;
       await loadingAdapter(this.dialect, adapter, policy.config.lora?.r, () => this.broadcast(entry.servers, this.dialect.loadAdapter(adapter, dir)));
       entry.target = { ...entry.target, adapter };
-      if (previous.target.adapter !== undefined) await this.broadcast(entry.servers, this.dialect.unloadAdapter(previous.target.adapter));
     }
+    // The versions behind the current one that no call samples with any more: unloaded, their directories removed.
+    entry.older.push({ ...(previous.target.adapter !== undefined ? { adapter: previous.target.adapter } : {}), ...(previous.dir !== undefined ? { dir: previous.dir } : {}) });
+    const retired = entry.older.splice(0, Math.max(0, entry.older.length - this.keepOlder));
+    for (const { adapter: old } of retired) if (old !== undefined) await this.broadcast(entry.servers, this.dialect.unloadAdapter(old));
     entry.version = version;
     entry.dir = dir;
-    if (previous.dir !== undefined) await rm(previous.dir, { recursive: true, force: true });
+    for (const { dir: oldDir } of retired) if (oldDir !== undefined) await rm(oldDir, { recursive: true, force: true });
   }
 
   /**
@@ -159,6 +188,7 @@ export class ServedPolicies {
   /** Unloads the adapters this run loaded (best effort: a server already gone is no reason to fail the run's end). */
   async release(): Promise<void> {
     for (const entry of this.served.values()) {
+      for (const { adapter } of entry.older.splice(0)) if (adapter !== undefined) await this.broadcast(entry.servers, this.dialect.unloadAdapter(adapter)).catch(() => undefined);
       if (entry.target.adapter === undefined) continue;
       await this.broadcast(entry.servers, this.dialect.unloadAdapter(entry.target.adapter)).catch(() => undefined);
       entry.target = { ...entry.target, adapter: undefined };

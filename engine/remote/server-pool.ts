@@ -35,6 +35,8 @@ export class ServerPool {
   private readonly down = new Set<number>();
   private readonly active: number[];
   private readonly waiting: Array<Array<() => void>>;
+  /** Bytes of the JSON bodies sent and received so far, every attempt counted (headers are not). */
+  readonly traffic = { sent: 0, received: 0 };
 
   constructor(
     readonly urls: readonly string[],
@@ -158,14 +160,17 @@ export class ServerPool {
     let text: string;
     let status: number;
     try {
+      const sent = body === undefined ? undefined : JSON.stringify(body);
+      if (sent !== undefined) this.traffic.sent += Buffer.byteLength(sent);
       const response = await fetch(url, {
         method,
         headers: { ...(this.options.token !== undefined ? { authorization: `Bearer ${this.options.token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(sent === undefined ? {} : { body: sent }),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
       status = response.status;
       text = await response.text();
+      this.traffic.received += Buffer.byteLength(text);
     } catch (error) {
       const reason = timeout.aborted ? `no whole answer within ${timeoutMs} ms` : describe(error);
       throw new TransportError(reason);

@@ -13,6 +13,7 @@ import {
   LoadStateResultSchema,
   OptimStepResultSchema,
   OptimizerStateResultSchema,
+  SaveStateResultSchema,
   SaveWeightsResultSchema,
   SubmittedSchema,
   TRAINER_API,
@@ -69,8 +70,24 @@ export class TrainerClient {
     return this.call('optim_step', { model_id: modelId, ...(learningRate !== undefined ? { adam_params: { learning_rate: learningRate } } : {}) }, OptimStepResultSchema);
   }
 
-  saveWeightsForSampler(modelId: string, name: string, returnWeights: boolean): TrainerFuture<z.output<typeof SaveWeightsResultSchema>> {
-    return this.call('save_weights_for_sampler', { model_id: modelId, name, return_weights: returnWeights }, SaveWeightsResultSchema);
+  /** `path`: a directory on storage both sides see, where the server writes instead of its own folder. */
+  saveWeightsForSampler(modelId: string, name: string, returnWeights: boolean, path?: string): TrainerFuture<z.output<typeof SaveWeightsResultSchema>> {
+    return this.call('save_weights_for_sampler', { model_id: modelId, name, return_weights: returnWeights, ...(path !== undefined ? { path } : {}) }, SaveWeightsResultSchema);
+  }
+
+  /** The model's checkpoint directory (weights, moments, tokenizer), written by the server at `path`. */
+  saveState(modelId: string, path: string): TrainerFuture<z.output<typeof SaveStateResultSchema>> {
+    return this.call('save_state', { model_id: modelId, path }, SaveStateResultSchema);
+  }
+
+  /** The trained tensors and moments read by the server from the checkpoint directory at `path`. */
+  loadStateFrom(modelId: string, path: string): TrainerFuture<z.output<typeof LoadStateResultSchema>> {
+    return this.call('load_state_from', { model_id: modelId, path }, LoadStateResultSchema);
+  }
+
+  /** Bytes of the JSON bodies sent to and received from the server so far. */
+  get traffic(): { readonly sent: number; readonly received: number } {
+    return this.server.traffic;
   }
 
   optimizerState(modelId: string): TrainerFuture<z.output<typeof OptimizerStateResultSchema>> {

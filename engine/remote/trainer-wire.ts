@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { tensorOf, type Weights } from '../../native/model/weights.ts';
+import type { Weights } from '../../native/model/weights.ts';
+
+export { fingerprint } from '../../native/model/fingerprint.ts';
 
 /**
  * The trainer API's wire: ludus's own, spoken by `ludus serve-trainer` and its client alone. Its operations are
@@ -57,8 +58,14 @@ export const CreateModelSchema = z.strictObject({
       seed: z.number().int(),
     })
     .optional(),
-  /** The loss and optimizer settings fixed for the model's life (ludus's learner config: clips, temperature, normalization, AdamW). */
-  learner: z.record(z.string(), z.unknown()).default({}),
+  /**
+   * The loss and optimizer settings fixed for the model's life (ludus's learner config: clips, temperature,
+   * normalization, AdamW). Taken as sent, not copied (a record would drop an own `__proto__` key instead of letting
+   * the learner config refuse it as the unknown field it is).
+   */
+  learner: z
+    .custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), { error: 'an object of learner settings' })
+    .default({}),
 });
 
 const LossFnConfigSchema = z.strictObject({
@@ -93,7 +100,18 @@ export const SaveWeightsSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_][\w.-]{0,63}$/, 'a name of letters, digits, _ . - (at most 64), not starting with "." or "-"'),
   /** Also answer with the trained tensors (an adapter's alone), so a client on another disk can load them. */
   return_weights: z.boolean().default(false),
+  /**
+   * Write there instead (an absolute directory inside one of the server's --write-dir roots, on storage the samplers
+   * read): the client's sync directory, so the weights go from the trainer to the samplers and never through it.
+   */
+  path: z.string().min(1).max(4096).optional(),
 });
+
+/** A policy's checkpoint directory (its model or adapter, AdamW moments, tokenizer), written by the server at `path`. */
+export const SaveStateSchema = z.strictObject({ request_id: RequestId, model_id: ModelId, path: z.string().min(1).max(4096) });
+
+/** The trained tensors and AdamW moments read back from a checkpoint directory the server wrote (or any in its roots). */
+export const LoadStateFromSchema = SaveStateSchema;
 
 export const ModelRequestSchema = z.strictObject({ request_id: RequestId, model_id: ModelId });
 
@@ -141,6 +159,7 @@ export const OptimStepResultSchema = z.strictObject({ step: z.number().int(), gr
 export const SaveWeightsResultSchema = z.strictObject({ path: z.string(), step: z.number().int(), fingerprint: z.string(), weights: TensorMapSchema.optional() });
 export const OptimizerStateResultSchema = z.strictObject({ step: z.number().int(), m: TensorMapSchema, v: TensorMapSchema });
 export const LoadStateResultSchema = z.strictObject({ step: z.number().int(), fingerprint: z.string() });
+export const SaveStateResultSchema = z.strictObject({ path: z.string(), step: z.number().int(), fingerprint: z.string() });
 
 export function encodeTensor(data: Float32Array, dims: readonly number[]): { dims: number[]; data: string } {
   return { dims: [...dims], data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64') };
@@ -156,15 +175,4 @@ export function decodeTensor(tensor: { data: string }): Float32Array {
 
 export function encodeTensors(weights: Weights): WireTensors {
   return Object.fromEntries([...weights].map(([name, t]) => [name, encodeTensor(t.data, t.dims)]));
-}
-
-/** sha256 over the named tensors' names, dims and bytes, in name order: whether two sides hold the very same weights. */
-export function fingerprint(weights: Weights): string {
-  const hash = createHash('sha256');
-  for (const name of [...weights.keys()].sort()) {
-    const t = tensorOf(weights, name);
-    hash.update(`${name}:${t.dims.join('x')};`);
-    hash.update(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
-  }
-  return hash.digest('hex');
 }

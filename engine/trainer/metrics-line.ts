@@ -29,6 +29,8 @@ export interface PolicyMetrics {
   readonly micro_batches: number | null;
   /** 1 when this step's update was non-finite and skipped. */
   readonly skipped_nonfinite: number;
+  /** Bytes on the link to the trainer server at this step, both ways (JSON bodies; policies learning through `trainerServer` only). */
+  readonly link_bytes?: number;
   /** kl_to_<role>: mean KL (k3, or exact where the game's term asks) toward the policy in that role (or kl_to_initial: its own start), over its trained tokens. */
   readonly [kl: `kl_to_${string}`]: number;
 }
@@ -58,7 +60,7 @@ export function flatMetrics(line: Pick<MetricsLine, 'seconds' | 'tokens' | 'role
 }
 
 /** A policy's update as metrics: loss, gradient norm, clip fraction, learning rate, whether it was skipped, KLs. */
-export function policyMetrics(learning: PolicyLearning, lr: number): PolicyMetrics {
+export function policyMetrics(learning: PolicyLearning, lr: number, linkBytes?: number): PolicyMetrics {
   return {
     loss: learning.stats?.loss ?? null,
     grad_norm: learning.stats?.gradNorm ?? null,
@@ -67,6 +69,7 @@ export function policyMetrics(learning: PolicyLearning, lr: number): PolicyMetri
     lr,
     micro_batches: learning.stats?.microBatches ?? null,
     skipped_nonfinite: learning.skippedNonFinite ? 1 : 0,
+    ...(linkBytes !== undefined ? { link_bytes: linkBytes } : {}),
     ...learning.kl,
   };
 }

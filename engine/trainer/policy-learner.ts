@@ -44,6 +44,8 @@ export interface RemoteStart {
   readonly baseModel: string;
   readonly task: string;
   readonly adapterSeed?: number;
+  /** Keep the trained weights on the server (remote rollouts; RemoteLearnerRequest.keep). */
+  readonly keep?: { readonly checkpoint?: string };
 }
 
 /** A trainable policy's learner: clipped policy gradient with AdamW on the policy's weights (updated in place), guarded against non-finite steps. */
@@ -71,6 +73,7 @@ export async function openPolicyLearner(policy: Policy, settings: LearnerSetting
     ...(remote.adapterSeed !== undefined ? { adapterSeed: remote.adapterSeed } : {}),
     learner: learnerConfig(settings, options),
     ...(options.optimizer ? { optimizer: options.optimizer } : {}),
+    ...(remote.keep ? { keep: remote.keep } : {}),
   });
   return { name: policy.name, learner, guard: guardOf(options) };
 }

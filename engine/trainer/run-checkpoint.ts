@@ -9,6 +9,7 @@ import type { Weights } from '../../native/model/weights.ts';
 import type { AdamWState } from '../../native/train/adamw.ts';
 import { encodeOptimizer, OPTIMIZER_FILE, readOptimizer, readText, TOKENIZER_FILE, TRAINER_STATE_FILE } from './training-checkpoint.ts';
 import { present } from '../../core/errors.ts';
+import type { SavedTensors, StoredTensor, TensorWriter } from '../../native/io/safetensors.ts';
 
 export const POLICIES_DIR = 'policies';
 
@@ -34,6 +35,33 @@ export interface RunCheckpoint<State extends Record<string, unknown>> {
   tokenizerJson?: unknown;
 }
 
+/** AdamW's moments held by a learner elsewhere, written by it: the step, and the trained tensors' names. */
+export interface MomentsWriter {
+  readonly writer: TensorWriter;
+  readonly step: number;
+  readonly names: readonly string[];
+}
+
+/** One trainable policy to write: its tensors at hand or written by their holder, its moments likewise. */
+export interface PolicyToSave {
+  readonly config: ModelConfig;
+  readonly weights: SavedTensors;
+  readonly optimizer: AdamWState | MomentsWriter;
+  readonly baseModel?: string;
+}
+
+/** A policy whose checkpoint directory its trainer writes itself (a trainer server, onto storage both see), given the directory. */
+export interface SavedElsewhere {
+  readonly writeTo: (target: string) => Promise<void>;
+}
+
+/** What a run's checkpoint is made of, on saving. */
+export interface RunCheckpointToSave<State extends Record<string, unknown>> {
+  state: State;
+  policies: Record<string, PolicyToSave | SavedElsewhere>;
+  tokenizerJson?: unknown;
+}
+
 /** Where a saved policy's model directory is: `<checkpoint>/policies/<name>`, loadable by `ludus eval` and transformers. */
 export function policyDir(checkpointDir: string, policy: string): string {
   return join(checkpointDir, POLICIES_DIR, policy);
@@ -44,24 +72,38 @@ export function policyDir(checkpointDir: string, policy: string): string {
  * policy, policies/<name>/ with config.json, model.safetensors, tokenizer.json and optimizer.safetensors (AdamW
  * moments as m.<name> / v.<name>). A crash leaves the previous checkpoint or this one, never a mix of steps.
  */
-export async function saveRunCheckpoint<State extends Record<string, unknown>>(dir: string, checkpoint: RunCheckpoint<State>): Promise<void> {
+export async function saveRunCheckpoint<State extends Record<string, unknown>>(dir: string, checkpoint: RunCheckpointToSave<State>): Promise<void> {
   await replaceDirectory(dir, async (temp) => {
-    for (const [name, policy] of Object.entries(checkpoint.policies)) await writePolicyCheckpoint(policyDir(temp, name), policy, checkpoint.tokenizerJson);
+    for (const [name, policy] of Object.entries(checkpoint.policies)) {
+      if ('writeTo' in policy) await policy.writeTo(policyDir(temp, name));
+      else await writePolicyCheckpoint(policyDir(temp, name), policy, checkpoint.tokenizerJson);
+    }
     await writeFileDurably(join(temp, TRAINER_STATE_FILE), `${JSON.stringify(checkpoint.state, null, 2)}\n`);
   });
 }
 
 /** One trainable policy's directory (made here): its model, or its adapter in PEFT's layout, with its moments and the tokenizer. */
-export async function writePolicyCheckpoint(target: string, policy: PolicyCheckpoint, tokenizerJson?: unknown): Promise<void> {
+export async function writePolicyCheckpoint(target: string, policy: PolicyToSave, tokenizerJson?: unknown): Promise<void> {
   await mkdir(target, { recursive: true });
-  const extraFiles: Record<string, string | Uint8Array> = { [OPTIMIZER_FILE]: encodeOptimizer(policy.optimizer) };
+  const extraFiles: Record<string, string | Uint8Array> = {};
+  if (!('writer' in policy.optimizer)) extraFiles[OPTIMIZER_FILE] = encodeOptimizer(policy.optimizer);
   if (tokenizerJson !== undefined) extraFiles[TOKENIZER_FILE] = JSON.stringify(tokenizerJson);
-  if (policy.config?.lora) {
+  if (policy.config.lora) {
     await writeAdapterFiles(target, policy.config, policy.weights, { baseModel: policy.baseModel ?? null });
     for (const [file, content] of Object.entries(extraFiles)) await writeFileDurably(join(target, file), content);
   } else {
-    await writeCheckpointFiles(target, present(policy.config, `the model config of the checkpoint at ${target}`), policy.weights, { extraFiles });
+    await writeCheckpointFiles(target, policy.config, policy.weights, { extraFiles });
   }
+  if ('writer' in policy.optimizer) await writeMoments(join(target, OPTIMIZER_FILE), policy.optimizer);
+}
+
+/** The stored names of AdamW's moments in optimizer.safetensors (as encodeOptimizer writes them): m.<name> and v.<name>, flat. */
+export function momentEntries(names: readonly string[]): Map<string, StoredTensor> {
+  return new Map(names.flatMap((name): [string, StoredTensor][] => [[`m.${name}`, { kind: 'm', name, flat: true }], [`v.${name}`, { kind: 'v', name, flat: true }]]));
+}
+
+function writeMoments(path: string, moments: MomentsWriter): Promise<void> {
+  return moments.writer.writeTensors(path, momentEntries(moments.names), { metadata: { step: String(moments.step) } });
 }
 
 /**

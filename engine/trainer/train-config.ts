@@ -147,6 +147,15 @@ export const TrainConfigSchema = z
     validationProblems: z.number().int().positive().max(MAX_EVAL_PROBLEMS).default(32).describe("problems per validation, from the task's validation split (its test split for a task without one)"),
     maxConsecutiveNonFinite: z.number().int().positive().default(3).describe('non-finite updates are skipped; this many in a row abort the run'),
     rolloutServers: RolloutServersSchema.optional().describe('rollouts on vLLM or SGLang servers (or `ludus serve-model`) over HTTP instead of the in-process decoders (see Rollout servers below)'),
+    rolloutsAhead: z
+      .number()
+      .int()
+      .min(0)
+      .max(8)
+      .default(0)
+      .describe(
+        "versions the rollouts may run ahead of learning (ours; 0: on-policy, each step sampled by the weights its predecessor left): with k ≥ 1 the rollouts of step n + k are sampled while step n learns, each turn's clip ratio taken against the log-probabilities of the version that sampled it, a row more than k versions old refused; needs rolloutServers (in-process decoders read the weights the learner updates), not across a checkpoint, so a resume stays exact",
+      ),
     trainerServer: TrainerServerSchema.optional().describe('every trainable policy learns through the ludus trainer API (`ludus serve-trainer`; modelled on the operations of Tinker, not its protocol) instead of the in-process learner (see Trainer server below)'),
     opponentPool: OpponentPoolSchema.optional().describe(
       "self-play against a frozen pool of the learner's snapshots drawn by PFSP (see Opponent pool below); absent: against its current self (SPIRAL). A self-play game only",

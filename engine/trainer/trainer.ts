@@ -10,7 +10,6 @@ import type { Game } from '../../core/game/define-game.ts';
 import { writtenHow } from '../../core/protocols/protocol.ts';
 import { judgeMetrics } from '../../core/game/judge-agreement.ts';
 import type { Problem, Task } from '../../core/tasks/task.ts';
-import type { AdamWState } from '../../native/train/adamw.ts';
 import { learningRate } from '../../native/train/lr-schedule.ts';
 import type { PromptRule } from '../../plugins/tokenizers/prompt-text.ts';
 import { withValidationSplit, type ValidationSource } from '../../plugins/tasks/held-out-validation.ts';
@@ -25,6 +24,7 @@ import type { PlayedMatch } from '../match/played-match.ts';
 import { graderVerdict } from '../match/verdicts.ts';
 import { PolicyPool } from '../policies/policy-pool.ts';
 import { openRuntime } from '../remote/open-runtime.ts';
+import type { KeptWeightWriters } from '../remote/served-policies.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { compareWithStart, type FinalComparison } from './final-comparison.ts';
 import { entropyCoefOf, exactKlReference, learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
@@ -40,7 +40,8 @@ import { flatMetrics, validationMetrics, policyMetrics, type MetricsLine, type R
 import { planPolicies, type LearnerSettings } from './policy-plan.ts';
 import { roleRollouts } from './role-rollouts.ts';
 import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
-import { loadRunCheckpoint, saveBestPolicy, saveRunCheckpoint } from './run-checkpoint.ts';
+import { checkRolloutsAhead, checkRowAges, RolloutsAhead } from './rollouts-ahead.ts';
+import { loadRunCheckpoint, policyDir, saveBestPolicy, saveRunCheckpoint, type PolicyToSave, type SavedElsewhere } from './run-checkpoint.ts';
 import { BEST_DIR, bestPolicyDir, CHECKPOINT_DIR, checkpointPolicyDir, prepareRunDir, RUN_FILE, type ResumeMode } from './run-dir.ts';
 import { TOKENIZER_FILE } from './training-checkpoint.ts';
 import type { TrainerState } from './trainer-state.ts';
@@ -119,6 +120,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
   const { config, game } = run;
   const tracked = config.tracking?.mlflow && mlflowTarget(config.tracking.mlflow, { game: game.id, out: run.out });
   const planned = planPolicies(game, config);
+  checkRolloutsAhead(config);
   const { task, source: validationSource } = tasksOfRun(await taskByName(config.task), config);
   const checkpointDir = join(run.out, CHECKPOINT_DIR);
   const trainable = planned.filter((p) => p.learner).map((p) => p.spec.name);
@@ -151,7 +153,11 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
   state.runBudgetBytes = checkpoint ? recordedRunBudget(checkpointDir, checkpoint.state.runBudgetBytes) : (config.runBudgetBytes ?? runBudgetOf(localLearners));
   // A decoder baking a large frozen model leaves the local learners' runs their budgets (decoderBinding).
   const reservedBytes = localLearners.length * state.runBudgetBytes;
-  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, device: run.device, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters, reservedBytes });
+  // With remote rollouts and a trainer server, the trained weights stay on the server: it writes them for the rollout
+  // servers and into checkpoints, on storage both sides see (KeptWeights).
+  const keepsWeights = config.trainerServer !== undefined && config.rolloutServers !== undefined;
+  const kept: KeptWeightWriters = new Map();
+  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, device: run.device, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters, reservedBytes, kept, keepOlder: config.rolloutsAhead });
   const learners = new Map<string, PolicyLearner>();
   const settings = new Map<string, LearnerSettings>();
   for (const { spec, learner } of planned) {
@@ -172,10 +178,30 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
         maxConsecutiveNonFinite: config.maxConsecutiveNonFinite,
         ...(saved ? { optimizer: saved.optimizer } : {}),
         ...(state.nonFinite[spec.name] ? { nonFinite: state.nonFinite[spec.name] } : {}),
-      }, config.trainerServer && { server: config.trainerServer, baseModel: spec.init === 'default' ? spec.init : resolve(pool.dir(spec.name)), task: config.task, adapterSeed: spec.adapter?.seed }),
+      }, config.trainerServer && { server: config.trainerServer, baseModel: spec.init === 'default' ? spec.init : resolve(pool.dir(spec.name)), task: config.task, adapterSeed: spec.adapter?.seed, ...(keepsWeights ? { keep: saved ? { checkpoint: policyDir(resolve(checkpointDir), spec.name) } : {} } : {}) }),
     );
     settings.set(spec.name, learner);
+    const keeper = learners.get(spec.name)?.learner.kept;
+    if (keeper) kept.set(spec.name, (dir: string) => keeper.writeForSamplers(dir));
   }
+
+  /** Bytes on a remote learner's link since the last time asked (undefined for a learner in-process). */
+  const linkBytesSeen = new Map<string, number>([...learners].flatMap(([name, { learner }]) => (learner.linkBytes === undefined ? [] : [[name, learner.linkBytes]])));
+  const linkBytesSince = (name: string): number | undefined => {
+    const total = learners.get(name)?.learner.linkBytes;
+    if (total === undefined) return undefined;
+    const since = total - (linkBytesSeen.get(name) ?? 0);
+    linkBytesSeen.set(name, total);
+    return since;
+  };
+
+  /** A policy whose weights this process scores a KL reference with: not one whose weights a trainer server keeps. */
+  const referenceHere = (name: string) => {
+    if (learners.get(name)?.learner.kept) {
+      fail('CONFIG_INVALID', `policy "${name}" is a KL reference, but its trained weights stay on the trainer server (remote rollouts with trainerServer), so this process cannot score with them; train it in-process, or use a KL toward "initial"`, { policy: name, field: 'trainerServer' });
+    }
+    return pool.policy(name);
+  };
 
   const arena = arenaFor(game, runtime, pool.tokenizer, stopTokens, { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens }, { chatTemplate: config.chatTemplate });
   const events = new EventStream(run.events, state.eventSeq);
@@ -196,17 +222,30 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
   };
 
   const save = async () => {
-    const optimizers = new Map<string, AdamWState>();
-    for (const { name, learner } of learners.values()) optimizers.set(name, await learner.optimizerState());
+    const policies: Record<string, PolicyToSave | SavedElsewhere> = {};
+    for (const { name, learner } of learners.values()) {
+      const keeper = learner.kept;
+      policies[name] = keeper
+        ? { writeTo: (target) => keeper.writeState(resolve(target)) }
+        : { config: pool.policy(name).config, weights: learner.weights, optimizer: await learner.optimizerState(), baseModel: resolve(pool.dir(name)) };
+    }
     await saveRunCheckpoint<TrainerState>(checkpointDir, {
-      policies: Object.fromEntries(
-        [...learners.values()].map(({ name, learner }) => [name, { config: pool.policy(name).config, weights: learner.weights, optimizer: entryOf(optimizers, name, 'the optimizer state of policy'), baseModel: resolve(pool.dir(name)) }]),
-      ),
+      policies,
       state: { ...state, nonFinite: Object.fromEntries([...learners.values()].map(({ name, guard }) => [name, { consecutive: guard.consecutive, skipped: guard.skipped }])), eventSeq: events.nextSeq },
       tokenizerJson: pool.tokenizer.json,
     });
   };
   const last = Math.min(config.steps, run.stopAfter ?? config.steps);
+  const ahead = new RolloutsAhead(
+    config.rolloutsAhead,
+    (step, cursor) => {
+      const rotation = poolOf ? poolSeats(game, poolOf, drawOpponent(state.pool!, config.opponentPool!, poolOf, config.seed, step), step) : game.rotation.at(step);
+      const seeds = trainingSeeds(config.seed, step);
+      const matches = playMatches(arena, { problems: stepProblems(task, config, cursor), copies: config.groupSize, seats: rotation.seats, seeds, label: `step-${step}`, sharedTurns: game.sharedTurns(rotation), broadcast });
+      return { rotation, seeds, matches };
+    },
+    (step) => (step + 1) % config.checkpointEvery === 0 || step + 1 === last,
+  );
   let comparison: FinalComparison | undefined;
   let checkpointed = checkpoint ? state.step : null;
   const stopped = () => run.stop?.aborted === true;
@@ -216,21 +255,15 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
       await run.gate?.wait();
       if (stopped()) break;
       const started = performance.now();
-      const rotation = poolOf ? poolSeats(game, poolOf, drawOpponent(state.pool!, config.opponentPool!, poolOf, config.seed, state.step), state.step) : game.rotation.at(state.step);
-      const seeds = trainingSeeds(config.seed, state.step);
-      const matches = await playMatches(arena, {
-        problems: stepProblems(task, config, state.cursor),
-        copies: config.groupSize,
-        seats: rotation.seats,
-        seeds,
-        label: `step-${state.step}`,
-        sharedTurns: game.sharedTurns(rotation),
-        broadcast,
-      });
+      const { rotation, seeds, matches: sampling } = ahead.take(state.step, state.cursor);
+      const matches = await sampling;
+      // The next steps' rollouts sample while this one learns (rolloutsAhead; none at 0).
+      ahead.fill(state.step, state.cursor, config.problemsPerStep, last);
       const learned = new Map<string, PolicyLearning>();
       const rates = new Map<string, number>();
       for (const name of rotation.trains) {
         const policy = learners.get(name) ?? fail('POLICY_INVALID', `the rotation trains "${name}" at step ${state.step}, which is not a trainable policy of this run`, { policy: name });
+        checkRowAges(matches, rotation.seats, name, pool.version(name), config.rolloutsAhead);
         const lr = learningRate(entryOf(settings, name, 'the learning settings of policy').schedule, state.step, config.steps);
         rates.set(name, lr);
         const learning = await learnPolicy(
@@ -241,7 +274,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
             step: state.step,
             totalSteps: config.steps,
             padToken: stopTokens[0] ?? 0,
-            reference: (policyName, toward) => (toward === 'initial' ? pool.initial(policyName) : pool.policy(rotation.seats[toward])),
+            reference: (policyName, toward) => (toward === 'initial' ? pool.initial(policyName) : referenceHere(rotation.seats[toward])),
             score: (policy, trajectories) => scorers.score(policy, pool.version(policy.name), trajectories, config.temperature),
             estimator: estimatorOf,
             estimatorStates: state.estimators,
@@ -261,7 +294,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
         seats: rotation.seats,
         trains: rotation.trains,
         roles: roleMetrics(game, matches, learned),
-        policies: Object.fromEntries([...learned].map(([name, learning]) => [name, policyMetrics(learning, entryOf(rates, name, 'the learning rate of policy'))])),
+        policies: Object.fromEntries([...learned].map(([name, learning]) => [name, policyMetrics(learning, entryOf(rates, name, 'the learning rate of policy'), linkBytesSince(name))])),
       };
       await appendJsonl(files.metrics, [line]);
       await scalars(step, flatMetrics(line));
@@ -291,6 +324,8 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     if (state.step === config.steps && config.finalComparison > 0 && !stopped()) {
       // Both sides in-process, so they differ only in weights (rollout servers sample with their own kernels).
       const local = { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads, device: run.device, reservedBytes };
+      // Weights kept on a trainer server come here once, for the final comparison.
+      for (const { learner } of learners.values()) await learner.kept?.fetch();
       const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, local);
       const trainedDecoders = runtime instanceof DecoderPool ? null : new DecoderPool(pool, local);
       try {
@@ -306,6 +341,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     failed = true;
     throw error;
   } finally {
+    await ahead.drain();
     await runtime.release();
     await scorers.release();
     for (const { learner } of learners.values()) await learner.release();
@@ -325,7 +361,9 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     if (state.best !== null && result.accuracy <= state.best.accuracy) return;
     state.best = { step, accuracy: result.accuracy, split: result.split };
     for (const { name, learner } of learners.values()) {
-      await saveBestPolicy(join(run.out, BEST_DIR, name), { config: pool.policy(name).config, weights: learner.weights, baseModel: resolve(pool.dir(name)) }, pool.tokenizer.json);
+      const dir = join(run.out, BEST_DIR, name);
+      if (learner.kept) await learner.kept.writeForSamplers(resolve(dir));
+      else await saveBestPolicy(dir, { config: pool.policy(name).config, weights: learner.weights, baseModel: resolve(pool.dir(name)) }, pool.tokenizer.json);
     }
   }
 }

@@ -18,5 +18,22 @@ export interface TrainingBackend {
   step(batch: LearnBatch, options?: StepOptions): Promise<StepStats>;
   /** The AdamW moments, for a checkpoint. */
   optimizerState(): AdamWState | Promise<AdamWState>;
+  /** Bytes of the JSON bodies on the link to a trainer server so far, both ways (remote learners only). */
+  readonly linkBytes?: number;
+  /** Present when the trained weights stay with a trainer server (remote rollouts): `weights` are then the starting ones. */
+  readonly kept?: KeptWeights;
   release(): Promise<void>;
+}
+
+/**
+ * Weights that stay where they are trained: the trainer server writes them for the samplers and into checkpoints, on
+ * storage both sides see, and only paths and fingerprints cross to this process.
+ */
+export interface KeptWeights {
+  /** The current weights as a directory the rollout servers load (a model, or an adapter in PEFT's layout). */
+  writeForSamplers(dir: string): Promise<void>;
+  /** The policy's checkpoint directory (weights, AdamW moments, tokenizer) at `target`. */
+  writeState(target: string): Promise<void>;
+  /** Brings the current weights into `weights` (once, for what runs here after training: the final comparison). */
+  fetch(): Promise<void>;
 }

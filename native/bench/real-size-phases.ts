@@ -18,6 +18,7 @@ import { writeRandomCheckpoint } from './random-checkpoint.ts';
 import { placementPhase } from './placement-check.ts';
 import { llamaCppPhase } from './llama-cpp-peer.ts';
 import { benchTrainOn } from './train-bench.ts';
+import { benchTorchBackend } from './torch-backend-bench.ts';
 import { twoAdaptersAtBatches } from './two-adapters-decode.ts';
 
 /**
@@ -192,6 +193,11 @@ export async function trainPhase(ctx: PhaseContext & TrainPhaseOptions): Promise
   return { train_rows: ctx.rows, train_cols: ctx.cols, ...timed, train_peak_rss_mb: peakRssMb() };
 }
 
+/** The same step on the torch backend (a PyTorch worker, native/torch), beside the onnxruntime learner's: step time and the worker's peak memory. */
+export async function torchBackendPhase(ctx: PhaseContext & TrainPhaseOptions): Promise<PhaseResult> {
+  return { train_rows: ctx.rows, train_cols: ctx.cols, ...(await benchTorchBackend({ dir: ctx.dir, rows: ctx.rows, cols: ctx.cols, steps: ctx.steps, warmups: 2, seed: ctx.seed, threads: ctx.threads, lr: 1e-6, device: ctx.device === 'cuda' ? 'cuda' : 'cpu', ...(ctx.adapterRank === undefined ? {} : { adapterRank: ctx.adapterRank }) })) };
+}
+
 /** Fastest of `repeats` runs of `session` on `feeds`, after one warm-up, in ms. */
 async function fastestRun(session: Session, feeds: Feeds, outputs: string[], repeats = 5): Promise<number> {
   await session.run(feeds, outputs);
@@ -325,6 +331,7 @@ export const PHASES = {
   decode: decodePhase,
   adapters: adaptersPhase,
   train: trainPhase,
+  'torch-backend': torchBackendPhase,
   'matmul-peak': matmulPeakPhase,
   'device-matmul': deviceMatmulPhase,
   placement: placementPhase,

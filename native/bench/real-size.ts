@@ -54,7 +54,7 @@ export const REAL_SIZE_DEFAULTS = {
 };
 
 /** The measurements a run may be limited to, in the order they run; each PyTorch baseline runs with its ludus phase. */
-export const REAL_SIZE_PHASES: readonly string[] = ['matmul-peak', 'dtype', 'load', 'score', 'decode', 'adapters', 'train', 'train:lora'];
+export const REAL_SIZE_PHASES: readonly string[] = ['matmul-peak', 'dtype', 'load', 'score', 'decode', 'adapters', 'train', 'train:lora', 'torch-backend', 'torch-backend:lora'];
 
 /** The default measurements on a GPU: its ceiling, scoring (against the CPU's), solo and tandem decode, training; no load phase, which would only time one more load of the checkpoint inside the device check's minutes. */
 export const DEVICE_PHASES: readonly string[] = ['matmul-peak', 'score', 'decode', 'train'];
@@ -157,6 +157,10 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
     await run('adapters', `two rank-16 adapters on the model, one stacked decoder, against its solo decode at B = ${options.batches.join(', ')}`, decodeOptions);
     await run('train', `full fine-tuning, ${options.trainRows} × ${options.trainCols} tokens`, { rows: options.trainRows, cols: options.trainCols, steps: options.trainSteps });
     await run('train:lora', `LoRA r=16 training, ${options.trainRows} × ${options.trainCols} tokens`, { rows: options.trainRows, cols: options.trainCols, steps: options.trainSteps, adapterRank: 16 });
+    if (torch) {
+      await run('torch-backend', `the torch backend's full fine-tuning step, ${options.trainRows} × ${options.trainCols} tokens`, { rows: options.trainRows, cols: options.trainCols, steps: options.trainSteps });
+      await run('torch-backend:lora', `the torch backend's LoRA r=16 step, ${options.trainRows} × ${options.trainCols} tokens`, { rows: options.trainRows, cols: options.trainCols, steps: options.trainSteps, adapterRank: 16 });
+    }
     await torchRun('torch-train', 'PyTorch training step written for speed', peerArgs(options.batches[0]).train);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -212,6 +216,13 @@ function summarize(options: RealSizeOptions, phases: Record<string, PhaseResult>
     summary.train_over_torch = round((train.train_tok_s as number) / (torchTrain.tokensPerSecond as number), 2);
     (summary.ratios as Record<string, number>).train_over_torch = summary.train_over_torch as number;
   }
+  const torchBackend = (name: string, ours: PhaseResult | undefined) => {
+    const theirs = phases[name];
+    if (!theirs || refused(theirs)) return undefined;
+    return { step_ms: theirs.torch_train_step_ms, peak_rss_mb: theirs.torch_peak_rss_mb, ...(ours && !refused(ours) ? { onnxruntime_step_ms: ours.train_step_ms, onnxruntime_peak_rss_mb: ours.train_peak_rss_mb, onnxruntime_over_torch: round((theirs.torch_train_step_ms as number) / (ours.train_step_ms as number), 2) } : {}) };
+  };
+  const backends = { full: torchBackend('torch-backend', phases.train), lora: torchBackend('torch-backend:lora', phases['train:lora']) };
+  if (backends.full || backends.lora) summary.torch_backend = backends;
   const adapters = phases.adapters;
   if (adapters && !refused(adapters)) {
     summary.two_adapters_over_base = Object.fromEntries(options.batches.map((b) => [`b${b}`, (adapters[`b${b}`] as Record<string, number>).two_adapters_over_base]));

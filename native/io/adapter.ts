@@ -7,7 +7,7 @@ import { LORA_TARGETS, parseLoraConfig, type LoraConfig, type LoraTarget } from 
 import { assertFiniteWeights, type Weights } from '../model/weights.ts';
 import { loadCheckpoint, readJson, saveCheckpoint, sortedJson } from './checkpoint.ts';
 import { pathExists, replaceDirectory, writeFileDurably } from './files.ts';
-import { readSafetensors, writeSafetensors } from './safetensors.ts';
+import { isTensorWriter, readSafetensors, writeSafetensors, type SavedTensors } from './safetensors.ts';
 
 /**
  * LoRA adapters in PEFT's layout, so they move to and from Python: `adapter_config.json` (PEFT's LoraConfig fields)
@@ -52,17 +52,20 @@ export function peftAdapterConfig(lora: LoraConfig, baseModel: string | null): R
 }
 
 /** Writes an adapted policy's adapter (the base's tensors are not written) into `dir`, swapped in whole. */
-export async function saveAdapter(dir: string, config: ModelConfig, weights: Weights, options: { baseModel?: string | null } = {}): Promise<void> {
+export async function saveAdapter(dir: string, config: ModelConfig, weights: SavedTensors, options: { baseModel?: string | null } = {}): Promise<void> {
   await replaceDirectory(dir, (temp) => writeAdapterFiles(temp, config, weights, options));
 }
 
 /** The adapter's two files, each fsynced, into an existing directory a caller swaps in. */
-export async function writeAdapterFiles(dir: string, config: ModelConfig, weights: Weights, options: { baseModel?: string | null } = {}): Promise<void> {
+export async function writeAdapterFiles(dir: string, config: ModelConfig, weights: SavedTensors, options: { baseModel?: string | null } = {}): Promise<void> {
   if (!config.lora) fail('INPUT_INVALID', `saveAdapter(${dir}): the config has no adapter`);
-  const adapter = adapterOf(config, weights);
-  const peftNamed: Weights = new Map([...adapter].map(([name, t]) => [`${PEFT_PREFIX}${name}`, t]));
   await writeFileDurably(join(dir, ADAPTER_CONFIG_FILE), sortedJson(peftAdapterConfig(config.lora, options.baseModel ?? null)));
-  await writeSafetensors(join(dir, ADAPTER_WEIGHTS_FILE), peftNamed);
+  const path = join(dir, ADAPTER_WEIGHTS_FILE);
+  if (isTensorWriter(weights)) {
+    await weights.writeTensors(path, new Map([...adapterShapes(config).keys()].map((name) => [`${PEFT_PREFIX}${name}`, { kind: 'param' as const, name }])));
+  } else {
+    await writeSafetensors(path, new Map([...adapterOf(config, weights)].map(([name, t]) => [`${PEFT_PREFIX}${name}`, t])));
+  }
 }
 
 /** The LoRA shape an adapter_config.json describes; anything beyond plain LoRA is refused by name. */

@@ -1,11 +1,12 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { fail, type LudusErrorCode } from '../../core/errors.ts';
+import { entryOf, fail, type LudusErrorCode } from '../../core/errors.ts';
+import { jsonSyntaxProblem } from '../../core/json-syntax.ts';
 import { parseHfConfig, toHfConfig, type ModelConfig } from '../model/config.ts';
-import { assertFiniteWeights, tensorOf, validateWeights, type Weights, weightShapes } from '../model/weights.ts';
+import { assertFiniteWeights, tensorOf, validateTensors, validateWeights, type Weights, weightShapes } from '../model/weights.ts';
 import { ensureFits, parameterCount, weightBytes } from '../model/memory.ts';
 import { isMissingFileError, pathExists, readableDirectory, replaceDirectory, writeFileDurably } from './files.ts';
-import { readSafetensors, readSafetensorsHeader, storedBytes, writeSafetensors, type EncodableDtype } from './safetensors.ts';
+import { isTensorWriter, readSafetensors, readSafetensorsHeader, storedBytes, writeSafetensors, type EncodableDtype, type SavedTensors } from './safetensors.ts';
 
 /** A Hugging Face checkpoint directory: config.json + model.safetensors, or shards + model.safetensors.index.json. */
 
@@ -42,7 +43,7 @@ export async function readJson(path: string, invalidCode: LudusErrorCode): Promi
   try {
     return JSON.parse(text);
   } catch (error) {
-    return fail(invalidCode, `${path}: not valid JSON (${(error as Error).message})`, { file: path });
+    return fail(invalidCode, `${path}: not valid JSON (${jsonSyntaxProblem(error)})`, { file: path });
   }
 }
 
@@ -76,26 +77,6 @@ function parseWeightMap(raw: unknown, where: string): Map<string, string> {
   return map;
 }
 
-async function loadSharded(dir: string, indexPath: string, select: (name: string, file: string) => boolean): Promise<Weights> {
-  const weightMap = parseWeightMap(await readJson(indexPath, 'SAFETENSORS_MALFORMED'), indexPath);
-  const byShard = new Map<string, string[]>();
-  for (const [name, shard] of weightMap) {
-    if (select(name, indexPath)) byShard.set(shard, [...(byShard.get(shard) ?? []), name]);
-  }
-  const weights: Weights = new Map();
-  for (const [shard, names] of byShard) {
-    const shardPath = join(dir, shard);
-    const wanted = new Set(names);
-    const { tensors } = await readSafetensors(shardPath, { include: (name) => wanted.has(name) });
-    for (const name of names) {
-      const tensor = tensors.get(name);
-      if (!tensor) fail('CHECKPOINT_TENSOR_MISSING', `${shardPath}: tensor "${name}" is listed in ${indexPath} but not stored in this shard`, { file: shardPath, tensor: name });
-      weights.set(name, tensor);
-    }
-  }
-  return weights;
-}
-
 /**
  * The directory a checkpoint saved at `dir` is read from: `dir` itself, or the complete new copy a save interrupted
  * between its two renames left beside it. Refuses a path that holds no model (no config.json).
@@ -109,27 +90,73 @@ export async function checkpointSource(dir: string): Promise<string> {
   return source;
 }
 
-/** Loads config.json and the weights beside it, checked against the shapes the config implies. */
-export async function loadCheckpoint(at: string): Promise<Checkpoint> {
+/** Where a checkpoint's tensors are stored: its config, and per safetensors file the tensors to read from it. */
+export interface CheckpointLayout {
+  readonly dir: string;
+  readonly configPath: string;
+  readonly config: ModelConfig;
+  readonly files: readonly { readonly path: string; readonly names: readonly string[] }[];
+}
+
+/**
+ * The layout of the checkpoint at `at`, read from config.json and the safetensors headers alone (no tensor is read):
+ * every tensor the config implies is found, with its shape, and none it does not imply is stored.
+ */
+export async function checkpointLayout(at: string, options: { readonly beforeTensors?: (config: ModelConfig, configPath: string) => void } = {}): Promise<CheckpointLayout> {
   const dir = await checkpointSource(at);
   const configPath = join(dir, CONFIG_FILE);
   const config = parseHfConfig(await readJson(configPath, 'CONFIG_INVALID'), configPath);
-  ensureFits(`${configPath}: the weights (${parameterCount(config)} parameters, held as float32)`, weightBytes(config), { file: configPath });
+  // A config that cannot be held is refused from the config alone, before any header is read or shape listed.
+  options.beforeTensors?.(config, configPath);
   const select = tensorSelector(config, configPath);
   const singlePath = join(dir, WEIGHTS_FILE);
   const indexPath = join(dir, WEIGHTS_INDEX_FILE);
-  let weights: Weights;
+  const shapes = new Map<string, { dims: number[] }>();
+  const files: { path: string; names: string[] }[] = [];
   let where: string;
   if (await pathExists(singlePath)) {
-    const wanted = new Set((await readSafetensorsHeader(singlePath)).entries.map((entry) => entry.name).filter((name) => select(name, singlePath)));
-    weights = (await readSafetensors(singlePath, { include: (name) => wanted.has(name) })).tensors;
+    const entries = (await readSafetensorsHeader(singlePath)).entries.filter((entry) => select(entry.name, singlePath));
+    for (const entry of entries) shapes.set(entry.name, { dims: entry.shape });
+    files.push({ path: singlePath, names: entries.map((entry) => entry.name) });
     where = singlePath;
   } else if (await pathExists(indexPath)) {
-    weights = await loadSharded(dir, indexPath, select);
+    const byShard = new Map<string, string[]>();
+    for (const [name, shard] of parseWeightMap(await readJson(indexPath, 'SAFETENSORS_MALFORMED'), indexPath)) {
+      if (select(name, indexPath)) byShard.set(shard, [...(byShard.get(shard) ?? []), name]);
+    }
+    for (const [shard, names] of byShard) {
+      const shardPath = join(dir, shard);
+      const stored = new Map((await readSafetensorsHeader(shardPath)).entries.map((entry) => [entry.name, entry.shape]));
+      for (const name of names) {
+        const dims = stored.get(name) ?? fail('CHECKPOINT_TENSOR_MISSING', `${shardPath}: tensor "${name}" is listed in ${indexPath} but not stored in this shard`, { file: shardPath, tensor: name });
+        shapes.set(name, { dims });
+      }
+      files.push({ path: shardPath, names });
+    }
     where = indexPath;
   } else {
     return fail('CHECKPOINT_MISSING_FILE', `${dir}: neither ${WEIGHTS_FILE} nor ${WEIGHTS_INDEX_FILE} found`, { file: singlePath });
   }
+  validateTensors(weightShapes(config), shapes, where);
+  return { dir, configPath, config, files };
+}
+
+/** Refuses, from its config alone, a model whose float32 weights this machine's memory cannot hold (MEMORY_INSUFFICIENT). */
+export function ensureWeightsFit(config: ModelConfig, configPath: string): void {
+  ensureFits(`${configPath}: the weights (${parameterCount(config)} parameters, held as float32)`, weightBytes(config), { file: configPath });
+}
+
+/** Loads config.json and the weights beside it, checked against the shapes the config implies. */
+export async function loadCheckpoint(at: string): Promise<Checkpoint> {
+  const layout = await checkpointLayout(at, { beforeTensors: ensureWeightsFit });
+  const { config } = layout;
+  const weights: Weights = new Map();
+  for (const file of layout.files) {
+    const wanted = new Set(file.names);
+    const { tensors } = await readSafetensors(file.path, { include: (name) => wanted.has(name) });
+    for (const name of file.names) weights.set(name, tensorOf(tensors, name, file.path));
+  }
+  const where = layout.files.length === 1 && layout.files[0].path.endsWith(WEIGHTS_FILE) ? layout.files[0].path : join(layout.dir, WEIGHTS_INDEX_FILE);
   validateWeights(config, weights, where);
   assertFiniteWeights(weights, where);
   return { config, weights };
@@ -220,8 +247,8 @@ function checkExtraFiles(names: string[]): void {
  * plus an index when larger than `shardBytes`). The directory is built beside `dir` and swapped in whole, every
  * file fsynced, so a crash leaves either the old checkpoint or the new one (see replaceDirectory).
  */
-export async function saveCheckpoint(dir: string, config: ModelConfig, weights: Weights, options: SaveCheckpointOptions = {}): Promise<void> {
-  checkSave(dir, config, weights, options);
+export async function saveCheckpoint(dir: string, config: ModelConfig, weights: SavedTensors, options: SaveCheckpointOptions = {}): Promise<void> {
+  if (!isTensorWriter(weights)) checkSave(dir, config, weights, options);
   await checkReplaceable(dir);
   await replaceDirectory(dir, (temp) => writeCheckpointFiles(temp, config, weights, options));
 }
@@ -230,28 +257,33 @@ export async function saveCheckpoint(dir: string, config: ModelConfig, weights: 
  * The files of a checkpoint, written (each fsynced) into an existing directory that a caller swaps in: one model of
  * a larger atomic save (a training checkpoint holding several policies).
  */
-export async function writeCheckpointFiles(dir: string, config: ModelConfig, weights: Weights, options: SaveCheckpointOptions = {}): Promise<void> {
-  checkSave(dir, config, weights, options);
+export async function writeCheckpointFiles(dir: string, config: ModelConfig, weights: SavedTensors, options: SaveCheckpointOptions = {}): Promise<void> {
+  if (isTensorWriter(weights)) checkExtraFiles(Object.keys(options.extraFiles ?? {}));
+  else checkSave(dir, config, weights, options);
   const dtype = options.dtype ?? 'F32';
   const shardBytes = options.shardBytes ?? DEFAULT_SHARD_BYTES;
   const extraFiles = options.extraFiles ?? {};
   const shards = planShards(config, dtype, shardBytes);
-  const subset = (names: string[]): Weights => new Map(names.map((name) => [name, tensorOf(weights, name)]));
+  const shapes = weightShapes(config);
+  const write = (path: string, names: string[]): Promise<void> =>
+    isTensorWriter(weights)
+      ? weights.writeTensors(path, new Map(names.map((name) => [name, { kind: 'param' as const, name }])), { dtype })
+      : writeSafetensors(path, new Map(names.map((name) => [name, tensorOf(weights, name)])), { dtype });
   const torchDtype = TORCH_DTYPE[dtype];
   const hfConfig = { ...toHfConfig(config), torch_dtype: torchDtype, ...('dtype' in config.raw ? { dtype: torchDtype } : {}) };
   await writeFileDurably(join(dir, CONFIG_FILE), sortedJson(hfConfig));
   await writeFileDurably(join(dir, GENERATION_CONFIG_FILE), sortedJson(generationConfig(config)));
   if (shards.length === 1) {
-    await writeSafetensors(join(dir, WEIGHTS_FILE), subset(shards[0]), { dtype });
+    await write(join(dir, WEIGHTS_FILE), shards[0]);
   } else {
     const weightMap: Record<string, string> = {};
     let totalSize = 0;
     for (let i = 0; i < shards.length; i++) {
       const file = shardFileName(i, shards.length);
-      await writeSafetensors(join(dir, file), subset(shards[i]), { dtype });
+      await write(join(dir, file), shards[i]);
       for (const name of shards[i]) {
         weightMap[name] = file;
-        totalSize += storedBytes(tensorOf(weights, name).dims, dtype);
+        totalSize += storedBytes(entryOf(shapes, name, 'the shape of tensor'), dtype);
       }
     }
     await writeFileDurably(join(dir, WEIGHTS_INDEX_FILE), sortedJson({ metadata: { total_size: totalSize }, weight_map: weightMap }));

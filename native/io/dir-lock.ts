@@ -64,6 +64,12 @@ export async function withDirectoryLock<T>(dir: string, what: string, body: () =
   }
 }
 
+/** Whether `dir` holds a lock left by a process that no longer runs on this machine (killed before it let go). */
+export async function lockAbandoned(dir: string): Promise<boolean> {
+  const holder = await readHolder(join(dir, LOCK_FILE));
+  return holder !== undefined && holder.host === hostname() && !alive(holder.pid);
+}
+
 async function readHolder(path: string): Promise<Holder | undefined> {
   try {
     const parsed = JSON.parse(await readFile(path, 'utf8')) as Partial<Holder>;

@@ -1,5 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { fail } from '../../core/errors.ts';
+import { jsonSyntaxProblem } from '../../core/json-syntax.ts';
 import { tensorOf, type Weights, type WeightTensor } from '../model/weights.ts';
 import { isMissingFileError, readInto, writeFileDurably } from './files.ts';
 import { bf16BitsOf, expandHalfWidthInPlace, f16BitsOf } from './float-bits.ts';
@@ -51,6 +52,26 @@ export interface ReadOptions {
   include?: (name: string) => boolean;
 }
 
+/** Where a stored tensor comes from: a model's weight, or one of AdamW's moments of it (flattened, as checkpoints keep them). */
+export interface StoredTensor {
+  readonly kind: 'param' | 'm' | 'v';
+  readonly name: string;
+  readonly flat?: boolean;
+}
+
+/**
+ * Tensors held elsewhere (a learner in another process), written on request: a safetensors file at `path` holding,
+ * under each stored name, the tensor it maps to, laid out as writeSafetensors lays out a file.
+ */
+export interface TensorWriter {
+  writeTensors(path: string, tensors: ReadonlyMap<string, StoredTensor>, options?: WriteOptions): Promise<void>;
+}
+
+/** The tensors a save writes: at hand, or written by their holder. */
+export type SavedTensors = Weights | TensorWriter;
+
+export const isTensorWriter = (tensors: SavedTensors): tensors is TensorWriter => !(tensors instanceof Map);
+
 export interface WriteOptions {
   /** Storage dtype; values are rounded to nearest even. Default F32 (exact). */
   dtype?: EncodableDtype;
@@ -70,8 +91,9 @@ const isCount = (value: unknown): value is number => typeof value === 'number' &
 function headerLength(prefix: Uint8Array, fileSize: number, where: string): number {
   if (fileSize < 8) return malformed(where, `file is ${fileSize} bytes, shorter than the 8-byte header length`);
   const length = new DataView(prefix.buffer, prefix.byteOffset, 8).getBigUint64(0, true);
-  if (length > BigInt(MAX_HEADER_BYTES)) return malformed(where, `header length ${length} exceeds the ${MAX_HEADER_BYTES}-byte limit`);
-  if (Number(length) > fileSize - 8) return malformed(where, `header length ${length} runs past the end of the ${fileSize}-byte file`);
+  // The length is the file's first 8 bytes: never quoted, since a file a request names may be anyone's.
+  if (length > BigInt(MAX_HEADER_BYTES)) return malformed(where, `the header length in its first 8 bytes is over the ${MAX_HEADER_BYTES}-byte limit (not a safetensors file?)`);
+  if (Number(length) > fileSize - 8) return malformed(where, `the header length in its first 8 bytes runs past the end of the ${fileSize}-byte file (not a safetensors file?)`);
   return Number(length);
 }
 
@@ -115,7 +137,7 @@ function parseHeader(json: Uint8Array, dataBytes: number, where: string): Safete
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    return malformed(where, `header is not valid JSON (${(error as Error).message})`);
+    return malformed(where, `header is not valid JSON (${jsonSyntaxProblem(error)})`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return malformed(where, 'header is not a JSON object');
   const record = parsed as Record<string, unknown>;

@@ -77,9 +77,9 @@ export function validateWeights(c: ModelConfig, weights: Weights, where: string)
 }
 
 /** Checks that `weights` holds every tensor of `shapes`, with that shape. */
-export function validateTensors(shapes: ReadonlyMap<string, number[]>, weights: Weights, where: string): void {
+export function validateTensors(shapes: ReadonlyMap<string, number[]>, weights: ReadonlyMap<string, { readonly dims: readonly number[] }>, where: string): void {
   for (const [name, dims] of shapes) {
-    const t = tensorOf(weights, name, where);
+    const t = weights.get(name) ?? fail('CHECKPOINT_TENSOR_MISSING', `${where}: tensor "${name}" is missing`, { file: where, tensor: name });
     if (t.dims.length !== dims.length || t.dims.some((d, i) => d !== dims[i])) {
       fail('CHECKPOINT_TENSOR_SHAPE', `${where}: tensor "${name}" has shape [${t.dims}] but the config implies [${dims}]`, {
         file: where,

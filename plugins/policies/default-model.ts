@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../../core/errors.ts';
+import { jsonSyntaxProblem } from '../../core/json-syntax.ts';
 import { packageRoot } from '../../native/io/package-root.ts';
 import { checkTaskName } from '../tasks/registry.ts';
 import { isHubId, resolveHubModel } from './hub-cache.ts';
@@ -26,7 +27,7 @@ export function trainedTask(model: string): string | undefined {
   try {
     task = (JSON.parse(readFileSync(path, 'utf8')) as { task?: unknown } | null)?.task;
   } catch (error) {
-    return fail('CONFIG_INVALID', `${path}: not valid JSON (${(error as Error).message})`, { file: path });
+    return fail('CONFIG_INVALID', `${path}: not valid JSON (${jsonSyntaxProblem(error)})`, { file: path });
   }
   return typeof task === 'string' ? task : undefined;
 }

@@ -18,15 +18,19 @@ export interface ChatTemplateOptions {
 
 type ChatSource = Pick<TextTokenizer, 'config' | 'source'>;
 
-/** `chat_template` is one template, or a list of named ones of which `default` is used. */
-function templateText(tokenizer: ChatSource): string {
+/** The model's chat template, if its tokenizer_config.json has one: `chat_template` is one template, or a list of named ones of which `default` is used. */
+export function declaredChatTemplate(tokenizer: Pick<TextTokenizer, 'config'>): string | undefined {
   const declared = tokenizer.config.chat_template;
   if (typeof declared === 'string') return declared;
   if (Array.isArray(declared)) {
     const named = declared.find((entry: { name?: unknown }) => entry?.name === 'default') as { template?: unknown } | undefined;
     if (typeof named?.template === 'string') return named.template;
   }
-  return fail('TOKENIZER_INVALID', `${tokenizer.source}: the model has no chat_template in tokenizer_config.json`, { file: tokenizer.source });
+  return undefined;
+}
+
+function templateText(tokenizer: ChatSource): string {
+  return declaredChatTemplate(tokenizer) ?? fail('TOKENIZER_INVALID', `${tokenizer.source}: the model has no chat_template in tokenizer_config.json`, { file: tokenizer.source });
 }
 
 /** The special tokens a template may print (`bos_token`, `eos_token`, ...), as strings. */

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { LudusError, fail } from '../../core/errors.ts';
+import { jsonSyntaxProblem } from '../../core/json-syntax.ts';
 
 /** A Hugging Face `tokenizer.json`, loaded through @huggingface/tokenizers. */
 export interface TextTokenizer {
@@ -61,7 +62,7 @@ async function readJson(path: string): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new LudusError('TOKENIZER_INVALID', `${path}: not valid JSON (${(error as Error).message})`, { file: path });
+    throw new LudusError('TOKENIZER_INVALID', `${path}: not valid JSON (${jsonSyntaxProblem(error)})`, { file: path });
   }
 }
 

@@ -3,12 +3,12 @@ import { z } from 'zod';
 import { fail } from '../../core/errors.ts';
 import { TOKEN_ID_PREFIX, VllmCompletionRequestSchema } from '../../engine/remote/vllm-wire.ts';
 import { ensureFits } from '../../native/model/memory.ts';
-import { applyChatTemplate, type ChatMessage } from '../../plugins/tokenizers/chat-template.ts';
+import { applyChatTemplate, declaredChatTemplate, type ChatMessage } from '../../plugins/tokenizers/chat-template.ts';
 import { ensureWithin } from '../request-guard.ts';
 import type { SampleJob, SampleOutcome } from './batcher.ts';
 import { EventChannel } from './event-channel.ts';
 import { parseRequest, type Answer, type Route } from './json-routes.ts';
-import { refuseNonNeutral, seedOf, textOffsets } from './sampling-routes.ts';
+import { refuseNonNeutral, seedOf, stopStringsOf, textOffsets } from './sampling-routes.ts';
 import type { ServedModel, ServedModels } from './served-models.ts';
 
 /** Choices per prompt (`n`) at most (ours). */
@@ -140,14 +140,14 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
   return new Map<string, Route>([
     [
       'POST /v1/completions',
-      async (body) => {
+      async (body, { signal }) => {
         const request = parseRequest(CompletionRequestSchema, body, 'POST /v1/completions');
         if ((request.prompt_logprobs ?? 0) > 0) fail('REQUEST_INVALID', 'prompt_logprobs: only 0 is served (the prompt tokens\' own log-probabilities, no alternatives)', { field: 'prompt_logprobs' });
         if (request.stream && request.prompt_logprobs !== undefined) fail('REQUEST_INVALID', 'prompt_logprobs: not available with stream', { field: 'prompt_logprobs' });
         refuseNonNeutral(request);
         const served = models.get(request.model);
         const prompts = promptsOf(request.prompt, (text) => models.tokenizer.encode(text));
-        const stopStrings = request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop;
+        const stopStrings = stopStringsOf(request.stop);
         const k = request.logprobs ?? 0;
         const job: Job = {
           sampling: { temperature: request.temperature, topP: request.top_p, topK: Math.max(request.top_k, 0) },
@@ -156,6 +156,7 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
           stopStrings,
           ignoreEos: request.ignore_eos,
           promptLogprobs: request.prompt_logprobs !== undefined,
+          signal,
         };
         const tokenText = (id: number) => (request.return_tokens_as_token_ids ? `${TOKEN_ID_PREFIX}${id}` : decode([id]));
         const topOf = (alternatives: ReadonlyArray<readonly [number, number]>) => Object.fromEntries(alternatives.map(([id, logprob]) => [tokenText(id), logprob]));
@@ -200,11 +201,15 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
     ],
     [
       'POST /v1/chat/completions',
-      async (body) => {
+      async (body, { signal }) => {
         const request = parseRequest(ChatRequestSchema, body, 'POST /v1/chat/completions');
         if (request.top_logprobs !== undefined && !request.logprobs) fail('REQUEST_INVALID', 'top_logprobs: needs logprobs: true', { field: 'top_logprobs' });
         refuseNonNeutral(request);
+        const stopStrings = stopStringsOf(request.stop);
         const served = models.get(request.model);
+        if (declaredChatTemplate(models.tokenizer) === undefined) {
+          fail('REQUEST_INVALID', `model "${served.name}" has no chat template (the shipped bases are trained on plain text and have none): send its prompt as text to POST /v1/completions, or serve a model whose tokenizer_config.json has a chat_template`, { field: 'messages' });
+        }
         const messages: ChatMessage[] = request.messages.map((message) => ({ ...message, content: typeof message.content === 'string' ? message.content : message.content.map((part) => part.text).join('') }));
         const prompt = models.tokenizer.encode(applyChatTemplate(models.tokenizer, messages, { addGenerationPrompt: true }));
         const room = served.batcher.maxLen - prompt.length;
@@ -214,9 +219,10 @@ export function completionRoutes(models: ServedModels, limits: { readonly maxReq
           sampling: { temperature: request.temperature, topP: request.top_p, topK: Math.max(request.top_k, 0) },
           ...(request.seed === undefined ? {} : { seed: request.seed }),
           stopTokenIds: [],
-          stopStrings: request.stop === undefined ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
+          stopStrings,
           ignoreEos: false,
           promptLogprobs: false,
+          signal,
         };
         const k = request.logprobs ? (request.top_logprobs ?? 0) : 0;
         const entry = (id: number, logprob: number) => {

@@ -2,12 +2,21 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { z } from 'zod';
 import { LudusError, fail, type LudusErrorCode } from '../../core/errors.ts';
+import { jsonSyntaxProblem } from '../../core/json-syntax.ts';
+import { modelNamed, type AccessLog } from '../access-log.ts';
+import { CONNECTION_LIMITS, ConnectionGate, type ConnectionLimits } from '../connection-gate.ts';
 import type { Refusal, RequestGuard } from '../request-guard.ts';
 
 /** What a route answers: JSON (the default), plain text, an empty body, or Server-Sent Events (each a JSON `data:` line, then `data: [DONE]`). */
 export type Answer = { readonly status?: number; readonly json: unknown } | { readonly status?: number; readonly text: string } | { readonly status?: number; readonly events: AsyncIterable<unknown> | Iterable<unknown> };
 
-export type Route = (body: unknown) => Promise<Answer>;
+/** What a route may know of its request besides the body. */
+export interface RouteContext {
+  /** Aborted when the client goes away before its answer is sent: work done only for it should stop. */
+  readonly signal: AbortSignal;
+}
+
+export type Route = (body: unknown, context: RouteContext) => Promise<Answer>;
 
 /** Routes by "METHOD /path". */
 export type Routes = ReadonlyMap<string, Route>;
@@ -56,6 +65,7 @@ const STATUS: Record<LudusErrorCode, number> = {
   RUN_LOCKED: 409,
   OUTPUT_EXISTS: 409,
   PLUGIN_CLASH: 409,
+  REQUEST_TIMEOUT: 408,
   REQUEST_TOO_LARGE: 413,
   MEMORY_INSUFFICIENT: 413,
   CONTENT_TYPE_UNSUPPORTED: 415,
@@ -74,33 +84,46 @@ const STATUS: Record<LudusErrorCode, number> = {
   REMOTE_MISCONFIGURED: 502,
   TRACKING_FAILED: 502,
   DEVICE_UNAVAILABLE: 503,
+  TORCH_UNAVAILABLE: 503,
   SERVER_BUSY: 503,
 };
 
 /** The HTTP status a coded error answers with. */
 export const statusOf = (code: LudusErrorCode): number => STATUS[code] ?? 500;
 
-/** Node's own limits on a connection, so a slow or idle client holds nothing for long (ours). */
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 60_000;
-const MAX_CONNECTIONS = 1024;
-
 /** On every answer: no sniffing a JSON body into something else, no caching of answers that carry weights. */
 const SAFE_HEADERS = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
 
+/** The access line's status of a request whose client went away before any answer was sent (nginx's). */
+const CLIENT_GONE = 499;
+
+export interface JsonServerOptions {
+  /** Names the server in its log lines. */
+  readonly what: string;
+  /** Routes' own body bounds, where they differ from the guard's. */
+  readonly bodyLimits?: BodyLimits;
+  /** The routes ("METHOD /path") that change state: every request to one gets a line in `log`. */
+  readonly changesState?: ReadonlySet<string>;
+  readonly log?: AccessLog;
+  /** Connection caps and timeouts; CONNECTION_LIMITS where absent. */
+  readonly connections?: Partial<ConnectionLimits>;
+}
+
 /**
  * A JSON-over-HTTP server for a route table behind a {@link RequestGuard}: a request is refused by the guard before
- * its body is read (401/403/413/415/503), then parsed as JSON (malformed JSON, an unknown route or method is a coded
+ * its body is read (401/403/413/415), then its body is read within the body timeout (408), then it enters the
+ * requests in flight (503 past them), and is parsed as JSON (malformed JSON, an unknown route or method is a coded
  * 4xx); a route's LudusError becomes its status with `{ error: { message, type, param, code } }` (OpenAI's error
- * shape, `code` the ludus code), anything else a 500 that names no internals. `what` names the server in its log.
+ * shape, `code` the ludus code), anything else a 500 that names no internals. Connections that have not shown the
+ * token are held by a {@link ConnectionGate}; a request whose client goes away has its signal aborted.
  */
-export function jsonServer(routes: Routes, guard: RequestGuard, what: string, bodyLimits: BodyLimits = new Map()): Server {
-  const server = createServer((request, response) => {
-    void handle(routes, guard, what, bodyLimits, request, response);
+export function jsonServer(routes: Routes, guard: RequestGuard, options: JsonServerOptions): Server {
+  const gate = new ConnectionGate({ ...CONNECTION_LIMITS, ...options.connections });
+  const checking = Math.max(50, Math.min(1000, Math.floor(gate.limits.headersTimeoutMs / 4)));
+  const server = createServer({ connectionsCheckingInterval: checking }, (request, response) => {
+    void handle(routes, guard, gate, options, request, response);
   });
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-  server.maxConnections = MAX_CONNECTIONS;
+  gate.attach(server);
   return server;
 }
 
@@ -133,53 +156,72 @@ export function parseRequest<S extends z.ZodType>(schema: S, body: unknown, what
   return result.data as z.output<S>;
 }
 
-async function handle(routes: Routes, guard: RequestGuard, what: string, bodyLimits: BodyLimits, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(routes: Routes, guard: RequestGuard, gate: ConnectionGate, options: JsonServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const path = (request.url ?? '/').split('?')[0];
+  const key = `${request.method} ${path}`;
+  let model: string | undefined;
+  if (options.log && options.changesState?.has(key)) {
+    const log = options.log;
+    const address = request.socket.remoteAddress ?? '';
+    response.once('close', () => log.record({ route: key, ...(model === undefined ? {} : { model }), address, status: response.headersSent ? response.statusCode : CLIENT_GONE }));
+  }
   const preflight = guard.preflight(request);
   if (preflight) {
     if ('status' in preflight) return refuse(response, preflight);
     response.writeHead(204, preflight.headers).end();
     return;
   }
-  const path = (request.url ?? '/').split('?')[0];
-  const key = `${request.method} ${path}`;
-  const maxBody = bodyLimits.get(key)?.();
+  const maxBody = options.bodyLimits?.get(key)?.();
   const refusal = guard.check(request, maxBody);
   if (refusal) return refuse(response, refusal);
+  gate.cleared(request.socket);
   const cors = guard.corsHeaders(request);
-  await guard.admitted(async () => {
-    try {
-      const route = routes.get(key);
-      if (!route) {
-        const methods = [...routes.keys()].filter((key) => key.endsWith(` ${path}`)).map((key) => key.split(' ')[0]);
-        if (methods.length > 0) return send(response, 405, errorBody('REQUEST_INVALID', `${request.method} ${path}: use ${methods.join(' or ')}`), cors);
-        return send(response, 404, errorBody('REQUEST_INVALID', `no route ${request.method} ${path}`), cors);
-      }
-      const answer = await route(parseJson(await guard.readBody(request, maxBody)));
-      if ('text' in answer) {
-        response.writeHead(answer.status ?? 200, { ...SAFE_HEADERS, ...cors, 'content-type': 'text/plain; charset=utf-8' });
-        response.end(answer.text);
-      } else if ('events' in answer) {
-        response.writeHead(answer.status ?? 200, { ...SAFE_HEADERS, ...cors, 'content-type': 'text/event-stream; charset=utf-8' });
-        try {
-          for await (const event of answer.events) response.write(`data: ${JSON.stringify(event)}\n\n`);
-        } catch (error) {
-          // The status is sent: a failure after it is the stream's last event, in the shape of an error answer.
-          const coded = LudusError.is(error);
-          response.write(`data: ${JSON.stringify(coded ? errorBody(error.code, error.message, error.details.field) : errorBody('ENGINE_RUN_FAILED', 'internal error (see the server log)'))}\n\n`);
-          if (!coded || statusOf(error.code) >= 500) process.stderr.write(`${what}: ${(error as Error).stack ?? String(error)}\n`);
-        }
-        response.end('data: [DONE]\n\n');
-      } else {
-        send(response, answer.status ?? 200, answer.json, cors);
-      }
-    } catch (error) {
-      const coded = LudusError.is(error);
-      const status = coded ? statusOf(error.code) : 500;
-      if (coded) send(response, status, errorBody(error.code, error.message, error.details.field), cors);
-      else send(response, 500, errorBody('ENGINE_RUN_FAILED', 'internal error (see the server log)'), cors);
-      if (status >= 500) process.stderr.write(`${what}: ${(error as Error).stack ?? String(error)}\n`);
-    }
+  const departure = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) departure.abort();
   });
+  try {
+    const route = routes.get(key);
+    if (!route) {
+      const methods = [...routes.keys()].filter((key) => key.endsWith(` ${path}`)).map((key) => key.split(' ')[0]);
+      if (methods.length > 0) return send(response, 405, errorBody('REQUEST_INVALID', `${request.method} ${path}: use ${methods.join(' or ')}`), cors);
+      return send(response, 404, errorBody('REQUEST_INVALID', `no route ${request.method} ${path}`), cors);
+    }
+    const body = parseJson(await guard.readBody(request, maxBody, gate.limits.bodyTimeoutMs));
+    model = modelNamed(body);
+    const busy = guard.busy();
+    if (busy) return refuse(response, busy, cors);
+    await guard.admitted(async () => answer(response, await route(body, { signal: departure.signal }), cors, options.what));
+  } catch (error) {
+    const coded = LudusError.is(error);
+    const status = coded ? statusOf(error.code) : 500;
+    // A body that stopped arriving leaves the connection mid-request: it is closed after the answer.
+    const closing = coded && error.code === 'REQUEST_TIMEOUT' ? { ...cors, connection: 'close' } : cors;
+    if (coded) send(response, status, errorBody(error.code, error.message, error.details.field), closing);
+    else send(response, 500, errorBody('ENGINE_RUN_FAILED', 'internal error (see the server log)'), cors);
+    if (status >= 500) process.stderr.write(`${options.what}: ${(error as Error).stack ?? String(error)}\n`);
+  }
+}
+
+/** Writes a route's answer: JSON, text, or Server-Sent Events (a failure after the status is the stream's last event). */
+async function answer(response: ServerResponse, answer: Answer, cors: Readonly<Record<string, string>>, what: string): Promise<void> {
+  if ('text' in answer) {
+    response.writeHead(answer.status ?? 200, { ...SAFE_HEADERS, ...cors, 'content-type': 'text/plain; charset=utf-8' });
+    response.end(answer.text);
+  } else if ('events' in answer) {
+    response.writeHead(answer.status ?? 200, { ...SAFE_HEADERS, ...cors, 'content-type': 'text/event-stream; charset=utf-8' });
+    try {
+      for await (const event of answer.events) response.write(`data: ${JSON.stringify(event)}\n\n`);
+    } catch (error) {
+      // The status is sent: a failure after it is the stream's last event, in the shape of an error answer.
+      const coded = LudusError.is(error);
+      response.write(`data: ${JSON.stringify(coded ? errorBody(error.code, error.message, error.details.field) : errorBody('ENGINE_RUN_FAILED', 'internal error (see the server log)'))}\n\n`);
+      if (!coded || statusOf(error.code) >= 500) process.stderr.write(`${what}: ${(error as Error).stack ?? String(error)}\n`);
+    }
+    response.end('data: [DONE]\n\n');
+  } else {
+    send(response, answer.status ?? 200, answer.json, cors);
+  }
 }
 
 function parseJson(body: Buffer): unknown {
@@ -188,12 +230,12 @@ function parseJson(body: Buffer): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    return fail('REQUEST_INVALID', `request body is not JSON: ${(error as Error).message}`);
+    return fail('REQUEST_INVALID', `request body is not JSON (${jsonSyntaxProblem(error)})`);
   }
 }
 
-function refuse(response: ServerResponse, refusal: Refusal): void {
-  send(response, refusal.status, errorBody(refusal.code, refusal.message), refusal.headers);
+function refuse(response: ServerResponse, refusal: Refusal, headers: Readonly<Record<string, string>> = {}): void {
+  send(response, refusal.status, errorBody(refusal.code, refusal.message), { ...headers, ...refusal.headers });
 }
 
 const ERROR_TYPES: Readonly<Record<number, string>> = { 401: 'AuthenticationError', 403: 'PermissionDeniedError', 404: 'NotFoundError', 409: 'ConflictError', 422: 'UnprocessableEntityError' };

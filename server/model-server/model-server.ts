@@ -1,4 +1,6 @@
+import { AccessLog } from '../access-log.ts';
 import { ConfinedPaths } from '../confined-paths.ts';
+import type { ConnectionLimits } from '../connection-gate.ts';
 import { mebibytes, RequestGuard } from '../request-guard.ts';
 import { closeServer, jsonServer, listen } from './json-routes.ts';
 import { completionRoutes } from './completion-routes.ts';
@@ -41,7 +43,14 @@ export interface ModelServerOptions {
   /** Browser origins allowed to call it (none by default). */
   readonly allowOrigins?: readonly string[];
   readonly limits?: Partial<ModelServerLimits>;
+  /** Connection caps and timeouts (CONNECTION_LIMITS where absent). */
+  readonly connections?: Partial<ConnectionLimits>;
+  /** Where the access log goes: a file appended to, stderr when absent, nowhere when false. */
+  readonly log?: string | false;
 }
+
+/** The routes that change what is served: each request to one is an access line. */
+const CHANGES_STATE = new Set(['/v1/load_lora_adapter', '/v1/unload_lora_adapter', '/load_lora_adapter', '/unload_lora_adapter', '/update_weights_from_disk', '/reset_prefix_cache', '/flush_cache'].map((path) => `POST ${path}`));
 
 export interface ModelServer {
   readonly url: string;
@@ -56,9 +65,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   const models = await ServedModels.load(options.model, { name: options.name, rows: options.rows, threads: options.threads, task: options.task, paths, maxAdapters: limits.maxAdapters });
   const guard = new RequestGuard({ token: options.token, allowHosts: options.allowHosts, allowOrigins: options.allowOrigins, maxBodyBytes: limits.maxBodyBytes, maxInFlight: limits.maxInFlight });
   const routes = new Map([...samplingRoutes(models, { maxRequestTokens: limits.maxRequestTokens }), ...completionRoutes(models, { maxRequestTokens: limits.maxRequestTokens })]);
-  const server = jsonServer(routes, guard, 'serve-model');
+  const log = options.log === false ? undefined : AccessLog.open('serve-model', options.log);
+  const server = jsonServer(routes, guard, { what: 'serve-model', changesState: CHANGES_STATE, ...(log ? { log } : {}), ...(options.connections ? { connections: options.connections } : {}) });
   const url = await listen(server, options.host, options.port).catch(async (error: unknown) => {
     await models.release();
+    await log?.close();
     throw error;
   });
   return {
@@ -67,6 +78,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     async close() {
       await closeServer(server);
       await models.release();
+      await log?.close();
     },
   };
 }

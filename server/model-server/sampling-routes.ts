@@ -34,7 +34,7 @@ export function samplingRoutes(models: ServedModels, limits: { readonly maxReque
     ['GET /get_model_info', async () => ({ json: { model_path: models.base.path, tokenizer_path: models.base.path, is_generation: true, weight_version: models.base.version } })],
     [
       'POST /generate',
-      async (body) => {
+      async (body, { signal }) => {
         const request = parseRequest(SglangGenerateRequestSchema, body, 'POST /generate');
         if ((request.top_logprobs_num ?? 0) > 0) fail('REQUEST_INVALID', 'top_logprobs_num: only 0 is served (no alternatives)', { field: 'top_logprobs_num' });
         refuseNonNeutral(request.sampling_params);
@@ -42,6 +42,7 @@ export function samplingRoutes(models: ServedModels, limits: { readonly maxReque
         const params = request.sampling_params;
         const prompts = isBatch(request.input_ids) ? request.input_ids : [request.input_ids];
         bounded(prompts, params.max_new_tokens, 'input_ids');
+        const stopStrings = stopStringsOf(params.stop, 'sampling_params.stop');
         const start = request.logprob_start_len;
         const outcomes = await Promise.all(
           prompts.map((prompt, i) =>
@@ -52,9 +53,10 @@ export function samplingRoutes(models: ServedModels, limits: { readonly maxReque
               ...seedOf(params.sampling_seed, i),
               // As SGLang: under ignore_eos the stop ids are not checked either (Req._check_token_based_finish).
               stopTokenIds: params.ignore_eos ? [] : (params.stop_token_ids ?? []),
-              stopStrings: params.stop === undefined ? [] : typeof params.stop === 'string' ? [params.stop] : params.stop,
+              stopStrings,
               ignoreEos: params.ignore_eos,
               promptLogprobs: request.return_logprob && start >= 0,
+              signal,
             } satisfies SampleJob),
           ),
         );
@@ -123,6 +125,18 @@ export function samplingRoutes(models: ServedModels, limits: { readonly maxReque
     ['POST /reset_prefix_cache', async () => ok('')],
     ['POST /flush_cache', async () => ok('Cache flushed.\n')],
   ]);
+}
+
+/** Stop strings one request may give, and their characters in all (ours: a stop string is checked at every token of its row). */
+export const MAX_STOP_STRINGS = 64;
+export const MAX_STOP_CHARS = 4096;
+
+/** A request's stop strings as a list, within MAX_STOP_STRINGS and MAX_STOP_CHARS (REQUEST_TOO_LARGE naming `field`). */
+export function stopStringsOf(stop: string | readonly string[] | undefined, field = 'stop'): string[] {
+  const strings = stop === undefined ? [] : typeof stop === 'string' ? [stop] : [...stop];
+  ensureWithin('stop strings', strings.length, MAX_STOP_STRINGS, 'a fixed bound', field);
+  ensureWithin('characters of the stop strings', strings.reduce((sum, text) => sum + text.length, 0), MAX_STOP_CHARS, 'a fixed bound', field);
+  return strings;
 }
 
 /** Penalties and min-p are not implemented here: a request for one is refused, not silently sampled without it. */

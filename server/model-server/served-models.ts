@@ -39,6 +39,8 @@ export interface ServedModelsOptions {
  */
 export class ServedModels {
   private readonly adapters = new Map<string, ServedModel>();
+  /** Names being loaded now: each holds its slot of --max-adapters from the moment its request is checked. */
+  private readonly loading = new Set<string>();
 
   private constructor(
     readonly base: ServedModel,
@@ -68,15 +70,24 @@ export class ServedModels {
     return this.adapters.get(name) ?? fail('MODEL_NOT_SERVED', `model "${name}" is not served here (served: ${this.names.join(', ')})`, { model: name });
   }
 
+  /** Loads an adapter (or model) beside the base under `name`; its slot is taken before anything is read, so loads sent together cannot pass the bound. */
   async loadAdapter(name: string, path: string): Promise<void> {
-    if (name === this.base.name || this.adapters.has(name)) fail('REQUEST_INVALID', `an adapter or model named "${name}" is already loaded; unload it first or load under a new name`, { field: 'lora_name' });
-    if (this.adapters.size >= this.options.maxAdapters) {
-      fail('REQUEST_TOO_LARGE', `${this.adapters.size} adapters are loaded, the most this server holds (--max-adapters); unload one first`, { field: 'lora_name' });
+    if (name === this.base.name || this.adapters.has(name) || this.loading.has(name)) {
+      fail('REQUEST_INVALID', `an adapter or model named "${name}" is already loaded; unload it first or load under a new name`, { field: 'lora_name' });
     }
-    const real = await this.options.paths.confine(path, 'lora_path');
-    const policy = await this.compatible(real, name);
-    const batcher = new Batcher(policy, { rows: this.options.rows, threads: this.options.threads, decode: (ids) => this.tokenizer.decode(ids) });
-    this.adapters.set(name, { name, path: real, version: '0', adapter: true, batcher });
+    const held = this.adapters.size + this.loading.size;
+    if (held >= this.options.maxAdapters) {
+      fail('REQUEST_TOO_LARGE', `${held} adapters are loaded or loading, the most this server holds (--max-adapters); unload one first`, { field: 'lora_name' });
+    }
+    this.loading.add(name);
+    try {
+      const real = await this.options.paths.confineModel(path, 'lora_path');
+      const policy = await this.compatible(real, name);
+      const batcher = new Batcher(policy, { rows: this.options.rows, threads: this.options.threads, decode: (ids) => this.tokenizer.decode(ids) });
+      this.adapters.set(name, { name, path: real, version: '0', adapter: true, batcher });
+    } finally {
+      this.loading.delete(name);
+    }
   }
 
   async unloadAdapter(name: string): Promise<void> {
@@ -87,7 +98,7 @@ export class ServedModels {
 
   /** Replaces the base model's weights (SGLang's update_weights_from_disk); requests decoding now finish on the old ones. */
   async updateBase(path: string, version: string | undefined): Promise<void> {
-    const real = await this.options.paths.confine(path, 'model_path');
+    const real = await this.options.paths.confineModel(path, 'model_path');
     const policy = await this.compatible(real, this.base.name, true);
     await this.base.batcher.replace(policy);
     this.base.path = real;

@@ -14,41 +14,35 @@ import {
   type LoadStateSchema,
   type OptimStepSchema,
   type SaveWeightsSchema,
+  type SaveStateSchema,
+  type LoadStateFromSchema,
   type WireTensors,
   wireNumber,
 } from '../../engine/remote/trainer-wire.ts';
-import { saveAdapter } from '../../native/io/adapter.ts';
-import { saveCheckpoint } from '../../native/io/checkpoint.ts';
-import { pathExists } from '../../native/io/files.ts';
+import { ADAPTER_WEIGHTS_FILE, PEFT_PREFIX, saveAdapter } from '../../native/io/adapter.ts';
+import { isTensorWriter, readSafetensorsHeader } from '../../native/io/safetensors.ts';
+import { momentEntries, writePolicyCheckpoint } from '../../engine/trainer/run-checkpoint.ts';
+import { trainableBytes, type LearnerBackend, type TensorFile } from '../../native/train/learner-backend.ts';
+import type { LearnerEngine, ModelPlan } from './learner-engines.ts';
+import { checkpointLayout, saveCheckpoint } from '../../native/io/checkpoint.ts';
 import type { ModelConfig } from '../../native/model/config.ts';
-import { adaptedWeights, initAdapter, withAdapter } from '../../native/model/lora.ts';
 import { parseLoraConfig } from '../../native/model/lora-config.ts';
-import { tensorOf, weightsBytes, type Weights } from '../../native/model/weights.ts';
-import { Learner, trainingStateBytes, type LearnBatch } from '../../native/train/learner.ts';
-import { chooseRunBudget } from '../../native/model/memory.ts';
-import { parseLearnerConfig, type LearnerConfig } from '../../native/train/learner-config.ts';
-import { DEFAULT_MODELS_DIR, resolveModelDir } from '../../plugins/policies/default-model.ts';
+import type { LearnBatch } from '../../native/train/learner.ts';
+import { parseLearnerConfig } from '../../native/train/learner-config.ts';
+import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { within, type ConfinedPaths } from '../confined-paths.ts';
 import { ensureWithin } from '../request-guard.ts';
-import { TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
-import { loadPolicy } from '../../plugins/policies/load-policy.ts';
+import { OPTIMIZER_FILE, TOKENIZER_FILE } from '../../engine/trainer/training-checkpoint.ts';
 
 export interface TrainedModel {
   readonly id: string;
   readonly config: ModelConfig;
-  readonly learner: Learner;
+  readonly learner: LearnerBackend;
   readonly tokenizerJson: unknown;
   /** The base model's directory (an adapter's base_model_name_or_path). */
   readonly baseDir: string;
   /** The last directory saved for samplers (removed when the next is written). */
   samplerPath?: string;
-}
-
-/** What a create_model call was checked to carry, before any weight is loaded. */
-export interface ModelPlan {
-  readonly dir: string;
-  readonly learner: LearnerConfig;
-  readonly lora?: { readonly config: ReturnType<typeof parseLoraConfig>; readonly seed: number };
 }
 
 /** What one `ludus serve-trainer` takes at most; each a flag. */
@@ -64,56 +58,83 @@ export interface TrainedModelsOptions {
   readonly task?: string;
   /** ludus's own output folder: saves for samplers are written, replaced and removed only inside it. */
   readonly samplerDir: string;
-  /** Where create_model may read a base model from (the shipped bases are always allowed). */
+  /** Where create_model may read a base model from (the shipped bases' folder among them). */
   readonly paths: ConfinedPaths;
+  /** Where a client may have weights and checkpoints written (its sync and run directories on shared storage); load_state_from may read there too. */
+  readonly writePaths: ConfinedPaths;
   readonly limits: TrainerLimits;
+  /** What computes the models (the in-process onnxruntime learner unless given). */
+  readonly engine: LearnerEngine;
 }
 
 /**
- * The models a `ludus serve-trainer` trains: each a base (or a LoRA adapter over it) with its own in-process ORT
- * learner, so a step taken here is the step the in-process learner takes. The checks that need no weights run when a
+ * The models a `ludus serve-trainer` trains: each a base (or a LoRA adapter over it) with its own learner, on the
+ * engine the server was started with (the in-process onnxruntime learner, so a step taken here is the step the
+ * in-process learner takes, or a PyTorch worker computing the same objective). The checks that need no weights run when a
  * call is submitted (a malformed request is a 4xx then); the work runs in the call's future.
  */
 export class TrainedModels {
   private readonly models = new Map<string, TrainedModel>();
+  /** Slots of --max-models taken by create_model calls checked but not yet done: taken when checked, so calls sent together cannot pass the bound. */
+  private reserved = 0;
 
   constructor(private readonly options: TrainedModelsOptions) {}
 
-  /** The checks of a create_model call that need no weights: the learner config, the model count, the base's place. */
+  /**
+   * The checks of a create_model call that need no weights: the model count, the learner config, the base's place.
+   * A plan holds a slot of --max-models until `create` ends or `withdraw` gives it back.
+   */
   async plan(body: z.output<typeof CreateModelSchema>): Promise<ModelPlan> {
-    if (this.models.size >= this.options.limits.maxModels) {
-      fail('REQUEST_TOO_LARGE', `${this.models.size} models are trained here, the most this server holds (--max-models); unload_model one first`, { field: 'base_model' });
+    const held = this.models.size + this.reserved;
+    if (held >= this.options.limits.maxModels) {
+      fail('REQUEST_TOO_LARGE', `${held} models are trained or being created here, the most this server holds (--max-models); unload_model one first`, { field: 'base_model' });
     }
+    this.reserved += 1;
+    try {
+      return await this.checkedPlan(body);
+    } catch (error) {
+      this.reserved -= 1;
+      throw error;
+    }
+  }
+
+  /** Gives back the slot of a plan that will not be created. */
+  withdraw(_plan: ModelPlan): void {
+    this.reserved -= 1;
+  }
+
+  private async checkedPlan(body: z.output<typeof CreateModelSchema>): Promise<ModelPlan> {
     const learner = parseLearnerConfig({ ...body.learner, threads: this.options.threads });
     if (learner.klEstimator === 'exact') fail('REQUEST_INVALID', 'learner.klEstimator "exact" reads a reference model, which the trainer API does not carry; send per-token ref_logprobs (k3)', { field: 'learner.klEstimator' });
-    const named = resolveModelDir(body.base_model, body.task ?? this.options.task);
-    const dir = within(DEFAULT_MODELS_DIR.replace(/\/+$/, ''), named) ? named : await this.options.paths.confine(named, 'base_model');
+    // Only 'default' is looked up; anything else is a path, confined before the disk is asked whether it exists.
+    const named = body.base_model === 'default' ? resolveModelDir('default', body.task ?? this.options.task) : body.base_model;
+    const dir = await this.options.paths.confineModel(named, 'base_model');
     const lora = body.lora
       ? { config: parseLoraConfig({ r: body.lora.rank, alpha: body.lora.alpha, targetModules: body.lora.target_modules, initStdB: body.lora.init_std_b }, 'lora'), seed: body.lora.seed }
       : undefined;
     return { dir, learner, ...(lora ? { lora } : {}) };
   }
 
+  /** Loads the planned model and its learner; the plan's slot becomes the model's (or is given back when this fails). */
   async create(plan: ModelPlan): Promise<{ model_id: string; trainable_parameters: number; fingerprint: string }> {
-    if (!(await pathExists(plan.dir))) fail('FILE_NOT_FOUND', `base_model: ${plan.dir}: no model directory there`, { field: 'base_model' });
-    const { policy, tokenizer } = await loadPolicy(plan.dir);
-    if (plan.lora && plan.lora.config.r > policy.config.hiddenSize) {
-      fail('REQUEST_INVALID', `lora.rank ${plan.lora.config.r} is over the base's hidden size ${policy.config.hiddenSize}, past which a rank adds nothing`, { field: 'lora.rank' });
+    try {
+      return await this.created(plan);
+    } finally {
+      this.reserved -= 1;
     }
-    const config = plan.lora ? withAdapter(policy.config, plan.lora.config) : policy.config;
-    const weights: Weights = plan.lora ? adaptedWeights(policy.weights, initAdapter(config, plan.lora.seed)) : policy.weights;
-    // The run budget is shared with the other models this server may train at once, each arena keeping its peak.
-    const runBudgetBytes = plan.learner.runBudgetBytes ?? chooseRunBudget(trainingStateBytes(config), this.options.limits.maxModels);
-    const learner = await Learner.create(config, weights, { ...plan.learner, runBudgetBytes });
+  }
+
+  private async created(plan: ModelPlan): Promise<{ model_id: string; trainable_parameters: number; fingerprint: string }> {
+    const { config, learner, tokenizerJson } = await this.options.engine.create(plan, this.options.limits.maxModels);
     const id = `model-${randomUUID()}`;
-    this.models.set(id, { id, config, learner, tokenizerJson: tokenizer?.json, baseDir: plan.dir });
-    const trainable = [...learner.trainable.values()].reduce((n, t) => n + t.data.length, 0);
-    return { model_id: id, trainable_parameters: trainable, fingerprint: fingerprint(learner.trainable) };
+    this.models.set(id, { id, config, learner, tokenizerJson, baseDir: plan.dir });
+    const trainable = [...learner.trainableShapes.values()].reduce((n, dims) => n + dims.reduce((a, b) => a * b, 1), 0);
+    return { model_id: id, trainable_parameters: trainable, fingerprint: await learner.fingerprint() };
   }
 
   /** The bytes of the largest model's trained tensors (0 with none): what a load_state body carries three times over. */
   largestTrainableBytes(): number {
-    return Math.max(0, ...[...this.models.values()].map((model) => weightsBytes(model.learner.trainable)));
+    return Math.max(0, ...[...this.models.values()].map((model) => trainableBytes(model.learner)));
   }
 
   model(id: string): TrainedModel {
@@ -123,8 +144,8 @@ export class TrainedModels {
   /** The learn batch of a forward_backward call, checked against the model: REQUEST_INVALID naming the datum and field. */
   batch(model: TrainedModel, body: z.output<typeof ForwardBackwardSchema>): LearnBatch {
     const objective = body.loss_fn === 'ppo' ? 'policy-gradient' : 'sft';
-    if (objective !== model.learner.config.objective) {
-      fail('REQUEST_INVALID', `loss_fn "${body.loss_fn}" does not match the model's learner objective "${model.learner.config.objective}"`, { field: 'loss_fn' });
+    if (objective !== model.learner.objective) {
+      fail('REQUEST_INVALID', `loss_fn "${body.loss_fn}" does not match the model's learner objective "${model.learner.objective}"`, { field: 'loss_fn' });
     }
     const batch = learnBatch(body.data, objective === 'policy-gradient', body.loss_fn_config.normalization, this.options.limits.maxBatchTokens);
     model.learner.ensureStepFits(batch.rows, batch.cols);
@@ -148,39 +169,77 @@ export class TrainedModels {
     return { step: update.step, grad_norm: wireNumber(update.gradNorm), clipped: update.clipped };
   }
 
-  /** Writes the model as a directory a sampler loads (`ludus serve-model`'s load-adapter endpoints read it); the previous one is removed. */
+  /**
+   * Writes the model as a directory a sampler loads (`ludus serve-model`'s load-adapter endpoints read it): in the
+   * server's own folder, the previous one removed, or at the client's `path` (inside a --write-dir root), which the
+   * client then owns.
+   */
   async saveForSampler(model: TrainedModel, body: z.output<typeof SaveWeightsSchema>) {
+    if (body.path !== undefined) {
+      const path = await this.options.writePaths.confineNew(body.path, 'path');
+      await this.writeModel(model, path);
+      return { path, step: model.learner.step, fingerprint: await model.learner.fingerprint(), ...(body.return_weights ? { weights: encodeTensors(await model.learner.trainedWeights()) } : {}) };
+    }
     const path = join(this.options.samplerDir, model.id, body.name);
     if (!within(join(this.options.samplerDir, model.id), path) || path === join(this.options.samplerDir, model.id)) fail('PATH_FORBIDDEN', `name: "${body.name}" leads out of the model's folder`, { field: 'name' });
-    const extraFiles: Record<string, string> = model.tokenizerJson === undefined ? {} : { [TOKENIZER_FILE]: JSON.stringify(model.tokenizerJson) };
-    // An adapter in PEFT's layout over the base directory (what vLLM's and SGLang's load-adapter endpoints read), else a full model directory.
-    if (model.config.lora) await saveAdapter(path, model.config, model.learner.weights, { baseModel: model.baseDir });
-    else await saveCheckpoint(path, model.config, model.learner.weights, { extraFiles });
+    await this.writeModel(model, path);
     if (model.samplerPath !== undefined && model.samplerPath !== path && within(this.options.samplerDir, model.samplerPath)) await rm(model.samplerPath, { recursive: true, force: true });
     model.samplerPath = path;
+    const trained = await model.learner.trainedWeights();
     return {
       path,
-      step: model.learner.optimizer.step,
-      fingerprint: fingerprint(model.learner.trainable),
-      ...(body.return_weights ? { weights: encodeTensors(model.learner.trainable) } : {}),
+      step: model.learner.step,
+      fingerprint: fingerprint(trained),
+      ...(body.return_weights ? { weights: encodeTensors(trained) } : {}),
     };
   }
 
-  optimizerState(model: TrainedModel) {
-    const state = model.learner.optimizerState();
-    const dims = (name: string) => tensorOf(model.learner.trainable, name).dims;
+  /** An adapter in PEFT's layout over the base directory (what vLLM's and SGLang's load-adapter endpoints read), else a full model directory; swapped in whole. */
+  private async writeModel(model: TrainedModel, path: string): Promise<void> {
+    const extraFiles: Record<string, string> = model.tokenizerJson === undefined ? {} : { [TOKENIZER_FILE]: JSON.stringify(model.tokenizerJson) };
+    if (model.config.lora) await saveAdapter(path, model.config, model.learner.saved, { baseModel: model.baseDir });
+    else await saveCheckpoint(path, model.config, model.learner.saved, { extraFiles });
+  }
+
+  /** The model's checkpoint directory (as a training run's checkpoint holds a policy: model or adapter, moments, tokenizer) at the client's `path`. */
+  async saveState(model: TrainedModel, body: z.output<typeof SaveStateSchema>) {
+    const path = await this.options.writePaths.confineNew(body.path, 'path');
+    const { learner } = model;
+    const saved = learner.saved;
+    const optimizer = isTensorWriter(saved) ? { writer: saved, step: learner.step, names: [...learner.trainableShapes.keys()] } : await learner.optimizerState();
+    await writePolicyCheckpoint(path, { config: model.config, weights: saved, optimizer, ...(model.config.lora ? { baseModel: model.baseDir } : {}) }, model.tokenizerJson);
+    return { path, step: learner.step, fingerprint: await learner.fingerprint() };
+  }
+
+  /** The trained tensors and moments from a checkpoint directory saveState wrote (or any of that layout inside the server's roots). */
+  async loadStateFrom(model: TrainedModel, body: z.output<typeof LoadStateFromSchema>) {
+    const dir = await this.options.writePaths.confine(body.path, 'path').catch(() => this.options.paths.confine(body.path, 'path'));
+    const optimizerFile = join(dir, OPTIMIZER_FILE);
+    const step = Number((await readSafetensorsHeader(optimizerFile)).metadata.step);
+    if (!Number.isInteger(step) || step < 0) fail('CHECKPOINT_MISSING_FILE', `${optimizerFile}: no optimizer step in its metadata`, { field: 'path' });
+    const names = [...model.learner.trainableShapes.keys()];
+    const weights: TensorFile[] = model.config.lora
+      ? [{ path: join(dir, ADAPTER_WEIGHTS_FILE), tensors: new Map(names.map((name) => [`${PEFT_PREFIX}${name}`, { kind: 'param' as const, name }])) }]
+      : (await checkpointLayout(dir)).files.map((file) => ({ path: file.path, tensors: new Map(file.names.map((name) => [name, { kind: 'param' as const, name }])) }));
+    await model.learner.loadFiles([...weights, { path: optimizerFile, tensors: momentEntries(names) }], step);
+    return { step, fingerprint: await model.learner.fingerprint() };
+  }
+
+  async optimizerState(model: TrainedModel) {
+    const state = await model.learner.optimizerState();
+    const dims = (name: string) => entryOf(model.learner.trainableShapes, name, 'the shape of trained tensor');
     const encode = (moments: Record<string, Float32Array>): WireTensors => Object.fromEntries(Object.entries(moments).map(([name, data]) => [name, encodeTensor(data, dims(name))]));
     return { step: state.step, m: encode(state.m), v: encode(state.v) };
   }
 
   /** Checks a load_state body against the model's trained tensors (names and sizes) before anything is written. */
   checkState(model: TrainedModel, body: z.output<typeof LoadStateSchema>): void {
-    const trainable = model.learner.trainable;
+    const trainable = model.learner.trainableShapes;
     for (const [field, tensors] of [['weights', body.weights], ['optimizer.m', body.optimizer.m], ['optimizer.v', body.optimizer.v]] as const) {
-      for (const [name, t] of trainable) {
+      for (const [name, dims] of trainable) {
         const sent = tensors[name];
-        if (!sent || sent.dims.join('x') !== t.dims.join('x') || Buffer.byteLength(sent.data, 'base64') !== t.data.byteLength) {
-          fail('REQUEST_INVALID', `${field}.${name}: ${sent ? `dims [${sent.dims}] or size differ from the model's [${t.dims}]` : 'missing'}`, { field: `${field}.${name}` });
+        if (!sent || sent.dims.join('x') !== dims.join('x') || Buffer.byteLength(sent.data, 'base64') !== 4 * dims.reduce((a, b) => a * b, 1)) {
+          fail('REQUEST_INVALID', `${field}.${name}: ${sent ? `dims [${sent.dims}] or size differ from the model's [${dims}]` : 'missing'}`, { field: `${field}.${name}` });
         }
       }
       const extra = Object.keys(tensors).find((name) => !trainable.has(name));
@@ -188,12 +247,10 @@ export class TrainedModels {
     }
   }
 
-  loadState(model: TrainedModel, body: z.output<typeof LoadStateSchema>) {
+  async loadState(model: TrainedModel, body: z.output<typeof LoadStateSchema>) {
     const decode = (tensors: WireTensors) => Object.fromEntries(Object.entries(tensors).map(([name, t]) => [name, decodeTensor(t)]));
-    const weights = decode(body.weights);
-    model.learner.loadOptimizerState({ step: body.optimizer.step, m: decode(body.optimizer.m), v: decode(body.optimizer.v) });
-    for (const [name, t] of model.learner.trainable) t.data.set(weights[name]);
-    return { step: model.learner.optimizer.step, fingerprint: fingerprint(model.learner.trainable) };
+    await model.learner.loadState(decode(body.weights), { step: body.optimizer.step, m: decode(body.optimizer.m), v: decode(body.optimizer.v) });
+    return { step: model.learner.step, fingerprint: await model.learner.fingerprint() };
   }
 
   async unload(id: string): Promise<void> {

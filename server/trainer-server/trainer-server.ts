@@ -1,7 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { z } from 'zod';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import {
   CreateModelSchema,
   ForwardBackwardSchema,
@@ -10,13 +7,19 @@ import {
   OptimStepSchema,
   RetrieveFutureSchema,
   SaveWeightsSchema,
+  SaveStateSchema,
+  LoadStateFromSchema,
   TRAINER_API,
   UnloadModelSchema,
 } from '../../engine/remote/trainer-wire.ts';
+import { AccessLog } from '../access-log.ts';
 import { ConfinedPaths } from '../confined-paths.ts';
+import type { ConnectionLimits } from '../connection-gate.ts';
 import { closeServer, jsonServer, listen, parseRequest, type Answer, type Route } from '../model-server/json-routes.ts';
 import { mebibytes, RequestGuard } from '../request-guard.ts';
-import { Futures } from './futures.ts';
+import { FUTURE_LIMITS, Futures, type FutureLimits } from './futures.ts';
+import { OrtEngine, type LearnerEngine } from './learner-engines.ts';
+import { openSamplerDir } from './sampler-dir.ts';
 import { TrainedModels, type TrainedModel, type TrainerLimits } from './trained-models.ts';
 
 /** What one `ludus serve-trainer` takes at most, each a flag (ours: ample for ludus's client, far from exhausting a machine). */
@@ -46,30 +49,58 @@ export interface TrainerServerOptions {
   readonly token: string;
   /** Directories create_model may read a base model from, besides the shipped bases. */
   readonly allowDirs?: readonly string[];
+  /** Directories a client may have weights and checkpoints written into (save_weights_for_sampler's path, save_state). */
+  readonly writeDirs?: readonly string[];
   /** Host names besides localhost and IP literals that requests may address it by. */
   readonly allowHosts?: readonly string[];
   /** Browser origins allowed to call it (none by default). */
   readonly allowOrigins?: readonly string[];
   readonly limits?: Partial<TrainerServerLimits>;
+  /**
+   * What computes the models: the in-process onnxruntime learner unless given; the server closes it. A function is
+   * called once the server's own checks have passed (its sampler directory locked), so a refused start opens nothing.
+   */
+  readonly engine?: LearnerEngine | (() => Promise<LearnerEngine>);
+  /** Connection caps and timeouts (CONNECTION_LIMITS where absent). */
+  readonly connections?: Partial<ConnectionLimits>;
+  /** How long and how much of the finished answers is kept (FUTURE_LIMITS where absent). */
+  readonly futures?: Partial<FutureLimits>;
+  /** Where the access log goes: a file appended to, stderr when absent, nowhere when false. */
+  readonly log?: string | false;
 }
+
+/** The operations that change a model or the disk: each request to one is an access line (retrieving answers is not). */
+const CHANGES_STATE = new Set(['create_model', 'forward_backward', 'optim_step', 'save_weights_for_sampler', 'save_state', 'load_state', 'load_state_from', 'unload_model'].map((op) => `POST ${TRAINER_API}/${op}`));
 
 export interface TrainerServer {
   readonly url: string;
   readonly samplerDir: string;
+  readonly engine: LearnerEngine;
   close(): Promise<void>;
 }
 
 /**
- * `ludus serve-trainer`: the trainer API (engine/remote/trainer-wire.ts) over ludus's own in-process learner. Bodies
+ * `ludus serve-trainer`: the trainer API (engine/remote/trainer-wire.ts) over ludus's own in-process learner or a
+ * PyTorch worker (the engine). Bodies
  * are checked when submitted (a malformed one is a 400 naming the field, an unknown model a 404, and nothing runs);
  * the work runs in the call's future, in submission order per model.
  */
 export async function startTrainerServer(options: TrainerServerOptions): Promise<TrainerServer> {
   const limits = { ...TRAINER_SERVER_LIMITS, ...options.limits };
   const paths = await ConfinedPaths.of(options.allowDirs ?? []);
-  const samplerDir = options.samplerDir !== undefined ? resolve(options.samplerDir) : await mkdtemp(join(tmpdir(), 'ludus-trainer-'));
-  const models = new TrainedModels({ threads: options.threads, samplerDir, paths, limits, ...(options.task ? { task: options.task } : {}) });
-  const futures = new Futures();
+  const writePaths = await ConfinedPaths.of(options.writeDirs ?? [], '--write-dir', 'write');
+  const sampler = await openSamplerDir(options.samplerDir);
+  for (const line of sampler.cleared) process.stderr.write(`serve-trainer: ${line}\n`);
+  const samplerDir = sampler.dir;
+  let engine: LearnerEngine;
+  try {
+    engine = typeof options.engine === 'function' ? await options.engine() : (options.engine ?? new OrtEngine());
+  } catch (error) {
+    await sampler.close();
+    throw error;
+  }
+  const models = new TrainedModels({ threads: options.threads, samplerDir, paths, writePaths, limits, engine, ...(options.task ? { task: options.task } : {}) });
+  const futures = new Futures({ ...FUTURE_LIMITS, ...options.futures });
   const submitted = (requestId: string): Answer => ({ json: { request_id: requestId } });
   /**
    * A call on one model: its body checked, its model found and `prepare` run (the checks that need the model) when
@@ -94,7 +125,8 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
         const body = parseRequest(CreateModelSchema, raw, 'create_model');
         if (!futures.has(body.request_id)) {
           const plan = await models.plan(body);
-          futures.submit(body.request_id, undefined, () => models.create(plan));
+          // The same request id sent twice at once: the second plan gives its slot back.
+          if (!futures.submit(body.request_id, undefined, () => models.create(plan))) models.withdraw(plan);
         }
         return submitted(body.request_id);
       },
@@ -108,6 +140,8 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
     ],
     [`POST ${TRAINER_API}/optim_step`, onModel('optim_step', OptimStepSchema, (model, body) => () => models.optimStep(model, body))],
     [`POST ${TRAINER_API}/save_weights_for_sampler`, onModel('save_weights_for_sampler', SaveWeightsSchema, (model, body) => () => models.saveForSampler(model, body))],
+    [`POST ${TRAINER_API}/save_state`, onModel('save_state', SaveStateSchema, (model, body) => () => models.saveState(model, body))],
+    [`POST ${TRAINER_API}/load_state_from`, onModel('load_state_from', LoadStateFromSchema, (model, body) => () => models.loadStateFrom(model, body))],
     [`POST ${TRAINER_API}/get_optimizer_state`, onModel('get_optimizer_state', ModelRequestSchema, (model) => async () => models.optimizerState(model))],
     [
       `POST ${TRAINER_API}/load_state`,
@@ -127,7 +161,9 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
       `POST ${TRAINER_API}/unload_model`,
       async (raw) => {
         const body = parseRequest(UnloadModelSchema, raw, 'unload_model');
-        await futures.drain();
+        models.model(body.model_id);
+        // Its calls finish first; then the model, its answers and its saves are all let go.
+        await futures.forget(body.model_id);
         await models.unload(body.model_id);
         return { json: { model_id: body.model_id } };
       },
@@ -135,16 +171,31 @@ export async function startTrainerServer(options: TrainerServerOptions): Promise
   ]);
   const guard = new RequestGuard({ token: options.token, allowHosts: options.allowHosts, allowOrigins: options.allowOrigins, maxBodyBytes: limits.maxBodyBytes, maxInFlight: limits.maxInFlight });
   const bodyLimits = new Map([[`POST ${TRAINER_API}/load_state`, () => Math.max(limits.maxBodyBytes, loadStateBytes(models.largestTrainableBytes()))]]);
-  const server = jsonServer(routes, guard, 'serve-trainer', bodyLimits);
-  const url = await listen(server, options.host, options.port);
+  const log = options.log === false ? undefined : AccessLog.open('serve-trainer', options.log);
+  const server = jsonServer(routes, guard, { what: 'serve-trainer', bodyLimits, changesState: CHANGES_STATE, ...(log ? { log } : {}), ...(options.connections ? { connections: options.connections } : {}) });
+  const url = await listen(server, options.host, options.port).catch(async (error: unknown) => {
+    futures.close();
+    await engine.close();
+    await sampler.close();
+    await log?.close();
+    throw error;
+  });
   return {
     url,
     samplerDir,
+    engine,
     async close() {
-      await closeServer(server);
-      await futures.drain();
-      await models.release();
-      if (options.samplerDir === undefined) await rm(samplerDir, { recursive: true, force: true });
+      // The sampler directory (removed whole when temporary) and the log are let go however the rest ends.
+      try {
+        await closeServer(server);
+        await futures.drain();
+        futures.close();
+        await models.release();
+        await engine.close();
+      } finally {
+        await sampler.close();
+        await log?.close();
+      }
     },
   };
 }

@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../core/rng.ts';
 import { TRAINER_API } from '../../engine/remote/trainer-wire.ts';
@@ -12,31 +10,10 @@ import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { loadPolicy } from '../../plugins/policies/load-policy.ts';
 import { startModelServer, type ModelServer } from '../../server/model-server/model-server.ts';
 import { startTrainerServer, type TrainerServer } from '../../server/trainer-server/trainer-server.ts';
-import { LUDUS_BIN, runLudus } from '../support/cli.ts';
+import { runLudus } from '../support/cli.ts';
+import { JSON_HEADERS, post, raw, spawned, type RawAnswer } from '../support/raw-http.ts';
 import { authorized, TEST_TOKEN } from '../support/server-token.ts';
-
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  json: { error?: { code: string; message: string } } & Record<string, unknown>;
-}
-
-/** One raw HTTP request, every header as given (fetch would set Host and refuse some headers itself). */
-function raw(url: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  const target = new URL(url);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: target.hostname, port: target.port, method, path, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, json: text.trim().startsWith('{') ? JSON.parse(text) : {} }));
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-const JSON_HEADERS = authorized({ 'content-type': 'application/json' });
-const post = (url: string, path: string, body: unknown, headers: Record<string, string> = JSON_HEADERS) => raw(url, 'POST', path, headers, typeof body === 'string' ? body : JSON.stringify(body));
+import { trainerBackendFlags, trainerEngine } from '../support/trainer-backend.ts';
 
 /**
  * Streams `bytes` of body from one reused 64 KiB buffer (nothing of that size is ever held here), with a declared
@@ -56,7 +33,7 @@ async function streamed(url: string, path: string, bytes: number, declared: bool
         response.on('data', (c: Buffer) => (text += c.toString()));
         response.on('end', () => {
           request.destroy();
-          resolve({ status: response.statusCode ?? 0, code: (JSON.parse(text) as Answer['json']).error?.code, peakGrowth: peak - before });
+          resolve({ status: response.statusCode ?? 0, code: (JSON.parse(text) as RawAnswer['json']).error?.code, peakGrowth: peak - before });
         });
       });
       request.on('error', (error) => (request.writableEnded ? undefined : reject(error)));
@@ -73,18 +50,6 @@ async function streamed(url: string, path: string, bytes: number, declared: bool
   } finally {
     clearInterval(sampler);
   }
-}
-
-/** `ludus <command> ...` as a child process until it prints its first stdout line (the server's JSON announcement). */
-function spawned(args: string[], env: Record<string, string | undefined> = {}) {
-  const child = spawn(process.execPath, [LUDUS_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LUDUS_TOKEN: undefined, ...env } });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const line = new Promise<Record<string, string>>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
-    createInterface({ input: child.stdout }).once('line', (text) => resolve(JSON.parse(text) as Record<string, string>));
-  });
-  return { child, line, stderr: () => stderr, stop: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')))) };
 }
 
 describe('the model servers as an attacker on the same machine meets them', () => {
@@ -117,7 +82,7 @@ describe('the model servers as an attacker on the same machine meets them', () =
       allowOrigins: ['http://dashboard.internal:3000'],
       limits: { maxAdapters: 1, maxRequestTokens: 400 },
     });
-    trainer = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN, samplerDir, allowDirs: [allowed], limits: { maxModels: 2, maxBatchTokens: 2 ** 22 } });
+    trainer = await startTrainerServer({ ...(await trainerEngine()), host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN, samplerDir, allowDirs: [allowed], limits: { maxModels: 2, maxBatchTokens: 2 ** 22 } });
   }, 120_000);
 
   afterAll(async () => {
@@ -271,7 +236,7 @@ describe('the model servers as an attacker on the same machine meets them', () =
     });
 
     it('should refuse the same padded body by its padded size under the default --max-batch-tokens, before the model is asked', async () => {
-      const bounded = await startTrainerServer({ host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN });
+      const bounded = await startTrainerServer({ ...(await trainerEngine()), host: '127.0.0.1', port: 0, threads: 1, task: 'arithmetic', token: TEST_TOKEN });
       try {
         const datum = (n: number) => ({ model_input: { chunks: [{ type: 'encoded_text', tokens: Array(n).fill(3) }] }, loss_fn_inputs: { target_tokens: Array(n).fill(4), weights: Array(n).fill(1), logprobs: Array(n).fill(-1), advantages: Array(n).fill(0.5) } });
         await post(bounded.url, `${TRAINER_API}/create_model`, { request_id: 'm', base_model: 'default' });
@@ -323,22 +288,31 @@ describe('the model servers as an attacker on the same machine meets them', () =
       for (const modelId of held) expect((await post(trainer.url, `${TRAINER_API}/unload_model`, { model_id: modelId })).status).toBe(200);
     });
 
-    it('should answer 503 with Retry-After past the requests in flight, before reading the body', async () => {
-      const busy = await startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 1, threads: 1, token: TEST_TOKEN, limits: { maxInFlight: 1 } });
+    it('should count a request in flight only once its body is in: a slow body holds no slot, running work does (503 with Retry-After)', async () => {
+      const busy = await startModelServer({ model: 'default', name: 'base', host: '127.0.0.1', port: 0, rows: 1, threads: 1, token: TEST_TOKEN, limits: { maxInFlight: 1 }, log: false });
       try {
         const target = new URL(busy.url);
-        // A request admitted and held open: its body declared but not yet sent whole.
-        const held = httpRequest({ host: target.hostname, port: target.port, method: 'POST', path: '/v1/completions', headers: { ...JSON_HEADERS, 'content-length': '100' } });
-        held.on('error', () => undefined);
-        held.write('{');
+        const open = (body: string, length = body.length) => {
+          const request = httpRequest({ host: target.hostname, port: target.port, method: 'POST', path: '/v1/completions', agent: false, headers: { ...JSON_HEADERS, 'content-length': String(length) } });
+          request.on('error', () => undefined);
+          request.write(body);
+          return request;
+        };
+        // A body declared but not yet sent whole: it holds its connection only.
+        const slow = open('{', 100);
         await new Promise((resolve) => setTimeout(resolve, 200));
+        expect((await raw(busy.url, 'GET', '/health', authorized())).status).toBe(200);
+        // Work that runs for seconds (16 choices of 300 tokens, one row at a time) holds the one slot.
+        const running = open(JSON.stringify({ prompt: [1, 2, 3], max_tokens: 300, n: 16, ignore_eos: true }));
+        running.end();
+        await expect.poll(() => busy.models.base.batcher.stats.pending, { timeout: 10_000 }).toBeGreaterThan(0);
         const refused = await raw(busy.url, 'GET', '/health', authorized());
         expect(refused.status).toBe(503);
         expect(refused.headers['retry-after']).toBe('1');
         expect(refused.json.error?.code).toBe('SERVER_BUSY');
-        held.destroy();
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        expect((await raw(busy.url, 'GET', '/health', authorized())).status).toBe(200);
+        slow.destroy();
+        running.destroy();
+        await expect.poll(async () => (await raw(busy.url, 'GET', '/health', authorized())).status, { timeout: 10_000 }).toBe(200);
       } finally {
         await busy.close();
       }
@@ -381,6 +355,10 @@ describe('`ludus serve-model` and `ludus serve-trainer` as started from the comm
     try {
       const { url, token } = await server.line;
       expect(token).toMatch(/^[\w-]{24}$/);
+      // Once: on stdout's line, so a log that captures both streams holds it once.
+      await expect.poll(() => server.stderr()).toContain('the token is the "token" of the line on stdout');
+      expect(server.stderr()).not.toContain(token);
+      expect(server.stdout().split(token)).toHaveLength(2);
       expect((await raw(url, 'GET', '/health', {})).status).toBe(401);
       expect((await raw(url, 'GET', '/health', { authorization: `Bearer ${token}` })).status).toBe(200);
       expect(server.stderr()).not.toContain('warning');
@@ -390,11 +368,11 @@ describe('`ludus serve-model` and `ludus serve-trainer` as started from the comm
   });
 
   it('should warn when bound past loopback, take the token from LUDUS_TOKEN without printing it, and refuse a short one', async () => {
-    const server = spawned(['serve-trainer', '--host', '0.0.0.0', '--port', '0', '--threads', '1'], { LUDUS_TOKEN: TEST_TOKEN });
+    const server = spawned(['serve-trainer', ...trainerBackendFlags(), '--host', '0.0.0.0', '--port', '0', '--threads', '1'], { LUDUS_TOKEN: TEST_TOKEN });
     try {
       const line = await server.line;
       expect(line.token).toBeUndefined();
-      await expect.poll(() => server.stderr()).toMatch(/warning: serve-trainer: listening on 0\.0\.0\.0, reachable from other machines/);
+      await expect.poll(() => server.stderr()).toMatch(/warning: serve-trainer: listening on 0\.0\.0\.0, reachable from other machines.*in clear text.*TLS proxy/);
       expect(server.stderr()).not.toContain(TEST_TOKEN);
       const port = new URL(line.url).port;
       expect((await raw(`http://127.0.0.1:${port}`, 'GET', '/health', authorized())).status).toBe(200);

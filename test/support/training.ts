@@ -40,3 +40,12 @@ export async function relativeGap(path: string, other: string): Promise<number> 
   }
   return gap / scale;
 }
+
+/**
+ * A run's metrics lines less what differs between two runs of the same training by design: the wall-clock `seconds`,
+ * and the bytes a remote learner's link carried (`policies.<name>.link_bytes`, absent in-process).
+ */
+export async function runMetrics(out: string): Promise<Record<string, unknown>[]> {
+  const lines = await jsonl<Record<string, unknown> & { policies: Record<string, Record<string, unknown>> }>(join(out, 'metrics.jsonl'));
+  return lines.map(({ seconds: _, policies, ...line }) => ({ ...line, policies: Object.fromEntries(Object.entries(policies).map(([name, { link_bytes: _bytes, ...metrics }]) => [name, metrics])) }));
+}

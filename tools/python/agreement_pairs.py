@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the gold/prediction pairs of test/fixtures/grader/math-verify-agreement.jsonl (before Math-Verify's verdicts
-are added by math_verify_verdicts.py), one {"family", "template", "split", "gold", "pred"} line each.
+are added by math_verify_verdicts.py), one {"pass", "family", "template", "split", "gold", "pred"} line each.
 
     python3 agreement_pairs.py > PAIRS.jsonl
     python3 math_verify_verdicts.py PAIRS.jsonl --keep > test/fixtures/grader/math-verify-agreement.jsonl
@@ -11,10 +11,16 @@ false accepts), drawn with seeded random numbers, each drawn once right and once
 quarter of the templates of every family (picked by the seed, not by us) form the `held-out` split: the grader's
 rules are written against the `dev` split only, and the held-out one says how well they carry to unseen forms.
 The `late` split was written after the rules, in the style of whole solutions, and measured once.
+
+Each row says its `pass`: 2 for the families above, 3 for the third pass's (agreement_pairs_third.py: answers as
+equations or with labels, intervals, values worked out first, decimal commas, prose, several answers in any order,
+answers split across lines), split the same way with seeds of their own.
 """
 import json
 import random
 import sys
+
+from agreement_pairs_third import THIRD, THIRD_DRAWS, THIRD_LATE, THIRD_LATE_DRAWS, THIRD_LATE_SEED, THIRD_SEED
 
 SEED = 20261203
 DRAWS = 6  # each template is drawn this many times, with fresh numbers
@@ -700,29 +706,31 @@ LATE_SEED = 20261204
 LATE_DRAWS = 4
 
 
+def emit(families, seed, draws, pass_, seen, late=False) -> None:
+    """Prints every template's draws as fixture rows. Unless `late`, a quarter of each family's templates (picked by
+    the seed) is the held-out split and the rest dev; late templates are all `late`. A pair seen before is skipped."""
+    rng = random.Random(seed)
+    for family, templates in families.items():
+        held = set() if late else set(rng.sample([t.template for t in templates], max(1, round(len(templates) * HELD_OUT_SHARE))))
+        for template in templates:
+            for _ in range(draws):
+                for gold, pred in template(rng):
+                    if (gold, pred) in seen:
+                        continue
+                    seen.add((gold, pred))
+                    split = "late" if late else "held-out" if template.template in held else "dev"
+                    print(json.dumps({"pass": pass_, "family": family, "template": template.template, "split": split, "gold": gold, "pred": pred}))
+
+
 def main() -> None:
-    rng = random.Random(SEED)
     seen = set()
-    for family, templates in FAMILIES.items():
-        held = set(rng.sample([t.template for t in templates], max(1, round(len(templates) * HELD_OUT_SHARE))))
-        for template in templates:
-            for _ in range(DRAWS):
-                for gold, pred in template(rng):
-                    if (gold, pred) in seen:
-                        continue
-                    seen.add((gold, pred))
-                    split = "held-out" if template.template in held else "dev"
-                    print(json.dumps({"family": family, "template": template.template, "split": split, "gold": gold, "pred": pred}))
+    emit(FAMILIES, SEED, DRAWS, 2, seen)
     # Written after the rules and measured once: how the rules carry to forms written later, in longer responses.
-    rng = random.Random(LATE_SEED)
-    for family, templates in LATE.items():
-        for template in templates:
-            for _ in range(LATE_DRAWS):
-                for gold, pred in template(rng):
-                    if (gold, pred) in seen:
-                        continue
-                    seen.add((gold, pred))
-                    print(json.dumps({"family": family, "template": template.template, "split": "late", "gold": gold, "pred": pred}))
+    emit(LATE, LATE_SEED, LATE_DRAWS, 2, seen, late=True)
+    # The third pass: the families the grader still missed, a quarter of each family's templates held out again.
+    emit(THIRD, THIRD_SEED, THIRD_DRAWS, 3, seen)
+    # Written after the third pass's rules, as whole solutions.
+    emit(THIRD_LATE, THIRD_LATE_SEED, THIRD_LATE_DRAWS, 3, seen, late=True)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ way `from_pretrained` would (missing, unexpected or misshapen tensors all fail).
     python3 safetensors_io.py narrow F32_FILE OUT_DIR   torch's F16/BF16 rounding of every tensor in F32_FILE
 """
 
-import ctypes
 import json
 import os
 import struct
@@ -40,27 +39,9 @@ def read_safetensors(path):
     return tensors, metadata
 
 
-def tensor_bytes(tensor):
-    tensor = tensor.detach().contiguous().cpu()
-    return ctypes.string_at(tensor.data_ptr(), tensor.numel() * tensor.element_size())
-
-
-def write_safetensors(path, tensors, metadata=None):
-    """Writes like the reference library: tensors sorted by name, header padded with spaces to 8 bytes."""
-    header = {"__metadata__": metadata if metadata is not None else {"format": "pt"}}
-    chunks, offset = [], 0
-    for name in sorted(tensors):
-        chunk = tensor_bytes(tensors[name])
-        header[name] = {"dtype": NAMES[tensors[name].dtype], "shape": list(tensors[name].shape), "data_offsets": [offset, offset + len(chunk)]}
-        chunks.append(chunk)
-        offset += len(chunk)
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for chunk in chunks:
-            f.write(chunk)
+# The writer is the PyTorch worker's (ludus's own layout: sorted names, the header padded to 8 bytes).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "native", "torch", "python"))
+from ludus_torch.safetensors import tensor_bytes, write_tensors as write_safetensors  # noqa: E402
 
 
 class RMSNorm(nn.Module):

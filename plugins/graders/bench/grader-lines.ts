@@ -56,6 +56,11 @@ const ADVERSARIAL: readonly [string, (rng: Rng) => string][] = [
   ['boxes in a span', (rng) => `$${'\\boxed{1} '.repeat(1 + rng.int(5000))}$`],
   ['approx chain', (rng) => `$x ${'\\approx 1 '.repeat(1 + rng.int(20_000))}$`],
   ['assignments', (rng) => `\\boxed{${Array.from({ length: 1 + rng.int(3000) }, (_, i) => `a_{${i}}=${i}`).join(', ')}}`],
+  // Worked out before comparing under Math-Verify's rules: sums and products of matrices, a gold inequality's set.
+  ['matrix sums', (rng) => `\\boxed{${Array(1 + rng.int(2000)).fill('\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}').join(' + ')}}`],
+  ['matrix products', (rng) => `\\boxed{${Array(1 + rng.int(500)).fill('\\begin{pmatrix} 1 & 1 \\\\ 1 & 1 \\end{pmatrix}').join('')}}`],
+  ['unclosed matrices', (rng) => `\\boxed{2${'\\begin{pmatrix} 1 & '.repeat(1 + rng.int(20_000))}}`],
+  ['many intervals', (rng) => `\\boxed{${Array.from({ length: 1 + rng.int(3000) }, (_, i) => `(${2 * i}, ${2 * i + 1})`).join(' \\cup ')}}`],
 ];
 
 /** About a megabyte of reasoning before a final answer; a few of these go into every run. */

@@ -1,7 +1,7 @@
 import type { StepBudget } from './budget.ts';
 import type { Expr } from './expression.ts';
 import { inequality, relationParts, type Relation } from './inequality.ts';
-import { matrixRows } from './matrix.ts';
+import { matrixExpression, matrixRows } from './matrix.ts';
 import type { NormalizedAnswer } from './normalize.ts';
 import { parseExpression } from './parse-expression.ts';
 import { rational } from './rational.ts';
@@ -23,11 +23,8 @@ export type Answer =
    * `2x + 1 > 5`); under Math-Verify's rules also each relation of the chain, in order, as `diff < 0` or `diff ≤ 0`.
    */
   | { kind: 'inequality'; name: string; interval?: Answer; parts?: Relation[] }
-  /**
-   * Points, tuples, vectors and intervals: brackets and order matter. `names`: an assignment list `a=1, b=4` read as
-   * the tuple of its values (Math-Verify's rules), the names in order.
-   */
-  | { kind: 'ordered'; open: '(' | '['; close: ')' | ']'; items: Answer[]; names?: string[] }
+  /** Points, tuples, vectors and intervals: brackets and order matter. */
+  | { kind: 'ordered'; open: '(' | '['; close: ')' | ']'; items: Answer[] }
   /** `\{…\}` or `{…}` with commas: order and repeats do not matter. */
   | { kind: 'set'; items: Answer[] }
   /** Bare `a, b` or `a; b` ("all solutions, separated by commas"): order does not matter, repeats do. */
@@ -46,8 +43,17 @@ const ANSWER_NAME = /^(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_(?:\{[^{}]*\}|[a-zA-Z0-9]))?'*
 const MIXED_NUMBER = /^([-+]?)(\d+)\s*(?:\\frac(?:\{(\d+)\}|(\d))(?:\{(\d+)\}|(\d))|\s(\d+)\/(\d+))$/;
 
 export function parseAnswer(normalized: NormalizedAnswer, budget: StepBudget, rules?: GradingRules): Answer {
-  if (normalized.worded) return { kind: 'words', text: wordsOf(normalized.latex) };
+  if (normalized.worded && !(lenient(rules) && wordedLabel(normalized.latex))) return { kind: 'words', text: wordsOf(normalized.latex) };
   return new Structure(budget, lenient(rules)).of(normalized.latex, 1);
+}
+
+/**
+ * `\text{Area} = 24`: words that only label a value (Math-Verify reads `Area` as a symbol), so the answer is the
+ * relation, not words: the value after the last `=` holds no word.
+ */
+function wordedLabel(latex: string): boolean {
+  const sides = splitTopLevel(latex, '=');
+  return sides.length > 1 && !/[a-zA-Z]{2,}/.test(sides[sides.length - 1].replace(/\\[a-zA-Z]+/g, ' '));
 }
 
 /** Worded answers compare case-blind with spacing and LaTeX escapes ignored. */
@@ -66,7 +72,7 @@ const APPROX = '\\approx';
 class Structure {
   constructor(
     private readonly budget: StepBudget,
-    private readonly lenient: boolean,
+    readonly lenient: boolean,
   ) {}
 
   of(text: string, depth: number): Answer {
@@ -81,17 +87,42 @@ class Structure {
     return ANSWER_NAME.test(parts[0]) ? parts[parts.length - 1] : parts[0];
   }
 
-  /** `a=1, b=4` (every item a value under its own name) is the tuple `(1, 4)`, remembering the names. */
-  assignments(items: Answer[]): Answer | undefined {
-    if (!this.lenient || items.length < 2 || !items.every((item) => item.kind === 'named')) return undefined;
-    const names = items.map((item) => (item as Extract<Answer, { kind: 'named' }>).name);
-    if (new Set(names).size !== names.length) return undefined;
-    return { kind: 'ordered', open: '(', close: ')', items: items.map((item) => (item as Extract<Answer, { kind: 'named' }>).value), names };
+  /** Under Math-Verify's rules sums and products of matrices are worked out (`matrix.ts`). */
+  matrixExpression(text: string): string[][] | undefined {
+    return this.lenient ? matrixExpression(text, this.budget) : undefined;
   }
 
+  /** Under Math-Verify's rules, each relation of an inequality (`inequality.ts`). */
   relations(text: string): Relation[] | undefined {
     return this.lenient ? relationParts(text, this.budget) : undefined;
   }
+
+  /**
+   * Whether the left side of `side = value` only names the value. ludus's rules: a name such as `x`, `f(x)`, `\theta`.
+   * Math-Verify's: any side built of letters alone (sympy's `is_expr_of_only_symbols`): `(a, b)`, `P:Q`, `|PQ|`,
+   * `\frac{AM}{MB}`, `x + y`, `\angle ABC`, but not `f(3)`, `2a`, `a - b` or `x^2`, which hold a number.
+   */
+  names(side: string): boolean {
+    return this.lenient ? onlySymbols(side) : ANSWER_NAME.test(side);
+  }
+}
+
+/** Functions and decorations of a name (sympy keeps `sin(x)` a function of symbols): they vanish before the letters are looked at. */
+const NAMING_COMMANDS = /\\(?:sin|cos|tan|sec|csc|cot|sinh|cosh|tanh|arcsin|arccos|arctan|ln|log|exp|angle|measuredangle|triangle|overline|overrightarrow|vec|hat|widehat|bar|mathrm|mathit|operatorname|left|right|cdot|frac|dfrac|tfrac)(?![a-zA-Z])/g;
+/** A Greek letter is one symbol. */
+const GREEK_LETTER = /\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|rho|sigma|tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Xi|Sigma|Phi|Psi|Omega)(?![a-zA-Z])/g;
+/** Subscripts belong to a name: `x_1`, `S_{10}`, `r_{\max}`. */
+const SUBSCRIPT = /_(?:\{[^{}]*\}|\\?[a-zA-Z0-9])/g;
+/** What remains of a side of letters alone: letters, `+`, products, quotients, ratios, tuples, `|…|`, primes. */
+const LETTERS_ALONE = /^[a-zA-Z\s+*/:,()|{}'.]*[a-zA-Z][a-zA-Z\s+*/:,()|{}'.]*$/;
+
+/**
+ * Math-Verify's test of a left side that only names (sympy's `is_expr_of_only_symbols`): every leaf a symbol, so no
+ * digit (outside a subscript), no minus (`a - b` is `a + (-1)·b`), no power, root or constant.
+ */
+function onlySymbols(side: string): boolean {
+  if (side === 'e') return false;
+  return LETTERS_ALONE.test(side.replace(SUBSCRIPT, '').replace(GREEK_LETTER, 'x').replace(NAMING_COMMANDS, ' '));
 }
 
 function structure(raw: string, budget: StepBudget, depth: number, reader: Structure): Answer {
@@ -99,7 +130,7 @@ function structure(raw: string, budget: StepBudget, depth: number, reader: Struc
   const inner = (part: string): Answer => reader.of(part, depth + 1);
   const text = reader.approximation(raw);
   if (EMPTY_SET.test(text)) return { kind: 'set', items: [] };
-  const rows = matrixRows(text);
+  const rows = matrixRows(text) ?? reader.matrixExpression(text);
   if (rows) return { kind: 'matrix', rows: rows.map((row) => row.map(inner)) };
   const union = splitTopLevel(text, '\\cup');
   if (union.length > 1) {
@@ -121,10 +152,10 @@ function structure(raw: string, budget: StepBudget, depth: number, reader: Struc
   const items = splitTopLevel(text, ',');
   if (items.length > 1) {
     const answers = items.map(inner);
-    return reader.assignments(answers) ?? { kind: 'list', items: answers };
+    return { kind: 'list', items: answers };
   }
   const sides = splitTopLevel(text, '=');
-  if (sides.length > 1) return relation(text, sides, budget, inner);
+  if (sides.length > 1) return relation(text, sides, budget, inner, reader);
   const bounds = inequality(text);
   const parts = reader.relations(text);
   const withParts = parts ? { parts } : {};
@@ -135,10 +166,15 @@ function structure(raw: string, budget: StepBudget, depth: number, reader: Struc
   return leaf(text, budget);
 }
 
-/** `x = 3` names a value; other relations keep both sides, and their last side for a gold that is a bare value. */
-function relation(text: string, sides: string[], budget: StepBudget, inner: (part: string) => Answer): Answer {
+/**
+ * `x = 3` names a value; other relations keep both sides, and their last side for a gold that is a bare value. Under
+ * Math-Verify's rules a relation whose first side only names (`x + y = 9`, `(a, b) = (4, 1)`) names its last side.
+ */
+function relation(text: string, sides: string[], budget: StepBudget, inner: (part: string) => Answer, reader: Structure): Answer {
   const value = sides[sides.length - 1];
-  if (sides.slice(0, -1).every((side) => ANSWER_NAME.test(side))) return { kind: 'named', name: compact(sides[sides.length - 2]), value: inner(value) };
+  // Math-Verify keeps a chain's first side and last value (`a = b = 5` is `a = 5`); ludus's rules need every side a name.
+  const name = reader.lenient ? sides[0] : sides[sides.length - 2];
+  if (reader.lenient ? reader.names(name) : sides.slice(0, -1).every((side) => reader.names(side))) return { kind: 'named', name: compact(name), value: inner(value) };
   const last = inner(value);
   if (sides.length === 2) {
     try {

@@ -9,6 +9,7 @@ import { Unparseable } from './unparseable.ts';
 import { lenient, type GradingRules } from './rules.ts';
 import { exact, isNaNValue, toNumber, type Value } from './value.ts';
 import type { Relation } from './inequality.ts';
+import { inequalitySet } from './inequality-set.ts';
 
 /** Values of magnitude under 1 must agree to this fraction of their size... */
 export const RELATIVE_TOLERANCE = 1e-6;
@@ -112,20 +113,21 @@ class Comparison {
 
   /**
    * Under Math-Verify's rules a whole number and a decimal (sympy's `Integer` against a `Float`) are equal only when
-   * exactly equal: `100` = `100.0` ≠ `100.0000001`, while `\frac{1}{3}` = `0.333333` as ever.
+   * exactly equal: `100` = `100.0` ≠ `100.0000001`. Against a written decimal anything else is rounded to six places
+   * on both sides, as sympy's `round(6)` does (ties to even): `\frac{5}{11}` = `0.454545`, `\frac{1000}{3}` ≠
+   * `333.333334`, `\frac{2}{3}` ≠ `0.67`.
    */
   private numbersEqual(a: Extract<Answer, { kind: 'expression' }>, b: Extract<Answer, { kind: 'expression' }>): boolean {
     const [x, y] = [constantValue(a, this.budget), constantValue(b, this.budget)];
-    if (x !== undefined && y !== undefined && ((isInteger(x) && isDecimal(y)) || (isDecimal(x) && isInteger(y)))) return exactlyEqual(x, y);
+    if (x !== undefined && y !== undefined) {
+      if ((isInteger(x) && isDecimal(y)) || (isDecimal(x) && isInteger(y))) return exactlyEqual(x, y);
+      if (isDecimalLiteral(a.expr) || isDecimalLiteral(b.expr)) return roundedEqual(x, y);
+    }
     return expressionsEqual(a.expr, b.expr, this.budget);
   }
 
   private orderedEqual(a: Extract<Answer, { kind: 'ordered' }>, b: Extract<Answer, { kind: 'ordered' }>): boolean {
     if (a.open !== b.open || a.close !== b.close || a.items.length !== b.items.length) return false;
-    const names = b.names;
-    if (a.names && names && new Set([...a.names, ...names]).size === a.names.length) {
-      return a.names.every((name, i) => this.equal(a.items[i], b.items[names.indexOf(name)]));
-    }
     return a.items.every((item, i) => this.equal(item, b.items[i]));
   }
 
@@ -169,10 +171,27 @@ class Comparison {
     if (gold.kind === 'chain' && pred.kind === 'chain') return gold.text === pred.text;
     if (gold.kind === 'inequality') {
       if (pred.kind === 'inequality') return this.inequalitiesEqual(gold, pred);
+      if (this.lenient && gold.parts) return this.inequalitySetEqual(gold.parts, pred);
       return pred.kind === 'ordered' && gold.interval !== undefined && this.equal(gold.interval, pred);
     }
     if (isRelation(pred) && !isRelation(gold)) return this.equal(gold, pred.last);
     return false;
+  }
+
+  /**
+   * Math-Verify's gold relation against a predicted set: the relation's set (sympy's `as_set`, `inequality-set.ts`)
+   * against the intervals, union or points predicted, end by end (`2 \le |w| \le 3` is `[-3, -2] \cup [2, 3]`,
+   * `0 < g(t) < 2` is `(0, 2)`). A relation in more than one variable has no set, so it matches none.
+   */
+  private inequalitySetEqual(parts: Relation[], pred: Answer): boolean {
+    const predicted = spansOf(pred, this.budget);
+    if (!predicted) return false;
+    const gold = inequalitySet(parts, predicted.flatMap((span) => [span.low.value, span.high.value]), this.budget);
+    if (!gold || gold.length !== predicted.length) return false;
+    return gold.every((span, i) => {
+      const other = predicted[i];
+      return span.lowClosed === other.lowClosed && span.highClosed === other.highClosed && endEqual(span.low, other.low) && endEqual(span.high, other.high);
+    });
   }
 
   private inequalitiesEqual(gold: Extract<Answer, { kind: 'inequality' }>, pred: Extract<Answer, { kind: 'inequality' }>): boolean {
@@ -185,6 +204,7 @@ class Comparison {
 
   /** Math-Verify's: the same sign (either way round) and the same difference; `3x < 24` is not `x < 8`. */
   private sameRelation(a: Relation, b: Relation): boolean {
+    if (a.ne || b.ne) return a.ne === b.ne && (expressionsEqual(a.diff, b.diff, this.budget) || expressionsEqual(a.diff, { kind: 'negate', arg: b.diff }, this.budget));
     return a.strict === b.strict && expressionsEqual(a.diff, b.diff, this.budget);
   }
 
@@ -241,10 +261,92 @@ class Comparison {
   }
 }
 
+/** A relation's set of more pieces than this is no answer (each piece costs a sweep of the relation). */
+const MAX_SET_PIECES = 64;
+
+/** An end of a predicted interval: its value, and whether it was written as a decimal (sympy's `Float`). */
+interface End {
+  value: Value;
+  decimal: boolean;
+}
+
+interface PredictedSpan {
+  low: End;
+  high: End;
+  lowClosed: boolean;
+  highClosed: boolean;
+}
+
+/**
+ * A predicted set as intervals in increasing order: an interval (`(a, b)` only when a < b, else it is a point, as
+ * sympy reads it), a union of intervals, or finite points. Undefined for anything else, and for more than
+ * MAX_SET_PIECES pieces (looked at before any is worked out).
+ */
+function spansOf(answer: Answer, budget: StepBudget): PredictedSpan[] | undefined {
+  const end = (item: Answer): End | undefined => {
+    const value = constantValue(item, budget);
+    return value === undefined || isNaNValue(value) ? undefined : { value, decimal: item.kind === 'expression' && isDecimalLiteral(item.expr) };
+  };
+  if (answer.kind === 'ordered') {
+    if (answer.items.length !== 2) return undefined;
+    const [low, high] = answer.items.map(end);
+    if (!low || !high || !(toNumber(low.value) < toNumber(high.value))) return undefined;
+    const closed = (e: End, bracket: boolean) => bracket && Number.isFinite(toNumber(e.value));
+    return [{ low, high, lowClosed: closed(low, answer.open === '['), highClosed: closed(high, answer.close === ']') }];
+  }
+  const sorted = (spans: PredictedSpan[]) => spans.sort((a, b) => toNumber(a.low.value) - toNumber(b.low.value));
+  if ((answer.kind === 'union' || answer.kind === 'set' || answer.kind === 'list') && answer.items.length > MAX_SET_PIECES) return undefined;
+  if (answer.kind === 'union') {
+    const parts = answer.items.map((item) => spansOf(item, budget));
+    return parts.every((part) => part !== undefined) ? sorted(parts.flat()) : undefined;
+  }
+  if (answer.kind === 'set' || answer.kind === 'list') {
+    const points = answer.items.map(end);
+    return points.every((point) => point !== undefined) ? sorted(points.map((point) => ({ low: point, high: point, lowClosed: true, highClosed: true }))) : undefined;
+  }
+  return undefined;
+}
+
+/** A gold set's end against a predicted one, as Math-Verify compares numbers (`numbersEqual`). */
+function endEqual(gold: Value, pred: End): boolean {
+  const [x, y] = [toNumber(gold), toNumber(pred.value)];
+  if (!Number.isFinite(x) || !Number.isFinite(y)) return x === y;
+  if (!pred.decimal) return valuesEqual(gold, pred.value);
+  return isInteger(gold) ? exactlyEqual(gold, pred.value) : roundedEqual(gold, pred.value);
+}
+
 /** The value of a cell without variables; undefined for anything else. */
 function constantValue(answer: Answer, budget: StepBudget): Value | undefined {
   if (answer.kind !== 'expression' || freeVariables(answer.expr).size > 0) return undefined;
   return evaluate(answer.expr, new Map(), budget);
+}
+
+/** `0.454545`, `-2.5`: a number written with a point (sympy's `Float`), not an expression holding one. */
+const isDecimalLiteral = (expr: Expr): boolean => (expr.kind === 'negate' ? isDecimalLiteral(expr.arg) : expr.kind === 'number' && expr.decimal);
+
+/** Places Math-Verify rounds both sides to when one is a decimal (`float_rounding=6`). */
+const ROUNDING_PLACES = 6;
+const SCALE = 10n ** BigInt(ROUNDING_PLACES);
+
+/** Both values rounded to six decimal places, ties to even (sympy's `round`), are the same. */
+function roundedEqual(x: Value, y: Value): boolean {
+  const [a, b] = [scaled(x), scaled(y)];
+  return a !== undefined && b !== undefined && a === b;
+}
+
+/** The value times 10^6, rounded to the nearest whole number (ties to even); undefined when it is not finite. */
+function scaled(v: Value): bigint | undefined {
+  if (v.kind === 'float') {
+    const x = v.x * Number(SCALE);
+    if (!Number.isFinite(x)) return undefined;
+    const down = Math.floor(x);
+    const rest = x - down;
+    return BigInt(rest > 0.5 || (rest === 0.5 && down % 2 !== 0) ? down + 1 : down);
+  }
+  const n = v.q.n * SCALE;
+  const down = n / v.q.d - (n < 0n && n % v.q.d !== 0n ? 1n : 0n);
+  const twice = 2n * (n - down * v.q.d);
+  return twice > v.q.d || (twice === v.q.d && down % 2n !== 0n) ? down + 1n : down;
 }
 
 const exactlyEqual = (x: Value, y: Value): boolean => x.kind === 'exact' && y.kind === 'exact' && sameRational(x.q, y.q);

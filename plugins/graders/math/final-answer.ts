@@ -25,12 +25,14 @@ export function finalAnswerPhrase(text: string, budget: StepBudget, lenient = fa
   if (after < 0) return undefined;
   const line = text.slice(after, after + MAX_ANSWER_LINE).split('\n', 1)[0];
   budget.tick(line.length);
-  const math = firstMathSpan(line);
+  const math = firstMathSpan(line, lenient);
   const answer = (math ?? untilSentenceEnd(line).replace(LEADING_WORDS, '')).replace(/^[\s*:]+|[\s*]+$/g, '');
-  if (answer === '' || isProse(answer)) return undefined;
-  if (!lenient || math !== undefined) return answer;
+  const plain = lenient && math === undefined;
+  if (answer === '' || (!plain && isProse(answer))) return undefined;
+  if (!plain) return answer;
   // Math-Verify reads plain text only for numbers and digit expressions, after the last `=` when there is one:
-  // "The answer is odd." has none, "Answer: \dfrac{3}{4}" only 3.
+  // "The answer is odd." has none, "Answer: \dfrac{3}{4}" only 3. Words around the number do not matter, so a chat
+  // turn that follows on the same line ("answer is 99.<|im_start|>user") does not hide it.
   const equals = line.lastIndexOf('=');
   return firstPlainAnswer(` ${equals < 0 ? line : line.slice(equals + 1)}`, budget);
 }

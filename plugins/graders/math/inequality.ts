@@ -43,22 +43,33 @@ export function inequality(text: string): Bounds | undefined {
 const below = (name: string, high: string, inclusive: boolean): Bounds => ({ name, low: '-\\infty', high, open: '(', close: inclusive ? ']' : ')' });
 const above = (name: string, low: string, inclusive: boolean): Bounds => ({ name, low, high: '\\infty', open: inclusive ? '[' : '(', close: ')' });
 
-/** One relation of an inequality as `diff < 0` (strict) or `diff ≤ 0`: `x > 3` is `3 - x < 0`. */
+/**
+ * One relation of an inequality as `diff < 0` (strict) or `diff ≤ 0`: `x > 3` is `3 - x < 0`; with `ne`, `diff ≠ 0`
+ * (`x \neq 3` is `x - 3 ≠ 0`).
+ */
 export interface Relation {
   strict: boolean;
   diff: Expr;
+  ne?: boolean;
 }
+
+/** `g(t)`: a function of one letter, which sympy's `unwrap_fcs` makes the one symbol `g_t`. */
+const CALL_OF_LETTER = /(?<![\\a-zA-Z])([a-zA-Z])\(\s*([a-zA-Z])\s*\)/g;
+
+/** Signs a relation of Math-Verify's reading may have: those of an inequality and `\neq`. */
+const PART_SIGNS: ReadonlySet<string> = new Set([...SIGNS, '\\neq']);
 
 /**
  * `2x + 1 > 5`, `-y < -4`, `a < x \le b`: each relation of the chain in order, both sides parsed; undefined when there
- * is no relation sign or a side does not parse.
+ * is no relation sign or a side does not parse. A side's `g(t)` is the one variable `g_t`, as sympy unwraps a call.
  */
 export function relationParts(text: string, budget: StepBudget): Relation[] | undefined {
-  const { parts, separators } = splitTopLevelAny(text, SIGNS);
+  const { parts, separators } = splitTopLevelAny(text, PART_SIGNS);
   if (separators.length === 0 || parts.some((p) => p === '')) return undefined;
   try {
-    const sides = parts.map((part) => parseExpression(part, budget));
+    const sides = parts.map((part) => parseExpression(part.replace(CALL_OF_LETTER, '$1_{$2}'), budget));
     return separators.map((sign, i) => {
+      if (sign === '\\neq') return { strict: true, ne: true, diff: { kind: 'sum', terms: [{ negative: false, expr: sides[i] }, { negative: true, expr: sides[i + 1] }] } };
       const less = LESS.has(sign);
       const [low, high] = less ? [sides[i], sides[i + 1]] : [sides[i + 1], sides[i]];
       return { strict: !(LESS.get(sign) ?? GREATER.get(sign)), diff: { kind: 'sum', terms: [{ negative: false, expr: low }, { negative: true, expr: high }] } };

@@ -16,6 +16,8 @@ interface Span {
   /** Just past the closing delimiter. */
   end: number;
   content: string;
+  /** `$…$` or `\(…\)`, which Math-Verify reads only within one line. */
+  inline: boolean;
 }
 
 /** Math-Verify joins up to five more spans listed before the last: `$x = 1$ or $x = 2$`, `$3$, $5$ and $7$`. */
@@ -41,14 +43,14 @@ export function lastMathSpan(text: string, budget: StepBudget): string | undefin
  * instead (undefined here, so the `bare` step finds it): the rightmost of the two wins.
  */
 export function lastMathSpanListed(text: string, budget: StepBudget): string | undefined {
-  const last = lastSpan(text, text.length, budget, PROSE_WORDS_IN_MATH_MV);
+  const last = lastSpan(text, text.length, budget, PROSE_WORDS_IN_MATH_MV, true);
   if (!last) return undefined;
   const after = text.slice(last.end, last.end + 2_000);
   budget.tick(after.length);
   if (PLAIN_NUMBER_AFTER.test(after.replace(/\\\$/g, ' '))) return undefined;
   const contents = [PERCENT_AFTER.test(after) ? `${last.content}\\%` : last.content];
   for (let span = last; contents.length < MAX_LISTED_SPANS; ) {
-    const previous = lastSpan(text, span.open, budget, PROSE_WORDS_IN_MATH_MV);
+    const previous = lastSpan(text, span.open, budget, PROSE_WORDS_IN_MATH_MV, true);
     if (!previous || previous.end > span.open || !SPAN_LIST_SEPARATOR.test(text.slice(previous.end, span.open))) break;
     contents.push(previous.content);
     span = previous;
@@ -56,7 +58,18 @@ export function lastMathSpanListed(text: string, budget: StepBudget): string | u
   return contents.reverse().join(', ');
 }
 
-function lastSpan(text: string, before: number, budget: StepBudget, proseWords = PROSE_WORDS_IN_MATH): Span | undefined {
+/**
+ * Math-Verify's LaTeX parser fails on math ending in a full stop, comma or semicolon (`$$\frac{1}{2}.$$`), so such a
+ * span gives no answer; a plain number in it may still be one (`$$x = 5.$$` gives 5).
+ */
+const UNPARSED_END = /[.,;]$/;
+
+/**
+ * The last span ending before `before` that holds math. `mv` (Math-Verify's patterns and parser): a `$…$` or `\(…\)`
+ * never holds a line break, so `$\n\sqrt{2}\n$` is no span at all (only `$$…$$` and `\[…\]` run over lines), and a
+ * span ending in `.`, `,` or `;` is skipped.
+ */
+function lastSpan(text: string, before: number, budget: StepBudget, proseWords = PROSE_WORDS_IN_MATH, mv = false): Span | undefined {
   let limit = before;
   for (let tried = 0; tried < MAX_SPANS_TRIED && limit > 0; tried++) {
     budget.tick();
@@ -64,24 +77,29 @@ function lastSpan(text: string, before: number, budget: StepBudget, proseWords =
     if (!span) return undefined;
     budget.tick(span.content.length);
     const content = span.content.trim();
-    if (DECORATION.test(content)) {
+    if (DECORATION.test(content) || (mv && UNPARSED_END.test(content))) {
       limit = span.open;
       continue;
     }
-    if (/[0-9a-zA-Z\\]/.test(content) && !isProse(content, proseWords)) return { ...span, content };
+    const broken = mv && span.inline && span.content.includes('\n');
+    if (!broken && /[0-9a-zA-Z\\]/.test(content) && !isProse(content, proseWords)) return { ...span, content };
     // One delimiter back: an opener taken for a closer (`$` pairs are ambiguous) gets its turn as a closer.
     limit = span.open + 1;
   }
   return undefined;
 }
 
-/** First complete math span of `text` (for the words after "the answer is"). */
-export function firstMathSpan(text: string): string | undefined {
+/**
+ * First complete math span of `text` (for the words after "the answer is"); under Math-Verify's rules (`mv`) none when
+ * it ends in `.`, `,` or `;`, which its parser cannot read.
+ */
+export function firstMathSpan(text: string, mv = false): string | undefined {
   const open = /\$\$|\$|\\\(|\\\[/.exec(text.replace(/\\\$/g, '  '));
   if (!open) return undefined;
   const closer = open[0] === '\\(' ? '\\)' : open[0] === '\\[' ? '\\]' : open[0];
   const close = indexOfUnescaped(text, closer, open.index + open[0].length);
-  return close < 0 ? undefined : text.slice(open.index + open[0].length, close).trim() || undefined;
+  const content = close < 0 ? '' : text.slice(open.index + open[0].length, close).trim();
+  return content === '' || (mv && UNPARSED_END.test(content)) ? undefined : content;
 }
 
 function spanEndingBefore(text: string, limit: number, budget: StepBudget): Span | undefined {
@@ -93,15 +111,15 @@ function spanEndingBefore(text: string, limit: number, budget: StepBudget): Span
   if (close === display || close === inline) {
     const opener = close === display ? '\\[' : '\\(';
     const open = text.lastIndexOf(opener, close - 1);
-    return open < 0 ? undefined : { open, end: close + 2, content: text.slice(open + 2, close) };
+    return open < 0 ? undefined : { open, end: close + 2, content: text.slice(open + 2, close), inline: close === inline };
   }
   const double = close > 0 && text[close - 1] === '$' && text[close - 2] !== '\\';
   if (double) {
     const open = text.lastIndexOf('$$', close - 2);
-    return open < 0 ? undefined : { open, end: close + 1, content: text.slice(open + 2, close - 1) };
+    return open < 0 ? undefined : { open, end: close + 1, content: text.slice(open + 2, close - 1), inline: false };
   }
   const open = lastUnescaped(text, '$', close - 1, budget);
-  return open < 0 ? undefined : { open, end: close + 1, content: text.slice(open + 1, close) };
+  return open < 0 ? undefined : { open, end: close + 1, content: text.slice(open + 1, close), inline: true };
 }
 
 /** Last `char` at or before `from` that is not written `\char`. */

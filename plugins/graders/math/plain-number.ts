@@ -93,14 +93,67 @@ function answersAround(text: string, run: { start: number; end: number }, from: 
   return found;
 }
 
+/**
+ * `\frac{1}{2}` of plain numbers outside math delimiters. Math-Verify finds it with the same pattern that finds math
+ * spans, so one inside a span belongs to the span: when the span cannot be read (`$$\frac{1}{2}.$$`), neither can it.
+ */
 function simpleFractions(text: string, budget: StepBudget): Found[] {
   const found: Found[] = [];
+  if (!text.includes('\\frac')) return found;
+  const spans = mathSpanRanges(text, budget);
+  let span = 0;
   SIMPLE.lastIndex = 0;
   for (let match = SIMPLE.exec(text); match; match = SIMPLE.exec(text)) {
     budget.tick(match[0].length);
+    while (span < spans.length && spans[span].end <= match.index) span++;
+    if (span < spans.length && spans[span].start <= match.index) continue;
     found.push({ end: match.index + match[0].length, answer: match[0] });
   }
   return found;
+}
+
+/**
+ * The math spans of `text` as Math-Verify's patterns find them, left to right: `$$…$$` and `\[…\]` over lines, `$…$`
+ * (not after a digit or a backslash) and `\(…\)` within one line. Each closer's next position is remembered, so the
+ * scan stays linear however many openers go unclosed.
+ */
+function mathSpanRanges(text: string, budget: StepBudget): { start: number; end: number }[] {
+  const spans: { start: number; end: number }[] = [];
+  const next = new Map<string, number>();
+  /** The first `closer` at or after `from`, -1 if none; each closer's text is searched once per stretch. */
+  const closing = (closer: string, from: number): number => {
+    const known = next.get(closer);
+    if (known !== undefined && (known < 0 || known >= from)) return known;
+    const at = text.indexOf(closer, from);
+    next.set(closer, at);
+    return at;
+  };
+  const lineEnd = (from: number): number => {
+    const at = closing('\n', from);
+    return at < 0 ? text.length : at;
+  };
+  budget.tick(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c !== '$' && c !== '\\') continue;
+    const two = text.slice(i, i + 2);
+    const escaped = text[i - 1] === '\\';
+    let end = -1;
+    if (two === '$$' && !escaped) end = closing('$$', i + 2) + 2;
+    else if (two === '\\[') end = closing('\\]', i + 2) + 2;
+    if (end < 2 && c === '$' && !escaped && !/\d/.test(text[i - 1] ?? '')) {
+      const close = closing('$', i + 1);
+      if (close > i + 1 && close < lineEnd(i)) end = close + 1;
+    } else if (end < 2 && two === '\\(') {
+      const close = closing('\\)', i + 2);
+      if (close >= 0 && close < lineEnd(i)) end = close + 2;
+    }
+    if (end >= 2) {
+      spans.push({ start: i, end });
+      i = end - 1;
+    }
+  }
+  return spans;
 }
 
 /** The first plain number or expression of `text` (what follows "the answer is"), read as Math-Verify does. */

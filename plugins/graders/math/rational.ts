@@ -65,7 +65,11 @@ function integerRoot(x: bigint, k: number): bigint | undefined {
   return undefined;
 }
 
+/** Integers below this convert to a float exactly. */
+const SAFE = 2n ** 53n;
+
 export function toNumber(a: Rational): number {
+  if (a.n < SAFE && a.n > -SAFE && a.d < SAFE) return Number(a.n) / Number(a.d);
   const shift = Math.max(0, Math.max(bitLength(a.n), bitLength(a.d)) - 1000);
   if (shift === 0) return Number(a.n) / Number(a.d);
   const s = BigInt(shift);

@@ -8,7 +8,7 @@ import { LudusError } from '../../../core/errors.ts';
 import type { TrainConfigInput } from '../../../engine/trainer/train-config.ts';
 import { LUDUS_BIN } from '../../support/cli.ts';
 import { useTestToken } from '../../support/server-token.ts';
-import { jsonl, runTraining, tinyConfig } from '../../support/training.ts';
+import { jsonl, runMetrics, runTraining, tinyConfig } from '../../support/training.ts';
 
 useTestToken();
 
@@ -33,7 +33,7 @@ afterEach(async () => {
 
 /** What a run recorded: its metrics less timings, its transcripts, and its checkpoint's bytes (weights, moments, state). */
 async function recorded(out: string) {
-  const metrics = (await jsonl<Record<string, unknown>>(join(out, 'metrics.jsonl'))).map(({ seconds: _, ...line }) => line);
+  const metrics = await runMetrics(out);
   const transcripts = await jsonl<unknown>(join(out, 'transcripts.jsonl'));
   const checkpoint = async (file: string) => (await readFile(join(out, 'checkpoint', file))).toString('base64');
   return { metrics, transcripts, checkpoint };
@@ -69,6 +69,9 @@ describe('training through the trainer API of `ludus serve-trainer` (a child pro
     const remote = await trained({ game: 'tandem', trainerServer: { url: server.url } });
     expect(remote.metrics.length).toBe(2);
     expect(remote.metrics).toEqual(local.metrics);
+    // The weights come back at every step (rollouts here): the link carries them, more than the model's 12 MB of float32.
+    const bytes = (await jsonl<{ policies: { senior: { link_bytes?: number } } }>(join(remote.out, 'metrics.jsonl'))).map((line) => line.policies.senior.link_bytes ?? 0);
+    expect(Math.min(...bytes)).toBeGreaterThan(12e6);
     expect(remote.transcripts).toEqual(local.transcripts);
     for (const file of ['policies/senior/model.safetensors', 'policies/senior/optimizer.safetensors']) expect(await remote.checkpoint(file)).toEqual(await local.checkpoint(file));
   }, 300_000);

@@ -25,7 +25,9 @@ beforeAll(async () => {
   const shipped = JSON.parse(await readFile(join(DEFAULT_MODELS_DIR, 'arithmetic', 'config.json'), 'utf8')) as { vocab_size: number };
   const modelConfig = presetConfig('qwen3-micro', { vocab_size: shipped.vocab_size, max_position_embeddings: 320, num_hidden_layers: 1 });
   await saveCheckpoint(model, modelConfig, initWeights(modelConfig, 5), { extraFiles: { 'tokenizer.json': await readFile(join(DEFAULT_MODELS_DIR, 'arithmetic', 'tokenizer.json')) } });
-  config = TrainConfigSchema.parse({ game: 'tandem', model, steps: 2, problemsPerStep: 1, groupSize: 2, maxNewTokens: 12, checkpointEvery: 1, validateEvery: 1, validationProblems: 2, finalComparison: 0 });
+  // The run budget pinned: chosen from the memory free when a run starts, it would differ between a run killed before
+  // its first checkpoint and its restart on a machine whose free memory moved (the state records it).
+  config = TrainConfigSchema.parse({ game: 'tandem', model, steps: 2, problemsPerStep: 1, groupSize: 2, maxNewTokens: 12, checkpointEvery: 1, validateEvery: 1, validationProblems: 2, finalComparison: 0, runBudgetBytes: 2 ** 30 });
 });
 afterAll(async () => rm(root, { recursive: true, force: true }));
 

@@ -107,9 +107,12 @@ describe('ludus serve-model behind the official openai client', () => {
       expect(streamed).toBe(choice.message.content);
     });
 
-    it('should refuse a chat with a clear 400 when the model has no chat template', async () => {
+    it('should refuse a chat with a clear 400 when the model has no chat template, saying what to do and naming no server path', async () => {
       const noTemplate = new OpenAI({ baseURL: `${plain.url}/v1`, apiKey: TEST_TOKEN, maxRetries: 0 });
-      await expect(noTemplate.chat.completions.create({ model: 'base', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('chat_template') });
+      const refused = (await noTemplate.chat.completions.create({ model: 'base', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error)) as { status: number; message: string };
+      expect(refused).toMatchObject({ status: 400, message: expect.stringContaining('chat_template') });
+      expect(refused.message).toContain('POST /v1/completions');
+      expect(refused.message).not.toMatch(/tokenizer\.json|models\//);
     });
   });
 

@@ -156,6 +156,24 @@ describe('gradeMath', () => {
       const large = steps(16_000);
       expect(large).toBeLessThanOrEqual(5 * Math.max(small, 1));
     });
+
+    // Math-Verify's rules work some answers out first: sums and products of matrices, a gold inequality's set.
+    const worked: [string, string, (n: number) => string][] = [
+      ['summed matrices', '\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}', (n) => `\\boxed{${Array(n).fill('\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}').join(' + ')}}`],
+      ['multiplied matrices', '\\begin{pmatrix} 1 & 1 \\\\ 1 & 1 \\end{pmatrix}', (n) => `\\boxed{${Array(n).fill('\\begin{pmatrix} 1 & 1 \\\\ 1 & 1 \\end{pmatrix}').join('')}}`],
+      ['unclosed matrices', '\\begin{pmatrix} 1 \\end{pmatrix}', (n) => `\\boxed{2${'\\begin{pmatrix} 1 & '.repeat(n)}}`],
+      ['intervals against a gold inequality', '|x| > 3', (n) => `\\boxed{${Array.from({ length: n }, (_, i) => `(${2 * i}, ${2 * i + 1})`).join(' \\cup ')}}`],
+      ['a chain against a gold inequality', '0 < x < 1', (n) => `\\boxed{${Array.from({ length: n }, (_, i) => `${i} < x`).join(' < ')} < ${n}}`],
+      ['unreadable spans around fractions', '\\frac{1}{2}', (n) => `So ${'$$ \\frac{1}{2}. '.repeat(n)}`],
+      ['unclosed spans around fractions', '\\frac{1}{2}', (n) => `So ${'\\( \\frac{1}{2}. $ \\['.repeat(n)}`],
+    ];
+
+    it.each(worked)('should spend steps linear in the number of %s under Math-Verify’s rules', (_name, gold, make) => {
+      const steps = (n: number) => gradeMath(gold, make(n), { extraction: FULL_EXTRACTION, rules: 'math-verify', limits: STEPS_ONLY }).steps;
+      const small = steps(200);
+      const large = steps(800);
+      expect(large).toBeLessThanOrEqual(5 * Math.max(small, 1));
+    });
   });
 
   describe('having 300 random and adversarial lines of the grader benchmark', () => {

@@ -207,6 +207,119 @@ describe('Math-Verify’s rules (math-full)', () => {
     });
   });
 
+  describe('having a gold relation whose left side only names its value', () => {
+    holds([
+      ['(m, n) = (3, 5)', '$(3, 5)$', true],
+      ['AB = 7, CD = 2', '$2, 7$', true],
+      ['AB = 7, CD = 2', '$AB = 2, CD = 7$', false],
+      ['BD:DC = 2:9', '$\\frac{2}{9}$', true],
+      ['\\frac{PA}{PB} = \\frac{3}{\\sqrt{2}}', '$\\frac{3\\sqrt{2}}{2}$', true],
+      ['|UV| = 11', '$11$', true],
+      ['\\angle XYZ = 35^\\circ', '$35$', true],
+      ['u + v = 10', '$10$', true],
+      ['\\text{Area} = 24', '$24$', true],
+      ['24', '$\\text{Area} = 24$', true],
+      ['u - v = 10', '$10$', false],
+      ['3u = 10', '$10$', false],
+      ['Q(2) = 19', '$19$', false],
+      ['x = 1, y = 2, z = 3', '$(1, 2, 3)$', true],
+      ['(1, 2, 3)', '$z = 3, y = 2, x = 1$', false],
+    ]);
+
+    it('should keep a gold relation a relation under ludus’s rules', () => {
+      expect(strict('(m, n) = (3, 5)', '\\boxed{(3, 5)}').correct).toBe(false);
+      expect(strict('u + v = 10', '\\boxed{10}').correct).toBe(false);
+    });
+  });
+
+  describe('having a gold inequality against a predicted set', () => {
+    holds([
+      ['-4 \\le s \\le 1', '$s \\in [-4, 1]$', true],
+      ['1 < h(x) < 6', '$(1, 6)$', true],
+      ['1 \\le |z| \\le 3', '$[-3, -1] \\cup [1, 3]$', true],
+      ['1 \\le |z| \\le 3', '$[-3, 3]$', false],
+      ['|x - 1| < 4', '$(-3, 5)$', true],
+      ['x^2 \\ge 9', '$(-\\infty, -3] \\cup [3, \\infty)$', true],
+      ['\\frac{1}{x} > 2', '$(0, \\frac{1}{2})$', true],
+      ['x \\neq 5', '$(-\\infty, 5) \\cup (5, \\infty)$', true],
+      ['x < y', '$(-\\infty, y)$', false],
+      ['[2, 5]', '$2 \\le x \\le 5$', false],
+    ]);
+
+    it('should read only a lone variable’s bounds under ludus’s rules', () => {
+      expect(strict('1 \\le |z| \\le 3', '\\boxed{[-3, -1] \\cup [1, 3]}').correct).toBe(false);
+      expect(strict('x < y', '\\boxed{(-\\infty, y)}').correct).toBe(true);
+    });
+  });
+
+  describe('having values to work out before comparing', () => {
+    const sum = '\\begin{pmatrix} 1 & 4 \\\\ 2 & 0 \\end{pmatrix} + \\begin{pmatrix} 3 & 1 \\\\ 1 & 5 \\end{pmatrix}';
+    holds([
+      [sum, '$\\begin{pmatrix} 4 & 5 \\\\ 3 & 5 \\end{pmatrix}$', true],
+      [sum, '$\\begin{pmatrix} 4 & 5 \\\\ 3 & 6 \\end{pmatrix}$', false],
+      ['\\begin{pmatrix} 1 & 0 \\\\ 0 & 1 \\end{pmatrix} \\begin{pmatrix} 6 & -1 \\\\ 2 & 8 \\end{pmatrix}', '$\\begin{bmatrix} 6 & -1 \\\\ 2 & 8 \\end{bmatrix}$', true],
+      ['\\begin{pmatrix} 9 & 3 \\\\ 6 & 0 \\end{pmatrix}', '$3\\begin{pmatrix} 3 & 1 \\\\ 2 & 0 \\end{pmatrix}$', true],
+      ['\\frac{7}{11}', '$0.636364$', true],
+      ['\\frac{7}{11}', '$0.636363$', false],
+      ['\\frac{7}{11}', '$0.64$', false],
+      ['0.64', '$\\frac{7}{11}$', false],
+      ['\\frac{2000}{3}', '$666.666667$', true],
+      ['\\frac{2000}{3}', '$666.666668$', false],
+      ['(\\frac{1}{5}, \\frac{5}{3}]', '$(0.2, 1.666667]$', true],
+      ['(\\frac{1}{5}, \\frac{5}{3}]', '$(0.2, 1.6667]$', false],
+    ]);
+
+    it('should keep ludus’s tolerance and leave sums of matrices unworked under its rules', () => {
+      expect(strict('\\frac{1000}{3}', '\\boxed{333.333334}').correct).toBe(true);
+      expect(full('\\frac{1000}{3}', '$333.333334$').correct).toBe(false);
+      expect(strict('\\begin{pmatrix} 9 & 3 \\\\ 6 & 0 \\end{pmatrix}', '\\boxed{3\\begin{pmatrix} 3 & 1 \\\\ 2 & 0 \\end{pmatrix}}').correct).toBe(false);
+    });
+  });
+
+  describe('having answers in prose and several answers in any order', () => {
+    holds([
+      ['23', 'The largest $m$ is 23.', true],
+      ['150', 'So $A = 10 \\cdot 15$, and the area of $WXYZ$ is 150.', true],
+      ['45000', 'Final Answer: The final answer is $45,000$. I hope it is correct.', true],
+      ['8', 'The answer is 8.<|im_end|>\n<|im_start|>user\nAnd for 12?', true],
+      ['42', 'Hence the answer is 42.<|im_start|>user\nCan you redo it with 17 instead?', true],
+      ['42', 'The answer is 42<|eot_id|><|start_header_id|>user<|end_header_id|> 17 apples', true],
+      ['42', 'The answer is 42, which is even, and the next question asks about 17.', true],
+      ['(1, \\frac{1}{2})', 'The center is $\\boxed{\\left( 1, \\frac{1}{2} \\right)}$ as found.', true],
+      ['(2,7) \\text{ or } (7,2)', '$(7,2), (2,7)$', true],
+      ['p(x)=3 \\text{ or } p(x)=-3', '$p(x)=-3 \\text{ and } p(x)=3$', true],
+      ['\\{(1,2),(2,1),(0,0)\\}', '$\\{(0,0),(2,1),(1,2)\\}$', true],
+    ]);
+  });
+
+  describe('having an answer split across lines inside one math span', () => {
+    holds([
+      ['\\sqrt{7}', 'So $\n\\sqrt{7}\n$', false],
+      ['2\\pi', 'So \\(2\n\\pi\\)', false],
+      ['7', 'So $\n7\n$', true],
+      ['\\sqrt{7}', 'So $$\n\\sqrt{7}\n$$', true],
+    ]);
+  });
+
+  describe('having math that ends in a full stop, which Math-Verify’s parser cannot read', () => {
+    holds([
+      ['\\frac{1}{2}', 'We get $$\\frac{1}{2}.$$', false],
+      ['x + 1', 'We get $$x + 1.$$', false],
+      ['5', 'We get $$5.$$ Done.', false],
+      ['\\sqrt{2}', 'So $$x = \\sqrt{2}.$$', false],
+      ['\\sqrt{2}', 'The final answer is $\\sqrt{2}.$', false],
+      ['5', 'Thus $$x = 5.$$', true],
+      ['5', 'The final answer is $5.$', true],
+      ['3', 'We have $a = 3$ and so $$\\sqrt{2}.$$', true],
+      ['5', 'Thus $\\boxed{5}.$', true],
+      ['\\frac{3}{4}', 'Hence, \\[\\frac{3}{4}\\].', true],
+    ]);
+
+    it('should read the answer before the full stop under ludus’s rules', () => {
+      expect(fullStrictRules('\\frac{1}{2}', 'We get $$\\frac{1}{2}.$$').correct).toBe(true);
+    });
+  });
+
   describe('having a number split across lines or spaces in math mode', () => {
     holds([
       ['53', '$$5\n3$$', false],
