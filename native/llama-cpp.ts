@@ -84,6 +84,8 @@ export interface LlamaDecodeOptions {
   kvType: 'F16' | 'F32';
   /** llama.cpp's flash attention: 'auto' (its default) enables it where the backend has it. */
   flashAttention: 'auto' | boolean;
+  /** Threads for this context, at most the handle's (its own when absent). */
+  threads?: number;
 }
 
 export interface LlamaDecodeResult {
@@ -110,7 +112,7 @@ export async function llamaDecode(handle: LlamaCppHandle, options: LlamaDecodeOp
     contextSize: promptTokens + options.newTokens + 1,
     sequences: batch,
     batchSize: Math.max(batch * promptTokens, batch),
-    threads: { ideal: handle.threads, min: handle.threads },
+    threads: { ideal: Math.min(options.threads ?? handle.threads, handle.threads), min: Math.min(options.threads ?? handle.threads, handle.threads) },
     flashAttention: options.flashAttention,
     experimentalKvCacheKeyType: options.kvType,
     experimentalKvCacheValueType: options.kvType,

@@ -12,7 +12,7 @@ import { prompts, round } from './engine-bench.ts';
 /**
  * llama.cpp as the decoding peer (`ludus bench engine --peer llama.cpp`), in a process of its own: the bench's model
  * exported to GGUF F32 (the same weights ludus decodes), then batched decoding of the same prompts and as many new
- * tokens, with as many threads, at each batch, under each of LLAMA_CPP_CONFIGS.
+ * tokens, at each batch, with each of llamaThreadCounts and under each of LLAMA_CPP_CONFIGS.
  */
 export interface LlamaPeerOptions {
   /** The small presets' random model (the bench's solo policy: initWeights(config, seed)) … */
@@ -44,6 +44,15 @@ export const LLAMA_CPP_CONFIGS: ReadonlyArray<{ kvType: 'F16' | 'F32'; flashAtte
   { kvType: 'F32', flashAttention: false },
 ];
 
+/**
+ * The thread counts llama.cpp is timed with: the bench's and one. With as many threads as cores, a step of a small
+ * model is a few microseconds of work between barriers, and a thread the scheduler takes away (the process's own
+ * event loop, the collector) stalls every other for a time slice. On 2026-12-07, on two cores, qwen3-4m at B = 1
+ * decoded 107 tokens/s on two threads with the machine quiet, where one thread had reached 1,369 under load. A
+ * practitioner picks the faster, so both are timed.
+ */
+export const llamaThreadCounts = (threads: number): number[] => [...new Set([threads, 1])];
+
 async function benchModel(o: LlamaPeerOptions): Promise<{ model: { config: ModelConfig; weights: Weights }; tokenizer: ExportedTokenizer }> {
   if (o.dir) {
     const model = await loadCheckpoint(o.dir);
@@ -69,9 +78,11 @@ export async function llamaCppPhase(o: LlamaPeerOptions): Promise<Record<string,
     for (const batch of o.batches) {
       const rows = prompts(batch, o.promptTokens, config.vocabSize, o.promptSeedPerBatch ? o.seed + batch : o.seed);
       const runs = [];
-      for (const config of LLAMA_CPP_CONFIGS) runs.push(await llamaDecode(handle, { prompts: rows, newTokens: o.newTokens[String(batch)], repeats: o.repeats[String(batch)] ?? 1, ...config }));
+      for (const threads of llamaThreadCounts(o.threads)) {
+        for (const config of LLAMA_CPP_CONFIGS) runs.push(await llamaDecode(handle, { prompts: rows, newTokens: o.newTokens[String(batch)], repeats: o.repeats[String(batch)] ?? 1, threads, ...config }));
+      }
       const best = runs.reduce((a, b) => (b.decode_tok_s > a.decode_tok_s ? b : a));
-      result[`b${batch}`] = { ...best, configs: runs.map((r) => ({ kv_cache: r.settings.kv_cache, flash_attention: r.settings.flash_attention, tok_s: r.tok_s, decode_tok_s: r.decode_tok_s })) };
+      result[`b${batch}`] = { ...best, configs: runs.map((r) => ({ threads: r.settings.threads, kv_cache: r.settings.kv_cache, flash_attention: r.settings.flash_attention, tok_s: r.tok_s, decode_tok_s: r.decode_tok_s })) };
     }
   } finally {
     await handle.release();

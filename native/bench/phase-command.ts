@@ -12,7 +12,7 @@ export function phaseCommand(): string[] {
 export function runPhase(name: string, options: Record<string, unknown>): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [...phaseCommand(), name, JSON.stringify(options)], { timeout: 3 * 3600_000, maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`bench phase ${name} failed: ${error.message}\n${stderr}`));
+      if (error) reject(new Error(`bench phase ${name} failed${error.signal ? ` (killed by ${error.signal}${error.signal === 'SIGKILL' ? ': out of memory?' : ''})` : ''}: ${error.message}\n${stderr}`));
       else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>);
     });
   });

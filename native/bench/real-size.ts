@@ -103,7 +103,14 @@ export async function benchRealSize(options: RealSizeOptions): Promise<RealSizeR
   const runAs = async (module: string, name: string, label: string, extra: Record<string, unknown> = {}) => {
     if (!wanted(name)) return null;
     progress(label);
-    phases[name] = await runPhase(module, { ...ctx, ...extra });
+    try {
+      phases[name] = await runPhase(module, { ...ctx, ...extra });
+    } catch (error) {
+      // Without the checkpoint nothing else can run; any other phase that dies (the kernel's out-of-memory killer on
+      // a shared machine) is recorded as failed and the others still run, so an hour of measurements is not lost.
+      if (name === 'checkpoint') throw error;
+      phases[name] = { error: { code: 'ENGINE_RUN_FAILED', message: (error as Error).message.split('\n')[0] } };
+    }
     progress(`${name} ${JSON.stringify(shown(phases[name]))}`);
     return phases[name];
   };
