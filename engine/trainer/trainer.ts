@@ -26,6 +26,7 @@ import { graderVerdict } from '../match/verdicts.ts';
 import { PolicyPool } from '../policies/policy-pool.ts';
 import { openRuntime } from '../remote/open-runtime.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
+import { toolMetrics } from './tool-metrics.ts';
 import { compareWithStart, type FinalComparison } from './final-comparison.ts';
 import { entropyCoefOf, exactKlReference, learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { openPolicyLearner, roleEstimators } from './policy-learner.ts';
@@ -357,6 +358,7 @@ function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: Reado
       answer_present: judged ? mean(verdicts.map((v) => (v?.answer_present ? 1 : 0))) : null,
       correct: judged ? mean(verdicts.map((v) => (v?.correct ? 1 : 0))) : null,
       response_len: mean(rollouts.map((r) => r.rewards.tokens)),
+      ...toolMetrics(rollouts.map((r) => r.turns.filter((turn) => turn.role === role))),
       ...(game.protocol.family === 'world' ? worldLabelMeans(rollouts.map((r) => r.rewards.labels)) : {}),
       ...(learning
         ? {
