@@ -34,6 +34,7 @@ export const SLOW_TEST_FILES = [
   'test/games/agon-training.test.ts',
   'test/games/tandem-stacked.test.ts',
   'test/lab/eval/cascade-eval.test.ts',
+  'test/lab/eval/endpoint-players.test.ts',
   'test/lab/eval/eval-axes.test.ts',
   'test/lab/eval/solo-eval.test.ts',
   'test/lab/experiments/**',
