@@ -20,6 +20,7 @@ export const SLOW_TEST_FILES = [
   'test/engine/remote/remote-training.test.ts',
   'test/engine/remote/trainer-api-training.test.ts',
   'test/engine/trainer/adapter-policies.test.ts',
+  'test/engine/trainer/endpoint-policies.test.ts',
   'test/engine/trainer/grpo-learns.test.ts',
   'test/engine/trainer/multi-policy.test.ts',
   'test/engine/trainer/opponent-pool.test.ts',

@@ -3,6 +3,7 @@ import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
 import { RolloutServersSchema, TrainerServerSchema } from '../remote/remote-config.ts';
 import { LoraConfigSchema } from '../../native/model/lora-config.ts';
 import { TrackingSchema } from './tracking-config.ts';
+import { EndpointSchema } from '../remote/endpoint-config.ts';
 
 /** A LoRA adapter a policy trains over its frozen `init` instead of a full copy of it (native/model/lora.ts). */
 export const PolicyAdapterSchema = LoraConfigSchema.extend({
@@ -49,6 +50,9 @@ export const PolicyConfigSchema = LearnerSettingsSchema.extend({
   adapter: PolicyAdapterSchema.nullable()
     .optional()
     .describe('a LoRA adapter over the frozen init instead of a full copy, e.g. { "r": 16 }; null: a full copy where the game would default to an adapter'),
+  endpoint: EndpointSchema.optional().describe(
+    "an OpenAI-compatible endpoint this policy plays from instead of weights (url, model, tokenEnv, sampling; see Endpoint policies): frozen, seated where the game writes whole turns (a world game's opponent, a sequential partner, a judge); refused in co-decoding and where a loss reads its log-probabilities",
+  ),
 }).strict();
 
 export type PolicyConfig = z.output<typeof PolicyConfigSchema>;

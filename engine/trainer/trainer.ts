@@ -25,6 +25,9 @@ import type { PlayedMatch } from '../match/played-match.ts';
 import { graderVerdict } from '../match/verdicts.ts';
 import { PolicyPool } from '../policies/policy-pool.ts';
 import { openRuntime } from '../remote/open-runtime.ts';
+import { EndpointClient, type EndpointUsage } from '../remote/endpoint-client.ts';
+import { EndpointRuntime } from '../remote/endpoint-runtime.ts';
+import type { MatchRuntime } from '../match/runtime.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { toolMetrics } from './tool-metrics.ts';
 import { compareWithStart, type FinalComparison } from './final-comparison.ts';
@@ -37,7 +40,7 @@ import { ReferenceScorers } from './reference-scorers.ts';
 import { withDirectoryLock } from '../../native/io/dir-lock.ts';
 import { TensorBoardLog } from '../../native/io/tensorboard.ts';
 import { MlflowRunLog, mlflowTarget } from './mlflow-run-log.ts';
-import { flatMetrics, validationMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
+import { type EndpointMetrics, flatMetrics, validationMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
 import { planPolicies, type LearnerSettings } from './policy-plan.ts';
 import { roleRollouts } from './role-rollouts.ts';
 import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
@@ -96,7 +99,8 @@ export const VALIDATION_FILE = 'validation.jsonl';
 export interface RunRecord {
   readonly game: string;
   readonly roles: readonly string[];
-  readonly policies: readonly { readonly name: string; readonly init: string; readonly trainable: boolean }[];
+  /** Each policy: where it starts (`init`), or the endpoint it plays from (its URL, model and API, never its token). */
+  readonly policies: readonly { readonly name: string; readonly init?: string; readonly endpoint?: { readonly url: string; readonly model: string; readonly api: string }; readonly trainable: boolean }[];
   readonly config: TrainConfig;
   /** How every prompt of the run was put to the policies (absent in runs recorded before it existed). */
   readonly prompt_rule?: PromptRule;
@@ -129,7 +133,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
   const state: TrainerState = checkpoint?.state ?? { step: 0, cursor: 0, seed: config.seed, config, nonFinite: {}, best: null, eventSeq: 0, estimators: {} };
 
   const pool = await PolicyPool.load(
-    planned.map((p) => p.spec),
+    planned.filter((p) => !p.spec.endpoint).map((p) => p.spec),
     {
       task: config.task,
       ...(checkpoint
@@ -146,13 +150,17 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     else state.pool = startPool(pool, poolOf);
   }
   // Servers are checked before anything else is built, so an unreachable one fails the run before it starts.
-  const first = pool.policy(game.policies[0]);
-  const stopTokens = [...new Set(game.policies.flatMap((name) => pool.policy(name).config.eosTokenIds))];
+  const endpoints = new Map(planned.flatMap(({ spec }) => (spec.endpoint ? [[spec.name, new EndpointClient(spec.name, spec.endpoint)] as const] : [])));
+  const local = game.policies.filter((name) => !endpoints.has(name));
+  const first = pool.policy(local[0]);
+  const stopTokens = [...new Set(local.flatMap((name) => pool.policy(name).config.eosTokenIds))];
+  /** A runtime with the endpoint policies routed to their endpoints. */
+  const withEndpoints = (inner: MatchRuntime): MatchRuntime => (endpoints.size > 0 ? new EndpointRuntime(inner, endpoints, pool.tokenizer) : inner);
   const localLearners = config.trainerServer ? [] : planned.filter((p) => p.learner).map((p) => pool.policy(p.spec.name).config);
   state.runBudgetBytes = checkpoint ? recordedRunBudget(checkpointDir, checkpoint.state.runBudgetBytes) : (config.runBudgetBytes ?? runBudgetOf(localLearners));
   // A decoder baking a large frozen model leaves the local learners' runs their budgets (decoderBinding).
   const reservedBytes = localLearners.length * state.runBudgetBytes;
-  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, device: run.device, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters, reservedBytes });
+  const runtime = withEndpoints(await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, device: run.device, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters, reservedBytes }));
   const learners = new Map<string, PolicyLearner>();
   const settings = new Map<string, LearnerSettings>();
   for (const { spec, learner } of planned) {
@@ -186,7 +194,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
 
   const files = { metrics: join(run.out, METRICS_FILE), transcripts: join(run.out, TRANSCRIPTS_FILE), validation: join(run.out, VALIDATION_FILE) };
   await mkdir(run.out, { recursive: true });
-  if (!resuming) await writeRunRecord(run.out, { game: game.id, roles: game.roles, policies: planned.map(({ spec: { name, init, trainable } }) => ({ name, init, trainable })), config, prompt_rule: arena.promptRule, validation: validationSource }, pool.tokenizer.json);
+  if (!resuming) await writeRunRecord(run.out, { game: game.id, roles: game.roles, policies: planned.map(({ spec: { name, init, trainable, endpoint } }) => ({ name, ...(endpoint ? { endpoint: { url: endpoint.url, model: endpoint.model, api: endpoint.api } } : { init }), trainable })), config, prompt_rule: arena.promptRule, validation: validationSource }, pool.tokenizer.json);
   for (const file of Object.values(files)) await trimJsonlAfter(file, state.step);
   const board = await TensorBoardLog.open(run.out, { startOver: !resuming, step: state.step });
   const tracking = tracked ? MlflowRunLog.start(tracked, { out: run.out, game: game.id, config, resuming }) : undefined;
@@ -217,6 +225,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
       await run.gate?.wait();
       if (stopped()) break;
       const started = performance.now();
+      const usedBefore = new Map([...endpoints].map(([name, client]) => [name, client.usage]));
       const rotation = poolOf ? poolSeats(game, poolOf, drawOpponent(state.pool!, config.opponentPool!, poolOf, config.seed, state.step), state.step) : game.rotation.at(state.step);
       const seeds = trainingSeeds(config.seed, state.step);
       const matches = await playMatches(arena, {
@@ -255,6 +264,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
         if (learning.stats) pool.bump(name);
       }
       const step = state.step + 1;
+      const asked = endpointMetrics(endpoints, usedBefore);
       const line: MetricsLine = {
         step,
         seconds: (performance.now() - started) / 1000,
@@ -263,6 +273,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
         trains: rotation.trains,
         roles: roleMetrics(game, matches, learned),
         policies: Object.fromEntries([...learned].map(([name, learning]) => [name, policyMetrics(learning, entryOf(rates, name, 'the learning rate of policy'))])),
+        ...(Object.keys(asked).length > 0 ? { endpoints: asked } : {}),
       };
       await appendJsonl(files.metrics, [line]);
       await scalars(step, flatMetrics(line));
@@ -291,12 +302,12 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     }
     if (state.step === config.steps && config.finalComparison > 0 && !stopped()) {
       // Both sides in-process, so they differ only in weights (rollout servers sample with their own kernels).
-      const local = { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads, device: run.device, reservedBytes };
-      const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, local);
-      const trainedDecoders = runtime instanceof DecoderPool ? null : new DecoderPool(pool, local);
+      const decoding = { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads, device: run.device, reservedBytes };
+      const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, decoding);
+      const trainedDecoders = runtime instanceof DecoderPool ? null : new DecoderPool(pool, decoding);
       try {
-        const startArena = arenaFor(game, startDecoders, pool.tokenizer, stopTokens, arena.sampling, arena);
-        const trainedArena = trainedDecoders ? arenaFor(game, trainedDecoders, pool.tokenizer, stopTokens, arena.sampling, arena) : arena;
+        const startArena = arenaFor(game, withEndpoints(startDecoders), pool.tokenizer, stopTokens, arena.sampling, arena);
+        const trainedArena = trainedDecoders ? arenaFor(game, withEndpoints(trainedDecoders), pool.tokenizer, stopTokens, arena.sampling, arena) : arena;
         comparison = await compareWithStart(trainedArena, startArena, task, config.finalComparison, finalSeeds(config.seed), game.rotation.at(0).seats, game.validateOn);
       } finally {
         await startDecoders.release();
@@ -342,6 +353,17 @@ async function writeRunRecord(out: string, record: RunRecord, tokenizerJson: unk
  */
 export function tasksOfRun(task: Task, config: Pick<TrainConfig, 'validateEvery' | 'validationProblems'>): { task: Task; source: ValidationSource | null } {
   return config.validateEvery > 0 ? withValidationSplit(task, config.validationProblems) : { task, source: null };
+}
+
+/** What each endpoint policy was asked during a step: requests, the endpoint's token counts, retries (deltas of its usage). */
+function endpointMetrics(endpoints: ReadonlyMap<string, EndpointClient>, before: ReadonlyMap<string, EndpointUsage>): Record<string, EndpointMetrics> {
+  return Object.fromEntries(
+    [...endpoints].map(([name, client]) => {
+      const now = client.usage;
+      const was = before.get(name) ?? { calls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
+      return [name, { endpoint_calls: now.calls - was.calls, endpoint_prompt_tokens: now.promptTokens - was.promptTokens, endpoint_completion_tokens: now.completionTokens - was.completionTokens, endpoint_retries: now.retries - was.retries }];
+    }),
+  );
 }
 
 function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: ReadonlyMap<string, PolicyLearning>): Record<string, RoleMetrics> {
