@@ -19,6 +19,10 @@ export { randomLegal } from './core/world/random-legal.ts';
 export { playScriptedMatch, replayWorld, startWorld, worldPayoffs, worldPrompt, type WorldMatch, type WorldTurnNote } from './core/world/world-match.ts';
 export { rae, RAE_DECAY } from './core/advantages/rae.ts';
 export type { FinishReason, TurnRecord } from './core/protocols/turn-record.ts';
+export { toolUse, TOOL_DEFAULTS, type Tool, type ToolArguments, type ToolUse } from './core/tools/tool.ts';
+export { QWEN3_TOOL_CALL, TOOL_CALL_FORMATS, TOOL_TAG, type ParsedCall, type ToolCallFormat } from './core/tools/call-formats.ts';
+export { TOOL_ERROR_CODES, type ToolCallNote, type ToolErrorCode } from './core/tools/tool-calls.ts';
+export { ENV_AUTHOR } from './core/trajectory/trajectory.ts';
 export { GRADER_JUDGE, type Grader, type Verdict } from './core/grading/verdict.ts';
 export type { Problem, Split, Task } from './core/tasks/task.ts';
 export {
@@ -56,6 +60,7 @@ export type { PlayedMatch, PlayedTurn } from './engine/match/played-match.ts';
 export { train, type TrainResult, type TrainRun } from './engine/trainer/trainer.ts';
 export { TrainConfigSchema, type TrainConfig, type TrainConfigInput } from './engine/trainer/train-config.ts';
 export type { MetricsLine } from './engine/trainer/metrics-line.ts';
+export { EndpointSchema, type Endpoint, type EndpointInput } from './engine/remote/endpoint-config.ts';
 export { advantageFor, gameFor } from './engine/trainer/run-pieces.ts';
 export { composePlugins } from './composition/compose.ts';
 export { runTournament, type TournamentResult, type TournamentRun } from './lab/tournament/run-tournament.ts';
