@@ -93,10 +93,13 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
       tokenizerJson: start.tokenizerJson,
     });
   while (step < last) {
-    const stage = stageTask && config.firstStage && step < config.firstStage.steps ? { task: stageTask, batch: config.firstStage.batch } : undefined;
+    const stage = stageTask && config.firstStage && step < config.firstStage.steps ? { task: stageTask, batch: config.firstStage.batch, toolCalls: config.firstStage.toolCalls } : undefined;
     const batch = stage?.batch ?? config.batch;
     const examples = stage
-      ? batchAt(stage.task, cursor, { ...config, batch }).map((example) => tokenizeExample(tokenizer, example, eosId))
+      ? (stage.toolCalls
+          ? Array.from({ length: batch }, (_, i) => mixedExample([{ task: stage.task, share: 1 }], undefined, config.seed, cursor + i, 0, undefined, stage.toolCalls))
+          : batchAt(stage.task, cursor, { ...config, batch })
+        ).map((example) => tokenizeExample(tokenizer, example, eosId))
       : isMixed(config)
         ? Array.from({ length: batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i, config.slipRate, config.challenge, config.toolCalls), eosId))
         : batchAt(task, cursor, config).map((example) => tokenizeExample(tokenizer, example, eosId));
