@@ -4,7 +4,7 @@ import { DEFAULT_HEADLINE } from '../core/game/headline.ts';
 import type { Grader } from '../core/grading/verdict.ts';
 import { parseConfig } from '../core/parse-config.ts';
 import { TOOL_CALL_FORMATS } from '../core/tools/call-formats.ts';
-import { toolUse } from '../core/tools/tool.ts';
+import { toolUse } from '../core/tools/tool-use.ts';
 import type { Problem } from '../core/tasks/task.ts';
 import { boxedAnswerReward } from '../plugins/rewards/boxed-answer-reward.ts';
 import { calcPrompt, calcTool } from '../plugins/tools/calc.ts';

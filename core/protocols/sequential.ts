@@ -1,5 +1,5 @@
 import { fail } from '../errors.ts';
-import type { ToolUse } from '../tools/tool.ts';
+import type { ToolUse } from '../tools/tool-use.ts';
 import { TurnOrder } from './turn-order.ts';
 import type { TurnRecord } from './turn-record.ts';
 

@@ -1,4 +1,4 @@
-import type { ToolUse } from '../tools/tool.ts';
+import type { ToolUse } from '../tools/tool-use.ts';
 import type { AnyWorld, IllegalMovePolicy, ScriptedPlayer } from '../world/world.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { ParsedCall } from '../../core/tools/call-formats.ts';
-import { TOOL_DEFAULTS, type ToolUse } from '../../core/tools/tool.ts';
+import { TOOL_DEFAULTS, type ToolUse } from '../../core/tools/tool-use.ts';
 import { toolErrorLine, type ToolErrorCode } from '../../core/tools/tool-calls.ts';
 
 /** What answers one call: the text the policy reads (a result or an error line), and why it is an error, if it is. */

@@ -6,7 +6,7 @@ import type { MatchRuntime, RolloutCall } from '../../../engine/match/runtime.ts
 import { kuhnPokerGame } from '../../../games/kuhn-poker.ts';
 import { ticTacToeGame } from '../../../games/tictactoe.ts';
 import { dealsTask } from '../../../plugins/tasks/deals/deals-task.ts';
-import { toolUse } from '../../../core/tools/tool.ts';
+import { toolUse } from '../../../core/tools/tool-use.ts';
 import { calcTool } from '../../../plugins/tools/calc.ts';
 
 /** Characters as token ids; id 0 is the stop token. */

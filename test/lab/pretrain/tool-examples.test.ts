@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../core/rng.ts';
 import { TOOL_TAG } from '../../../core/tools/call-formats.ts';
-import { toolUse } from '../../../core/tools/tool.ts';
+import { toolUse } from '../../../core/tools/tool-use.ts';
 import { answerCall } from '../../../engine/match/run-tool.ts';
 import { sftBatch, tokenizeExample } from '../../../lab/pretrain/sft-batch.ts';
 import { MALFORMED_OPENERS, toolCallExample } from '../../../lab/pretrain/tool-examples.ts';
