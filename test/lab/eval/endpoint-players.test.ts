@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,9 @@ import type { ModelServer } from '../../../server/model-server/model-server.ts';
 import { runLudus } from '../../support/cli.ts';
 import { startTestModelServer } from '../../support/model-server.ts';
 import { TEST_TOKEN } from '../../support/server-token.ts';
+
+/** A chat template in ChatML's shape, for a copy of the shipped world base (which has none). */
+const CHAT_TEMPLATE = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
 
 /** The shipped world base behind `ludus serve-model` on loopback: the endpoint every test here plays against. */
 describe('a world-game opponent behind an OpenAI-compatible endpoint', () => {
@@ -53,6 +56,32 @@ describe('a world-game opponent behind an OpenAI-compatible endpoint', () => {
     expect(result.endpoint!.promptTokens).toBeGreaterThan(0);
     expect(result.endpoint!.completionTokens).toBeGreaterThan(0);
     expect(result.endpoint!.retries).toBe(0);
+  }, 120_000);
+
+  it("should speak the chat API to serve-model's /v1/chat/completions, a model with a chat template behind it", async () => {
+    const chatDir = join(dir, 'chat-model');
+    await mkdir(chatDir);
+    const base = resolveModelDir('default', 'world');
+    for (const file of ['config.json', 'generation_config.json', 'model.safetensors', 'tokenizer.json']) await copyFile(join(base, file), join(chatDir, file));
+    await writeFile(join(chatDir, 'tokenizer_config.json'), JSON.stringify({ chat_template: CHAT_TEMPLATE, eos_token: '<|endoftext|>' }));
+    const chat = await startTestModelServer({ model: chatDir });
+    try {
+      const [result] = await evaluateWorld({
+        game: ticTacToeGame(undefined),
+        modelDir: base,
+        opponents: ['endpoint:chat'],
+        endpoints: { chat: EndpointSchema.parse({ ...endpoint(), url: `${chat.url}/v1`, api: 'chat' }) },
+        matches: 2,
+        seed: 4,
+        temperature: 1,
+        threads: 1,
+      });
+      expect(result.matches).toBe(2);
+      expect(result.endpoint!.calls).toBeGreaterThanOrEqual(2);
+      expect(result.endpoint!.promptTokens).toBeGreaterThan(0);
+    } finally {
+      await chat.close();
+    }
   }, 120_000);
 
   it('should run as `ludus eval --game tictactoe --opponents endpoint:<name>` with the endpoints file of the working directory', async () => {
