@@ -37,7 +37,8 @@ interface Row<Role extends string> {
  * never trained), so rows waiting on a tool never hold up the others. A segment after the first samples from a seed
  * derived from the row's, so a turn does not depend on which round it was decoded in. Turns end as ordinary turns do
  * (a stop token, a stop string of the turn, the token budget, which counts the environment's tokens too) or at a
- * call past the call budget (finish `calls`). Returns the played turns in request order.
+ * call past the call budget (finish `calls`). Tokens are streamed as they come, the environment's among them, where
+ * someone listens; the callers end the turns. Returns the played turns in request order.
  */
 export async function decodeToolTurns<Role extends string>(
   arena: Arena<Role>,
@@ -68,9 +69,9 @@ export async function decodeToolTurns<Role extends string>(
       if (groupOf(ready[i].request) === group) chunk.push(...ready.splice(i, 1));
       else i += 1;
     }
-    await decodeSegments(arena, chunk);
+    await decodeSegments(arena, chunk, broadcast);
     for (const row of chunk) {
-      const call = afterSegment(arena, row);
+      const call = afterSegment(arena, row, broadcast);
       if (!call) continue;
       const answered: Promise<void> = call.then((rejoins) => {
         running.delete(answered);
@@ -79,18 +80,18 @@ export async function decodeToolTurns<Role extends string>(
       running.add(answered);
     }
   }
-  return rows.map((row) => {
-    const turn = playedTurn(arena, row);
-    broadcast?.turnEnd(row.request.matchId, turn, false);
-    return turn;
-  });
+  return rows.map((row) => playedTurn(arena, row));
 }
 
 /** One segment of every row of the chunk: from its prompt and everything its turn holds so far, up to its next call. */
-async function decodeSegments<Role extends string>(arena: Arena<Role>, chunk: readonly Row<Role>[]): Promise<void> {
+async function decodeSegments<Role extends string>(arena: Arena<Role>, chunk: readonly Row<Role>[], broadcast?: MatchBroadcast): Promise<void> {
   const room = (row: Row<Role>) => Math.min(row.request.maxTokens - row.tokens.length, arena.runtime.maxLen - row.request.promptIds.length - row.tokens.length);
   const budgets = chunk.map(room);
   const policies = [...new Set(chunk.map((row) => row.request.policy))];
+  const onStep = broadcast?.streamer(
+    chunk.map(({ request }) => ({ matchId: request.matchId, turn: request.turn, roles: [request.role] })),
+    chunk.map((row) => row.tokens.length),
+  );
   const { rollouts, versions } = await arena.runtime.generate({
     policies,
     ...(policies.length > 1 ? { rowPolicies: chunk.map((row) => policies.indexOf(row.request.policy)) } : {}),
@@ -103,6 +104,7 @@ async function decodeSegments<Role extends string>(arena: Arena<Role>, chunk: re
     stopTokens: arena.stopTokens,
     stopStrings: chunk.map((row) => [...(row.request.stop ?? []), row.request.tools.format.close]),
     decode: (ids: number[]) => arena.tokenizer.decode(ids),
+    ...(onStep ? { onStep } : {}),
   });
   chunk.forEach((row, r) => {
     const rollout = rollouts[r];
@@ -122,7 +124,7 @@ async function decodeSegments<Role extends string>(arena: Arena<Role>, chunk: re
  * What follows a row's latest segment: nothing (the turn is over) or its call's answer, which resolves to whether
  * the row goes on (the answer was appended and room is left).
  */
-function afterSegment<Role extends string>(arena: Arena<Role>, row: Row<Role>): Promise<boolean> | undefined {
+function afterSegment<Role extends string>(arena: Arena<Role>, row: Row<Role>, broadcast?: MatchBroadcast): Promise<boolean> | undefined {
   const { format } = row.request.tools;
   const segment = row.tokens.slice(row.authorIds.lastIndexOf(1) + 1);
   const stops = new Set(arena.stopTokens);
@@ -151,6 +153,7 @@ function afterSegment<Role extends string>(arena: Arena<Role>, row: Row<Role>): 
       row.finish = 'length';
       return false;
     }
+    broadcast?.environment(row.request.matchId, row.request.turn, row.tokens.length, env, row.request.role, ENV_AUTHOR);
     row.tokens.push(...env);
     row.authorIds.push(...env.map(() => 1));
     row.logprobs.push(...env.map(() => 0));

@@ -1,4 +1,8 @@
+import { EventEmitter } from 'eventemitter3';
 import { describe, expect, it } from 'vitest';
+import type { LudusEmitter, LudusEvent } from '../../../core/events.ts';
+import { EventStream } from '../../../engine/match/event-stream.ts';
+import { MatchBroadcast, tokenTexts } from '../../../engine/match/match-events.ts';
 import { defineGame } from '../../../core/game/define-game.ts';
 import type { Problem } from '../../../core/tasks/task.ts';
 import { QWEN3_TOOL_CALL, TOOL_TAG, type ToolCallFormat } from '../../../core/tools/call-formats.ts';
@@ -43,6 +47,10 @@ function scriptedRuntime(tokenizer: TextTokenizer, script: (sofar: () => string)
         }
         return { prompt: [...prompt], tokens, authors: tokens.map(() => 0), logprobs: tokens.map(() => -0.25), finish };
       });
+      // Streamed a step at a time, as the decoder streams: -1 for a row with nothing new at that step.
+      for (let t = 0; t < Math.max(0, ...rollouts.map((r) => r.tokens.length)); t++) {
+        await call.onStep?.(t, Int32Array.from(rollouts, (r) => r.tokens[t] ?? -1), new Int32Array(rollouts.length));
+      }
       return { rollouts, versions: call.policies.map(() => 0) };
     },
     async release() {},
@@ -170,5 +178,34 @@ describe('turns that may call tools', () => {
       expect(turn.finish).toBe('length');
       expect(turn.toolCalls!.length).toBeGreaterThan(1);
     });
+  });
+});
+
+describe('a tool turn watched live', () => {
+  it("should stream the policy's tokens and the environment's, each at its position, with a handoff to env and back", async () => {
+    const { tokenizer, arena } = await setup(callThenAnswer('<tool name="calc">12*34</tool>'));
+    const emitter = new EventEmitter() as unknown as LudusEmitter;
+    const events: LudusEvent[] = [];
+    emitter.on('event', (event: LudusEvent) => events.push(event));
+    const broadcast = new MatchBroadcast(new EventStream(emitter), 'tools-test', tokenTexts(tokenizer, [EOS]));
+    const [turn] = await decodeTurns(arena, [request(0, toolUse([calcTool]), tokenizer.encode('Q\n'))], broadcast);
+    const streamed: number[] = [];
+    const authors: string[] = [];
+    for (const event of events) {
+      if (event.type !== 'tokens') continue;
+      expect(event.position).toBe(streamed.length);
+      streamed.push(...event.tokens);
+      authors.push(...event.authors);
+    }
+    expect(streamed).toEqual(turn.tokens);
+    expect(authors).toEqual(turn.authorIds.map((a) => turn.authorRoles[a]));
+    const start = turn.authorIds.indexOf(1);
+    const end = turn.authorIds.lastIndexOf(1) + 1;
+    expect(events.filter((e) => e.type === 'handoff').map((e) => e.type === 'handoff' && [e.position, e.from, e.to])).toEqual([
+      [start, 'solver', 'env'],
+      [end, 'env', 'solver'],
+    ]);
+    expect(events.filter((e) => e.type === 'turn-start')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'turn-end')).toHaveLength(0);
   });
 });
