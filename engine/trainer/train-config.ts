@@ -95,7 +95,7 @@ export const TrainConfigSchema = z
       .default({})
       .describe("the game's own knobs, its paper's hyperparameters, checked by the game (see the game knob tables below)"),
     plugins: z.array(z.string().min(1)).default([]).describe('plugin modules (files) registering games and pieces, relative to the config file; also `--plugin FILE`'),
-    task: z.string().default('arithmetic').describe("the problems: a generated task (arithmetic, last-letter; world: a world game's deals), a JSONL file, or a task file naming split files; defaults to the model's own task where it says"),
+    task: z.string().default('arithmetic').describe("the problems: a generated task (arithmetic, last-letter, multiplication; world: a world game's deals), a JSONL file, or a task file naming split files; defaults to the model's own task where it says"),
     model: z.string().default('default').describe("the model directory every policy starts from unless its own `init` says otherwise, or 'default' (the shipped base of the task)"),
     policies: z
       .record(z.string(), PolicyConfigSchema)
