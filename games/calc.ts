@@ -38,6 +38,8 @@ export function calcGame(knobs: unknown, grade: Grader) {
     rewards: boxedAnswerReward(['solver'], grade),
     trainable: ['solver'],
     defaultTask: 'multiplication',
+    // Ours, measured on the shipped base: at 3e-4 the call rate rose from 0.23 to 0.56 in 8 steps (docs/agentic-turns.md).
+    runDefaults: { schedule: { lr: 3e-4 } },
     headline: [...DEFAULT_HEADLINE, 'role/solver/tool_calls', 'role/solver/tool_malformed'],
   });
 }
