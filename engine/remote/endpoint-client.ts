@@ -8,6 +8,11 @@ export interface EndpointAnswer {
   readonly text: string;
   /** 'stop': the model ended (or a stop string did); 'length': the token budget; the API's other reasons as they came. */
   readonly finish: string;
+  /**
+   * The stop string the answer ended at, which the API leaves out of `text`, where the endpoint says so (vLLM's and
+   * `ludus serve-model`'s `stop_reason`; OpenAI's own API does not, and such an ending reads as the model's).
+   */
+  readonly stopString?: string;
   readonly promptTokens: number;
   readonly completionTokens: number;
 }
@@ -88,14 +93,14 @@ export class EndpointClient {
       const sent = `sent POST ${endpoint.url.replace(/\/+$/, '')}${path} with model "${endpoint.model}", fields ${Object.keys(body).join(', ')}, a prompt of ${prompt.length} characters and ${this.token === undefined ? 'no bearer token' : `a bearer token from $${endpoint.tokenEnv}`}`;
       return fail('REMOTE_REJECTED', `endpoint "${this.name}" refused a turn (${hint}): ${sent}. It answered: ${error.message.replace(/^\[REMOTE_REJECTED\] /, '')}`, { endpoint: this.name, status, fields: Object.keys(body) });
     }
-    const answer = this.parse(json, chat);
+    const answer = this.parse(json, chat, stop);
     this.counts.calls += 1;
     this.counts.promptTokens += answer.promptTokens;
     this.counts.completionTokens += answer.completionTokens;
     return answer;
   }
 
-  private parse(json: unknown, chat: boolean): EndpointAnswer {
+  private parse(json: unknown, chat: boolean, stops: readonly string[]): EndpointAnswer {
     const parsed = (chat ? ChatAnswer : CompletionAnswer).safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -103,6 +108,8 @@ export class EndpointClient {
     }
     const [choice] = parsed.data.choices;
     const text = chat ? ((choice as { message: { content: string | null } }).message.content ?? '') : (choice as { text: string }).text;
-    return { text, finish: choice.finish_reason ?? 'stop', promptTokens: parsed.data.usage?.prompt_tokens ?? 0, completionTokens: parsed.data.usage?.completion_tokens ?? 0 };
+    const reason = (choice as { stop_reason?: unknown }).stop_reason;
+    const stopString = typeof reason === 'string' && stops.includes(reason) ? { stopString: reason } : {};
+    return { text, finish: choice.finish_reason ?? 'stop', ...stopString, promptTokens: parsed.data.usage?.prompt_tokens ?? 0, completionTokens: parsed.data.usage?.completion_tokens ?? 0 };
   }
 }

@@ -10,7 +10,8 @@ import type { EndpointClient, EndpointUsage } from './endpoint-client.ts';
  * once, within the endpoint's concurrency), every other call to `inner`. An endpoint reads the prompt as text (the
  * arena's tokenizer decodes it) and answers text, which the same tokenizer encodes for the transcript: an end-of-text
  * token closes a turn the model ended, and the tokens carry log-probability 0, since a frozen endpoint's are never
- * trained or scored. An endpoint cannot write a co-decoded turn: word handoff needs every author's log-probability
+ * trained or scored; a turn the endpoint says ended at a stop string keeps it, as a turn decoded here does (finish
+ * `stop-sequence`). An endpoint cannot write a co-decoded turn: word handoff needs every author's log-probability
  * of every token, which text does not carry.
  */
 export class EndpointRuntime implements MatchRuntime {
@@ -43,7 +44,7 @@ export class EndpointRuntime implements MatchRuntime {
     if (call.schedule || call.partnerLogprobs || call.policies.length > 1) {
       return fail(
         'REMOTE_UNSUPPORTED',
-        `policy "${remote[0]}" is bound to an endpoint, which answers text: it cannot co-write a turn with ${call.policies.filter((p) => p !== remote[0]).join(', ') || 'another policy'} token by token (word handoff needs each author's log-probability of every token, which an endpoint does not give). Seat it where it writes whole turns: a sequential game's role, a world game's player`,
+        `policy "${remote[0]}" is bound to an endpoint, which answers text: it cannot co-write a turn with ${call.policies.filter((p) => p !== remote[0]).join(', ') || 'another policy'} token by token (word handoff needs each author's log-probability of every token, which an endpoint does not give). Seat it where it writes whole turns: a sequential game's role, a world game's player, tandem's junior with handoff "step"`,
         { policy: remote[0] },
       );
     }
@@ -57,12 +58,15 @@ export class EndpointRuntime implements MatchRuntime {
           ...(call.stopStrings?.[row]?.length ? { stop: call.stopStrings[row] } : {}),
           seed: call.rowSeeds?.[row] ?? deriveSeed(call.seed, row),
         });
-        const encoded = this.tokenizer.encode(answer.text);
+        // A stop string the endpoint names goes back into the text, as a turn decoded here keeps it.
+        const encoded = this.tokenizer.encode(answer.text + (answer.stopString ?? ''));
         // The endpoint counts its own tokens: its text may take more of ours than the budget, which cuts it there.
-        const ended = answer.finish !== 'length' && encoded.length < budget;
+        const atStop = answer.stopString !== undefined && encoded.length <= budget;
+        const ended = !atStop && answer.finish !== 'length' && encoded.length < budget;
         const tokens = encoded.slice(0, budget);
         if (ended && stop !== undefined) tokens.push(stop);
-        return { prompt: [...prompt], tokens, authors: tokens.map(() => 0), logprobs: tokens.map(() => 0), finish: ended ? 'stop' : 'length' };
+        const finish = atStop ? 'stop-sequence' : ended ? 'stop' : 'length';
+        return { prompt: [...prompt], tokens, authors: tokens.map(() => 0), logprobs: tokens.map(() => 0), finish };
       }),
     );
     return { rollouts, versions: [0] };

@@ -116,6 +116,25 @@ describe('EndpointClient', () => {
     });
   });
 
+  describe('having an endpoint that says which stop string it ended at', () => {
+    const stopped = (reason: unknown) => ({ ...completionAnswer('First step.'), choices: [{ index: 0, text: 'First step.', logprobs: null, finish_reason: 'stop', stop_reason: reason }] });
+
+    it("should give back the stop string it sent and the endpoint names (vLLM's and serve-model's stop_reason)", async () => {
+      const { url } = await serve((_, response) => json(response, 200, stopped('\n\n')));
+      expect(await client(url, { api: 'completions' }).complete('Q', { maxTokens: 9, stop: ['\n\n'] })).toEqual({ text: 'First step.', finish: 'stop', stopString: '\n\n', promptTokens: 5, completionTokens: 7 });
+    });
+
+    it('should read an ending as the model\'s where the reason is a token id, absent, or a string it did not send', async () => {
+      for (const reason of [7, null, 'END']) {
+        const { url } = await serve((_, response) => json(response, 200, stopped(reason)));
+        expect(await client(url, { api: 'completions' }).complete('Q', { maxTokens: 9, stop: ['\n\n'] })).not.toHaveProperty('stopString');
+        server?.closeAllConnections();
+        await new Promise((resolve) => server!.close(resolve));
+        server = undefined;
+      }
+    });
+  });
+
   describe('having an endpoint that fails', () => {
     it('should retry a 500 three times with backoff and take the fourth answer', async () => {
       let calls = 0;
