@@ -66,7 +66,7 @@ function checkEndpointSeat(game: Game, name: string, own: PolicyConfig, rotation
   if (own.init !== undefined) refuse('init', 'starts from no model directory (drop init)');
   const seated = distinctSteps(game.rotation).flatMap((step) => Object.entries<string>(game.rotation.at(step).seats).filter(([, policy]) => policy === name).map(([role]) => role));
   if (game.protocol.family === 'co-decoding' && seated.some((role) => (game.protocol as { authors: readonly string[] }).authors.includes(role))) {
-    refuse('endpoint', `cannot co-write game "${game.id}"'s turns token by token: word handoff needs each author's log-probability of every token, which an endpoint does not give. Seat it in a game whose turns are whole (sequential, world)`);
+    refuse('endpoint', `cannot co-write game "${game.id}"'s turns token by token: word handoff needs each author's log-probability of every token, which an endpoint does not give. Seat it in a game whose turns are whole (sequential, world${game.id === 'tandem' ? '; tandem with knobs.handoff "step"' : ''})`);
   }
   for (const [role, terms] of Object.entries(game.losses)) {
     if (terms?.kl && terms.kl.toward !== 'initial' && seated.includes(terms.kl.toward)) refuse('endpoint', `sits in "${terms.kl.toward}", which role "${role}" keeps a KL term toward: that needs its log-probabilities`);

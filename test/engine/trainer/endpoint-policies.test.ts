@@ -33,6 +33,12 @@ describe('a frozen policy behind an endpoint, seated in a training run', () => {
       );
     });
 
+    it('should seat it as tandem\'s junior where the partners take turns a step each (handoff step)', async () => {
+      const parsed = tinyConfig({ game: 'tandem', knobs: { handoff: 'step' }, policies: { junior: { endpoint } } });
+      const plan = planPolicies(gameFor(await composePlugins(), parsed), parsed);
+      expect(plan.find(({ spec }) => spec.name === 'junior')).toEqual({ spec: expect.objectContaining({ endpoint: expect.objectContaining({ url: endpoint.url }) }) });
+    });
+
     it('should refuse it where the rotation trains it', async () => {
       await expect(refusal({ game: 'grpo', policies: { senior: { endpoint } } })).resolves.toContain('is frozen, and the rotation');
     });
@@ -45,14 +51,16 @@ describe('a frozen policy behind an endpoint, seated in a training run', () => {
   describe('having `ludus serve-model` on loopback', () => {
     let world: ModelServer;
     let judge: ModelServer;
+    let arithmetic: ModelServer;
     beforeAll(async () => {
       process.env[TOKEN_ENV] = TEST_TOKEN;
-      [world, judge] = await Promise.all([startTestModelServer({ task: 'world' }), startTestModelServer({ model: 'models/arithmetic-judge', task: 'arithmetic' })]);
+      [world, judge, arithmetic] = await Promise.all([startTestModelServer({ task: 'world' }), startTestModelServer({ model: 'models/arithmetic-judge', task: 'arithmetic' }), startTestModelServer()]);
     }, 60_000);
     afterAll(async () => {
       delete process.env[TOKEN_ENV];
       await world?.close();
       await judge?.close();
+      await arithmetic?.close();
     });
     const served = (server: ModelServer) => ({ url: `${server.url}/v1`, model: 'base', tokenEnv: TOKEN_ENV, api: 'completions' as const });
 
@@ -78,6 +86,23 @@ describe('a frozen policy behind an endpoint, seated in a training run', () => {
       expect(line.endpoints?.verifier.endpoint_calls).toBe(2);
       const transcripts = await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'));
       expect(transcripts.every((match) => match.turns.some((turn) => turn.role === 'verifier'))).toBe(true);
+    }, 180_000);
+
+    it("should write every other step of tandem's answer as its junior (handoff step), the senior learning from the joined answer", async () => {
+      const config = tinyConfig({ game: 'tandem', knobs: { handoff: 'step' }, steps: 1, problemsPerStep: 1, groupSize: 2, policies: { junior: { endpoint: served(arithmetic) } } });
+      const { out } = await runTraining(config);
+      const [line] = await jsonl<MetricsLine>(join(out, 'metrics.jsonl'));
+      expect(line.trains).toEqual(['senior']);
+      const transcripts = await jsonl<TranscriptLine>(join(out, 'transcripts.jsonl'));
+      // The shipped arithmetic base writes its solution as steps ended by "\n\n", so the senior hands the pen over.
+      const juniorTurns = transcripts.flatMap((match) => match.turns.filter((turn) => turn.role === 'junior'));
+      expect(juniorTurns.length).toBeGreaterThan(0);
+      expect(line.endpoints?.junior.endpoint_calls).toBe(juniorTurns.length);
+      for (const match of transcripts) {
+        expect(match.turns.map((turn) => turn.role)).toEqual(match.turns.map((_, t) => (t % 2 === 0 ? 'senior' : 'junior')));
+        // Every turn but the last ended at the step end, which stays in its text: the endpoint's stop_reason gave it back.
+        for (const turn of match.turns.slice(0, -1)) expect(turn.text.endsWith('\n\n')).toBe(true);
+      }
     }, 180_000);
   });
 });
