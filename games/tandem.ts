@@ -43,6 +43,10 @@ export const TandemKnobsSchema = z.strictObject({
 
 export type TandemKnobs = z.input<typeof TandemKnobsSchema>;
 
+/** The knobs each handoff reads alone: naming one under the other handoff is refused, not ignored. */
+const WORD_ONLY: readonly string[] = ['p', 'K', 'shareBand', 'juniorImitation'];
+const STEP_ONLY: readonly string[] = ['stepTokens', 'maxSteps'];
+
 /**
  * Tandem RL (Jiao et al.): a trainable senior and a frozen junior, both the same base at the start, co-write one
  * answer, the author redrawn by Bernoulli(p) at every word-initial token; the team gets the binary boxed-answer
@@ -50,10 +54,13 @@ export type TandemKnobs = z.input<typeof TandemKnobsSchema>;
  */
 export function tandemGame(knobs: unknown, grade: Grader) {
   const { handoff, stepTokens, maxSteps, p, K, shareBand, juniorImitation } = parseConfig(TandemKnobsSchema, knobs ?? {}, 'tandem knobs');
-  if (handoff === 'step') {
-    if (juniorImitation > 0) fail('CONFIG_INVALID', 'tandem knobs: juniorImitation scores the junior\'s tokens inside one co-written turn; with handoff "step" the junior writes turns of its own (use handoff "word")', { field: 'juniorImitation' });
-    return stepTandem(grade, stepTokens, maxSteps);
+  const given = Object.keys(knobs ?? {});
+  const stray = given.filter((knob) => (handoff === 'step' ? WORD_ONLY : STEP_ONLY).includes(knob));
+  if (stray.length > 0) {
+    const why = handoff === 'step' ? 'shape(s) the co-written turn of word handoff; with handoff "step" each partner writes whole turns of its own' : 'shape(s) handoff "step" only';
+    fail('CONFIG_INVALID', `tandem knobs: ${stray.join(', ')} ${why}`, { field: stray[0] });
   }
+  if (handoff === 'step') return stepTandem(grade, stepTokens, maxSteps);
   return defineGame<'senior' | 'junior', Problem>({
     id: 'tandem',
     roles: ['senior', 'junior'],

@@ -62,8 +62,10 @@ describe('tandemGame', () => {
       expect((await game.rewards(match(['The answer is \\boxed{6}.\n\n', 'Done.']))).outcome).toEqual({ senior: 0, junior: 0 });
     });
 
-    it('should refuse λ_jun, whose term lives inside one co-written turn, with CONFIG_INVALID', () => {
-      expect(() => tandemGame({ handoff: 'step', juniorImitation: 0.1 }, gradeMath)).toThrow(/CONFIG_INVALID.*juniorImitation.*handoff "step"/);
+    it('should refuse the knobs of word handoff (λ_jun among them), and the step knobs under word handoff, with CONFIG_INVALID naming them', () => {
+      expect(() => tandemGame({ handoff: 'step', juniorImitation: 0.1 }, gradeMath)).toThrow(/CONFIG_INVALID.*tandem knobs: juniorImitation .*handoff "step"/);
+      expect(() => tandemGame({ handoff: 'step', p: 0.3, K: 8 }, gradeMath)).toThrow(/CONFIG_INVALID.*tandem knobs: p, K /);
+      expect(() => tandemGame({ maxSteps: 3 }, gradeMath)).toThrow(/CONFIG_INVALID.*tandem knobs: maxSteps shape\(s\) handoff "step" only/);
     });
   });
 
