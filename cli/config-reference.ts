@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { CalcKnobsSchema } from '../games/calc.ts';
+import { EndpointSchema } from '../engine/remote/endpoint-config.ts';
 import { GrpoKnobsSchema } from '../games/grpo.ts';
 import { KlRegKnobsSchema } from '../games/kl-reg.ts';
 import { TandemKnobsSchema } from '../games/tandem.ts';
@@ -32,6 +34,7 @@ const SECTIONS: readonly Section[] = [
   { title: 'Policy', intro: 'One entry of `policies`: a policy slot of the game, bound for this run.', schema: PolicyConfigSchema },
   { title: 'Rollout servers', intro: '`rolloutServers`: rollouts on vLLM or SGLang servers (or `ludus serve-model`) over HTTP; the learner stays in-process.', schema: RolloutServersSchema },
   { title: 'Trainer server', intro: '`trainerServer`: every trainable policy learns through the trainer API of `ludus serve-trainer` (ludus\'s own API, modelled on Tinker\'s operations, not Tinker\'s protocol) instead of in-process; rollouts stay wherever `rolloutServers` puts them.', schema: TrainerServerSchema },
+  { title: 'Endpoint policies', intro: '`endpoint` of a policy or a tournament entrant, and each entry of an endpoints file (`ludus eval --game G --opponents endpoint:NAME --endpoints FILE`): a frozen policy played from an OpenAI-compatible chat or completions endpoint instead of weights (docs/agentic-turns.md).', schema: EndpointSchema },
   { title: 'LoRA adapter', intro: '`adapter` of a policy: a LoRA adapter trained over its frozen `init` instead of a full copy.', schema: PolicyAdapterSchema },
   { title: 'Opponent pool', intro: "`opponentPool` of a self-play run (a world game's): each step the learner plays, in one seat (the first at even steps, the second at odd ones; ours), a frozen snapshot of itself drawn by PFSP (AlphaStar, Methods) from a pool that starts with its starting weights and gains a snapshot every `snapshotEvery` steps (`RUN/snapshots/<policy>@<step>`); it learns from its own seat only. The pool and the learner's results against each snapshot are checkpointed, so `--resume` continues exactly.", schema: OpponentPoolSchema },
   { title: 'MLflow tracking', intro: '`tracking.mlflow`: the run also logs to an MLflow tracking server, over its REST API: the config as params, every step\'s metrics under their TensorBoard names, tags, and the end status (docs/training.md). A server that is down or refuses is warned about once and training goes on.', schema: MlflowTrackingSchema },
@@ -41,6 +44,7 @@ const SECTIONS: readonly Section[] = [
   { title: 'Knobs of `kl-reg`', intro: '`knobs` when `game` is `kl-reg` (the tandem paper\'s KL-Reg ablation).', schema: KlRegKnobsSchema },
   { title: 'Knobs of `tango`', intro: '`knobs` when `game` is `tango` (RL Tango: a generator and a generative step verifier trained together).', schema: TangoKnobsSchema },
   { title: 'Knobs of `agon`', intro: '`knobs` when `game` is `agon` (Agon: two policies drafting and challenging in rotation).', schema: AgonKnobsSchema },
+  { title: 'Knobs of `calc`', intro: '`knobs` when `game` is `calc` (a solver with a calculator tool inside its turn; ours, docs/agentic-turns.md).', schema: CalcKnobsSchema },
   { title: 'Knobs of a world game', intro: '`knobs` when `game` is `tictactoe`, `kuhn-poker`, `negotiation` or another world game (docs/world-games.md). A world game\'s run also defaults to `advantage: "rae"`, `validateEvery: 0`, `finalComparison: 0`, `problemsPerStep: 16`, `groupSize: 4`, `microBatchRows: 32` and `schedule.lr: 3e-4` (ours, measured on TicTacToe self-play: 1e-3 lowered the win rate against random, 3e-4 raised it) unless its config says otherwise. `kuhn-poker` defaults `klBeta` to 0.5 (ours, measured: without the KL its self-play stalls where every card bets and calls; docs/world-games.md).', schema: WorldKnobsSchema },
   {
     title: 'Tournament config',

@@ -46,6 +46,10 @@ export function runSummary(result: TrainResult, facts: RunFacts, seconds: number
       `  accuracy of ${c.role} (${c.written}), ${c.split} split, ${c.problems} held-out problems, one match each on the same seeds:`,
       `    policy ${c.policy} trained ${pct(c.trained)}   at the start ${pct(c.start)}   difference ${c.difference.value >= 0 ? '+' : ''}${(100 * c.difference.value).toFixed(1)} ± ${(100 * c.difference.se).toFixed(1)} points (paired, bootstrap SE)`,
     );
+    if (c.tools) {
+      const use = (t: Readonly<Record<string, number>>) => `calls ${(t.tool_calls ?? 0).toFixed(2)}, call rate ${(100 * (t.tool_call_rate ?? 0)).toFixed(1)}%, malformed ${(t.tool_malformed ?? 0).toFixed(2)} a match`;
+      lines.push(`    tools: trained ${use(c.tools.trained)}   at the start ${use(c.tools.start)}`);
+    }
   }
   if (facts.pair) lines.push(pairDivergenceLine(facts.pair));
   const validated = seats[role];

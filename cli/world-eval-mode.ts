@@ -34,7 +34,7 @@ export async function worldEvalMode(options: WorldEvalModeOptions): Promise<Worl
     const modelDir = resolveModelDir(model, 'world');
     const opponents =
       options.opponents.length > 0
-        ? await evaluateWorld({ game, modelDir, opponents: options.opponents, matches: options.matches, seed: options.seed, temperature: options.temperature, threads: options.threads, onProgress: report && ((label, done, total) => report(`${model} ${label}`, done, total)) })
+        ? await evaluateWorld({ game, modelDir, opponents: options.opponents, ...(options.endpoints ? { endpoints: options.endpoints } : {}), matches: options.matches, seed: options.seed, temperature: options.temperature, threads: options.threads, onProgress: report && ((label, done, total) => report(`${model} ${label}`, done, total)) })
         : [];
     const exploitability = protocol.world.exact ? await worldExploitability({ game, modelDir, threads: options.threads }) : undefined;
     results.push({ model, opponents, ...(exploitability ? { exploitability } : {}) });
@@ -52,7 +52,8 @@ export function summarizeWorldEval(game: string, results: readonly WorldEvalMode
     for (const { model, opponents } of results) {
       for (const o of opponents) {
         const other = [...Object.entries(o.labels).map(([k, v]) => `${k} ${v.toFixed(3)}`), ...(o.surplusShare ? [`surplus share ${o.surplusShare.rate.toFixed(3)} ± ${o.surplusShare.se.toFixed(3)}`] : [])].join(', ');
-        lines.push(`${model} | ${o.opponent} | ${o.matches} | ${pct(o.win)} | ${pct(o.draw)} | ${pct(o.loss)} | ${pct(o.drawOrWin)} | ${pct(o.forfeit)} | ${o.payoff.rate.toFixed(3)} ± ${o.payoff.se.toFixed(3)} | ${other}`);
+        const asked = o.endpoint ? [`${o.endpoint.calls} requests, ${o.endpoint.promptTokens} prompt and ${o.endpoint.completionTokens} completion tokens, ${o.endpoint.retries} retries`] : [];
+        lines.push(`${model} | ${o.opponent} | ${o.matches} | ${pct(o.win)} | ${pct(o.draw)} | ${pct(o.loss)} | ${pct(o.drawOrWin)} | ${pct(o.forfeit)} | ${o.payoff.rate.toFixed(3)} ± ${o.payoff.se.toFixed(3)} | ${[other, ...asked].filter((x) => x !== '').join(', ')}`);
       }
     }
   }

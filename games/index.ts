@@ -1,5 +1,6 @@
 import { definePlugin } from '../core/plugin-module.ts';
 import { agonGame } from './agon/agon.ts';
+import { calcGame } from './calc.ts';
 import { grpoGame } from './grpo.ts';
 import { klRegGame } from './kl-reg.ts';
 import { kuhnPokerGame } from './kuhn-poker.ts';
@@ -20,5 +21,6 @@ export const builtInGames = definePlugin({
     { name: 'tictactoe', create: ({ knobs }) => ticTacToeGame(knobs) },
     { name: 'kuhn-poker', create: ({ knobs }) => kuhnPokerGame(knobs) },
     { name: 'negotiation', create: ({ knobs }) => negotiationGame(knobs) },
+    { name: 'calc', create: ({ grader, knobs }) => calcGame(knobs, grader) },
   ],
 });

@@ -22,6 +22,7 @@ export const SLOW_TEST_FILES = [
   'test/engine/remote/torch-trainer-training.test.ts',
   'test/engine/remote/trainer-api-training.test.ts',
   'test/engine/trainer/adapter-policies.test.ts',
+  'test/engine/trainer/endpoint-policies.test.ts',
   'test/engine/trainer/grpo-learns.test.ts',
   'test/engine/trainer/multi-policy.test.ts',
   'test/engine/trainer/opponent-pool.test.ts',
@@ -36,6 +37,7 @@ export const SLOW_TEST_FILES = [
   'test/games/agon-training.test.ts',
   'test/games/tandem-stacked.test.ts',
   'test/lab/eval/cascade-eval.test.ts',
+  'test/lab/eval/endpoint-players.test.ts',
   'test/lab/eval/eval-axes.test.ts',
   'test/lab/eval/solo-eval.test.ts',
   'test/lab/experiments/**',
@@ -50,13 +52,14 @@ export const SLOW_TEST_FILES = [
   'test/server/model-server/model-server.test.ts',
   'test/server/page/viewer.e2e.test.ts',
   'test/server/page/world-scene.e2e.test.ts',
+  'test/server/page/tool-turns.e2e.test.ts',
 ];
 
 /**
  * The slow files that must have the machine to themselves, which `npm test` runs one at a time after the rest: the ones
  * that drive Chromium (a browser of several processes beside the ludus it watches, and a live match at its own pace).
  */
-export const SERIAL_TEST_FILES = ['test/server/page/viewer.e2e.test.ts', 'test/server/page/world-scene.e2e.test.ts'];
+export const SERIAL_TEST_FILES = ['test/server/page/viewer.e2e.test.ts', 'test/server/page/world-scene.e2e.test.ts', 'test/server/page/tool-turns.e2e.test.ts'];
 
 /** A list's entries as vitest globs: a folder (`dir/**`) stands for the test files under it. */
 export const testGlobs = (patterns: readonly string[]): string[] => patterns.map((pattern) => (pattern.endsWith('/**') ? `${pattern}/*.test.ts` : pattern));

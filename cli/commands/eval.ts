@@ -1,3 +1,4 @@
+import { DEFAULT_ENDPOINTS_FILE, readEndpoints } from '../endpoints-file.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -36,7 +37,8 @@ export function register(program: Command): void {
     .description('evaluate a model on the tandem paper’s axes: solo capability (pass@k), handoff robustness with a junior, drift from the junior, junior legibility; bootstrap SEs and paired t-tests')
     .option('--model <dir>', "Hugging Face model directory with tokenizer.json, or 'default' (the shipped base for the task)")
     .option('--game <name>', 'a world game (tictactoe, kuhn-poker, negotiation): the model against reference opponents, win/draw/loss ± SE, and the exact exploitability where the game has one (kuhn-poker); --compare evaluates a second model the same way')
-    .option('--opponents <list>', "with --game: reference opponents, comma-separated (tictactoe: random, minimax; kuhn-poker: random, nash, nash-bluffer; negotiation: random, bargainer)", '')
+    .option('--opponents <list>', "with --game: reference opponents, comma-separated (tictactoe: random, minimax; kuhn-poker: random, nash, nash-bluffer; negotiation: random, bargainer), or endpoint:<name> for a model behind an OpenAI-compatible endpoint of --endpoints", '')
+    .option('--endpoints <file>', `with --game: a JSON file of named endpoints ({ "name": { "url", "model", "tokenEnv", "sampling" } }) that endpoint:<name> opponents come from (default: ${DEFAULT_ENDPOINTS_FILE} in the working directory, when there is one)`)
     .option('--matches <n>', 'with --game: matches per opponent, the model in each seat for half', text, '200')
     .option(...pluginOption)
     .option('--task <names>', 'arithmetic | last-letter | FILE.jsonl; several, comma-separated, for a macro average (default: the task the model was pretrained on)')
@@ -84,6 +86,7 @@ export function register(program: Command): void {
           models,
           plugins: opts.plugin,
           opponents: String(opts.opponents).split(',').map((o) => o.trim()).filter((o) => o !== ''),
+          endpoints: await readEndpoints(opts.endpoints),
           matches,
           seed: Number(opts.seed),
           temperature,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { LudusError, present } from '../../core/errors.ts';
 import { parseConfig } from '../../core/parse-config.ts';
+import { CALC_TOOL, CalcToolExperimentConfigSchema, type CalcToolResult } from '../../lab/experiments/calc-tool.ts';
 import { AgonExperimentConfigSchema } from '../../lab/experiments/agon-experiment-config.ts';
 import { AGON_VS_GRPO, type AgonExperimentResult } from '../../lab/experiments/agon-vs-grpo.ts';
 import { ExperimentConfigSchema } from '../../lab/experiments/experiment-config.ts';
@@ -17,7 +18,7 @@ import { readConfigFile } from '../config-file.ts';
 import { progressReporter } from '../progress.ts';
 import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
 
-const EXPERIMENTS = ['tandem-vs-grpo', 'tango-vs-grpo', 'agon-vs-grpo'] as const;
+const EXPERIMENTS = ['tandem-vs-grpo', 'tango-vs-grpo', 'agon-vs-grpo', 'calc-tool'] as const;
 type ExperimentName = (typeof EXPERIMENTS)[number];
 
 interface ExperimentOptions {
@@ -68,6 +69,12 @@ const ENTRIES: Record<ExperimentName, Entry<SharedExperimentConfig & { seeds?: n
       pass1: Object.fromEntries(Object.entries(result.rows).map(([row, r]) => [row, (r.kind === 'cascade' ? r.result.pass_at_k : Object.values(present(r.report.capability, 'the capability axis of a single-pass report').per_benchmark)[0].pass_at_k)['1']])),
     }),
   }),
+  'calc-tool': entry({
+    definition: CALC_TOOL,
+    schema: CalcToolExperimentConfigSchema,
+    stepsField: 'steps',
+    summary: (result: CalcToolResult) => ({ out: result.out, report: result.report, accuracy: Object.fromEntries(result.models.map((m) => [m.model, m.accuracy])) }),
+  }),
 };
 
 const seedList = (value: string): number[] => value.split(',').map((part) => Number(part.trim()));
@@ -76,7 +83,7 @@ export function register(program: Command): void {
   program
     .command('experiment')
     .description(
-      "paper experiments end to end, resumable; tandem-vs-grpo: GRPO, KL-Reg and TRL seniors from one base with matched settings and seeds, every evaluation axis, one report; tango-vs-grpo: RL Tango's Figure 4 (Tango, vanilla GRPO, fixed generator, fixed verifier) at matched generator steps, curves, final greedy pass@1 and verifier F1 with paired tests, one report; agon-vs-grpo: Agon's §5 (Agon, fixed roles, cooperative exchange, self-refinement, vanilla GRPO trained as adapters on one base; cascades and an untrained Mixture-of-Agents at the same per-generation cap), pass@k with paired tests, ablations, trace lengths, one report. With several --seeds, one run per seed and a report across seeds",
+      "paper experiments end to end, resumable; tandem-vs-grpo: GRPO, KL-Reg and TRL seniors from one base with matched settings and seeds, every evaluation axis, one report; tango-vs-grpo: RL Tango's Figure 4 (Tango, vanilla GRPO, fixed generator, fixed verifier) at matched generator steps, curves, final greedy pass@1 and verifier F1 with paired tests, one report; agon-vs-grpo: Agon's §5 (Agon, fixed roles, cooperative exchange, self-refinement, vanilla GRPO trained as adapters on one base; cascades and an untrained Mixture-of-Agents at the same per-generation cap), pass@k with paired tests, ablations, trace lengths, one report; calc-tool: the calc game trained with its calculator and without it (every call answered TOOL_UNKNOWN), then held-out accuracy, call rate and malformed calls of the base and both runs. With several --seeds, one run per seed and a report across seeds",
     )
     .argument('<name>', EXPERIMENTS.join(' | '))
     .option('--config <file>', 'JSON: tandem-vs-grpo {"steps", "seed", "seeds", "model", "task", "checkpoint", "train", "eval"}; tango-vs-grpo {"generatorSteps", "seed", "seeds", "model", "task", "knobs", "train", "eval"}; agon-vs-grpo {"steps", "seed", "seeds", "arms", "model", "task", "knobs", "train", "moaProposals", "eval"}')

@@ -5,6 +5,7 @@ import { actingRoles, type Protocol } from '../protocols/protocol.ts';
 import type { RewardRule } from './rewards.ts';
 import { distinctSteps, Rotations, type Rotation, type RotationStep } from './rotations.ts';
 import { DEFAULT_HEADLINE, headlineKeyProblem, type Headline } from './headline.ts';
+import { ENV_AUTHOR } from '../trajectory/trajectory.ts';
 import { callerOutside, type SourceLocation } from './source-location.ts';
 import { ownSecretsOnly, type View } from './view.ts';
 
@@ -86,6 +87,7 @@ export function defineGame<const Role extends string, P, Knobs extends object = 
   if (typeof definition.id !== 'string' || !GAME_ID.test(definition.id)) invalid('id', 'must be kebab-case (a-z, 0-9, single dashes)');
   checkNameList(definition.roles, 'roles', invalid);
   if (definition.roles.length === 0) invalid('roles', 'must name at least one role');
+  if ((definition.roles as readonly string[]).includes(ENV_AUTHOR)) invalid('roles', `may not name "${ENV_AUTHOR}": it is the author of a tool's result tokens, which never train`);
   checkNameList(definition.trainable, 'trainable', invalid);
   if (definition.trainable.length === 0) invalid('trainable', 'must name at least one role: a game trains someone');
 

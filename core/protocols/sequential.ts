@@ -1,4 +1,5 @@
 import { fail } from '../errors.ts';
+import type { ToolUse } from '../tools/tool-use.ts';
 import { TurnOrder } from './turn-order.ts';
 import type { TurnRecord } from './turn-record.ts';
 
@@ -8,6 +9,8 @@ export interface TurnSpec<Role extends string, Problem> {
   readonly template: (earlierTurns: readonly TurnRecord<Role>[], problem: Problem) => string;
   readonly maxTokens: number;
   readonly stop?: readonly string[];
+  /** Tools the turn may call (`toolUse`): a call stops the turn, its result is appended as `env` tokens, and the turn goes on. */
+  readonly tools?: ToolUse;
 }
 
 /** Each turn is a whole generation by one role (generator → verifier; draft → challenge; debate). */

@@ -39,4 +39,17 @@ function CUSTOM(order: readonly number[]): TurnOrder {
   };
 }
 
-export const TurnOrder = { ONCE, ROUNDS, CUSTOM } as const;
+/**
+ * The listed turns in turn, round and round, as partners writing one answer step by step: the match ends after
+ * `maxTurns` turns, or as soon as a turn ends otherwise than at one of its stop strings (its writer ended the answer,
+ * or ran out of tokens).
+ */
+function STEPS(maxTurns: number): TurnOrder {
+  return {
+    name: `steps(${maxTurns})`,
+    first: ({ turnCount }) => (turnCount > 0 && maxTurns > 0 ? 0 : undefined),
+    next: ({ turnCount, played, current }) => (played.length < maxTurns && played[played.length - 1]?.finish === 'stop-sequence' ? (current + 1) % turnCount : undefined),
+  };
+}
+
+export const TurnOrder = { ONCE, ROUNDS, CUSTOM, STEPS } as const;

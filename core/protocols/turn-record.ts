@@ -1,8 +1,12 @@
+import type { ToolCallNote } from '../tools/tool-calls.ts';
 import type { WorldTurnNote } from '../world/world-match.ts';
 import type { WorldScene } from '../world/world.ts';
 
-/** Why a generation ended: a stop token (EOS), the token budget, a stop string of the turn, or an abort. */
-export type FinishReason = 'stop' | 'length' | 'stop-sequence' | 'aborted';
+/**
+ * Why a generation ended: a stop token (EOS), the token budget, a stop string of the turn, an abort, or a tool call
+ * past the turn's call budget.
+ */
+export type FinishReason = 'stop' | 'length' | 'stop-sequence' | 'aborted' | 'calls';
 
 /**
  * One turn of a match: one generation, written by one role (sequential protocols) or by several token by token
@@ -27,4 +31,6 @@ export interface TurnRecord<Role extends string> {
   readonly world?: WorldTurnNote;
   /** A world game's state after this turn as a spectator sees it (the game's renderer), for the viewer. */
   readonly scene?: WorldScene;
+  /** A turn that may call tools: each call it made, in order (its results are the tokens authored `env`). */
+  readonly toolCalls?: readonly ToolCallNote[];
 }

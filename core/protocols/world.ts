@@ -1,3 +1,4 @@
+import type { ToolUse } from '../tools/tool-use.ts';
 import type { AnyWorld, IllegalMovePolicy, ScriptedPlayer } from '../world/world.ts';
 
 /**
@@ -11,6 +12,8 @@ export interface WorldProtocol<Role extends string> {
   /** The response budget of one move. */
   readonly maxTokens: number;
   readonly stop?: readonly string[];
+  /** Tools a player may call within a move (`toolUse`); the move is read from what the player wrote after the last result. */
+  readonly tools?: ToolUse;
   readonly illegal: IllegalMovePolicy;
   /**
    * Reference opponents by name (random legal, minimax, a Nash policy): a seat given `scripted:<name>` is played by

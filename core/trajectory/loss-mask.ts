@@ -1,6 +1,6 @@
 import { fail } from '../errors.ts';
 import { authorShare } from './author-share.ts';
-import type { Trajectory } from './trajectory.ts';
+import { ENV_AUTHOR, type Trajectory } from './trajectory.ts';
 
 export interface LossMaskOptions {
   /** Each trainable author's share of the tokens must lie in [min, max], bounds included. */
@@ -32,7 +32,8 @@ export interface BatchLossMasks {
  * tokens lies outside the band (AUTHOR_SHARE_OUT_OF_BAND) is an error naming the matches and the share, never a
  * silent fallback to training on every token. A single match may fall anywhere — a short tandem answer can be
  * written wholly by the junior by the coins alone; it then trains nothing but still counts in its group's
- * advantage baseline, as in the paper.
+ * advantage baseline, as in the paper. The environment's tokens (author ENV_AUTHOR: a tool's result or error line) are
+ * never trained: naming them trainable is an error, and every mask holds 0 on them whatever else it holds.
  */
 export function batchLossMasks(trajectories: readonly Trajectory[], trainableAuthors: readonly number[], options: LossMaskOptions): BatchLossMasks {
   const [min, max] = options.shareBand;
@@ -46,6 +47,7 @@ export function batchLossMasks(trajectories: readonly Trajectory[], trainableAut
   const shares = trainableAuthors.map((author) => {
     const role = roles[author];
     if (role === undefined) fail('INPUT_INVALID', `${where}: trainable author ${author} is not one of its ${roles.length} roles`, { matchId: trajectories[0].matchId, author });
+    if (role === ENV_AUTHOR) fail('MASK_EMPTY', `${where}: author ${author} is "${ENV_AUTHOR}", the environment's tokens, which no loss may train`, { matchId: trajectories[0].matchId, author });
     const written = trajectories.reduce((a, t) => a + t.authors.filter((x) => x === author).length, 0);
     const share = total === 0 ? 0 : written / total;
     const details = { matchId: trajectories[0].matchId, turn: trajectories[0].turn, matches: trajectories.length, author, role, share, band: [min, max] };
@@ -56,7 +58,7 @@ export function batchLossMasks(trajectories: readonly Trajectory[], trainableAut
 
   const trainable = new Set(trainableAuthors);
   const masks = trajectories.map((t) => ({
-    mask: t.authors.map((author) => (trainable.has(author) ? 1 : 0)),
+    mask: t.authors.map((author) => (trainable.has(author) && t.roles[author] !== ENV_AUTHOR ? 1 : 0)),
     shares: trainableAuthors.map((author) => ({ author, role: roles[author], share: authorShare(t, author) })),
   }));
   return { masks, shares };

@@ -1,6 +1,12 @@
 import type { ScheduleSpec } from '../schedules/spec.ts';
 
 /**
+ * The author of a turn's environment tokens (a tool's result or error line): never a role, never trained. A turn that
+ * called a tool lists it among its roles.
+ */
+export const ENV_AUTHOR = 'env';
+
+/**
  * One generation of one match, as the learner sees it: token ids only (never re-tokenized text), who wrote each
  * token, and what it earned. A sequential match gives one trajectory per turn (a solo schedule).
  */

@@ -4,19 +4,11 @@ import { stepEnds } from '../../core/trajectory/step-ends.ts';
 import { turnTemperature, type Arena } from './arena.ts';
 import type { MatchBroadcast } from './match-events.ts';
 import type { PlayedTurn } from './played-match.ts';
+import { decodeToolTurns } from './tool-turns.ts';
+import type { TurnRequest } from './turn-request.ts';
+import type { ToolUse } from '../../core/tools/tool-use.ts';
 
-/** One whole turn to generate: who writes it in which match, from what prompt, with which budget and seed. */
-export interface TurnRequest<Role extends string = string> {
-  readonly matchId: string;
-  readonly turn: number;
-  readonly role: Role;
-  readonly policy: string;
-  readonly promptIds: readonly number[];
-  readonly maxTokens: number;
-  readonly stop?: readonly string[];
-  /** The row's sampling seed: where the turn sits in a batch does not change it. */
-  readonly seed: number;
-}
+export type { TurnRequest } from './turn-request.ts';
 
 const SOLO = { kind: 'solo' } as const;
 const SOLO_HASH = scheduleHash(SOLO);
@@ -24,7 +16,8 @@ const SOLO_HASH = scheduleHash(SOLO);
 /**
  * Generates whole turns of many matches at once (sequential and world turns): the turns of one policy — and of
  * policies the runtime decodes as one batch (adapters over one base) — at one temperature go together in decoder-wide
- * chunks. Returns the played turns in request order.
+ * chunks; turns that may call tools go through the tool loop (decodeToolTurns). Returns the played turns in request
+ * order.
  */
 export async function decodeTurns<Role extends string>(arena: Arena<Role>, requests: readonly TurnRequest<Role>[], broadcast?: MatchBroadcast): Promise<PlayedTurn<Role>[]> {
   const played: PlayedTurn<Role>[] = new Array(requests.length);
@@ -33,8 +26,14 @@ export async function decodeTurns<Role extends string>(arena: Arena<Role>, reque
     return `${key === undefined ? `policy:${policy}` : `stack:${key}`}@${turnTemperature(arena.sampling, role)}`;
   };
   const indexed = requests.map((request, i) => ({ request, i }));
-  for (const group of new Set(requests.map(groupOf))) {
-    const mine = indexed.filter(({ request }) => groupOf(request) === group);
+  const calling = indexed.filter((entry): entry is { request: TurnRequest<Role> & { tools: ToolUse }; i: number } => entry.request.tools !== undefined);
+  if (calling.length > 0) {
+    const turns = await decodeToolTurns(arena, calling.map(({ request }) => request), groupOf, broadcast);
+    calling.forEach(({ i }, k) => (played[i] = turns[k]));
+  }
+  const plain = indexed.filter(({ request }) => request.tools === undefined);
+  for (const group of new Set(plain.map(({ request }) => groupOf(request)))) {
+    const mine = plain.filter(({ request }) => groupOf(request) === group);
     for (let start = 0; start < mine.length; start += arena.runtime.rows) {
       const chunk = mine.slice(start, start + arena.runtime.rows);
       const turns = await decodeChunk(arena, chunk.map(({ request }) => request), broadcast);

@@ -61,10 +61,13 @@ export class MatchBroadcast {
     this.events.publish({ type: 'turn-start', matchId, turn, role, policy });
   }
 
-  /** A streamer for one generation call whose row r writes `rows[r]` (rows past the list are padding); undefined when nobody listens. */
-  streamer(rows: readonly StreamRow[]): StepStreamer | undefined {
+  /**
+   * A streamer for one generation call whose row r writes `rows[r]` (rows past the list are padding), its tokens from
+   * position `from[r]` of the turn (0 when absent: a turn's first call); undefined when nobody listens.
+   */
+  streamer(rows: readonly StreamRow[], from?: readonly number[]): StepStreamer | undefined {
     if (!this.events.live) return undefined;
-    const position = new Int32Array(rows.length);
+    const position = Int32Array.from(rows, (_, r) => from?.[r] ?? 0);
     const lastAuthor = new Int32Array(rows.length).fill(-1);
     const stream = (tokens: Int32Array, authors: Int32Array) => {
       for (const [r, row] of rows.entries()) {
@@ -95,6 +98,17 @@ export class MatchBroadcast {
           return new Promise((resolve) => setTimeout(resolve, this.paceMs));
         }
       : (_step, tokens, authors) => stream(tokens, authors);
+  }
+
+  /**
+   * Tokens the environment appended to a turn at `position` (a tool's result), streamed where someone listens: the
+   * handoff from the turn's role to `env`, the tokens, and the handoff back, where the role goes on writing.
+   */
+  environment(matchId: string, turn: number, position: number, tokens: readonly number[], role: string, author: string): void {
+    if (!this.events.live || tokens.length === 0) return;
+    this.events.publish({ type: 'handoff', matchId, turn, position, from: role, to: author });
+    this.events.publish({ type: 'tokens', matchId, turn, position, tokens: [...tokens], authors: tokens.map(() => author), text: tokens.map((id) => this.tokenText(id)).join('') });
+    this.events.publish({ type: 'handoff', matchId, turn, position: position + tokens.length, from: author, to: role });
   }
 
   /** A turn is over: its tokens at once when they were not streamed, then its end. */

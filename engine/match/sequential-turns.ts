@@ -72,6 +72,7 @@ async function playRounds<Role extends string>(
       promptIds,
       maxTokens: pending.spec.maxTokens,
       ...(pending.spec.stop ? { stop: pending.spec.stop } : {}),
+      ...(pending.spec.tools ? { tools: pending.spec.tools } : {}),
       seed: turnSeed(match.seed, match.turns.played.length),
     }));
     const played = await decodeTurns(arena, requests, broadcast);

@@ -6,6 +6,7 @@ import { playWorldMoveText, playWorldTurn, startWorld, worldPrompt, worldToMove,
 import { dealSeed } from '../../core/world/world-rewards.ts';
 import type { WorldScene } from '../../core/world/world.ts';
 import { scheduleHash } from '../../core/schedules/spec.ts';
+import { ENV_AUTHOR } from '../../core/trajectory/trajectory.ts';
 import type { Arena } from './arena.ts';
 import { decodeTurns, type TurnRequest } from './decode-turns.ts';
 import type { MatchBroadcast } from './match-events.ts';
@@ -50,17 +51,26 @@ export async function playWorldTurns<Role extends string>(arena: Arena<Role>, pr
       promptIds: arena.encodePrompt(worldPrompt(world, match.world, player, protocol.illegal)),
       maxTokens: protocol.maxTokens,
       ...(protocol.stop ? { stop: protocol.stop } : {}),
+      ...(protocol.tools ? { tools: protocol.tools } : {}),
       seed: turnSeed(match.seed, match.turns.length),
     }));
     const played = await decodeTurns(arena, requests, broadcast);
     for (const [i, { match }] of models.entries()) {
-      const { match: next, note } = playWorldTurn(world, match.world, played[i].text, protocol.illegal);
+      const { match: next, note } = playWorldTurn(world, match.world, moveText(arena, played[i]), protocol.illegal);
       match.world = next;
       const turn: PlayedTurn<Role> = { ...played[i], world: note, ...sceneOf(protocol, next) };
       match.turns.push(turn);
       broadcast?.turnEnd(match.slot.matchId, turn, broadcast.streaming);
     }
   }
+}
+
+/** What a move is read from: the turn's text, or with tools, what the player wrote after the environment's last tokens. */
+function moveText<Role extends string>(arena: Arena<Role>, turn: PlayedTurn<Role>): string {
+  const env = turn.authorRoles.indexOf(ENV_AUTHOR as Role);
+  if (env < 0) return turn.text;
+  const stops = new Set(arena.stopTokens);
+  return arena.tokenizer.decode(turn.tokens.slice(turn.authorIds.lastIndexOf(env) + 1).filter((id) => !stops.has(id)));
 }
 
 /** The world after a move as a spectator sees it, when the game draws it. */

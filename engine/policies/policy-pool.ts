@@ -3,6 +3,7 @@ import { pathExists } from '../../native/io/files.ts';
 import { cloneWeights, validateTensors, type Weights } from '../../native/model/weights.ts';
 import { adaptedWeights, adapterShapes, initAdapter, withAdapter } from '../../native/model/lora.ts';
 import { type LoraConfig } from '../../native/model/lora-config.ts';
+import type { Endpoint } from '../remote/endpoint-config.ts';
 import { assertSharedTokenizer, type Policy } from '../../native/runtime/policy.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { loadPolicy, type LoadedPolicy } from '../../plugins/policies/load-policy.ts';
@@ -16,6 +17,8 @@ export interface PolicySpec {
   readonly trainable: boolean;
   /** A LoRA adapter over the frozen `init` (and the seed of its initial values) instead of a full copy. */
   readonly adapter?: LoraConfig & { seed: number };
+  /** Played from an OpenAI-compatible endpoint instead of weights (EndpointRuntime): never loaded into the pool. */
+  readonly endpoint?: Endpoint;
 }
 
 /**

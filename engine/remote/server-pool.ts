@@ -5,7 +5,7 @@ export interface ServerPoolOptions {
   readonly maxConcurrency: number;
   /** Per attempt: a server that has not answered whole by then counts as a transport failure. */
   readonly timeoutMs: number;
-  /** Further attempts after a transport failure, a 5xx or a body that is not JSON (never after a 4xx). */
+  /** Further attempts after a transport failure, a 429, a 5xx or a body that is not JSON (never after another 4xx). */
   readonly retries: number;
   /** The first retry waits this long, each next one twice as long. */
   readonly backoffMs: number;
@@ -18,13 +18,24 @@ export interface ServerPoolOptions {
 /** How long a down server has to answer its health check before it is taken as still down (ours). */
 const REVIVE_PROBE_MS = 2_000;
 
-/** A failure worth another attempt: the connection, the clock, the server's own error, a body cut short. */
-class TransportError extends Error {}
+/** The longest a server's Retry-After is honoured (ours); a longer one waits this long. */
+const MAX_RETRY_AFTER_MS = 30_000;
+
+/** A failure worth another attempt: the connection, the clock, the server's own error or rate limit, a body cut short. */
+class TransportError extends Error {
+  constructor(
+    message: string,
+    /** What the server asked to wait before the next attempt (Retry-After), if it said. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Rollout servers behind one door: a concurrency limit per server, a timeout per attempt, retries with exponential
- * backoff on transport failures (connection refused or dropped, timeouts, 5xx, malformed JSON) and never on a
- * server's 4xx (REMOTE_REJECTED) or on a body of the wrong shape (REMOTE_RESPONSE_INVALID). Work is assigned by key
+ * backoff on transport failures (connection refused or dropped, timeouts, 429 and 5xx, a Retry-After honoured up to
+ * 30 s, malformed JSON) and never on a server's other 4xx (REMOTE_REJECTED) or on a body of the wrong shape (REMOTE_RESPONSE_INVALID). Work is assigned by key
  * (`serverFor`), the same key to the same server, so a row's requests meet its prefix cache and a seed replays on
  * the server it ran on; a server that fails every attempt is marked down and its keys move to the next live server.
  * Broadcasts (weight pushes) go to the live servers and succeed while one of them takes the push; one that fails it is
@@ -33,6 +44,8 @@ class TransportError extends Error {}
  */
 export class ServerPool {
   private readonly down = new Set<number>();
+  /** Attempts made after a failed one, over the pool's life. */
+  retried = 0;
   private readonly active: number[];
   private readonly waiting: Array<Array<() => void>>;
   /** Bytes of the JSON bodies sent and received so far, every attempt counted (headers are not). */
@@ -139,7 +152,10 @@ export class ServerPool {
     const url = `${this.urls[server].replace(/\/+$/, '')}${path}`;
     let last: TransportError | undefined;
     for (let attempt = 0; attempt <= this.options.retries; attempt++) {
-      if (attempt > 0) await sleep(this.options.backoffMs * 2 ** (attempt - 1), signal);
+      if (attempt > 0) {
+        this.retried += 1;
+        await sleep(Math.max(this.options.backoffMs * 2 ** (attempt - 1), last?.retryAfterMs ?? 0), signal);
+      }
       if (signal?.aborted) break;
       const json = await this.withSlot(server, () => this.once(url, method, body, signal)).catch((error: unknown) => {
         if (error instanceof TransportError) return error;
@@ -159,6 +175,7 @@ export class ServerPool {
     const timeout = AbortSignal.timeout(timeoutMs);
     let text: string;
     let status: number;
+    let retryAfter: string | null = null;
     try {
       const sent = body === undefined ? undefined : JSON.stringify(body);
       if (sent !== undefined) this.traffic.sent += Buffer.byteLength(sent);
@@ -169,13 +186,14 @@ export class ServerPool {
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
       status = response.status;
+      retryAfter = response.headers.get('retry-after');
       text = await response.text();
       this.traffic.received += Buffer.byteLength(text);
     } catch (error) {
       const reason = timeout.aborted ? `no whole answer within ${timeoutMs} ms` : describe(error);
       throw new TransportError(reason);
     }
-    if (status >= 500) throw new TransportError(`HTTP ${status}: ${text.slice(0, 300)}`);
+    if (status >= 500 || status === 429) throw new TransportError(`HTTP ${status}: ${text.slice(0, 300)}`, retryAfterMs(retryAfter));
     if (status >= 400) fail('REMOTE_REJECTED', `${method} ${url} was refused with HTTP ${status}: ${text.slice(0, 500)}`, { url, status });
     if (text.trim() === '') return undefined;
     try {
@@ -199,6 +217,13 @@ export class ServerPool {
       else this.active[server] -= 1;
     }
   }
+}
+
+/** A Retry-After header's wait in milliseconds (seconds or an HTTP date), at most MAX_RETRY_AFTER_MS; undefined when absent or unreadable. */
+function retryAfterMs(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  const seconds = /^\s*\d+(\.\d+)?\s*$/.test(header) ? Number(header) * 1000 : Date.parse(header) - Date.now();
+  return Number.isFinite(seconds) ? Math.min(Math.max(seconds, 0), MAX_RETRY_AFTER_MS) : undefined;
 }
 
 function describe(error: unknown): string {

@@ -22,6 +22,8 @@ export interface FinalComparison {
   readonly start: BootstrapEstimate;
   /** trained − start, paired by problem (the same problems, seeds and coins on both sides). */
   readonly difference: BootstrapEstimate;
+  /** Where the role may call tools: how it used them, trained and at the start (toolMetrics). */
+  readonly tools?: { readonly trained: Readonly<Record<string, number>>; readonly start: Readonly<Record<string, number>> };
 }
 
 const RESAMPLES = 2000;
@@ -53,5 +55,6 @@ export async function compareWithStart(
     trained: estimate(as01(after.correct)),
     start: estimate(as01(before.correct)),
     difference: estimate(after.correct.map((correct, i) => Number(correct) - Number(before.correct[i]))),
+    ...(after.tools && before.tools && Object.keys(after.tools).length > 0 ? { tools: { trained: after.tools, start: before.tools } } : {}),
   };
 }

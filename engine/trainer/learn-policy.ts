@@ -188,7 +188,7 @@ async function roleRows(
   rows.masks.push(...masks);
   rows.advantages.push(...advantages);
 
-  const coDecoded = trajectories[0].roles.length > 1;
+  const coDecoded = game.protocol.family === 'co-decoding' && trajectories[0].roles.length > 1;
   return {
     zeroVarianceGroups: result.zeroVarianceGroups,
     dropped: perMatch.filter((m) => m.dropped).length,

@@ -35,6 +35,14 @@ export interface PolicyMetrics {
   readonly [kl: `kl_to_${string}`]: number;
 }
 
+/** What a policy behind an endpoint was asked at a step: requests, the endpoint's own token counts, retries. */
+export interface EndpointMetrics {
+  readonly endpoint_calls: number;
+  readonly endpoint_prompt_tokens: number;
+  readonly endpoint_completion_tokens: number;
+  readonly endpoint_retries: number;
+}
+
 /** One line of OUT/metrics.jsonl per optimizer step. */
 export interface MetricsLine {
   readonly step: number;
@@ -46,12 +54,14 @@ export interface MetricsLine {
   readonly trains: readonly string[];
   readonly roles: Readonly<Record<string, RoleMetrics>>;
   readonly policies: Readonly<Record<string, PolicyMetrics>>;
+  /** Policies behind endpoints: what each was asked at this step (flat: `policy/<policy>/endpoint_calls`, …). */
+  readonly endpoints?: Readonly<Record<string, EndpointMetrics>>;
 }
 
 /** A metrics line's numbers, flat: `seconds`, `tokens`, `role/<role>/<name>`, `policy/<policy>/<name>` (what curves plot). */
-export function flatMetrics(line: Pick<MetricsLine, 'seconds' | 'tokens' | 'roles' | 'policies'>): Record<string, number> {
+export function flatMetrics(line: Pick<MetricsLine, 'seconds' | 'tokens' | 'roles' | 'policies' | 'endpoints'>): Record<string, number> {
   const flat: Record<string, number> = { seconds: line.seconds, ...(line.tokens === undefined ? {} : { tokens: line.tokens }) };
-  for (const [kind, groups] of [['role', line.roles], ['policy', line.policies]] as const) {
+  for (const [kind, groups] of [['role', line.roles], ['policy', line.policies], ['policy', line.endpoints ?? {}]] as const) {
     for (const [name, metrics] of Object.entries(groups)) {
       for (const [key, value] of Object.entries(metrics)) if (typeof value === 'number' && Number.isFinite(value)) flat[`${kind}/${name}/${key}`] = value;
     }

@@ -42,15 +42,36 @@ export function planPolicies(game: Game, config: TrainConfig): PlannedPolicy[] {
     if (own.trainable === true && !rotationTrains) {
       fail('CONFIG_INVALID', `policies.${name}: the rotation "${game.rotation.name}" of game "${game.id}" never trains "${name}"`, { field: `policies.${name}.trainable`, policy: name });
     }
+    if (own.endpoint) checkEndpointSeat(game, name, own, rotationTrains);
     const spec: PolicySpec = {
       name,
       init: own.init ?? config.model,
       trainable: rotationTrains,
       ...(own.adapter ? { adapter: { ...own.adapter, seed: own.adapter.seed ?? adapterSeed(config.seed, index) } } : {}),
+      ...(own.endpoint ? { endpoint: own.endpoint } : {}),
     };
     if (!rotationTrains) return { spec };
     return { spec, learner: learnerSettings(own, config) };
   });
+}
+
+/**
+ * A policy behind an endpoint answers text: it is frozen, has no weights here to start from or adapt, and cannot sit
+ * where its tokens' log-probabilities are needed (a co-decoded turn, a KL term toward its seat). Each is refused by name.
+ */
+function checkEndpointSeat(game: Game, name: string, own: PolicyConfig, rotationTrains: boolean): void {
+  const refuse = (field: string, why: string): never => fail('CONFIG_INVALID', `policies.${name}: a policy behind an endpoint ${why}`, { field: `policies.${name}.${field}`, policy: name });
+  if (rotationTrains) refuse('endpoint', `is frozen, and the rotation "${game.rotation.name}" of game "${game.id}" trains "${name}"`);
+  if (own.adapter) refuse('adapter', 'has no weights here to put an adapter on');
+  if (own.init !== undefined) refuse('init', 'starts from no model directory (drop init)');
+  const seated = distinctSteps(game.rotation).flatMap((step) => Object.entries<string>(game.rotation.at(step).seats).filter(([, policy]) => policy === name).map(([role]) => role));
+  if (game.protocol.family === 'co-decoding' && seated.some((role) => (game.protocol as { authors: readonly string[] }).authors.includes(role))) {
+    refuse('endpoint', `cannot co-write game "${game.id}"'s turns token by token: word handoff needs each author's log-probability of every token, which an endpoint does not give. Seat it in a game whose turns are whole (sequential, world${game.id === 'tandem' ? '; tandem with knobs.handoff "step"' : ''})`);
+  }
+  for (const [role, terms] of Object.entries(game.losses)) {
+    if (terms?.kl && terms.kl.toward !== 'initial' && seated.includes(terms.kl.toward)) refuse('endpoint', `sits in "${terms.kl.toward}", which role "${role}" keeps a KL term toward: that needs its log-probabilities`);
+    if (terms?.imitate && seated.includes(terms.imitate.role)) refuse('endpoint', `sits in "${terms.imitate.role}", whose tokens role "${role}" imitates inside one co-written turn`);
+  }
 }
 
 /** A trainable policy's learner settings: each its own where it sets one, else the run's. */

@@ -3,6 +3,7 @@ import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
 import { RolloutServersSchema, TrainerServerSchema } from '../remote/remote-config.ts';
 import { LoraConfigSchema } from '../../native/model/lora-config.ts';
 import { TrackingSchema } from './tracking-config.ts';
+import { EndpointSchema } from '../remote/endpoint-config.ts';
 
 /** A LoRA adapter a policy trains over its frozen `init` instead of a full copy of it (native/model/lora.ts). */
 export const PolicyAdapterSchema = LoraConfigSchema.extend({
@@ -49,6 +50,9 @@ export const PolicyConfigSchema = LearnerSettingsSchema.extend({
   adapter: PolicyAdapterSchema.nullable()
     .optional()
     .describe('a LoRA adapter over the frozen init instead of a full copy, e.g. { "r": 16 }; null: a full copy where the game would default to an adapter'),
+  endpoint: EndpointSchema.optional().describe(
+    "an OpenAI-compatible endpoint this policy plays from instead of weights (url, model, tokenEnv, sampling; see Endpoint policies): frozen, seated where the game writes whole turns (a world game's opponent, a sequential partner, a judge); refused in co-decoding and where a loss reads its log-probabilities",
+  ),
 }).strict();
 
 export type PolicyConfig = z.output<typeof PolicyConfigSchema>;
@@ -91,7 +95,7 @@ export const TrainConfigSchema = z
       .default({})
       .describe("the game's own knobs, its paper's hyperparameters, checked by the game (see the game knob tables below)"),
     plugins: z.array(z.string().min(1)).default([]).describe('plugin modules (files) registering games and pieces, relative to the config file; also `--plugin FILE`'),
-    task: z.string().default('arithmetic').describe("the problems: a generated task (arithmetic, last-letter; world: a world game's deals), a JSONL file, or a task file naming split files; defaults to the model's own task where it says"),
+    task: z.string().default('arithmetic').describe("the problems: a generated task (arithmetic, last-letter, multiplication; world: a world game's deals), a JSONL file, or a task file naming split files; defaults to the model's own task where it says"),
     model: z.string().default('default').describe("the model directory every policy starts from unless its own `init` says otherwise, or 'default' (the shipped base of the task)"),
     policies: z
       .record(z.string(), PolicyConfigSchema)

@@ -25,7 +25,11 @@ import { graderVerdict } from '../match/verdicts.ts';
 import { PolicyPool } from '../policies/policy-pool.ts';
 import { openRuntime } from '../remote/open-runtime.ts';
 import type { KeptWeightWriters } from '../remote/served-policies.ts';
+import { EndpointClient, type EndpointUsage } from '../remote/endpoint-client.ts';
+import { EndpointRuntime } from '../remote/endpoint-runtime.ts';
+import type { MatchRuntime } from '../match/runtime.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
+import { toolMetrics } from './tool-metrics.ts';
 import { compareWithStart, type FinalComparison } from './final-comparison.ts';
 import { entropyCoefOf, exactKlReference, learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { openPolicyLearner, roleEstimators } from './policy-learner.ts';
@@ -36,7 +40,7 @@ import { ReferenceScorers } from './reference-scorers.ts';
 import { withDirectoryLock } from '../../native/io/dir-lock.ts';
 import { TensorBoardLog } from '../../native/io/tensorboard.ts';
 import { MlflowRunLog, mlflowTarget } from './mlflow-run-log.ts';
-import { flatMetrics, validationMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
+import { type EndpointMetrics, flatMetrics, validationMetrics, policyMetrics, type MetricsLine, type RoleMetrics } from './metrics-line.ts';
 import { planPolicies, type LearnerSettings } from './policy-plan.ts';
 import { roleRollouts } from './role-rollouts.ts';
 import { TrainConfigSchema, type TrainConfig } from './train-config.ts';
@@ -96,7 +100,8 @@ export const VALIDATION_FILE = 'validation.jsonl';
 export interface RunRecord {
   readonly game: string;
   readonly roles: readonly string[];
-  readonly policies: readonly { readonly name: string; readonly init: string; readonly trainable: boolean }[];
+  /** Each policy: where it starts (`init`), or the endpoint it plays from (its URL, model and API, never its token). */
+  readonly policies: readonly { readonly name: string; readonly init?: string; readonly endpoint?: { readonly url: string; readonly model: string; readonly api: string }; readonly trainable: boolean }[];
   readonly config: TrainConfig;
   /** How every prompt of the run was put to the policies (absent in runs recorded before it existed). */
   readonly prompt_rule?: PromptRule;
@@ -130,7 +135,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
   const state: TrainerState = checkpoint?.state ?? { step: 0, cursor: 0, seed: config.seed, config, nonFinite: {}, best: null, eventSeq: 0, estimators: {} };
 
   const pool = await PolicyPool.load(
-    planned.map((p) => p.spec),
+    planned.filter((p) => !p.spec.endpoint).map((p) => p.spec),
     {
       task: config.task,
       ...(checkpoint
@@ -147,8 +152,12 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     else state.pool = startPool(pool, poolOf);
   }
   // Servers are checked before anything else is built, so an unreachable one fails the run before it starts.
-  const first = pool.policy(game.policies[0]);
-  const stopTokens = [...new Set(game.policies.flatMap((name) => pool.policy(name).config.eosTokenIds))];
+  const endpoints = new Map(planned.flatMap(({ spec }) => (spec.endpoint ? [[spec.name, new EndpointClient(spec.name, spec.endpoint)] as const] : [])));
+  const local = game.policies.filter((name) => !endpoints.has(name));
+  const first = pool.policy(local[0]);
+  const stopTokens = [...new Set(local.flatMap((name) => pool.policy(name).config.eosTokenIds))];
+  /** A runtime with the endpoint policies routed to their endpoints. */
+  const withEndpoints = (inner: MatchRuntime): MatchRuntime => (endpoints.size > 0 ? new EndpointRuntime(inner, endpoints, pool.tokenizer) : inner);
   const localLearners = config.trainerServer ? [] : planned.filter((p) => p.learner).map((p) => pool.policy(p.spec.name).config);
   state.runBudgetBytes = checkpoint ? recordedRunBudget(checkpointDir, checkpoint.state.runBudgetBytes) : (config.runBudgetBytes ?? runBudgetOf(localLearners));
   // A decoder baking a large frozen model leaves the local learners' runs their budgets (decoderBinding).
@@ -157,7 +166,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
   // servers and into checkpoints, on storage both sides see (KeptWeights).
   const keepsWeights = config.trainerServer !== undefined && config.rolloutServers !== undefined;
   const kept: KeptWeightWriters = new Map();
-  const runtime = await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, device: run.device, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters, reservedBytes, kept, keepOlder: config.rolloutsAhead });
+  const runtime = withEndpoints(await openRuntime(pool, config.rolloutServers, { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, out: run.out, threads: run.threads, device: run.device, stale: checkpoint ? trainable : [], stackAdapters: run.stackAdapters, reservedBytes, kept, keepOlder: config.rolloutsAhead }));
   const learners = new Map<string, PolicyLearner>();
   const settings = new Map<string, LearnerSettings>();
   for (const { spec, learner } of planned) {
@@ -211,7 +220,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
 
   const files = { metrics: join(run.out, METRICS_FILE), transcripts: join(run.out, TRANSCRIPTS_FILE), validation: join(run.out, VALIDATION_FILE) };
   await mkdir(run.out, { recursive: true });
-  if (!resuming) await writeRunRecord(run.out, { game: game.id, roles: game.roles, policies: planned.map(({ spec: { name, init, trainable } }) => ({ name, init, trainable })), config, prompt_rule: arena.promptRule, validation: validationSource }, pool.tokenizer.json);
+  if (!resuming) await writeRunRecord(run.out, { game: game.id, roles: game.roles, policies: planned.map(({ spec: { name, init, trainable, endpoint } }) => ({ name, ...(endpoint ? { endpoint: { url: endpoint.url, model: endpoint.model, api: endpoint.api } } : { init }), trainable })), config, prompt_rule: arena.promptRule, validation: validationSource }, pool.tokenizer.json);
   for (const file of Object.values(files)) await trimJsonlAfter(file, state.step);
   const board = await TensorBoardLog.open(run.out, { startOver: !resuming, step: state.step });
   const tracking = tracked ? MlflowRunLog.start(tracked, { out: run.out, game: game.id, config, resuming }) : undefined;
@@ -255,6 +264,8 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
       await run.gate?.wait();
       if (stopped()) break;
       const started = performance.now();
+      // With rolloutsAhead, what the endpoints were asked while this step ran (rollouts of later steps among it).
+      const usedBefore = new Map([...endpoints].map(([name, client]) => [name, client.usage]));
       const { rotation, seeds, matches: sampling } = ahead.take(state.step, state.cursor);
       const matches = await sampling;
       // The next steps' rollouts sample while this one learns (rolloutsAhead; none at 0).
@@ -287,6 +298,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
         if (learning.stats) pool.bump(name);
       }
       const step = state.step + 1;
+      const asked = endpointMetrics(endpoints, usedBefore);
       const line: MetricsLine = {
         step,
         seconds: (performance.now() - started) / 1000,
@@ -295,6 +307,7 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
         trains: rotation.trains,
         roles: roleMetrics(game, matches, learned),
         policies: Object.fromEntries([...learned].map(([name, learning]) => [name, policyMetrics(learning, entryOf(rates, name, 'the learning rate of policy'), linkBytesSince(name))])),
+        ...(Object.keys(asked).length > 0 ? { endpoints: asked } : {}),
       };
       await appendJsonl(files.metrics, [line]);
       await scalars(step, flatMetrics(line));
@@ -323,14 +336,14 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     }
     if (state.step === config.steps && config.finalComparison > 0 && !stopped()) {
       // Both sides in-process, so they differ only in weights (rollout servers sample with their own kernels).
-      const local = { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads, device: run.device, reservedBytes };
+      const decoding = { rows: config.problemsPerStep * config.groupSize, maxLen: first.config.maxPositionEmbeddings, threads: run.threads, device: run.device, reservedBytes };
       // Weights kept on a trainer server come here once, for the final comparison.
       for (const { learner } of learners.values()) await learner.kept?.fetch();
-      const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, local);
-      const trainedDecoders = runtime instanceof DecoderPool ? null : new DecoderPool(pool, local);
+      const startDecoders = new DecoderPool({ policy: (name) => ({ ...pool.initial(name), name }), version: () => 0 }, decoding);
+      const trainedDecoders = runtime instanceof DecoderPool ? null : new DecoderPool(pool, decoding);
       try {
-        const startArena = arenaFor(game, startDecoders, pool.tokenizer, stopTokens, arena.sampling, arena);
-        const trainedArena = trainedDecoders ? arenaFor(game, trainedDecoders, pool.tokenizer, stopTokens, arena.sampling, arena) : arena;
+        const startArena = arenaFor(game, withEndpoints(startDecoders), pool.tokenizer, stopTokens, arena.sampling, arena);
+        const trainedArena = trainedDecoders ? arenaFor(game, withEndpoints(trainedDecoders), pool.tokenizer, stopTokens, arena.sampling, arena) : arena;
         comparison = await compareWithStart(trainedArena, startArena, task, config.finalComparison, finalSeeds(config.seed), game.rotation.at(0).seats, game.validateOn);
       } finally {
         await startDecoders.release();
@@ -381,6 +394,17 @@ export function tasksOfRun(task: Task, config: Pick<TrainConfig, 'validateEvery'
   return config.validateEvery > 0 ? withValidationSplit(task, config.validationProblems) : { task, source: null };
 }
 
+/** What each endpoint policy was asked during a step: requests, the endpoint's token counts, retries (deltas of its usage). */
+function endpointMetrics(endpoints: ReadonlyMap<string, EndpointClient>, before: ReadonlyMap<string, EndpointUsage>): Record<string, EndpointMetrics> {
+  return Object.fromEntries(
+    [...endpoints].map(([name, client]) => {
+      const now = client.usage;
+      const was = before.get(name) ?? { calls: 0, promptTokens: 0, completionTokens: 0, retries: 0 };
+      return [name, { endpoint_calls: now.calls - was.calls, endpoint_prompt_tokens: now.promptTokens - was.promptTokens, endpoint_completion_tokens: now.completionTokens - was.completionTokens, endpoint_retries: now.retries - was.retries }];
+    }),
+  );
+}
+
 function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: ReadonlyMap<string, PolicyLearning>): Record<string, RoleMetrics> {
   const byRole: Record<string, RoleMetrics> = {};
   for (const role of game.roles) {
@@ -395,6 +419,7 @@ function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: Reado
       answer_present: judged ? mean(verdicts.map((v) => (v?.answer_present ? 1 : 0))) : null,
       correct: judged ? mean(verdicts.map((v) => (v?.correct ? 1 : 0))) : null,
       response_len: mean(rollouts.map((r) => r.rewards.tokens)),
+      ...toolMetrics(rollouts.map((r) => r.turns.filter((turn) => turn.role === role))),
       ...(game.protocol.family === 'world' ? worldLabelMeans(rollouts.map((r) => r.rewards.labels)) : {}),
       ...(learning
         ? {

@@ -7,6 +7,8 @@ import type { Arena } from '../match/arena.ts';
 import type { MatchSeeds } from '../match/match-seeds.ts';
 import { graderVerdict } from '../match/verdicts.ts';
 import { playMatches } from '../match/play-matches.ts';
+import type { PlayedTurn } from '../match/played-match.ts';
+import { toolMetrics } from './tool-metrics.ts';
 
 export interface Validation {
   /** The split played: `validation` while training selects checkpoints, `test` for held-out comparisons. */
@@ -20,6 +22,8 @@ export interface Validation {
   readonly correct: readonly boolean[];
   /** Per role that judged another's work (Tango's verifier): its agreement with the grader on these matches. */
   readonly judges: Readonly<Record<string, Readonly<Record<string, number | null>>>>;
+  /** How `role` used its tools on these matches (toolMetrics: calls, call rate, malformed calls, …); empty without tools. */
+  readonly tools?: Readonly<Record<string, number>>;
 }
 
 /** One match per problem of `split`, under the game's protocol and the given seats, in decoder-wide chunks. */
@@ -36,6 +40,7 @@ export async function validate<Role extends string>(
   const correct: boolean[] = [];
   let present = 0;
   const verdicts: MatchVerdict[][] = [];
+  const turns: PlayedTurn[][] = [];
   const rows = arena.runtime.rows;
   for (let start = 0; start < problems.length; start += rows) {
     const chunk = problems.slice(start, start + rows);
@@ -43,11 +48,12 @@ export async function validate<Role extends string>(
     const matches = await playMatches(arena, { problems: chunk, copies: 1, seats, seeds: chunkSeeds, label: `validation/${start}` });
     for (const match of matches) {
       verdicts.push([...(match.rewards.verdicts ?? [])]);
+      turns.push(match.turns.filter((turn) => turn.role === role));
       const verdict = graderVerdict(match, role);
       correct.push(verdict?.correct === true);
       present += verdict?.answer_present ? 1 : 0;
     }
   }
   const judges = Object.fromEntries(arena.game.roles.map((judge) => [judge, judgeMetrics(verdicts, judge)]).filter(([, metrics]) => Object.keys(metrics).length > 0));
-  return { split, accuracy: correct.filter(Boolean).length / problems.length, answerPresent: present / problems.length, problems: problems.length, role, correct, judges };
+  return { split, accuracy: correct.filter(Boolean).length / problems.length, answerPresent: present / problems.length, problems: problems.length, role, correct, judges, tools: toolMetrics(turns) };
 }

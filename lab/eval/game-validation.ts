@@ -1,6 +1,6 @@
 import type { AnyGame } from '../../core/catalog.ts';
 import { fail } from '../../core/errors.ts';
-import type { Task } from '../../core/tasks/task.ts';
+import type { Split, Task } from '../../core/tasks/task.ts';
 import { arenaFor } from '../../engine/match/arena.ts';
 import { DecoderPool } from '../../engine/match/decoder-pool.ts';
 import { validationSeeds } from '../../engine/match/match-seeds.ts';
@@ -23,9 +23,11 @@ export interface GameValidationOptions {
   readonly rows: number;
   readonly chatTemplate?: ChatTemplateMode;
   readonly threads?: number;
+  /** The split played: `validation` (the default, the curves' common start) or `test` (a held-out evaluation). */
+  readonly split?: Split;
 }
 
-/** A training's validation (step 0) played by untrained models: the curves' common start of an experiment. */
+/** A training's validation (step 0) played by untrained models: the curves' common start of an experiment; or, with `split: 'test'`, the game played on held-out problems. */
 export async function validateGame(options: GameValidationOptions): Promise<Validation> {
   const { game } = options;
   const pool = await PolicyPool.load(
@@ -36,7 +38,7 @@ export async function validateGame(options: GameValidationOptions): Promise<Vali
   const decoders = new DecoderPool(pool, { rows: options.rows, maxLen: first.config.maxPositionEmbeddings, threads: options.threads });
   try {
     const arena = arenaFor(game, decoders, pool.tokenizer, first.config.eosTokenIds, { temperature: options.temperature, topP: options.topP, maxNewTokens: 0 }, { chatTemplate: options.chatTemplate });
-    return await validate(arena, options.task, 'validation', options.problems, validationSeeds(options.seed, 0), game.rotation.at(0).seats, game.validateOn);
+    return await validate(arena, options.task, options.split ?? 'validation', options.problems, validationSeeds(options.seed, 0), game.rotation.at(0).seats, game.validateOn);
   } finally {
     await decoders.release();
   }

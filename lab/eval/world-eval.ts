@@ -8,6 +8,9 @@ import { startWorld, worldPrompt } from '../../core/world/world-match.ts';
 import { Scorer } from '../../native/runtime/scorer.ts';
 import { arenaFor } from '../../engine/match/arena.ts';
 import { DecoderPool } from '../../engine/match/decoder-pool.ts';
+import { EndpointClient, type EndpointUsage } from '../../engine/remote/endpoint-client.ts';
+import { ENDPOINT_PREFIX, type Endpoint } from '../../engine/remote/endpoint-config.ts';
+import { EndpointRuntime } from '../../engine/remote/endpoint-runtime.ts';
 import { playMatches } from '../../engine/match/play-matches.ts';
 import type { PlayedMatch } from '../../engine/match/played-match.ts';
 import { PolicyPool } from '../../engine/policies/policy-pool.ts';
@@ -35,13 +38,18 @@ export interface OpponentResult {
   readonly labels: Readonly<Record<string, number>>;
   /** Negotiation-style games: the model's payoff over both players' payoffs, on matches where both were paid (a deal). */
   readonly surplusShare?: Rate;
+  /** An endpoint opponent: what it was asked (requests, its token counts, retries). */
+  readonly endpoint?: EndpointUsage;
 }
 
 export interface WorldEvalOptions {
   readonly game: AnyGame;
   /** Model directory (a shipped base, a run's checkpoint policy). */
   readonly modelDir: string;
+  /** Reference opponents by name, or `endpoint:<name>` for a model behind an endpoint of `endpoints`. */
   readonly opponents: readonly string[];
+  /** Endpoints an opponent may name (an endpoints file). */
+  readonly endpoints?: Readonly<Record<string, Endpoint>>;
   /** Matches per opponent, half with the model in each seat of a two-player game. */
   readonly matches: number;
   readonly seed: number;
@@ -61,19 +69,28 @@ const MODEL = 'model';
 /**
  * Win, draw and loss rates (with SEs) of a model against each reference opponent the game names, on test deals, the
  * model in every seat in turn (seat s plays matches s, s + players, …). The seats of one call are fixed, so the
- * matches of one seat go in one batch through the match engine; the opponent moves by its function.
+ * matches of one seat go in one batch through the match engine; a reference opponent moves by its function, an
+ * endpoint opponent (`endpoint:<name>`) by its model's text.
  */
 export async function evaluateWorld(options: WorldEvalOptions): Promise<OpponentResult[]> {
   const protocol = worldProtocolOf(options.game);
   const players: readonly string[] = protocol.world.players;
+  const endpoints = new Map<string, EndpointClient>();
   for (const opponent of options.opponents) {
-    if (!protocol.scripted?.[opponent]) fail('INPUT_INVALID', `--opponents: game "${options.game.id}" has no reference opponent "${opponent}" (it has: ${Object.keys(protocol.scripted ?? {}).join(', ')})`, { opponent });
+    if (opponent.startsWith(ENDPOINT_PREFIX)) {
+      const name = opponent.slice(ENDPOINT_PREFIX.length);
+      const endpoint = options.endpoints?.[name] ?? fail('INPUT_INVALID', `--opponents: no endpoint "${name}" (endpoints: ${Object.keys(options.endpoints ?? {}).join(', ') || 'none; give an endpoints file'})`, { opponent });
+      endpoints.set(opponent, new EndpointClient(name, endpoint));
+      continue;
+    }
+    if (!protocol.scripted?.[opponent]) fail('INPUT_INVALID', `--opponents: game "${options.game.id}" has no reference opponent "${opponent}" (it has: ${Object.keys(protocol.scripted ?? {}).join(', ')}, or endpoint:<name>)`, { opponent });
   }
   if (!(Number.isInteger(options.matches) && options.matches >= players.length)) fail('INPUT_INVALID', `--matches must be a whole number of at least ${players.length}, got ${options.matches}`, { matches: options.matches });
   const pool = await PolicyPool.load([{ name: MODEL, init: options.modelDir, trainable: false }], { task: 'world' });
   const config = pool.policy(MODEL).config;
   const perSeat = Math.ceil(options.matches / players.length);
-  const decoders = new DecoderPool(pool, { rows: Math.min(perSeat, 64), maxLen: config.maxPositionEmbeddings, threads: options.threads });
+  const local = new DecoderPool(pool, { rows: Math.min(perSeat, 64), maxLen: config.maxPositionEmbeddings, threads: options.threads });
+  const decoders = endpoints.size > 0 ? new EndpointRuntime(local, endpoints, pool.tokenizer) : local;
   const arena = arenaFor(options.game, decoders, pool.tokenizer, config.eosTokenIds, { temperature: options.temperature, topP: 1, maxNewTokens: protocol.maxTokens });
   const deals = dealsTask().problems('test', perSeat, options.seed) as unknown as Problem[];
   const results: OpponentResult[] = [];
@@ -81,13 +98,14 @@ export async function evaluateWorld(options: WorldEvalOptions): Promise<Opponent
     for (const [o, opponent] of options.opponents.entries()) {
       const outcomes: { payoffs: Record<string, number>; seat: string; labels: Record<string, number> }[] = [];
       for (const [s, seat] of players.entries()) {
-        const seats = Object.fromEntries(players.map((p) => [p, p === seat ? MODEL : `${SCRIPTED_PREFIX}${opponent}`]));
+        const seats = Object.fromEntries(players.map((p) => [p, p === seat ? MODEL : endpoints.has(opponent) ? opponent : `${SCRIPTED_PREFIX}${opponent}`]));
         const seeds = { generation: deriveSeed(options.seed, o, s, 1), schedule: deriveSeed(options.seed, o, s, 2) };
         const matches: PlayedMatch[] = await playMatches(arena, { problems: deals, copies: 1, seats, seeds, label: `eval/${opponent}/${seat}` });
         for (const match of matches) outcomes.push({ payoffs: match.rewards.outcome as Record<string, number>, seat, labels: (match.rewards.labels?.[seat] ?? {}) as Record<string, number> });
         options.onProgress?.(`vs ${opponent}`, outcomes.length, perSeat * players.length);
       }
-      results.push(summarize(opponent, outcomes));
+      const client = endpoints.get(opponent);
+      results.push({ ...summarize(opponent, outcomes), ...(client ? { endpoint: client.usage } : {}) });
     }
   } finally {
     await decoders.release();

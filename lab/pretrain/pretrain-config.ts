@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
 import { TANGO_TEST_SHAPE } from '../../plugins/tasks/last-letter/options.ts';
 
-const TaskName = z.enum(['arithmetic', 'last-letter', 'world']);
+const TaskName = z.enum(['arithmetic', 'last-letter', 'world', 'multiplication']);
 
 /** The names of the presets: a task's own, or a base of its own over a task. */
-export const PRESET_NAMES = ['arithmetic', 'last-letter', 'world', 'arithmetic-judge-first', 'arithmetic-judge', 'kuhn-poker'] as const;
+export const PRESET_NAMES = ['arithmetic', 'last-letter', 'world', 'arithmetic-judge-first', 'arithmetic-judge', 'kuhn-poker', 'multiplication'] as const;
 
 /** Where `arithmetic-judge` reads the first judging base from: `npx ludus pretrain --preset arithmetic-judge-first --out runs/arithmetic-judge-first` writes it. */
 export const JUDGE_FIRST_MODEL = 'runs/arithmetic-judge-first/model';
@@ -46,6 +46,9 @@ const ChallengeSchema = z.strictObject({
   share: z.number().gt(0).lt(1),
 });
 
+/** The calc game's format in the supervised data: the share of examples that call, and the share of calls written wrong. */
+const ToolCallsSchema = z.strictObject({ callRate: z.number().min(0).max(1), malformedRate: z.number().min(0).max(1) });
+
 /** How the embedded default base models are made: tokenizer, architecture and supervised training. */
 export const PretrainConfigSchema = z
   .object({
@@ -55,6 +58,13 @@ export const PretrainConfigSchema = z
     alsoTasks: z.array(z.strictObject({ task: TaskName, taskOptions: z.record(z.string(), z.unknown()).default({}), share: z.number().gt(0).lt(1) })).default([]),
     verification: VerificationSchema.optional(),
     challenge: ChallengeSchema.optional(),
+    /**
+     * The calc game's format (ours): every example is the game's prompt with the calculator described, answered by a
+     * call at `callRate` (a `malformedRate` share of them written wrong), the calculator's answer as environment text
+     * that is not trained, then the boxed answer; or by the boxed answer alone (lab/pretrain/tool-examples.ts). For a
+     * task whose canonical form is an expression (multiplication).
+     */
+    toolCalls: ToolCallsSchema.optional(),
     /**
      * A model directory the run starts from (ours), its architecture, weights and tokenizer, instead of a new tokenizer
      * and random weights; relative paths are from the package root. `model` and the tokenizer fields are then unused;
@@ -97,6 +107,8 @@ export const PretrainConfigSchema = z
         steps: z.number().int().positive(),
         taskOptions: z.record(z.string(), z.unknown()).default({}),
         batch: z.number().int().positive(),
+        /** The calc format's mix in this stage (see `toolCalls`), where it differs from the run's: calls taught before they are made rare. */
+        toolCalls: ToolCallsSchema.optional(),
       })
       .optional(),
     /** Hugging Face config fields laid over the qwen3-4m preset (vocab size comes from the tokenizer). */
@@ -224,6 +236,29 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
     steps: 200,
     batch: 32,
     schedule: { lr: 1e-3, warmupSteps: 10, decay: 'cosine', minRatio: 0.05 },
+    checkpointEvery: 50,
+    saveDtype: 'BF16',
+  },
+  /**
+   * The calc game's base (models/multiplication, ours): a tokenizer and Tango's 128-wide architecture trained from
+   * scratch on the game's prompts (3-digit by 3-digit products, the calculator described). A first stage of 150 steps
+   * answers every prompt by a well-formed call to `calc`, the calculator's answer as untrained environment text and the
+   * boxed answer copied from it (a 600-step run with a quarter of calls from the start had not learned to copy the
+   * result by step 230); then a fifth of the examples call, half of those calls with a wrong opener
+   * (TOOL_CALL_MALFORMED), the rest answer with a boxed number and no call. So the base can call, rarely and badly, and
+   * cannot multiply: RL has a tool to learn to use.
+   */
+  multiplication: {
+    task: 'multiplication',
+    firstStage: { steps: 150, batch: 32, toolCalls: { callRate: 1, malformedRate: 0 } },
+    toolCalls: { callRate: 0.2, malformedRate: 0.5 },
+    model: { hidden_size: 128, intermediate_size: 384, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 32 },
+    vocabSize: 512,
+    tokenizerProblems: 3000,
+    maxTokens: 256,
+    steps: 400,
+    batch: 32,
+    schedule: { lr: 3e-3, warmupSteps: 30, decay: 'cosine', minRatio: 0.05 },
     checkpointEvery: 50,
     saveDtype: 'BF16',
   },

@@ -93,12 +93,15 @@ export async function pretrain(run: PretrainRun): Promise<{ modelDir: string; st
       tokenizerJson: start.tokenizerJson,
     });
   while (step < last) {
-    const stage = stageTask && config.firstStage && step < config.firstStage.steps ? { task: stageTask, batch: config.firstStage.batch } : undefined;
+    const stage = stageTask && config.firstStage && step < config.firstStage.steps ? { task: stageTask, batch: config.firstStage.batch, toolCalls: config.firstStage.toolCalls } : undefined;
     const batch = stage?.batch ?? config.batch;
     const examples = stage
-      ? batchAt(stage.task, cursor, { ...config, batch }).map((example) => tokenizeExample(tokenizer, example, eosId))
+      ? (stage.toolCalls
+          ? Array.from({ length: batch }, (_, i) => mixedExample([{ task: stage.task, share: 1 }], undefined, config.seed, cursor + i, 0, undefined, stage.toolCalls))
+          : batchAt(stage.task, cursor, { ...config, batch })
+        ).map((example) => tokenizeExample(tokenizer, example, eosId))
       : isMixed(config)
-        ? Array.from({ length: batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i, config.slipRate, config.challenge), eosId))
+        ? Array.from({ length: batch }, (_, i) => tokenizeExample(tokenizer, mixedExample(sources, config.verification, config.seed, cursor + i, config.slipRate, config.challenge, config.toolCalls), eosId))
         : batchAt(task, cursor, config).map((example) => tokenizeExample(tokenizer, example, eosId));
     const lr = learningRate(config.schedule, step, config.steps);
     const rows = config.microBatchRows ? [...examples].sort((a, b) => a.prompt.length + a.completion.length - (b.prompt.length + b.completion.length)) : examples;
@@ -181,7 +184,7 @@ async function fromScratch(config: PretrainConfig, taskFor: TaskFor): Promise<St
   const task = await taskFor(config.task, { seed: config.seed, ...config.taskOptions });
   const sources = await sftSources(config, taskFor);
   const corpus = isMixed(config)
-    ? Array.from({ length: config.tokenizerProblems }, (_, i) => mixedExample(sources, config.verification, config.seed, i)).map((e) => `${e.prompt}${e.completion}`)
+    ? Array.from({ length: config.tokenizerProblems }, (_, i) => mixedExample(sources, config.verification, config.seed, i, 0, undefined, config.toolCalls)).map((e) => `${e.prompt}${e.completion}`)
     : task.problems('train', config.tokenizerProblems).map((p) => `${p.prompt}${p.solution}`);
   const tokenizerJson = trainBpe(corpus, { vocabSize: config.vocabSize, minPieceCount: config.tokenizerMinPieceCount, spellRareWords: config.tokenizerSpellRareWords });
   const tokenizer: TextTokenizer = tokenizerFromJson(tokenizerJson, {}, 'trained tokenizer');

@@ -6,6 +6,7 @@ import { verifierPrompt } from '../../plugins/verdicts/verifier-prompt.ts';
 import { challengePrompt, withheldSummary } from '../../plugins/protocols/draft-challenge.ts';
 import type { PretrainConfig } from './pretrain-config.ts';
 import type { SftExample } from './sft-batch.ts';
+import { toolCallExample, type ToolCallMix } from './tool-examples.ts';
 
 /** The tasks of a pretraining run, each with its share of the examples: the main task first. */
 export interface SftSource {
@@ -61,15 +62,25 @@ export function challengeExample(task: Task, problem: Problem, rng: Rng, slipRat
 /**
  * The example at data position `position` of a mixed run: its task drawn by the shares, then a verification with
  * probability `verification.share`, else a challenge with a `challenge.share` of all examples, else the problem's solution: gold, or the task's slipped walk at `slipRate` where the
- * task has one (a task without a slip, or a verification, is never slipped). A pure function of (seed, position), so a
+ * task has one (a task without a slip, or a verification, is never slipped); with `toolCalls`, the calc game's example
+ * on the problem (toolCallExample). A pure function of (seed, position), so a
  * resumed run sees the same data.
  */
-export function mixedExample(sources: readonly SftSource[], verification: VerificationMix | undefined, seed: number, position: number, slipRate = 0, challenge?: ChallengeMix): SftExample {
+export function mixedExample(
+  sources: readonly SftSource[],
+  verification: VerificationMix | undefined,
+  seed: number,
+  position: number,
+  slipRate = 0,
+  challenge?: ChallengeMix,
+  toolCalls?: ToolCallMix,
+): SftExample {
   const rng = new Rng(deriveSeed(seed, EXAMPLE_STREAM, position));
   const draw = rng.next();
   let cumulative = 0;
   const source = sources.find((s) => (cumulative += s.share) > draw) ?? sources[sources.length - 1];
   const problem = source.task.sample('train', position);
+  if (toolCalls) return toolCallExample(problem, rng, toolCalls);
   if (verification && rng.bernoulli(verification.share)) return verificationExample(source.task, problem, rng, verification, slipRate);
   if (challenge && rng.bernoulli(challenge.share / (1 - (verification?.share ?? 0)))) return challengeExample(source.task, problem, rng, slipRate);
   const slipped = slipRate > 0 ? source.task.slipped : undefined;
@@ -77,6 +88,6 @@ export function mixedExample(sources: readonly SftSource[], verification: Verifi
 }
 
 /** Whether a config asks for anything beyond its one task's gold solutions. */
-export function isMixed(config: Pick<PretrainConfig, 'alsoTasks' | 'verification' | 'challenge'>): boolean {
-  return config.alsoTasks.length > 0 || config.verification !== undefined || config.challenge !== undefined;
+export function isMixed(config: Pick<PretrainConfig, 'alsoTasks' | 'verification' | 'challenge' | 'toolCalls'>): boolean {
+  return config.alsoTasks.length > 0 || config.verification !== undefined || config.challenge !== undefined || config.toolCalls !== undefined;
 }

@@ -47,11 +47,11 @@ export class EntrantCache implements PolicySource {
 
   constructor(
     private readonly capacity: { readonly copies: number; readonly adapters: number },
-    /** Where an entrant's current weights are, and whether it learns. */
-    private readonly locate: (name: string) => EntrantWeights,
+    /** Where an entrant's current weights are, and whether it learns; undefined for one played elsewhere (an endpoint), never loaded. */
+    private readonly locate: (name: string) => EntrantWeights | undefined,
   ) {}
 
-  /** Loads `names` (and pins them until the next call), evicting the least recently used others past capacity. */
+  /** Loads `names` (and pins them until the next call), evicting the least recently used others past capacity; entrants played elsewhere are passed over. */
   async use(names: readonly string[]): Promise<void> {
     this.pinned = new Set(names);
     for (const name of names) {
@@ -61,7 +61,9 @@ export class EntrantCache implements PolicySource {
         this.held.set(name, held);
         continue;
       }
-      const entry = await this.load(name, this.locate(name));
+      const at = this.locate(name);
+      if (!at) continue;
+      const entry = await this.load(name, at);
       if (this.held.size > 0) assertSharedTokenizer([this.held.values().next().value!.policy, entry.policy]);
       this.held.set(name, entry);
       this.evict();

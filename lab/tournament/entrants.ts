@@ -8,6 +8,7 @@ import { ADAPTER_CONFIG_FILE, loadAdapter, readAdapterFiles } from '../../native
 import { CONFIG_FILE } from '../../native/io/checkpoint.ts';
 import { isMissingFileError, pathExists } from '../../native/io/files.ts';
 import { parseHfConfig, type ModelConfig } from '../../native/model/config.ts';
+import type { Endpoint } from '../../engine/remote/endpoint-config.ts';
 import type { LoraConfig } from '../../native/model/lora-config.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
 import { isAdapterDir } from '../../plugins/policies/load-policy.ts';
@@ -36,6 +37,8 @@ export interface EntrantRecord {
   /** A snapshot: the entrant it copies and the round it was taken after. */
   readonly snapshotOf?: string;
   readonly round?: number;
+  /** An entrant behind an endpoint (its `dir` is then the endpoint's URL): played by its text, never loaded or trained. */
+  readonly endpoint?: Endpoint;
 }
 
 /** A game of the tournament, built from the catalog, with the sides its lineups are rated by. */
@@ -81,6 +84,16 @@ export async function checkEntrants(
         fail('CONFIG_INVALID', `entrants.${entrant.name}: enters game "${game}", which this tournament does not play (its games: ${games.map((g) => g.id).join(', ')})`, { field: `entrants.${entrant.name}.games`, entrant: entrant.name });
       }
     }
+    if (entrant.endpoint) {
+      const why = (field: string, what: string) => fail('CONFIG_INVALID', `entrants.${entrant.name}: an endpoint entrant ${what}`, { field: `entrants.${entrant.name}.${field}`, entrant: entrant.name });
+      if (entrant.trainable) why('trainable', 'is frozen: its weights are elsewhere');
+      if (entrant.adapter || entrant.base !== undefined) why('adapter', 'has no weights here to put an adapter on');
+      for (const game of games.filter((g) => entrant.games === undefined || entrant.games.includes(g.id))) {
+        if (game.game.protocol.family === 'co-decoding') {
+          why('games', `cannot play "${game.id}", whose authors co-write every turn token by token (an endpoint answers text, without each token's log-probability); give it "games" without it`);
+        }
+      }
+    }
     if (entrant.snapshotEvery !== undefined && !entrant.trainable) {
       fail('CONFIG_INVALID', `entrants.${entrant.name}: snapshotEvery is for trainable entrants (a frozen one never changes)`, { field: `entrants.${entrant.name}.snapshotEvery`, entrant: entrant.name });
     }
@@ -96,6 +109,10 @@ export async function checkEntrants(
   let maxLen = Number.POSITIVE_INFINITY;
   let adapterBase: { name: string; base: string; real: string } | undefined;
   for (const [index, entrant] of config.entrants.entries()) {
+    if (entrant.endpoint) {
+      entrants.push({ name: entrant.name, dir: entrant.endpoint.url, trainable: false, games: entrant.games ?? games.map((g) => g.id), endpoint: entrant.endpoint });
+      continue;
+    }
     const { dir, modelDir, adapter } = await entrantWeights(entrant, index, config);
     const model = await readModelConfig(entrant.name, modelDir);
     const tokenizer = await loadTokenizer(modelDir).catch((error: unknown) => fail('POLICY_INVALID', `entrant "${entrant.name}": ${modelDir} has no usable tokenizer.json, which matches need (${String(error)})`, { entrant: entrant.name, dir: modelDir }));
@@ -129,7 +146,8 @@ export async function checkEntrants(
     for (const id of model.eosTokenIds) stopTokens.add(id);
     maxLen = Math.min(maxLen, model.maxPositionEmbeddings);
   }
-  return { entrants, tokenizer: shared!.tokenizer, stopTokens: [...stopTokens], maxLen };
+  if (!shared) fail('CONFIG_INVALID', 'entrants: every entrant is behind an endpoint; one with weights here gives the tournament its tokenizer', { field: 'entrants' });
+  return { entrants, tokenizer: shared.tokenizer, stopTokens: [...stopTokens], maxLen };
 }
 
 /**

@@ -3,6 +3,7 @@ import { arenaFor, type Sampling } from '../../engine/match/arena.ts';
 import { DecoderPool } from '../../engine/match/decoder-pool.ts';
 import type { MatchBroadcast } from '../../engine/match/match-events.ts';
 import type { MatchSeeds } from '../../engine/match/match-seeds.ts';
+import type { MatchRuntime } from '../../engine/match/runtime.ts';
 import { playMatches } from '../../engine/match/play-matches.ts';
 import { Decoder } from '../../native/runtime/decoder.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
@@ -63,6 +64,8 @@ export class LineupDecoders extends DecoderPool {
 export interface RoundTable {
   readonly cache: EntrantCache;
   readonly decoders: LineupDecoders;
+  /** What matches are played on: the decoders, with endpoint entrants routed to their endpoints (EndpointRuntime). */
+  readonly runtime: MatchRuntime;
   readonly tokenizer: TextTokenizer;
   readonly stopTokens: readonly number[];
   readonly sampling: Sampling;
@@ -90,7 +93,7 @@ export async function playLineups(
   options: { broadcast?: MatchBroadcast; beforeLineup?: () => boolean },
 ): Promise<PlayedLineup[] | undefined> {
   const played: PlayedLineup[] = [];
-  const arena = arenaFor(game.game, table.decoders, table.tokenizer, table.stopTokens, table.sampling);
+  const arena = arenaFor(game.game, table.runtime, table.tokenizer, table.stopTokens, table.sampling);
   for (const lineup of lineups) {
     if (options.beforeLineup && !options.beforeLineup()) return undefined;
     await table.cache.use([...new Set(Object.values(lineup.seats))]);

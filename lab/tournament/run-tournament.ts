@@ -23,6 +23,8 @@ import { transcriptLine } from '../../engine/trainer/transcript-line.ts';
 import { pathExists, replaceDirectory, writeFileDurably } from '../../native/io/files.ts';
 import { taskByName } from '../../plugins/tasks/registry.ts';
 import { pairingResult, roundContests, sideScores, type PlayedLineup } from './contests.ts';
+import { EndpointClient } from '../../engine/remote/endpoint-client.ts';
+import { EndpointRuntime } from '../../engine/remote/endpoint-runtime.ts';
 import { EntrantCache } from './entrant-cache.ts';
 import { checkEntrants, sidesOf, type EntrantRecord, type TournamentGame } from './entrants.ts';
 import { LEAGUE_STATE_FILE, type LeagueState } from './league-state.ts';
@@ -105,6 +107,7 @@ async function runTournamentUnlocked(run: TournamentRun): Promise<TournamentResu
       return { dir: entrant.dir, trainable: false, ...(entrant.adapter ? { adapter: entrant.adapter } : {}) };
     }
     const entrant = entrantOf(name);
+    if (entrant.endpoint) return undefined;
     const saved = entrant.snapshotOf ? join(run.out, SNAPSHOTS_DIR, name) : (stagedDirs.get(name) ?? (entrant.trainable && trainedDirs.has(name) ? policyDir(stateDir, name) : undefined));
     // A saved adapter is read from its directory, not made afresh from its seed.
     const adapter = entrant.adapter && (saved ? { base: entrant.adapter.base, lora: entrant.adapter.lora } : entrant.adapter);
@@ -125,9 +128,12 @@ async function runTournamentUnlocked(run: TournamentRun): Promise<TournamentResu
   const files = { ratings: join(run.out, RATINGS_FILE), updates: join(run.out, UPDATES_FILE), transcripts: (game: string) => join(run.out, GAMES_DIR, game, TRANSCRIPTS_FILE) };
   for (const path of [files.ratings, files.updates, ...games.map((g) => files.transcripts(g.id))]) await trimJsonlAfter(path, state.round);
 
+  const decoders = new LineupDecoders(cache, { rows: config.problemsPerRound * config.groupSize, maxLen: checked.maxLen, threads: run.threads });
+  const endpoints = new Map(checked.entrants.flatMap((e) => (e.endpoint ? [[e.name, new EndpointClient(e.name, e.endpoint)] as const] : [])));
   const table: RoundTable = {
     cache,
-    decoders: new LineupDecoders(cache, { rows: config.problemsPerRound * config.groupSize, maxLen: checked.maxLen, threads: run.threads }),
+    decoders,
+    runtime: endpoints.size > 0 ? new EndpointRuntime(decoders, endpoints, checked.tokenizer) : decoders,
     tokenizer: checked.tokenizer,
     stopTokens: checked.stopTokens,
     sampling: { temperature: config.temperature, topP: config.topP, maxNewTokens: config.maxNewTokens },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WENG_LIN_DEFAULTS } from '../../core/tournament/skill-ratings.ts';
+import { EndpointSchema } from '../../engine/remote/endpoint-config.ts';
 import { LearnerSettingsSchema, MAX_ROWS, PfspSettingsSchema, PolicyAdapterSchema, TrainConfigSchema } from '../../engine/trainer/train-config.ts';
 
 /** Entrant names become directory names and match labels: letters, digits, `.`, `_`, `-` (`@` is kept for snapshots). */
@@ -26,6 +27,9 @@ export const EntrantSchema = LearnerSettingsSchema.extend({
   trainable: z.boolean().default(false).describe('learns from its own matches between rounds, with its own AdamW and checkpoint'),
   snapshotEvery: z.number().int().positive().optional().describe('a trainable entrant leaves a frozen copy of itself in the pool every this many rounds, named `<name>@<round>`'),
   games: z.array(z.string().min(1)).min(1).optional().describe("the games it enters; all of the tournament's when absent"),
+  endpoint: EndpointSchema.optional().describe(
+    "a model behind an OpenAI-compatible endpoint instead of weights (url, model, tokenEnv, sampling; see Endpoint policies): frozen, it plays whole turns from their text, rated beside the local entrants; `init` is then unused. Not in a co-decoding game",
+  ),
 }).strict();
 
 export const GameEntrySchema = z.strictObject({

@@ -3,13 +3,20 @@ import { GRADER_JUDGE, type Grader } from '../../core/grading/verdict.ts';
 import type { Problem } from '../../core/tasks/task.ts';
 
 /**
- * The team is paid as one: 1 to every role when the match's final turn (a co-decoded response: the whole of it,
- * decoded once) boxes the gold answer, else 0. The grader's verdict is recorded as judging `roles[0]`.
+ * Which text is the team's answer: the match's final turn (a co-decoded response: the whole of it, decoded once), or
+ * every turn's text joined in order (partners who wrote one answer a step each, in turns of their own).
  */
-export function boxedAnswerReward<const Role extends string>(roles: readonly Role[], grade: Grader): RewardRule<Role, Problem> {
+export type AnswerText = 'final' | 'joined';
+
+/**
+ * The team is paid as one: 1 to every role when its answer (`read`) boxes the gold answer, else 0. The grader's
+ * verdict is recorded as judging `roles[0]`, on the final turn.
+ */
+export function boxedAnswerReward<const Role extends string>(roles: readonly Role[], grade: Grader, read: AnswerText = 'final'): RewardRule<Role, Problem> {
   return (match) => {
     const final = match.transcript[match.transcript.length - 1];
-    const verdict = grade(match.problem.answer, final?.text ?? '');
+    const text = read === 'joined' ? match.transcript.map((turn) => turn.text).join('') : (final?.text ?? '');
+    const verdict = grade(match.problem.answer, text);
     const reward = verdict.correct ? 1 : 0;
     return {
       outcome: Object.fromEntries(roles.map((role) => [role, reward])) as Record<Role, number>,

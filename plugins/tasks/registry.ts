@@ -3,12 +3,14 @@ import { arithmeticTask } from './arithmetic/arithmetic-task.ts';
 import { dealsTask } from './deals/deals-task.ts';
 import { loadJsonlTask, loadTaskFile } from './jsonl/load-jsonl-task.ts';
 import { lastLetterTask } from './last-letter/last-letter-task.ts';
+import { multiplicationTask } from './multiplication/multiplication-task.ts';
 import type { Task } from '../../core/tasks/task.ts';
 
 const GENERATORS: Record<string, (options: Record<string, unknown>) => Task> = {
   arithmetic: (options) => arithmeticTask(options),
   'last-letter': (options) => lastLetterTask(options),
   world: () => dealsTask(),
+  multiplication: (options) => multiplicationTask(options),
 };
 
 export const KNOWN_TASKS = [...Object.keys(GENERATORS), '<path>.jsonl', '<path>.parquet', '<task file>.json'];

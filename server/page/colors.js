@@ -1,8 +1,11 @@
 // Colours as concrete CSS colour strings: a canvas does not resolve `var(--…)`, so role colours declared in the
 // stylesheet are read from it once and handed to the charts as they are.
 const PALETTE = ['#1d4ed8', '#c2410c', '#047857', '#7c3aed', '#be185d', '#0e7490', '#a16207'];
-/** Roles whose colour the stylesheet declares (`--senior`, `--junior`): tokens, legends and curves share it. */
-const STYLED_ROLES = ['senior', 'junior'];
+/**
+ * Authors whose colour the stylesheet declares (`--senior`, `--junior`, and `--env` for a tool's result tokens): tokens,
+ * legends and curves share it.
+ */
+const STYLED_ROLES = ['senior', 'junior', 'env'];
 /** Runs overlaid on one chart: a colour per run (roles then differ by dash). */
 const RUN_PALETTE = ['#1d4ed8', '#c2410c', '#047857', '#7c3aed', '#be185d', '#0e7490'];
 

@@ -40,6 +40,35 @@ describe('tandemGame', () => {
     });
   });
 
+  describe('having handoff step', () => {
+    const game = tandemGame({ handoff: 'step', stepTokens: 16, maxSteps: 5 }, gradeMath);
+    const turn = (t: number, text: string) => ({ turn: t, role: t % 2 === 0 ? ('senior' as const) : ('junior' as const), tokens: [], text, finish: 'stop-sequence' as const });
+
+    it('should take turns a reasoning step each, the senior first, every turn prompted from the problem and the steps so far', () => {
+      expect(game.protocol).toMatchObject({ family: 'sequential', name: 'step-turns' });
+      if (game.protocol.family !== 'sequential') throw new Error('not sequential');
+      const [senior, junior] = game.protocol.turns;
+      expect([senior.role, junior.role, senior.stop, senior.maxTokens]).toEqual(['senior', 'junior', ['\n\n'], 16]);
+      expect(junior.template([turn(0, '2 plus 3.\n\n')], problem)).toBe(`${problem.prompt}2 plus 3.\n\n`);
+      expect(game.protocol.order?.name).toBe('steps(5)');
+      expect(game.trainable).toEqual(['senior']);
+      expect(game.losses).toEqual({});
+    });
+
+    it('should grade the joined steps as the answer, paying both alike', async () => {
+      const match = (texts: string[]): MatchState<'senior' | 'junior', Problem> => ({ matchId: 'm', seed: 1, problem, transcript: texts.map((text, t) => turn(t, text)), finished: true });
+      expect((await game.rewards(match(['2 plus 3 is 5.\n\n', 'The answer is \\boxed{5}.']))).outcome).toEqual({ senior: 1, junior: 1 });
+      expect((await game.rewards(match(['The answer is \\boxed{5}.\n\n', 'Done.']))).outcome).toEqual({ senior: 1, junior: 1 });
+      expect((await game.rewards(match(['The answer is \\boxed{6}.\n\n', 'Done.']))).outcome).toEqual({ senior: 0, junior: 0 });
+    });
+
+    it('should refuse the knobs of word handoff (λ_jun among them), and the step knobs under word handoff, with CONFIG_INVALID naming them', () => {
+      expect(() => tandemGame({ handoff: 'step', juniorImitation: 0.1 }, gradeMath)).toThrow(/CONFIG_INVALID.*tandem knobs: juniorImitation .*handoff "step"/);
+      expect(() => tandemGame({ handoff: 'step', p: 0.3, K: 8 }, gradeMath)).toThrow(/CONFIG_INVALID.*tandem knobs: p, K /);
+      expect(() => tandemGame({ maxSteps: 3 }, gradeMath)).toThrow(/CONFIG_INVALID.*tandem knobs: maxSteps shape\(s\) handoff "step" only/);
+    });
+  });
+
   describe('when a match ends', () => {
     it('should pay both roles 1 when the co-written response boxes the gold answer, and record the grader\'s verdict on it', async () => {
       const rewards = await tandemGame({}, gradeMath).rewards(finished('The answer is \\boxed{5}.'));

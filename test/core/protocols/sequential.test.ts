@@ -66,6 +66,26 @@ describe('sequential protocol', () => {
     });
   });
 
+  describe('having TurnOrder.STEPS', () => {
+    const play = (finishes: readonly ('stop-sequence' | 'stop' | 'length')[], maxTurns: number) => {
+      const protocol = { ...generatorThenVerifier, order: TurnOrder.STEPS(maxTurns) };
+      let state: SequentialState<Role> = startTurns(protocol);
+      for (let pending = pendingTurn(protocol, state, problem); pending; pending = pendingTurn(protocol, state, problem)) {
+        state = recordTurn(protocol, state, { role: pending.spec.role, text: 'step', tokens: [1], finish: finishes[state.played.length] });
+      }
+      return state.played.map((turn) => turn.role);
+    };
+
+    it('should go round the listed turns while each ends at a stop string, up to the turn cap', () => {
+      expect(play(['stop-sequence', 'stop-sequence', 'stop-sequence', 'stop-sequence', 'stop-sequence'], 5)).toEqual(['generator', 'verifier', 'generator', 'verifier', 'generator']);
+    });
+
+    it('should end at the first turn that ends otherwise: the end of the answer or the token budget', () => {
+      expect(play(['stop-sequence', 'stop-sequence', 'stop', 'stop-sequence'], 9)).toEqual(['generator', 'verifier', 'generator']);
+      expect(play(['stop-sequence', 'length', 'stop-sequence'], 9)).toEqual(['generator', 'verifier']);
+    });
+  });
+
   describe('having a turn recorded for the wrong role', () => {
     it('should fail with INPUT_INVALID naming whose turn it was', () => {
       expect(recordTurnOf(generatorThenVerifier, startTurns(generatorThenVerifier), 'verifier')).toThrow(/INPUT_INVALID.*"generator", not "verifier"/);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LudusError, type LudusErrorCode } from '../../../core/errors.ts';
 import { authorShare } from '../../../core/trajectory/author-share.ts';
 import { batchLossMasks, lossMask } from '../../../core/trajectory/loss-mask.ts';
+import { ENV_AUTHOR } from '../../../core/trajectory/trajectory.ts';
 import { JUNIOR, SENIOR, tandemTrajectory } from './fixtures.ts';
 
 const band = { shareBand: [0.2, 0.8] as const };
@@ -127,5 +128,33 @@ describe('batchLossMasks', () => {
       const error = errorOf(() => batchLossMasks(batch, [SENIOR], band), 'AUTHOR_SHARE_OUT_OF_BAND');
       expect(error.details).toMatchObject({ share: 0.1, matches: 2 });
     });
+  });
+});
+
+describe('the loss mask of a turn that called a tool', () => {
+  // A hand-built row: the solver's call, the environment's result (author env), the solver's answer after it.
+  const SOLVER = 0;
+  const ENV = 1;
+  const row = tandemTrajectory([SOLVER, SOLVER, SOLVER, ENV, ENV, ENV, ENV, SOLVER, SOLVER], { roles: ['solver', ENV_AUTHOR], schedule: { kind: 'solo' }, outcome: { solver: 1 } });
+
+  it("should train the solver's tokens and none of the environment's", () => {
+    expect(lossMask(row, [SOLVER], { shareBand: [0, 1] }).mask).toEqual([1, 1, 1, 0, 0, 0, 0, 1, 1]);
+  });
+
+  it('should fail closed when the environment is named trainable, alone or beside a role', () => {
+    for (const authors of [[ENV], [SOLVER, ENV]]) {
+      const error = errorOf(() => lossMask(row, authors, { shareBand: [0, 1] }), 'MASK_EMPTY');
+      expect(error.message).toContain('"env", the environment\'s tokens, which no loss may train');
+    }
+  });
+
+  it('should hold 0 on environment tokens even where a batch numbers its authors otherwise', () => {
+    // Here the first row has no env tokens, so author 1 is not env in its roles: the env tokens of the second stay 0.
+    const plain = tandemTrajectory([SOLVER, SOLVER], { roles: ['solver'], schedule: { kind: 'solo' }, outcome: { solver: 1 } });
+    const { masks } = batchLossMasks([plain, row], [SOLVER], { shareBand: [0, 1] });
+    expect(masks.map((m) => m.mask)).toEqual([
+      [1, 1],
+      [1, 1, 1, 0, 0, 0, 0, 1, 1],
+    ]);
   });
 });

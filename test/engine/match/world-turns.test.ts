@@ -6,6 +6,8 @@ import type { MatchRuntime, RolloutCall } from '../../../engine/match/runtime.ts
 import { kuhnPokerGame } from '../../../games/kuhn-poker.ts';
 import { ticTacToeGame } from '../../../games/tictactoe.ts';
 import { dealsTask } from '../../../plugins/tasks/deals/deals-task.ts';
+import { toolUse } from '../../../core/tools/tool-use.ts';
+import { calcTool } from '../../../plugins/tools/calc.ts';
 
 /** Characters as token ids; id 0 is the stop token. */
 const chars = { encode: (text: string) => [...text].map((c) => c.charCodeAt(0)), decode: (ids: readonly number[]) => String.fromCharCode(...ids.filter((id) => id > 0)) };
@@ -26,8 +28,11 @@ function scriptedRuntime(answer: (policy: string, prompt: string) => string, row
         const policy = call.policies[call.rowPolicies?.[row] ?? 0];
         const prompt = chars.decode(ids);
         prompts.push({ policy, prompt });
-        const tokens = [...chars.encode(answer(policy, prompt)), 0];
-        return { prompt: [...ids], tokens, authors: tokens.map(() => 0), logprobs: tokens.map(() => -0.5), finish: 'stop' as const };
+        const text = answer(policy, prompt);
+        // An answer that ends with one of the row's stop strings stops there, as the decoder stops a row.
+        const stopped = call.stopStrings?.[row]?.some((stop) => text.endsWith(stop)) ?? false;
+        const tokens = stopped ? chars.encode(text) : [...chars.encode(text), 0];
+        return { prompt: [...ids], tokens, authors: tokens.map(() => 0), logprobs: tokens.map(() => -0.5), finish: stopped ? ('stop-sequence' as const) : ('stop' as const) };
       });
       return { rollouts, versions: call.policies.map(() => 0) };
     },
@@ -100,5 +105,27 @@ describe('world matches in the match engine', () => {
       expect(Math.abs(match.rewards.outcome.first)).toBe(2);
     }
     expect(new Set(prompts.map((p) => p.policy))).toEqual(new Set(['first', 'second']));
+  });
+});
+
+describe('a world game whose players may call tools', () => {
+  it('should answer a call inside the move and read the move from what the player wrote after the result', async () => {
+    const base = ticTacToeGame({ moveTokens: 64 });
+    if (base.protocol.family !== 'world') throw new Error('not a world game');
+    const game = { ...base, protocol: { ...base.protocol, tools: toolUse([calcTool]) } } as typeof base;
+    // Each move first asks the calculator 1+1 (a "1" in the call, a "2" in its result), then names the first free cell:
+    // were the move read from the whole turn, every move would be cell 1.
+    const { runtime } = scriptedRuntime((_, prompt) => {
+      if (!prompt.includes('</tool>', prompt.lastIndexOf('Legal moves'))) return '<tool name="calc">1+1</tool>';
+      return ` ${firstLegal(prompt.slice(0, prompt.indexOf('<tool')))}`;
+    });
+    const [match] = await playMatches(arenaOf(game, runtime), { problems: deals(1), copies: 1, seats: { first: 'player', second: 'player' }, seeds: { generation: 1, schedule: 2 }, label: 'tools' });
+    const moves = match.turns.map((turn) => turn.world?.move);
+    expect(moves.slice(0, 3)).toEqual(['1', '2', '3']);
+    for (const turn of match.turns) {
+      expect(turn.authorRoles).toContain('env');
+      expect(turn.toolCalls).toEqual([expect.objectContaining({ tool: 'calc' })]);
+      expect(turn.text).toContain('<result>2</result>');
+    }
   });
 });

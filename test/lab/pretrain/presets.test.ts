@@ -34,3 +34,11 @@ describe('the shipped judging base', () => {
     expect(shipped).toEqual(JSON.parse(JSON.stringify(PretrainConfigSchema.parse(PRETRAIN_PRESETS['arithmetic-judge']))));
   });
 });
+
+describe("the calc game's shipped base", () => {
+  it('should record exactly the config its preset parses to (`npx ludus pretrain --preset multiplication` reproduces it)', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const shipped = JSON.parse(await readFile('models/multiplication/pretrain_config.json', 'utf8')) as unknown;
+    expect(shipped).toEqual(JSON.parse(JSON.stringify(PretrainConfigSchema.parse(PRETRAIN_PRESETS.multiplication))));
+  });
+});

@@ -24,7 +24,7 @@ describe('taskByName', () => {
 
   describe('having an unknown name', () => {
     it('should fail with CONFIG_INVALID listing the known names', async () => {
-      await expect(taskByName('chess')).rejects.toThrow(/CONFIG_INVALID.*"chess".*arithmetic, last-letter, world, <path>\.jsonl, <path>\.parquet/);
+      await expect(taskByName('chess')).rejects.toThrow(/CONFIG_INVALID.*"chess".*arithmetic, last-letter, world, multiplication, <path>\.jsonl, <path>\.parquet/);
     });
   });
 
