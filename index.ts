@@ -13,7 +13,12 @@ export type { SequentialProtocol, TurnSpec } from './core/protocols/sequential.t
 export { TurnOrder } from './core/protocols/turn-order.ts';
 export type { Protocol } from './core/protocols/protocol.ts';
 export type { WorldProtocol } from './core/protocols/world.ts';
-export { SPIRAL_FORFEIT, type AnyWorld, type ExactMeasures, type IllegalMovePolicy, type InformationSet, type ParsedMove, type ScriptedPlayer, type World, type WorldScene } from './core/world/world.ts';
+export { oracle, SPIRAL_FORFEIT, type AnyWorld, type ChanceOutcome, type IllegalMovePolicy, type MoveRewards, type OraclePlayer, type ParsedMove, type PlayerView, type ScriptedPlayer, type Utility, type World, type WorldScene } from './core/world/world.ts';
+export { firstLegalMove, informationStateOf, moveIdOf } from './core/world/world-moves.ts';
+export { gameTree, TREE_NODE_LIMIT, type GameTree, type InformationSet, type TreeNode } from './core/world/game-tree.ts';
+export { bestResponse, exploitability, policyValues, uniformPolicy, type PolicyTable } from './core/world/exploitability.ts';
+export { cfrPolicy } from './core/world/cfr.ts';
+export { equilibriumPlayer, policyPlayer } from './core/world/policy-player.ts';
 export { worldGame, WorldKnobsSchema, WORLD_RUN_DEFAULTS, type WorldKnobs } from './core/world/world-game.ts';
 export { randomLegal } from './core/world/random-legal.ts';
 export { playScriptedMatch, replayWorld, startWorld, worldPayoffs, worldPrompt, type WorldMatch, type WorldTurnNote } from './core/world/world-match.ts';

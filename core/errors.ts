@@ -54,7 +54,9 @@ export type LudusErrorCode =
   /** An experiment tracker (MLflow) failed or fell behind: reported once as a warning; training goes on without it. */
   | 'TRACKING_FAILED'
 
-  | 'WORLD_INVALID';
+  | 'WORLD_INVALID'
+  /** A world's game tree is larger than exact measures (exploitability, a solver) enumerate: the message names its size. */
+  | 'WORLD_TOO_LARGE';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {
