@@ -27,7 +27,9 @@ export function cfrPolicy(tree: GameTree, iterations: number): PolicyTable {
         if (node.kind === 'terminal') return node.payoffs[p];
         if (node.kind === 'chance') return node.outcomes.reduce((sum, o) => sum + o.probability * walk(o.child, own, others * o.probability), 0);
         const sigma = strategy(node.key);
-        if (node.player !== p) return node.moves.reduce((sum, move, a) => (sigma[a] === 0 ? sum : sum + sigma[a] * (move.rewards[p] + walk(move.child, own, others * sigma[a]))), 0);
+        // Every branch is walked, one the opponents never take included: the player's average policy below it is still
+        // accumulated by its own reach, which is what a best response against it can reach.
+        if (node.player !== p) return node.moves.reduce((sum, move, a) => sum + sigma[a] * (move.rewards[p] + walk(move.child, own, others * sigma[a])), 0);
         const utilities = node.moves.map((move, a) => move.rewards[p] + walk(move.child, own * sigma[a], others));
         const v = utilities.reduce((sum, u, a) => sum + sigma[a] * u, 0);
         const s = sums.get(node.key)!;
