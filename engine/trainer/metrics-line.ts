@@ -4,6 +4,8 @@ import type { PolicyLearning } from './learn-policy.ts';
 export interface RoleMetrics {
   /** Mean outcome reward. */
   readonly reward_mean: number;
+  /** Its standard deviation over the step's rollouts (0: every match paid the role alike); absent in older runs. */
+  readonly reward_std?: number;
   /** Share of its matches in which the grader found an answer / the right one (null when no grader judged the role). */
   readonly answer_present: number | null;
   readonly correct: number | null;

@@ -354,6 +354,7 @@ function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: Reado
       ...labelMeans(rollouts.map((r) => r.rewards.labels ?? {})),
       ...judgeMetrics(matches.map((match) => match.rewards.verdicts ?? []), role),
       reward_mean: mean(rollouts.map((r) => r.rewards.outcome)),
+      reward_std: deviation(rollouts.map((r) => r.rewards.outcome)),
       answer_present: judged ? mean(verdicts.map((v) => (v?.answer_present ? 1 : 0))) : null,
       correct: judged ? mean(verdicts.map((v) => (v?.correct ? 1 : 0))) : null,
       response_len: mean(rollouts.map((r) => r.rewards.tokens)),
@@ -430,6 +431,12 @@ export function stepProblems(task: Task, config: Pick<TrainConfig, 'problemsPerS
 function worldLabelMeans(labels: readonly Readonly<Record<string, number>>[]): Record<string, number> {
   const names = [...new Set(labels.flatMap((l) => Object.keys(l)))].filter((name) => name !== FORFEIT_START_LABEL);
   return Object.fromEntries(names.map((name) => [name, mean(labels.map((l) => l[name] ?? 0))]));
+}
+
+/** The population standard deviation (0 for fewer than two values). */
+function deviation(values: readonly number[]): number {
+  const m = mean(values);
+  return Math.sqrt(mean(values.map((v) => (v - m) ** 2)));
 }
 
 function mean(values: readonly number[]): number {
