@@ -63,6 +63,9 @@ export { TrainConfigSchema, type TrainConfig, type TrainConfigInput } from './en
 export type { MetricsLine } from './engine/trainer/metrics-line.ts';
 export { advantageFor, gameFor } from './engine/trainer/run-pieces.ts';
 export { composePlugins } from './composition/compose.ts';
+export { pretrain, type PretrainRun } from './lab/pretrain/pretrain.ts';
+export { PRETRAIN_PRESETS, PretrainConfigSchema, worldGamePreset, type PretrainConfig } from './lab/pretrain/pretrain-config.ts';
+export { pretrainWorldBase, type WorldBaseRun } from './lab/pretrain/pretrain-world.ts';
 export { runTournament, type TournamentResult, type TournamentRun } from './lab/tournament/run-tournament.ts';
 export { TournamentConfigSchema, type TournamentConfig, type TournamentConfigInput } from './lab/tournament/tournament-config.ts';
 export type { Standing } from './lab/tournament/standings.ts';

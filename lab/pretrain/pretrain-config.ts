@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
 import { TANGO_TEST_SHAPE } from '../../plugins/tasks/last-letter/options.ts';
 
-const TaskName = z.enum(['arithmetic', 'last-letter', 'world']);
+const TaskName = z.enum(['arithmetic', 'last-letter', 'world', 'world-formats']);
 
 /** The names of the presets: a task's own, or a base of its own over a task. */
 export const PRESET_NAMES = ['arithmetic', 'last-letter', 'world', 'arithmetic-judge-first', 'arithmetic-judge', 'kuhn-poker'] as const;
@@ -184,26 +184,28 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
     saveDtype: 'BF16',
   },
   /**
-   * The world games' base (models/world, ours): one position of a uniformly random game per example, its target a
-   * uniformly random legal move, so the base plays every world game legally and badly (SPIRAL starts from Qwen3-4B,
-   * which knows the rules; a 1.7M-parameter model must be taught them). Half TicTacToe, a quarter each Kuhn Poker and
-   * Simple Negotiation (`taskOptions.game`); Tango's 128-wide architecture; prompts under 200 tokens. `legalLine`
-   * trains the prompt's legal-moves line as well as the move: without it a 700-step base chose TicTacToe cells
-   * nearly uniformly among all nine (72% legal per move at random positions); with it 800 steps (about 9 minutes at
-   * load 6-9, 2 threads) give 95% (docs/world-games.md).
+   * The general world base (models/world, ours): positions of world games, each example's target a uniformly random
+   * legal move, so the base plays legally and badly (SPIRAL starts from Qwen3-4B, which knows the rules; a
+   * 1.7M-parameter model must be taught them). 40% are made-up games whose prompts list their moves in many formats
+   * (`world-formats`: numbers, words, made-up words, `add 2`, `B 3`, `c4`, …): the base learns to answer any prompt
+   * that lists its legal moves with one of them, so a user's new game is played legally from step 0. The rest are the
+   * shipped games, TicTacToe 30%, Kuhn Poker and Simple Negotiation 15% each, with `legalLine`, which trains the
+   * prompt's legal-moves line as well as the move (without it a 700-step base chose TicTacToe cells nearly uniformly
+   * among all nine). Tango's 128-wide architecture; prompts under 200 tokens.
    */
   world: {
     task: 'world',
     taskOptions: { game: 'tictactoe', legalLine: true },
     alsoTasks: [
-      { task: 'world', taskOptions: { game: 'kuhn-poker', legalLine: true }, share: 0.25 },
-      { task: 'world', taskOptions: { game: 'negotiation', legalLine: true }, share: 0.25 },
+      { task: 'world-formats', share: 0.4 },
+      { task: 'world', taskOptions: { game: 'kuhn-poker', legalLine: true }, share: 0.15 },
+      { task: 'world', taskOptions: { game: 'negotiation', legalLine: true }, share: 0.15 },
     ],
     model: { hidden_size: 128, intermediate_size: 384, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 32 },
     vocabSize: 512,
     tokenizerProblems: 3000,
     maxTokens: 256,
-    steps: 800,
+    steps: 1200,
     batch: 32,
     schedule: { lr: 3e-3, warmupSteps: 30, decay: 'cosine', minRatio: 0.05 },
     checkpointEvery: 50,
@@ -250,3 +252,24 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
     schedule: { lr: 5e-4, warmupSteps: 10, decay: 'cosine', minRatio: 0.05 },
   },
 };
+
+/**
+ * A base of its own for one world game, a user's included (`ludus pretrain --plugin FILE --game NAME`; ours): the
+ * general world base further trained on that game's positions (random legal play from seeded deals, a uniformly
+ * random legal move as the target), with made-up games' positions kept at 30% so the base still reads any move list.
+ * It learns the game's rules and format, not its strategy, which self-play is for.
+ */
+export function worldGamePreset(game: string): z.input<typeof PretrainConfigSchema> {
+  return {
+    task: 'world',
+    taskOptions: { game },
+    alsoTasks: [{ task: 'world-formats', share: 0.3 }],
+    init: 'models/world',
+    maxTokens: 256,
+    steps: 300,
+    batch: 32,
+    schedule: { lr: 1e-3, warmupSteps: 10, decay: 'cosine', minRatio: 0.05 },
+    checkpointEvery: 50,
+    saveDtype: 'BF16',
+  };
+}

@@ -20,6 +20,7 @@ import { PretrainConfigSchema, type PretrainConfig } from './pretrain-config.ts'
 import { sftBatch, tokenizeExample, type SftExample } from './sft-batch.ts';
 import { isMixed, mixedExample, type SftSource } from './sft-examples.ts';
 import { Rng, deriveSeed } from '../../core/rng.ts';
+import { moveFormatsTask } from '../../core/world/move-formats.ts';
 import { worldMovesTask, type WorldTeacher } from '../../core/world/world-moves-task.ts';
 import type { WorldProtocol } from '../../core/protocols/world.ts';
 
@@ -142,6 +143,11 @@ type TaskFor = (name: string, options: Record<string, unknown>) => Promise<Task>
  * `teacher`.
  */
 async function pretrainTask(name: string, options: Record<string, unknown>, worlds: NonNullable<PretrainRun['worlds']> = {}): Promise<Task> {
+  if (name === 'world-formats') {
+    const { seed, ...rest } = options;
+    if (Object.keys(rest).length > 0) fail('CONFIG_INVALID', `pretrain: the world-formats task takes no options, got ${Object.keys(rest).join(', ')}`, { options });
+    return moveFormatsTask(typeof seed === 'number' ? seed : 0);
+  }
   if (name !== 'world') return taskByName(name, options);
   const { game, seed, legalLine, teacher, teacherShare, ...rest } = options;
   const where = `pretrain: taskOptions of the world task ${JSON.stringify(game)}`;
