@@ -62,7 +62,9 @@ export function runSummary(result: TrainResult, facts: RunFacts, seconds: number
       `  note: policy ${validated} (${role}) took ${updates} update${updates === 1 ? '' : 's'} in these ${result.steps} steps: rotation ${game.rotation.name} first trains it at step ${first === undefined ? 'never' : first + 1}${first !== undefined && first > 0 ? ' (the steps before are its warm-up)' : ''}, so its numbers move only after that`,
     );
   }
-  if (result.best) {
+  if (result.best?.split === 'eval') {
+    lines.push(`  best score against the fixed opponents (wins and half the draws, the mean over opponents) ${(100 * result.best.accuracy).toFixed(1)}% at step ${result.best.step}: ${facts.trained.map((p) => bestPolicyDir(out, p.name)).join(', ')}`);
+  } else if (result.best) {
     const split = result.best.split ?? 'validation';
     lines.push(`  best ${split} accuracy of ${role} (${writtenHow(game.protocol, role)}, policy ${validated}) ${(100 * result.best.accuracy).toFixed(1)}% at step ${result.best.step}: ${facts.trained.map((p) => bestPolicyDir(out, p.name)).join(', ')}`);
   }

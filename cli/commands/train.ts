@@ -4,6 +4,7 @@ import cliProgress from 'cli-progress';
 import { builtInGames } from '../../games/index.ts';
 import { idlePolicies, type MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import { StallWatch, stallWarning } from '../../engine/trainer/stall-watch.ts';
+import { collapseWarning } from '../../engine/trainer/fixed-opponents.ts';
 import { planPolicies } from '../../engine/trainer/policy-plan.ts';
 import type { TrainResult } from '../../engine/trainer/trainer.ts';
 import { deviceOption, forceThreadsOption, parseDevice, restartOption, resumeMode, threadsOption } from '../options.ts';
@@ -90,6 +91,7 @@ export function register(program: Command): void {
               steps.warn(idleWarning(line.step, policy));
             }
             for (const stall of stalls.observe(line)) steps.warn(stallWarning(stall));
+            for (const alarm of line.alarms ?? []) steps.warn(collapseWarning(line.step, alarm));
           },
         },
       );

@@ -1,3 +1,4 @@
+import type { CollapseAlarm, FixedOpponentResults } from './fixed-opponents.ts';
 import type { PolicyLearning } from './learn-policy.ts';
 
 /** How a role did at one step: what its matches paid it and, when a policy learned from it, how the estimate went. */
@@ -46,12 +47,16 @@ export interface MetricsLine {
   readonly trains: readonly string[];
   readonly roles: Readonly<Record<string, RoleMetrics>>;
   readonly policies: Readonly<Record<string, PolicyMetrics>>;
+  /** At an evaluation step (evalEvery): the trained policies against each fixed opponent. */
+  readonly eval?: FixedOpponentResults;
+  /** Collapses the evaluation found. */
+  readonly alarms?: readonly CollapseAlarm[];
 }
 
-/** A metrics line's numbers, flat: `seconds`, `tokens`, `role/<role>/<name>`, `policy/<policy>/<name>` (what curves plot). */
-export function flatMetrics(line: Pick<MetricsLine, 'seconds' | 'tokens' | 'roles' | 'policies'>): Record<string, number> {
+/** A metrics line's numbers, flat: `seconds`, `tokens`, `role/<role>/<name>`, `policy/<policy>/<name>`, `eval/<opponent>/<name>` (what curves plot). */
+export function flatMetrics(line: Pick<MetricsLine, 'seconds' | 'tokens' | 'roles' | 'policies' | 'eval'>): Record<string, number> {
   const flat: Record<string, number> = { seconds: line.seconds, ...(line.tokens === undefined ? {} : { tokens: line.tokens }) };
-  for (const [kind, groups] of [['role', line.roles], ['policy', line.policies]] as const) {
+  for (const [kind, groups] of [['role', line.roles], ['policy', line.policies], ['eval', line.eval ?? {}]] as const) {
     for (const [name, metrics] of Object.entries(groups)) {
       for (const [key, value] of Object.entries(metrics)) if (typeof value === 'number' && Number.isFinite(value)) flat[`${kind}/${name}/${key}`] = value;
     }

@@ -47,6 +47,7 @@ import type { TrainerState } from './trainer-state.ts';
 import { FORFEIT_START_LABEL } from '../../core/world/forfeit-credit.ts';
 import { transcriptLine, type MatchAdvantage } from './transcript-line.ts';
 import { validate } from './validate.ts';
+import { BASE_OPPONENT, baseCopyOf, collapseAlarms, fixedOpponentsOf, meanScore, playFixedOpponents } from './fixed-opponents.ts';
 import { drawOpponent, poolLearner, poolSeats, recordPoolResults, reopenPool, startPool, takeSnapshot } from './opponent-pool.ts';
 
 export interface TrainRun {
@@ -144,6 +145,8 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     if (state.pool) await reopenPool(pool, poolOf, state.pool, run.out);
     else state.pool = startPool(pool, poolOf);
   }
+  const fixedOpponents = config.evalEvery > 0 ? fixedOpponentsOf(game, config.evalOpponents) : [];
+  if (fixedOpponents.includes(BASE_OPPONENT)) for (const name of trainable) pool.addFrozen(baseCopyOf(name), name, pool.initial(name).weights);
   // Servers are checked before anything else is built, so an unreachable one fails the run before it starts.
   const first = pool.policy(game.policies[0]);
   const stopTokens = [...new Set(game.policies.flatMap((name) => pool.policy(name).config.eosTokenIds))];
@@ -254,6 +257,8 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
         if (learning.stats) pool.bump(name);
       }
       const step = state.step + 1;
+      const evaluated = config.evalEvery > 0 && step % config.evalEvery === 0 ? await playFixedOpponents(arena, game, task, trainable, fixedOpponents, config.evalMatches, config.seed) : undefined;
+      const alarms = evaluated ? collapseAlarms(evaluated, (state.evalBest ??= {}), step, config.collapseDrop) : [];
       const line: MetricsLine = {
         step,
         seconds: (performance.now() - started) / 1000,
@@ -262,6 +267,8 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
         trains: rotation.trains,
         roles: roleMetrics(game, matches, learned),
         policies: Object.fromEntries([...learned].map(([name, learning]) => [name, policyMetrics(learning, entryOf(rates, name, 'the learning rate of policy'))])),
+        ...(evaluated ? { eval: evaluated } : {}),
+        ...(alarms.length > 0 ? { alarms } : {}),
       };
       await appendJsonl(files.metrics, [line]);
       await scalars(step, flatMetrics(line));
@@ -276,6 +283,8 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
       state.step = step;
       state.cursor += config.problemsPerStep;
       if (config.validateEvery > 0 && step % config.validateEvery === 0) await validateAndKeepBest(step);
+      // A run that does not validate keeps best/ by its fixed opponents: the mean score (wins and half the draws) over them.
+      if (evaluated && config.validateEvery === 0) await keepBest(step, meanScore(evaluated), 'eval');
       const saving = step % config.checkpointEvery === 0 || step === last || stopped();
       if (saving) {
         await save();
@@ -322,8 +331,13 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     ]);
     events.publish({ type: 'validation', step, role: result.role, accuracy: result.accuracy, answerPresent: result.answerPresent });
     await scalars(step, validationMetrics(result.role, result.accuracy, result.answerPresent));
-    if (state.best !== null && result.accuracy <= state.best.accuracy) return;
-    state.best = { step, accuracy: result.accuracy, split: result.split };
+    await keepBest(step, result.accuracy, result.split);
+  }
+
+  /** best/ holds every trained policy as it was at the step with the highest measure so far (validation accuracy, or the fixed opponents' mean score). */
+  async function keepBest(step: number, accuracy: number, split: NonNullable<TrainerState['best']>['split']): Promise<void> {
+    if (state.best !== null && accuracy <= state.best.accuracy) return;
+    state.best = { step, accuracy, split };
     for (const { name, learner } of learners.values()) {
       await saveBestPolicy(join(run.out, BEST_DIR, name), { config: pool.policy(name).config, weights: learner.weights, baseModel: resolve(pool.dir(name)) }, pool.tokenizer.json);
     }
