@@ -47,8 +47,9 @@ export const baseCopyOf = (policy: string) => `${policy}@base`;
 
 /**
  * Each trained policy against each fixed opponent (a reference opponent by name, or `base`: its own start, frozen), on
- * the task's test deals, the policy in each of its seats for an equal share of `matches`, with seeds that are the same
- * at every evaluation, so the results of two steps are paired deal by deal.
+ * the task's validation deals (best/ is chosen by them, so `ludus eval`'s test deals stay unseen), the policy in each
+ * of its seats for an equal share of `matches`, with seeds that are the same at every evaluation, so the results of
+ * two steps are paired deal by deal.
  */
 export async function playFixedOpponents(arena: Arena<string>, game: Game, task: Task, trained: readonly string[], opponents: readonly string[], matches: number, runSeed: number): Promise<FixedOpponentResults> {
   const seats = game.rotation.at(0).seats;
@@ -56,7 +57,7 @@ export async function playFixedOpponents(arena: Arena<string>, game: Game, task:
   for (const policy of trained) {
     const mine = game.roles.filter((role) => seats[role] === policy);
     const perSeat = Math.max(1, Math.ceil(matches / Math.max(1, mine.length)));
-    const deals = task.problems('test', perSeat, runSeed) as Problem[];
+    const deals = task.problems('validation', perSeat, runSeed) as Problem[];
     for (const [o, opponent] of opponents.entries()) {
       const outcomes: { payoff: number; labels: Readonly<Record<string, number>> }[] = [];
       for (const [s, role] of mine.entries()) {
