@@ -61,17 +61,28 @@ function position(rng: Rng): { prompt: string; moves: string[] } {
   return { prompt: `${lines.join('\n')}\nLegal moves: ${listed.join(', ')}\nYour move:`, moves: listed };
 }
 
+/** The cue of an echo example: the legal moves written out again. */
+const ECHO_CUE = 'The legal moves again:';
+
 /**
  * Supervised data for a general world base (ours): positions of made-up games, each a prompt laid out as a world
  * game's (an observation, `Legal moves: …`, `Your move:`) whose moves come from many formats (numbers, words,
  * made-up words, `add 2`, `B 3`, `c4`, `keep 1 2`, …), the target a legal move drawn uniformly. A base trained on it
  * answers any world game whose prompt lists its moves with one of them, which is what lets a new game be played and
- * trained from the shipped base (docs/world-games.md).
+ * trained from the shipped base (docs/world-games.md). With `echo` (ours), that share of the examples instead asks for
+ * the whole list again (`The legal moves again:`): every token of the list a copying target, a dense signal for the
+ * skill one chosen move trains a few tokens at a time.
  */
-export function moveFormatsTask(seed = 0): Task<{ moves: number }> {
+export function moveFormatsTask(seed = 0, options: { echo?: number } = {}): Task<{ moves: number }> {
+  const echo = options.echo ?? 0;
   const sample = (split: Split, index: number, sampleSeed = seed): Problem<{ moves: number }> => {
     const rng = new Rng(deriveSeed(sampleSeed, SPLIT_STREAM[split], index));
     const { prompt, moves } = position(rng);
+    if (echo > 0 && rng.bernoulli(echo)) {
+      const asked = `${prompt.slice(0, -'Your move:'.length)}${ECHO_CUE}`;
+      const listed = ` ${moves.join(', ')}`;
+      return { id: `world-formats-${split}-${index}`, question: asked, instruction: '', prompt: asked, answer: listed.trim(), solution: listed, steps: [listed], meta: { moves: moves.length } };
+    }
     const move = pick(moves, rng);
     return { id: `world-formats-${split}-${index}`, question: prompt, instruction: '', prompt, answer: move, solution: ` ${move}`, steps: [` ${move}`], meta: { moves: moves.length } };
   };

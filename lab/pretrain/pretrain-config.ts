@@ -5,7 +5,10 @@ import { TANGO_TEST_SHAPE } from '../../plugins/tasks/last-letter/options.ts';
 const TaskName = z.enum(['arithmetic', 'last-letter', 'world', 'world-formats']);
 
 /** The names of the presets: a task's own, or a base of its own over a task. */
-export const PRESET_NAMES = ['arithmetic', 'last-letter', 'world', 'arithmetic-judge-first', 'arithmetic-judge', 'kuhn-poker'] as const;
+export const PRESET_NAMES = ['arithmetic', 'last-letter', 'world-first', 'world', 'arithmetic-judge-first', 'arithmetic-judge', 'kuhn-poker'] as const;
+
+/** Where `world` reads its first stage from: `npx ludus pretrain --preset world-first --out runs/world-first` writes it. */
+export const WORLD_FIRST_MODEL = 'runs/world-first/model';
 
 /** Where `arithmetic-judge` reads the first judging base from: `npx ludus pretrain --preset arithmetic-judge-first --out runs/arithmetic-judge-first` writes it. */
 export const JUDGE_FIRST_MODEL = 'runs/arithmetic-judge-first/model';
@@ -184,16 +187,17 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
     saveDtype: 'BF16',
   },
   /**
-   * The general world base (models/world, ours): positions of world games, each example's target a uniformly random
+   * The general world base's first stage (ours): positions of world games, each example's target a uniformly random
    * legal move, so the base plays legally and badly (SPIRAL starts from Qwen3-4B, which knows the rules; a
    * 1.7M-parameter model must be taught them). 40% are made-up games whose prompts list their moves in many formats
-   * (`world-formats`: numbers, words, made-up words, `add 2`, `B 3`, `c4`, …): the base learns to answer any prompt
-   * that lists its legal moves with one of them, so a user's new game is played legally from step 0. The rest are the
-   * shipped games, TicTacToe 30%, Kuhn Poker and Simple Negotiation 15% each, with `legalLine`, which trains the
-   * prompt's legal-moves line as well as the move (without it a 700-step base chose TicTacToe cells nearly uniformly
-   * among all nine). Tango's 128-wide architecture; prompts under 200 tokens.
+   * (`world-formats`: numbers, words, made-up words, `add 2`, `B 3`, `c4`, …); the rest are the shipped games,
+   * TicTacToe 30%, Kuhn Poker and Simple Negotiation 15% each, with `legalLine`, which trains the prompt's
+   * legal-moves line as well as the move (without it a 700-step base chose TicTacToe cells nearly uniformly among all
+   * nine). Tango's 128-wide architecture, a vocabulary of 512 trained on the mix; prompts under 200 tokens. Saved at
+   * step 450 of a schedule planned for 1,200 (`saveAt`): by then it played the shipped games but did not yet copy a
+   * made-up game's moves from its prompt (a race game's moves forfeited 81% of matches), which the second stage teaches.
    */
-  world: {
+  'world-first': {
     task: 'world',
     taskOptions: { game: 'tictactoe', legalLine: true },
     alsoTasks: [
@@ -206,8 +210,33 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
     tokenizerProblems: 3000,
     maxTokens: 256,
     steps: 1200,
+    saveAt: 450,
     batch: 32,
     schedule: { lr: 3e-3, warmupSteps: 30, decay: 'cosine', minRatio: 0.05 },
+    checkpointEvery: 50,
+    saveDtype: 'BF16',
+  },
+  /**
+   * The general world base (models/world, ours): the first stage (read from WORLD_FIRST_MODEL) trained on, with made-up
+   * games at 60% of the examples, half of them `echo` examples that ask for the whole legal list again (every token of
+   * it a copying target), so that it answers any world game whose prompt lists its legal moves with one of them and a
+   * user's new game is played legally from step 0; the shipped games keep the rest (TicTacToe 20%, Kuhn Poker and
+   * Simple Negotiation 10% each). Fresh data (seed 1), a cosine from lr 2e-3.
+   */
+  world: {
+    task: 'world',
+    taskOptions: { game: 'tictactoe', legalLine: true },
+    alsoTasks: [
+      { task: 'world-formats', taskOptions: { echo: 0.5 }, share: 0.6 },
+      { task: 'world', taskOptions: { game: 'kuhn-poker', legalLine: true }, share: 0.1 },
+      { task: 'world', taskOptions: { game: 'negotiation', legalLine: true }, share: 0.1 },
+    ],
+    init: WORLD_FIRST_MODEL,
+    seed: 1,
+    maxTokens: 256,
+    steps: 400,
+    batch: 32,
+    schedule: { lr: 2e-3, warmupSteps: 10, decay: 'cosine', minRatio: 0.05 },
     checkpointEvery: 50,
     saveDtype: 'BF16',
   },

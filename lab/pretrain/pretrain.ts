@@ -144,9 +144,10 @@ type TaskFor = (name: string, options: Record<string, unknown>) => Promise<Task>
  */
 async function pretrainTask(name: string, options: Record<string, unknown>, worlds: NonNullable<PretrainRun['worlds']> = {}): Promise<Task> {
   if (name === 'world-formats') {
-    const { seed, ...rest } = options;
-    if (Object.keys(rest).length > 0) fail('CONFIG_INVALID', `pretrain: the world-formats task takes no options, got ${Object.keys(rest).join(', ')}`, { options });
-    return moveFormatsTask(typeof seed === 'number' ? seed : 0);
+    const { seed, echo, ...rest } = options;
+    if (Object.keys(rest).length > 0) fail('CONFIG_INVALID', `pretrain: the world-formats task takes only "echo", got ${Object.keys(rest).join(', ')}`, { options });
+    if (echo !== undefined && !(typeof echo === 'number' && echo >= 0 && echo <= 1)) fail('CONFIG_INVALID', `pretrain: world-formats' echo must be a share in [0, 1], got ${JSON.stringify(echo)}`, { echo });
+    return moveFormatsTask(typeof seed === 'number' ? seed : 0, { echo: echo as number | undefined });
   }
   if (name !== 'world') return taskByName(name, options);
   const { game, seed, legalLine, teacher, teacherShare, ...rest } = options;

@@ -286,3 +286,22 @@ describe('worldMovesTask (the world base\'s supervised data)', () => {
     expect(() => worldMovesTask(kuhnPokerWorld as never, 5, { teacher: { player: policyPlayer(kuhnPokerWorld, kuhnNashPolicy(0)), share: 1.5 } })).toThrow(/share must lie in \[0, 1\]/);
   });
 });
+
+describe("moveFormatsTask (the general world base's made-up games)", () => {
+  it('should list moves of one or two formats and target one of them, the same for the same index; echo asks for the whole list', async () => {
+    const { moveFormatsTask } = await import('../../core/world/move-formats.ts');
+    const task = moveFormatsTask(3);
+    const echoed = moveFormatsTask(3, { echo: 1 });
+    for (let i = 0; i < 200; i++) {
+      const problem = task.sample('train', i);
+      expect(problem).toEqual(task.sample('train', i));
+      expect(problem.prompt).toMatch(/\nLegal moves: [^\n]+\nYour move:$/);
+      const listed = /Legal moves: ([^\n]*)\n/.exec(problem.prompt)![1].split(', ');
+      expect(listed).toContain(problem.answer);
+      expect(problem.solution).toBe(` ${problem.answer}`);
+      const echo = echoed.sample('train', i);
+      expect(echo.prompt).toBe(problem.prompt.replace(/Your move:$/, 'The legal moves again:'));
+      expect(echo.solution).toBe(` ${listed.join(', ')}`);
+    }
+  });
+});

@@ -127,18 +127,20 @@ describe('the arithmetic-judge mix (slipped verifications with a miss rate, Agon
   });
 });
 
-describe('mixedExample over the world preset', () => {
+describe("mixedExample over the world base's first stage", () => {
   it("should reach every Kuhn Poker history and every TicTacToe opening, the task's draws independent of the draw that chose the task", async () => {
     const { worldMovesTask } = await import('../../../core/world/world-moves-task.ts');
     const { kuhnPokerWorld } = await import('../../../games/kuhn-poker.ts');
     const { ticTacToeWorld } = await import('../../../games/tictactoe.ts');
     const { negotiationWorld } = await import('../../../games/negotiation.ts');
     const worlds: Record<string, unknown> = { 'kuhn-poker': kuhnPokerWorld, tictactoe: ticTacToeWorld, negotiation: negotiationWorld };
-    const preset = PretrainConfigSchema.parse(PRETRAIN_PRESETS.world);
-    const world = (options: Record<string, unknown>) => worldMovesTask(worlds[options.game as string] as never, preset.seed, { legalLine: options.legalLine === true });
+    const { moveFormatsTask } = await import('../../../core/world/move-formats.ts');
+    const preset = PretrainConfigSchema.parse(PRETRAIN_PRESETS['world-first']);
+    const world = (task: string, options: Record<string, unknown>) =>
+      task === 'world-formats' ? moveFormatsTask(preset.seed, options) : worldMovesTask(worlds[options.game as string] as never, preset.seed, { legalLine: options.legalLine === true });
     const mix = [
-      { task: world(preset.taskOptions), share: 1 - preset.alsoTasks.reduce((sum, a) => sum + a.share, 0) },
-      ...preset.alsoTasks.map((a) => ({ task: world(a.taskOptions), share: a.share })),
+      { task: world(preset.task, preset.taskOptions), share: 1 - preset.alsoTasks.reduce((sum, a) => sum + a.share, 0) },
+      ...preset.alsoTasks.map((a) => ({ task: world(a.task, a.taskOptions), share: a.share })),
     ];
     const histories = new Map<string, number>();
     const openings = new Set<string>();
