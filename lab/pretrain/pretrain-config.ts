@@ -5,10 +5,10 @@ import { TANGO_TEST_SHAPE } from '../../plugins/tasks/last-letter/options.ts';
 const TaskName = z.enum(['arithmetic', 'last-letter', 'world', 'world-formats']);
 
 /** The names of the presets: a task's own, or a base of its own over a task. */
-export const PRESET_NAMES = ['arithmetic', 'last-letter', 'world-first', 'world', 'arithmetic-judge-first', 'arithmetic-judge', 'kuhn-poker'] as const;
+export const PRESET_NAMES = ['arithmetic', 'last-letter', 'world', 'world-general-first', 'world-general', 'arithmetic-judge-first', 'arithmetic-judge', 'kuhn-poker'] as const;
 
-/** Where `world` reads its first stage from: `npx ludus pretrain --preset world-first --out runs/world-first` writes it. */
-export const WORLD_FIRST_MODEL = 'runs/world-first/model';
+/** Where `world-general` reads its first stage from: `npx ludus pretrain --preset world-general-first --out runs/world-general-first` writes it. */
+export const WORLD_GENERAL_FIRST_MODEL = 'runs/world-general-first/model';
 
 /** Where `arithmetic-judge` reads the first judging base from: `npx ludus pretrain --preset arithmetic-judge-first --out runs/arithmetic-judge-first` writes it. */
 export const JUDGE_FIRST_MODEL = 'runs/arithmetic-judge-first/model';
@@ -187,7 +187,33 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
     saveDtype: 'BF16',
   },
   /**
-   * The general world base's first stage (ours): positions of world games, each example's target a uniformly random
+   * The world games' base (models/world, ours): one position of a uniformly random game per example, its target a
+   * uniformly random legal move, so the base plays every world game legally and badly (SPIRAL starts from Qwen3-4B,
+   * which knows the rules; a 1.7M-parameter model must be taught them). Half TicTacToe, a quarter each Kuhn Poker and
+   * Simple Negotiation (`taskOptions.game`); Tango's 128-wide architecture; prompts under 200 tokens. `legalLine`
+   * trains the prompt's legal-moves line as well as the move: without it a 700-step base chose TicTacToe cells
+   * nearly uniformly among all nine (72% legal per move at random positions); with it 800 steps (about 9 minutes at
+   * load 6-9, 2 threads) give 95% (docs/world-games.md).
+   */
+  world: {
+    task: 'world',
+    taskOptions: { game: 'tictactoe', legalLine: true },
+    alsoTasks: [
+      { task: 'world', taskOptions: { game: 'kuhn-poker', legalLine: true }, share: 0.25 },
+      { task: 'world', taskOptions: { game: 'negotiation', legalLine: true }, share: 0.25 },
+    ],
+    model: { hidden_size: 128, intermediate_size: 384, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 32 },
+    vocabSize: 512,
+    tokenizerProblems: 3000,
+    maxTokens: 256,
+    steps: 800,
+    batch: 32,
+    schedule: { lr: 3e-3, warmupSteps: 30, decay: 'cosine', minRatio: 0.05 },
+    checkpointEvery: 50,
+    saveDtype: 'BF16',
+  },
+  /**
+   * A general world base's first stage (ours, an experiment; not shipped): positions of world games, each example's target a uniformly random
    * legal move, so the base plays legally and badly (SPIRAL starts from Qwen3-4B, which knows the rules; a
    * 1.7M-parameter model must be taught them). 40% are made-up games whose prompts list their moves in many formats
    * (`world-formats`: numbers, words, made-up words, `add 2`, `B 3`, `c4`, …); the rest are the shipped games,
@@ -197,7 +223,7 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
    * step 450 of a schedule planned for 1,200 (`saveAt`): by then it played the shipped games but did not yet copy a
    * made-up game's moves from its prompt (a race game's moves forfeited 81% of matches), which the second stage teaches.
    */
-  'world-first': {
+  'world-general-first': {
     task: 'world',
     taskOptions: { game: 'tictactoe', legalLine: true },
     alsoTasks: [
@@ -217,7 +243,7 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
     saveDtype: 'BF16',
   },
   /**
-   * The general world base (models/world, ours): the first stage (read from WORLD_FIRST_MODEL) trained on to copy a
+   * A general world base (ours, an experiment; not shipped): the first stage (read from WORLD_GENERAL_FIRST_MODEL) trained on to copy a
    * made-up game's moves from its prompt. The mix alone did not teach it (after 550 steps its log-probability of each
    * listed move was what its format's frequency gives, about −2.5 a token, copied or not), so as Tango's base learnt to
    * copy words, a stage of made-up games alone comes first (`firstStage`: 200 steps, 70% of them `echo` examples that ask
@@ -226,7 +252,7 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
    * that it answers any world game whose prompt lists its legal moves with one of them. Fresh data (seed 1), a cosine
    * from lr 2e-3.
    */
-  world: {
+  'world-general': {
     task: 'world-formats',
     taskOptions: { echo: 0.5 },
     firstStage: { steps: 200, batch: 32, taskOptions: { echo: 0.7 } },
@@ -235,7 +261,7 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
       { task: 'world', taskOptions: { game: 'kuhn-poker', legalLine: true }, share: 0.1 },
       { task: 'world', taskOptions: { game: 'negotiation', legalLine: true }, share: 0.1 },
     ],
-    init: WORLD_FIRST_MODEL,
+    init: WORLD_GENERAL_FIRST_MODEL,
     seed: 1,
     maxTokens: 256,
     steps: 450,

@@ -48,3 +48,11 @@ describe("a base of a user's world game's own (pretrainWorldBase, `ludus pretrai
     await rm(out, { recursive: true, force: true });
   }, 120_000);
 });
+
+describe('the shipped world base', () => {
+  it('should record exactly the config its preset parses to', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const shipped = JSON.parse(await readFile('models/world/pretrain_config.json', 'utf8')) as unknown;
+    expect(shipped).toEqual(JSON.parse(JSON.stringify(PretrainConfigSchema.parse(PRETRAIN_PRESETS.world))));
+  });
+});

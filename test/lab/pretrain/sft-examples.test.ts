@@ -127,7 +127,7 @@ describe('the arithmetic-judge mix (slipped verifications with a miss rate, Agon
   });
 });
 
-describe("mixedExample over the world base's first stage", () => {
+describe('mixedExample over the world preset', () => {
   it("should reach every Kuhn Poker history and every TicTacToe opening, the task's draws independent of the draw that chose the task", async () => {
     const { worldMovesTask } = await import('../../../core/world/world-moves-task.ts');
     const { kuhnPokerWorld } = await import('../../../games/kuhn-poker.ts');
@@ -135,7 +135,7 @@ describe("mixedExample over the world base's first stage", () => {
     const { negotiationWorld } = await import('../../../games/negotiation.ts');
     const worlds: Record<string, unknown> = { 'kuhn-poker': kuhnPokerWorld, tictactoe: ticTacToeWorld, negotiation: negotiationWorld };
     const { moveFormatsTask } = await import('../../../core/world/move-formats.ts');
-    const preset = PretrainConfigSchema.parse(PRETRAIN_PRESETS['world-first']);
+    const preset = PretrainConfigSchema.parse(PRETRAIN_PRESETS.world);
     const world = (task: string, options: Record<string, unknown>) =>
       task === 'world-formats' ? moveFormatsTask(preset.seed, options) : worldMovesTask(worlds[options.game as string] as never, preset.seed, { legalLine: options.legalLine === true });
     const mix = [
