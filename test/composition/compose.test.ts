@@ -36,7 +36,7 @@ describe('composePlugins (the composition root)', () => {
 
     it('should refuse an unknown game and name the known ones', async () => {
       const catalog = await composePlugins();
-      expect(() => catalog.games.create('chess', math)).toThrow(/no game "chess" \(known: tandem, grpo, kl-reg, tango, agon, tictactoe, kuhn-poker, negotiation\)/);
+      expect(() => catalog.games.create('chess', math)).toThrow(/no game "chess" \(known: tandem, grpo, kl-reg, tango, agon, tictactoe, kuhn-poker, negotiation, leduc-holdem, liars-dice, connect-four, trade\)/);
     });
   });
 
