@@ -4,6 +4,8 @@ import { coAuthors, writtenHow } from '../core/protocols/protocol.ts';
 import type { IdlePolicy } from '../engine/trainer/metrics-line.ts';
 import { bestPolicyDir, checkpointPolicyDir } from '../engine/trainer/run-dir.ts';
 import type { TrainResult } from '../engine/trainer/trainer.ts';
+import { isAbsolute, relative } from 'node:path';
+import { stallWarning, type Stall } from '../engine/trainer/stall-watch.ts';
 import { pairDivergenceLine, type PairDivergence } from './pair-divergence.ts';
 import { VERIFIER_AXIS, VERIFIER_GAME, VERIFIER_ROLE } from './verifier-axis.ts';
 
@@ -20,6 +22,10 @@ export interface RunFacts {
   readonly stepsRun: number;
   /** Two policies seated in turn (Agon's A and B): how often they answer the held-out problems differently on the same seeds. */
   readonly pair?: PairDivergence;
+  /** The `--plugin` files the run loaded (its game's, where a plugin registers it): every command printed carries them. */
+  readonly plugins?: readonly string[];
+  /** Policies whose gradient stayed near 0 for several steps (StallWatch), with the likely cause. */
+  readonly stalls?: readonly Stall[];
 }
 
 const quote = (arg: string): string => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);
@@ -60,7 +66,9 @@ export function runSummary(result: TrainResult, facts: RunFacts, seconds: number
       `  note: policy ${validated} (${role}) took ${updates} update${updates === 1 ? '' : 's'} in these ${result.steps} steps: rotation ${game.rotation.name} first trains it at step ${first === undefined ? 'never' : first + 1}${first !== undefined && first > 0 ? ' (the steps before are its warm-up)' : ''}, so its numbers move only after that`,
     );
   }
-  if (result.best) {
+  if (result.best?.split === 'eval') {
+    lines.push(`  best score against the fixed opponents (wins and half the draws, the mean over opponents) ${(100 * result.best.accuracy).toFixed(1)}% at step ${result.best.step}: ${facts.trained.map((p) => bestPolicyDir(out, p.name)).join(', ')}`);
+  } else if (result.best) {
     const split = result.best.split ?? 'validation';
     lines.push(`  best ${split} accuracy of ${role} (${writtenHow(game.protocol, role)}, policy ${validated}) ${(100 * result.best.accuracy).toFixed(1)}% at step ${result.best.step}: ${facts.trained.map((p) => bestPolicyDir(out, p.name)).join(', ')}`);
   }
@@ -72,12 +80,14 @@ export function runSummary(result: TrainResult, facts: RunFacts, seconds: number
         : `  warning: policy ${policy} learned nothing at ${steps.length} of the ${facts.stepsRun} steps run (${shortList(steps)}): gradient 0, every group's matches paid the same reward`,
     );
   }
+  for (const stall of facts.stalls ?? []) lines.push(`  ${stallWarning(stall).trimEnd()}`);
   const policyDirs = facts.trained.map((p) => checkpointPolicyDir(out, p.name));
   lines.push(`  files: ${out}/metrics.jsonl, transcripts.jsonl, validation.jsonl; the policies in ${policyDirs.join(', ')}`);
   const evaluated = facts.trained.find((p) => p.name === validated) ?? facts.trained[0];
   if (evaluated) {
     const roles = Object.entries(seats).filter(([, policy]) => policy === evaluated.name).map(([seat]) => seat);
-    lines.push(`  evaluate it against its base: npx ${commandLine(evalCommand(game, facts.task, checkpointPolicyDir(out, evaluated.name), evaluated.init, roles))}`);
+    const plugins = (facts.plugins ?? []).flatMap((file) => ['--plugin', shownPath(file)]);
+    lines.push(`  evaluate it against its base: npx ${commandLine([...evalCommand(game, facts.task, checkpointPolicyDir(out, evaluated.name), evaluated.init, roles), ...plugins])}`);
   }
   lines.push(`  watch it again: npx ludus serve --runs ${out}`, '');
   return lines.join('\n');
@@ -99,6 +109,12 @@ function evalCommand(game: AnyGame, task: string, model: string, base: string, r
   }
   const axes = coAuthors(game.protocol, game.validateOn).length > 0 ? ['--axes', 'capability,handoff'] : [];
   return ['ludus', 'eval', '--model', model, '--task', task, ...axes, '--compare', base];
+}
+
+/** A file as the user can type it from here: relative to the working directory where it lies below it. */
+function shownPath(file: string): string {
+  const near = relative(process.cwd(), file);
+  return near !== '' && !near.startsWith('..') && !isAbsolute(near) ? near : file;
 }
 
 /** One step's warning, printed as it happens. */

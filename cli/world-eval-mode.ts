@@ -1,4 +1,6 @@
-import { fail } from '../core/errors.ts';
+import type { AnyGame } from '../core/catalog.ts';
+import { fail, LudusError } from '../core/errors.ts';
+import { SETUP_CHANCE } from '../core/world/game-tree.ts';
 import { gameFor } from '../engine/trainer/run-pieces.ts';
 import { evaluateWorld, worldExploitability, worldProtocolOf, type ExploitabilityResult, type OpponentResult, type Rate, type WorldEvalOptions } from '../lab/eval/world-eval.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
@@ -18,8 +20,20 @@ export interface WorldEvalModeOptions extends Omit<WorldEvalOptions, 'game' | 'm
 export interface WorldEvalModeResult {
   readonly model: string;
   readonly opponents: readonly OpponentResult[];
-  /** Games with exact measures (kuhn-poker): the exploitability of the model's policy. */
+  /** Games whose tree is small enough (kuhn-poker, leduc-holdem): the exact exploitability of the model's policy. */
   readonly exploitability?: ExploitabilityResult;
+  /** Why no exploitability was computed (the tree is too large, the setup draws chance). */
+  readonly exactSkipped?: string;
+}
+
+/** The exact exploitability where the game's tree can be enumerated within its limit; otherwise why not. */
+async function exactOrWhyNot(game: AnyGame, modelDir: string, threads: number | undefined): Promise<{ exploitability?: ExploitabilityResult; exactSkipped?: string }> {
+  try {
+    return { exploitability: await worldExploitability({ game, modelDir, threads }) };
+  } catch (error) {
+    if (LudusError.is(error, 'WORLD_TOO_LARGE') || (LudusError.is(error, 'WORLD_INVALID') && error.details.reason === SETUP_CHANCE)) return { exactSkipped: error.message };
+    throw error;
+  }
 }
 
 /** Each model against each reference opponent (win/draw/loss ± SE), and its exact exploitability where the game has one. */
@@ -27,7 +41,6 @@ export async function worldEvalMode(options: WorldEvalModeOptions): Promise<Worl
   const catalog = await composePlugins(await loadPluginFiles((options.plugins ?? []).map((file) => resolve(file))));
   const game = gameFor(catalog, { game: options.game, knobs: {}, grader: 'math' });
   const protocol = worldProtocolOf(game);
-  if (options.opponents.length === 0 && !protocol.world.exact) fail('INPUT_INVALID', `--opponents: name at least one of ${Object.keys(protocol.scripted ?? {}).join(', ')}`, { flag: 'opponents' });
   const results: WorldEvalModeResult[] = [];
   const report = options.onProgress;
   for (const model of options.models) {
@@ -36,8 +49,9 @@ export async function worldEvalMode(options: WorldEvalModeOptions): Promise<Worl
       options.opponents.length > 0
         ? await evaluateWorld({ game, modelDir, opponents: options.opponents, ...(options.endpoints ? { endpoints: options.endpoints } : {}), matches: options.matches, seed: options.seed, temperature: options.temperature, threads: options.threads, onProgress: report && ((label, done, total) => report(`${model} ${label}`, done, total)) })
         : [];
-    const exploitability = protocol.world.exact ? await worldExploitability({ game, modelDir, threads: options.threads }) : undefined;
-    results.push({ model, opponents, ...(exploitability ? { exploitability } : {}) });
+    const exact = await exactOrWhyNot(game, modelDir, options.threads);
+    if (opponents.length === 0 && !exact.exploitability) fail('INPUT_INVALID', `--opponents: name at least one of ${Object.keys(protocol.scripted ?? {}).join(', ')} (game "${game.id}" has no exact measures: ${exact.exactSkipped})`, { flag: 'opponents' });
+    results.push({ model, opponents, ...exact });
   }
   return results;
 }
@@ -57,6 +71,9 @@ export function summarizeWorldEval(game: string, results: readonly WorldEvalMode
       }
     }
   }
-  for (const { model, exploitability } of results) if (exploitability) lines.push(`exploitability of ${model}: ${exploitability.exploitability.toFixed(4)} (exact, from its move probabilities at all ${Object.keys(exploitability.policy).length} information sets)`);
+  for (const { model, exploitability, exactSkipped } of results) {
+    if (exploitability) lines.push(`exploitability of ${model}: ${exploitability.exploitability.toFixed(4)} (exact, from its move probabilities at all ${Object.keys(exploitability.policy).length} information sets of a ${exploitability.nodes}-node tree)`);
+    else if (exactSkipped) lines.push(`exploitability of ${model}: not computed: ${exactSkipped.replace(/^\[[A-Z_]+\] /, '')}`);
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -62,7 +62,9 @@ export type LudusErrorCode =
   /** A model or tokenizer the export format cannot hold (a tensor it has no place for, a value out of its range). */
   | 'EXPORT_UNSUPPORTED'
   /** An output path that exists, written only with --force. */
-  | 'OUTPUT_EXISTS';
+  | 'OUTPUT_EXISTS'
+  /** A world's game tree is larger than exact measures (exploitability, a solver) enumerate: the message names its size. */
+  | 'WORLD_TOO_LARGE';
 
 /** Every error ludus raises on purpose: a stable `code`, a message naming what was wrong and where. */
 export class LudusError extends Error {

@@ -5,6 +5,10 @@ import { grpoGame } from './grpo.ts';
 import { klRegGame } from './kl-reg.ts';
 import { kuhnPokerGame } from './kuhn-poker.ts';
 import { negotiationGame } from './negotiation.ts';
+import { leducGame } from './leduc-holdem.ts';
+import { liarsDiceGame } from './liars-dice.ts';
+import { connectFourGame } from './connect-four.ts';
+import { tradeGame } from './trade.ts';
 import { tandemGame } from './tandem.ts';
 import { tangoGame } from './tango.ts';
 import { ticTacToeGame } from './tictactoe.ts';
@@ -22,5 +26,9 @@ export const builtInGames = definePlugin({
     { name: 'kuhn-poker', create: ({ knobs }) => kuhnPokerGame(knobs) },
     { name: 'negotiation', create: ({ knobs }) => negotiationGame(knobs) },
     { name: 'calc', create: ({ grader, knobs }) => calcGame(knobs, grader) },
+    { name: 'leduc-holdem', create: ({ knobs }) => leducGame(knobs) },
+    { name: 'liars-dice', create: ({ knobs }) => liarsDiceGame(knobs) },
+    { name: 'connect-four', create: ({ knobs }) => connectFourGame(knobs) },
+    { name: 'trade', create: ({ knobs }) => tradeGame(knobs) },
   ],
 });

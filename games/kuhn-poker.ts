@@ -1,7 +1,9 @@
 import { fail } from '../core/errors.ts';
+import type { PolicyTable } from '../core/world/exploitability.ts';
+import { policyPlayer } from '../core/world/policy-player.ts';
 import { randomLegal } from '../core/world/random-legal.ts';
 import { worldGame } from '../core/world/world-game.ts';
-import type { InformationSet, ParsedMove, ScriptedPlayer, World } from '../core/world/world.ts';
+import type { ChanceOutcome, ParsedMove, World } from '../core/world/world.ts';
 
 /**
  * Kuhn Poker (Kuhn 1950; SPIRAL arXiv 2506.24119 §4, KuhnPoker-v1): a deck of J < Q < K, one card each, one ante
@@ -14,8 +16,8 @@ export type Seat = 'first' | 'second';
 export type KuhnMove = 'check' | 'bet' | 'call' | 'fold';
 
 export interface KuhnState {
-  /** The first player's card, then the second's: 0 = J, 1 = Q, 2 = K. */
-  readonly cards: readonly [number, number];
+  /** The cards dealt so far, the first player's then the second's: 0 = J, 1 = Q, 2 = K. */
+  readonly cards: readonly number[];
   /** `p` for a check or fold, `b` for a bet or call, in order. */
   readonly history: string;
 }
@@ -31,7 +33,7 @@ const movesAt = (history: string): KuhnMove[] => (facingBet(history) ? ['fold', 
 const moveAt = (history: string, code: string): KuhnMove => movesAt(history)[code === 'p' ? 0 : 1];
 
 /** The first player's chips at a finished history. */
-function firstPayoff(cards: readonly [number, number], history: string): number {
+function firstPayoff(cards: readonly number[], history: string): number {
   if (history === 'bp') return 1;
   if (history === 'pbp') return -1;
   const stake = history.includes('b') ? 2 : 1;
@@ -52,77 +54,12 @@ function parse(text: string, legal: readonly KuhnMove[]): ParsedMove<KuhnMove> {
 /** Information set keys: the player, its card, the history it sees (`first:K:pb`). */
 export const infoKey = (player: Seat, card: number, history: string) => `${player}:${CARD[card]}:${history}`;
 
-function informationSets(): InformationSet<KuhnState>[] {
-  const sets: InformationSet<KuhnState>[] = [];
-  for (const history of ['', 'pb', 'p', 'b']) {
-    const player = moverOf(history);
-    for (let card = 0; card < 3; card++) {
-      const other = (card + 1) % 3;
-      sets.push({ key: infoKey(player, card, history), player, state: { cards: player === 'first' ? [card, other] : [other, card], history } });
-    }
-  }
-  return sets;
-}
-
-export type KuhnPolicy = Readonly<Record<string, Readonly<Record<string, number>>>>;
-
-const DEALS: readonly (readonly [number, number])[] = [0, 1, 2].flatMap((a) => [0, 1, 2].filter((b) => b !== a).map((b) => [a, b] as const));
-
-/**
- * The value to `brPlayer` of its best response to `policy`'s other side, exactly: its information sets decided from
- * the deepest up, each by the move with the most counterfactual value (chance and the opponent's reach weighted).
- */
-export function bestResponseValue(policy: KuhnPolicy, brPlayer: Seat): number {
-  const chosen = new Map<string, string>();
-  const probability = (player: Seat, card: number, history: string, move: string): number => {
-    const key = infoKey(player, card, history);
-    if (player === brPlayer) return chosen.get(key) === move ? 1 : 0;
-    const p = policy[key]?.[move];
-    if (p === undefined) fail('INPUT_INVALID', `kuhn-poker: the policy gives no probability of "${move}" at ${key}`, { key, move });
-    return p!;
-  };
-  const value = (deal: readonly [number, number], history: string): number => {
-    if (TERMINAL.has(history)) return firstPayoff(deal as [number, number], history) * (brPlayer === 'first' ? 1 : -1);
-    const mover = moverOf(history);
-    const card = deal[mover === 'first' ? 0 : 1];
-    return movesAt(history).reduce((sum, move) => {
-      const p = probability(mover, card, history, move);
-      return p === 0 ? sum : sum + p * value(deal, history + codeOf(move));
-    }, 0);
-  };
-  const opponentReach = (deal: readonly [number, number], history: string): number => {
-    let reach = 1;
-    for (let i = 0; i < history.length; i++) {
-      const mover = moverOf(history.slice(0, i));
-      if (mover !== brPlayer) reach *= probability(mover, deal[mover === 'first' ? 0 : 1], history.slice(0, i), moveAt(history.slice(0, i), history[i]));
-    }
-    return reach;
-  };
-  const mine = informationSets().filter((set) => set.player === brPlayer).sort((a, b) => b.state.history.length - a.state.history.length);
-  for (const { key, state } of mine) {
-    const card = state.cards[brPlayer === 'first' ? 0 : 1];
-    const deals = DEALS.filter((deal) => deal[brPlayer === 'first' ? 0 : 1] === card);
-    let best = { move: '', value: -Infinity };
-    for (const move of movesAt(state.history)) {
-      const v = deals.reduce((sum, deal) => sum + opponentReach(deal, state.history) * value(deal, state.history + codeOf(move)), 0);
-      if (v > best.value) best = { move, value: v };
-    }
-    chosen.set(key, best.move);
-  }
-  return DEALS.reduce((sum, deal) => sum + value(deal, '') / DEALS.length, 0);
-}
-
-/** OpenSpiel's exploitability: (NashConv) / 2, the mean gain of a best response against each side of the policy. */
-export function kuhnExploitability(policy: KuhnPolicy): number {
-  return (bestResponseValue(policy, 'first') + bestResponseValue(policy, 'second')) / 2;
-}
-
 /**
  * Kuhn's equilibria, a family in α ∈ [0, 1/3] (Kuhn 1950): the first player bets a J with probability α, a K with 3α,
  * checks a Q and calls a bet after checking it with α + 1/3; the second bets a K and a J (bluff, 1/3) after a check,
  * calls a bet with a K always and a Q with 1/3, folds a J.
  */
-export function kuhnNashPolicy(alpha: number): KuhnPolicy {
+export function kuhnNashPolicy(alpha: number): PolicyTable {
   if (!(alpha >= 0 && alpha <= 1 / 3)) fail('INPUT_INVALID', `kuhn-poker: a Nash policy's α must lie in [0, 1/3], got ${alpha}`, { alpha });
   const two = (first: KuhnMove, second: KuhnMove, p: number) => ({ [first]: 1 - p, [second]: p });
   return {
@@ -141,27 +78,26 @@ export function kuhnNashPolicy(alpha: number): KuhnPolicy {
   };
 }
 
-/** A scripted player that plays a policy table from its own card and the history (nothing else of the state). */
-export function policyPlayer(policy: KuhnPolicy): ScriptedPlayer<KuhnState, KuhnMove, Seat> {
-  return (state, player, legal, rng) => {
-    const probabilities = policy[infoKey(player, state.cards[player === 'first' ? 0 : 1], state.history)];
-    let draw = rng.next();
-    for (const move of legal) if ((draw -= probabilities[move] ?? 0) < 0) return move;
-    return legal[legal.length - 1];
-  };
+/**
+ * The deal as two chance events, each card uniform among those left: the first player's (J, Q, K), then the second's
+ * (the two others, in the order after the first). Drawn in that order from the match's RNG, which is the order and the
+ * arithmetic the deal had when it was drawn in `setup`, so earlier runs' matches replay the same.
+ */
+function deal(state: KuhnState): ChanceOutcome<KuhnState>[] {
+  if (state.cards.length === 2) return [];
+  const left = state.cards.length === 0 ? [0, 1, 2] : [1, 2].map((k) => (state.cards[0] + k) % 3);
+  return left.map((card) => ({ id: CARD[card], probability: 1 / left.length, state: { ...state, cards: [...state.cards, card] } }));
 }
 
 export const kuhnPokerWorld: World<KuhnState, KuhnMove, Seat> = {
   id: 'kuhn-poker',
   players: PLAYERS,
   rules: 'Kuhn 1950; KuhnPoker-v1 in SPIRAL (arXiv 2506.24119 §4), one round',
-  setup: (rng) => {
-    const first = rng.int(3);
-    const second = (first + 1 + rng.int(2)) % 3;
-    return { cards: [first, second], history: '' };
-  },
-  toMove: (state) => (TERMINAL.has(state.history) ? undefined : moverOf(state.history)),
+  setup: () => ({ cards: [], history: '' }),
+  chanceOutcomes: deal,
+  toMove: (state) => (state.cards.length < 2 || TERMINAL.has(state.history) ? undefined : moverOf(state.history)),
   observe: (state, player) => `Kuhn poker: J < Q < K, ante 1 each. You are ${player}. Your card: ${CARD[state.cards[player === 'first' ? 0 : 1]]}.\n${describe(state.history)}`,
+  informationState: (state, player) => infoKey(player, state.cards[player === 'first' ? 0 : 1], state.history),
   legalMoves: (state) => (TERMINAL.has(state.history) ? [] : movesAt(state.history)),
   moveText: (move) => move,
   parse: (text, legal) => parse(text, legal),
@@ -170,8 +106,8 @@ export const kuhnPokerWorld: World<KuhnState, KuhnMove, Seat> = {
     const first = firstPayoff(state.cards, state.history);
     return { first, second: -first };
   },
+  utility: { kind: 'zero-sum', min: -2, max: 2 },
   turnLimit: 3,
-  exact: { informationSets, exploitability: kuhnExploitability },
   render: (state, viewer) => {
     const over = TERMINAL.has(state.history);
     const shown = (i: 0 | 1) => (over || viewer === PLAYERS[i] ? CARD[state.cards[i]] : '?');
@@ -179,11 +115,6 @@ export const kuhnPokerWorld: World<KuhnState, KuhnMove, Seat> = {
     return { hands: { first: [shown(0)], second: [shown(1)] }, table: [describe(state.history), `pot ${pot}`], caption: over ? `first ${firstPayoff(state.cards, state.history) > 0 ? 'wins' : 'loses'}` : `${moverOf(state.history)} to act` };
   },
 };
-
-/** All legal moves at every information set equally likely: the uniform policy. */
-export function uniformKuhnPolicy(): KuhnPolicy {
-  return Object.fromEntries(informationSets().map(({ key, state }) => [key, Object.fromEntries(movesAt(state.history).map((m) => [m, 0.5]))]));
-}
 
 /**
  * Kuhn Poker's β of the KL toward the policy's start (ours, measured; docs/world-games.md): without it, self-play from
@@ -198,7 +129,7 @@ export const KUHN_KL_BETA = 0.5;
 /** The `kuhn-poker` game: the world with its knobs (`klBeta` defaulting to KUHN_KL_BETA) and its reference opponents (random, and two of the Nash family). */
 export function kuhnPokerGame(knobs: unknown) {
   return worldGame(kuhnPokerWorld, knobs, {
-    scripted: { random: randomLegal, nash: policyPlayer(kuhnNashPolicy(0)), 'nash-bluffer': policyPlayer(kuhnNashPolicy(1 / 3)) },
+    scripted: { random: randomLegal, nash: policyPlayer(kuhnPokerWorld, kuhnNashPolicy(0)), 'nash-bluffer': policyPlayer(kuhnPokerWorld, kuhnNashPolicy(1 / 3)) },
     knobDefaults: { klBeta: KUHN_KL_BETA },
   });
 }

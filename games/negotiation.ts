@@ -1,6 +1,6 @@
 import { randomLegal } from '../core/world/random-legal.ts';
 import { worldGame } from '../core/world/world-game.ts';
-import type { ParsedMove, ScriptedPlayer, World } from '../core/world/world.ts';
+import type { ParsedMove, PlayerView, World } from '../core/world/world.ts';
 
 /**
  * Simple Negotiation: general-sum bargaining over a pool of 3 wood and 3 gold (after Lewis et al. 2017, "Deal or No
@@ -75,6 +75,7 @@ export const negotiationWorld: World<NegotiationState, NegotiationMove, Seat> = 
   setup: (rng) => ({ pool: POOL, values: [[1 + rng.int(3), 1 + rng.int(3)], [1 + rng.int(3), 1 + rng.int(3)]], claims: [], accepted: false }),
   toMove: (state) => (state.accepted || state.claims.length >= MOVE_LIMIT ? undefined : moverOf(state)),
   observe,
+  informationState: (state, seat) => JSON.stringify({ seat, values: state.values[indexOf(seat)], claims: state.claims }),
   legalMoves,
   legalText: (state) => `${state.claims.length > 0 ? 'accept, or ' : ''}keep W G (W wood and G gold, each 0-${state.pool[0]})`,
   moveText,
@@ -85,6 +86,7 @@ export const negotiationWorld: World<NegotiationState, NegotiationMove, Seat> = 
     const deal = state.accepted ? 1 : 0;
     return { first: { deal }, second: { deal } };
   },
+  utility: { kind: 'general-sum', min: 0, max: 1, par: 0.5 },
   turnLimit: MOVE_LIMIT + 1,
   render: (state, viewer) => ({
     hands: Object.fromEntries(PLAYERS.map((seat) => [seat, viewer === seat || state.accepted || state.claims.length >= MOVE_LIMIT ? [`wood ${state.values[indexOf(seat)][0]}`, `gold ${state.values[indexOf(seat)][1]}`] : ['?', '?']])),
@@ -95,15 +97,18 @@ export const negotiationWorld: World<NegotiationState, NegotiationMove, Seat> = 
 
 /**
  * A rule-based bargainer (ours): it accepts a claim that leaves it at least half its total value, else claims all of
- * the resource it values more and none of the other (2 wood 1 gold when it values both alike).
+ * the resource it values more and none of the other (2 wood 1 gold when it values both alike). It reads its own
+ * values and the claims from its information state, as a model in its seat is given them.
  */
-export const bargainer: ScriptedPlayer<NegotiationState, NegotiationMove, Seat> = (state, seat) => {
-  const offer = lastClaim(state);
-  if (offer && offer.by !== seat && shareOf(state, seat, received(state, seat)) >= 0.5) return { kind: 'accept' };
-  const [wood, gold] = state.values[indexOf(seat)];
+export function bargainer({ informationState }: PlayerView<NegotiationMove, Seat>): NegotiationMove {
+  const seen = JSON.parse(informationState) as { seat: Seat; values: [number, number]; claims: NegotiationState['claims'] };
+  const offer = seen.claims.at(-1);
+  const [wood, gold] = seen.values;
+  const share = (goods: readonly [number, number]) => (wood * goods[0] + gold * goods[1]) / (wood * POOL[0] + gold * POOL[1]);
+  if (offer && offer.by !== seen.seat && share([POOL[0] - offer.wood, POOL[1] - offer.gold]) >= 0.5) return { kind: 'accept' };
   if (wood === gold) return { kind: 'keep', wood: 2, gold: 1 };
-  return wood > gold ? { kind: 'keep', wood: state.pool[0], gold: 0 } : { kind: 'keep', wood: 0, gold: state.pool[1] };
-};
+  return wood > gold ? { kind: 'keep', wood: POOL[0], gold: 0 } : { kind: 'keep', wood: 0, gold: POOL[1] };
+}
 
 /** The `negotiation` game: the world with its knobs and its reference opponents (random legal, the bargainer). */
 export function negotiationGame(knobs: unknown) {

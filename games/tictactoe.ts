@@ -1,7 +1,7 @@
 import type { Rng } from '../core/rng.ts';
 import { randomLegal } from '../core/world/random-legal.ts';
 import { worldGame } from '../core/world/world-game.ts';
-import type { ParsedMove, ScriptedPlayer, World } from '../core/world/world.ts';
+import type { ParsedMove, PlayerView, World } from '../core/world/world.ts';
 
 /**
  * TicTacToe as SPIRAL trains it (TextArena's TicTacToe-v0, played in SPIRAL arXiv 2506.24119 §4): two players mark a
@@ -61,6 +61,7 @@ export const ticTacToeWorld: World<TicTacToeState, number, Seat> = {
   setup: () => ({ board: Array<Cell>(9).fill('') }),
   toMove,
   observe: (state, player) => `Tic-tac-toe. You are ${markOf(player)}; three in a row wins.\n${boardText(state.board)}`,
+  informationState: (state, player) => `${markOf(player)}:${state.board.map((c) => c || '.').join('')}`,
   legalMoves,
   moveText: (cell) => String(cell + 1),
   parse: (text, legal) => parse(text, legal),
@@ -73,6 +74,7 @@ export const ticTacToeWorld: World<TicTacToeState, number, Seat> = {
     const mark = winnerMark(state.board);
     return { first: mark === 'X' ? 1 : mark === 'O' ? -1 : 0, second: mark === 'O' ? 1 : mark === 'X' ? -1 : 0 };
   },
+  utility: { kind: 'zero-sum', min: -1, max: 1 },
   turnLimit: 9,
   render: (state) => ({ grid: [0, 3, 6].map((row) => [0, 1, 2].map((col) => state.board[row + col] || '·')), caption: captionOf(state) }),
 };
@@ -98,8 +100,12 @@ export function minimaxValue(state: TicTacToeState): number {
   return value;
 }
 
-/** A perfect player: one of the moves minimax values best, drawn at random among them. */
-export const minimaxPlayer: ScriptedPlayer<TicTacToeState, number, Seat> = (state, _player, legal, rng) => {
+/**
+ * A perfect player: one of the moves minimax values best, drawn at random among them. It reads the board from its
+ * information state (`X:X.O......`), which in a game of perfect information is all there is to see.
+ */
+export const minimaxPlayer = ({ informationState, legal }: PlayerView<number, Seat>, rng: Rng): number => {
+  const state: TicTacToeState = { board: [...informationState.slice(2)].map((c) => (c === '.' ? '' : (c as Cell))) };
   const scored = legal.map((cell) => ({ cell, value: 0 - minimaxValue(ticTacToeWorld.apply(state, cell)) }));
   const best = Math.max(...scored.map((s) => s.value));
   return pick(scored.filter((s) => s.value === best).map((s) => s.cell), rng);

@@ -9,22 +9,26 @@
  */
 import { RAE_DECAY } from '../core/advantages/rae.ts';
 import { Rng } from '../core/rng.ts';
-import { infoKey, kuhnExploitability, kuhnPokerWorld, type KuhnPolicy, type KuhnState, type Seat } from '../games/kuhn-poker.ts';
+import { exploitability, type PolicyTable } from '../core/world/exploitability.ts';
+import { gameTree } from '../core/world/game-tree.ts';
+import { chanceAt, drawChance } from '../core/world/world-moves.ts';
+import { infoKey, kuhnPokerWorld, type KuhnState, type Seat } from '../games/kuhn-poker.ts';
 
 const [steps = 200, lr = 0.5, seed = 1] = process.argv.slice(2).map(Number);
 if (![steps, lr, seed].every(Number.isFinite) || !Number.isInteger(steps) || steps < 0 || !Number.isInteger(seed)) throw new Error('usage: tools/kuhn-tabular.ts [steps (an integer ≥ 0)] [lr (a number)] [seed (an integer)]');
 const MATCHES = 64;
 const SEATS = kuhnPokerWorld.players;
-const INFORMATION_SETS = kuhnPokerWorld.exact!.informationSets();
+const TREE = gameTree(kuhnPokerWorld);
+const INFORMATION_SETS = TREE.informationSets;
 
 const keyOf = (state: KuhnState, seat: Seat) => infoKey(seat, state.cards[seat === 'first' ? 0 : 1], state.history);
 const logits = new Map<string, number>();
 /** The probability of the second legal move (bet or call) at an information set. */
 const second = (key: string) => 1 / (1 + Math.exp(-(logits.get(key) ?? 0)));
-const table = (): KuhnPolicy =>
+const table = (): PolicyTable =>
   Object.fromEntries(
     INFORMATION_SETS.map(({ key, state }) => {
-      const [a, b] = kuhnPokerWorld.legalMoves(state);
+      const [a, b] = kuhnPokerWorld.legalMoves(state as KuhnState);
       return [key, { [a]: 1 - second(key), [b]: second(key) }];
     }),
   );
@@ -32,10 +36,11 @@ const table = (): KuhnPolicy =>
 const rng = new Rng(seed);
 const baseline: Record<Seat, number> = { first: 0, second: 0 };
 for (let step = 0; step <= steps; step++) {
-  if (step % 20 === 0) console.log(`step ${step}: exploitability ${kuhnExploitability(table()).toFixed(3)}`);
+  if (step % 20 === 0) console.log(`step ${step}: exploitability ${exploitability(TREE, table()).exploitability.toFixed(3)}`);
   const gradient = new Map<string, number>();
   for (let m = 0; m < MATCHES; m++) {
     let state = kuhnPokerWorld.setup(rng);
+    for (let outcomes = chanceAt(kuhnPokerWorld, state); outcomes.length > 0; outcomes = chanceAt(kuhnPokerWorld, state)) state = drawChance(outcomes, rng).state as KuhnState;
     const taken: { seat: Seat; key: string; score: number }[] = [];
     for (let seat = kuhnPokerWorld.toMove(state); seat !== undefined; seat = kuhnPokerWorld.toMove(state)) {
       const key = keyOf(state, seat);

@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { builtInGames } from '../../games/index.ts';
 import { idlePolicies, type MetricsLine } from '../../engine/trainer/metrics-line.ts';
+import { StallWatch, stallWarning } from '../../engine/trainer/stall-watch.ts';
+import { collapseWarning } from '../../engine/trainer/fixed-opponents.ts';
 import { planPolicies } from '../../engine/trainer/policy-plan.ts';
 import type { TrainResult } from '../../engine/trainer/trainer.ts';
 import { deviceOption, forceThreadsOption, parseDevice, restartOption, resumeMode, threadsOption } from '../options.ts';
@@ -50,6 +52,7 @@ export function register(program: Command): void {
     const trained = planned.flatMap((p) => (p.learner ? [{ name: p.spec.name, init: p.spec.init }] : []));
     const steps = stepReporter(gameName, game.trainable);
     const idle = new Map<string, number[]>(trained.map((p) => [p.name, []]));
+    const stalls = new StallWatch();
     let stepsRun = 0;
     let reached: { step: number; checkpointed: number | null } = { step: 0, checkpointed: null };
     const runId = basename(resolve(opts.out));
@@ -87,6 +90,8 @@ export function register(program: Command): void {
               idle.get(policy.policy)?.push(line.step);
               steps.warn(idleWarning(line.step, policy));
             }
+            for (const stall of stalls.observe(line)) steps.warn(stallWarning(stall));
+            for (const alarm of line.alarms ?? []) steps.warn(collapseWarning(line.step, alarm));
           },
         },
       );
@@ -97,7 +102,7 @@ export function register(program: Command): void {
       for (const signal of signals) process.off(signal, onSignal);
       await watched?.server.close();
     }
-    const facts = { game, out: opts.out, task: config.task, trained, idle, stepsRun };
+    const facts = { game, out: opts.out, task: config.task, trained, idle, stepsRun, plugins: config.plugins, stalls: stalls.stalls };
     if (result.stopped || signalled) {
       process.stderr.write(
         result.checkpointed === null

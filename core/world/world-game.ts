@@ -44,6 +44,9 @@ export type WorldKnobs = z.input<typeof WorldKnobsSchema>;
  */
 export const WORLD_RUN_DEFAULTS = { advantage: 'rae', validateEvery: 0, finalComparison: 0, problemsPerStep: 16, groupSize: 4, microBatchRows: 32, schedule: { lr: 3e-4 } } as const;
 
+/** A world game's first curves: draw-or-win against each fixed opponent (evalEvery), then wins and forfeits in training. */
+export const WORLD_HEADLINE = ['eval/*/draw_or_win', 'role/*/win', 'role/*/forfeit'] as const;
+
 /** The policy that sits in every seat under self-play. */
 export const SELF_PLAY_POLICY = 'player';
 
@@ -107,6 +110,7 @@ export function worldGame<const Role extends string>(world: AnyWorld & { readonl
     ...(Object.keys(lossTerms).length > 0 ? { losses: Object.fromEntries(learn.map((role) => [role, lossTerms])) as Record<Role, LossTerms<Role>> } : {}),
     ...(parsed.forfeitCredit === 'move' ? { advantages: Object.fromEntries(learn.map((role) => [role, creditForfeitToMove])) as Record<Role, typeof creditForfeitToMove> } : {}),
     defaultTask: 'world',
+    headline: WORLD_HEADLINE,
     runDefaults: WORLD_RUN_DEFAULTS,
     knobs: parsed,
   });

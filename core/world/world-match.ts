@@ -1,6 +1,7 @@
 import { fail } from '../errors.ts';
-import { deriveSeed, Rng } from '../rng.ts';
-import type { AnyWorld, IllegalMovePolicy, ScriptedPlayer } from './world.ts';
+import { deriveSeed, Rng, type RngState } from '../rng.ts';
+import { chanceAt, drawChance, parseMove, scriptedMove } from './world-moves.ts';
+import type { AnyWorld, IllegalMovePolicy, ScriptedPlayer, Utility } from './world.ts';
 
 /** What one turn of a world match did: the move it made (its text), or why it made none. */
 export interface WorldTurnNote {
@@ -10,8 +11,10 @@ export interface WorldTurnNote {
   readonly verdict: 'legal' | 'illegal' | 'unparseable';
   /** The parser's reason for an illegal move. */
   readonly why?: string;
-  /** The world's `moveReward` for a legal move, when it has one. */
+  /** The world's `moveReward` for a legal move, when it pays the mover a number. */
   readonly reward?: number;
+  /** The world's `moveReward` for a legal move, when it pays players by name (any of them). */
+  readonly rewards?: Readonly<Record<string, number>>;
 }
 
 /** Where a world match stands: the world's state, the turns so far and how it ended, if it has. */
@@ -27,11 +30,36 @@ export interface WorldMatch {
   readonly forfeit?: string;
   /** Stopped at the turn limit without a result. */
   readonly truncated: boolean;
+  /** The chance outcomes drawn so far (their ids), at the start and mid-game. */
+  readonly chance: readonly string[];
+  /** Where the match's chance RNG stands: the next chance event draws from here. */
+  readonly rng: RngState;
 }
 
-/** A world match from its deal: every coin of the world's chance comes from `seed`. */
+/** Too many chance events in a row without a move between them: a world whose chance never settles. */
+const CHANCE_RUN_LIMIT = 1000;
+
+/** Every chance event due at `state` resolved, each outcome drawn from `rng` (which advances). */
+function settleChance(world: AnyWorld, game: string, state: unknown, rng: Rng, drawn: string[]): unknown {
+  for (let run = 0; ; run++) {
+    const outcomes = chanceAt(world, state);
+    if (outcomes.length === 0) return state;
+    if (run >= CHANCE_RUN_LIMIT) fail('WORLD_INVALID', `game "${game}": more than ${CHANCE_RUN_LIMIT} chance events in a row without a move`, { game });
+    const outcome = drawChance(outcomes, rng);
+    drawn.push(outcome.id);
+    state = outcome.state;
+  }
+}
+
+/**
+ * A world match from its deal: every coin of the world's chance comes from `seed`, the setup's first and then every
+ * chance event's, in order, from one RNG, so (seed, moves) replays the match exactly.
+ */
 export function startWorld(game: string, world: AnyWorld, seed: number): WorldMatch {
-  return { game, state: world.setup(new Rng(seed)), moves: 0, notes: [], tries: 0, truncated: false };
+  const rng = new Rng(seed);
+  const chance: string[] = [];
+  const state = settleChance(world, game, world.setup(rng), rng, chance);
+  return { game, state, moves: 0, notes: [], tries: 0, truncated: false, chance, rng: rng.state };
 }
 
 /** Whose turn it is, or undefined once the match is over (a result, a forfeit, or the turn limit). */
@@ -61,9 +89,9 @@ export function playWorldTurn(world: AnyWorld, match: WorldMatch, text: string, 
   const turn = match.notes.length;
   const legal = world.legalMoves(match.state);
   if (legal.length === 0) fail('WORLD_INVALID', `game "${match.game}" turn ${turn}: "${player}" is to move but has no legal move`, { game: match.game, turn });
-  let parsed: ReturnType<AnyWorld['parse']>;
+  let parsed: ReturnType<typeof parseMove>;
   try {
-    parsed = world.parse(text, legal, match.state);
+    parsed = parseMove(world, text, legal, match.state);
   } catch (error) {
     return fail('WORLD_INVALID', `game "${match.game}" turn ${turn}: its move parser threw on ${JSON.stringify(text.slice(0, 80))} (${(error as Error).message})`, { game: match.game, turn });
   }
@@ -88,12 +116,16 @@ export function playWorldMoveText(world: AnyWorld, match: WorldMatch, moveText: 
 }
 
 function applyMove(world: AnyWorld, match: WorldMatch, player: string, move: unknown): { match: WorldMatch; note: WorldTurnNote } {
-  const after = world.apply(match.state, move);
-  const reward = world.moveReward?.(match.state, move, after, player);
-  const note: WorldTurnNote = { player, move: world.moveText(move), verdict: 'legal', ...(reward !== undefined ? { reward } : {}) };
+  const applied = world.apply(match.state, move);
+  const reward = world.moveReward?.(match.state, move, applied, player);
+  const paid = reward === undefined ? {} : typeof reward === 'number' ? { reward } : { rewards: reward as Record<string, number> };
+  const note: WorldTurnNote = { player, move: world.moveText(move), verdict: 'legal', ...paid };
+  const rng = new Rng(match.rng);
+  const chance = [...match.chance];
+  const after = settleChance(world, match.game, applied, rng, chance);
   const moves = match.moves + 1;
   const truncated = moves >= world.turnLimit && world.toMove(after) !== undefined;
-  return { match: { ...match, state: after, moves, notes: [...match.notes, note], tries: 0, truncated }, note };
+  return { match: { ...match, state: after, moves, notes: [...match.notes, note], tries: 0, truncated, chance, rng: rng.state }, note };
 }
 
 /** The match again from its deal and its turns' notes: what a reward rule and a replay read. */
@@ -119,9 +151,13 @@ export function worldPayoffs(world: AnyWorld, match: WorldMatch, policy: Illegal
   return Object.fromEntries(players.map((p) => [p, payoffs[p]]));
 }
 
-/** A player's result: a win (more than every other), a loss (less than some other) or a draw. */
-export function resultOf(payoffs: Readonly<Record<string, number>>, player: string): 'win' | 'draw' | 'loss' {
+/**
+ * A player's result, as the world's utility defines it: in a general-sum game a win above its `par`, a draw at it, a
+ * loss below; otherwise a win with more than every other, a loss with less than some other, else a draw.
+ */
+export function resultOf(payoffs: Readonly<Record<string, number>>, player: string, utility?: Utility): 'win' | 'draw' | 'loss' {
   const mine = payoffs[player];
+  if (utility?.kind === 'general-sum') return mine > utility.par ? 'win' : mine < utility.par ? 'loss' : 'draw';
   const others = Object.entries(payoffs).filter(([p]) => p !== player).map(([, v]) => v);
   if (others.every((v) => mine > v)) return 'win';
   if (others.some((v) => v > mine)) return 'loss';
@@ -134,7 +170,7 @@ export function playScriptedMatch(world: AnyWorld, players: Readonly<Record<stri
   let match = startWorld(world.id, world, seed);
   const rng = new Rng(deriveSeed(seed, 1));
   for (let player = worldToMove(world, match); player !== undefined; player = worldToMove(world, match)) {
-    const move = players[player](match.state, player, world.legalMoves(match.state), rng);
+    const move = scriptedMove(world, players[player], match.state, player, rng);
     match = playWorldMoveText(world, match, world.moveText(move)).match;
   }
   return match;

@@ -1,6 +1,7 @@
 import { fail } from '../errors.ts';
 import { deriveSeed, Rng } from '../rng.ts';
 import type { Problem, Split, Task } from '../tasks/task.ts';
+import { scriptedMove } from './world-moves.ts';
 import { playWorldMoveText, startWorld, worldPrompt, worldToMove, type WorldMatch } from './world-match.ts';
 import { SPIRAL_FORFEIT, type AnyWorld, type ScriptedPlayer } from './world.ts';
 
@@ -51,7 +52,7 @@ export function worldMovesTask(world: AnyWorld, seed = 0, options: { legalLine?:
     const legal = world.legalMoves(at.state);
     const mover = worldToMove(world, at)!;
     const taught = teacher !== undefined && rng.bernoulli(teacher.share);
-    const move = world.moveText(taught ? teacher.player(at.state, mover, legal, rng) : legal[rng.int(legal.length)]);
+    const move = world.moveText(taught ? scriptedMove(world, teacher.player, at.state, mover, rng) : legal[rng.int(legal.length)]);
     const full = worldPrompt(world, at, mover, SPIRAL_FORFEIT);
     const cut = options.legalLine ? full.lastIndexOf('\nLegal moves: ') + 1 : full.length;
     const prompt = full.slice(0, cut);

@@ -1,7 +1,7 @@
 import { deriveSeed } from '../../core/rng.ts';
 
 /** Separate streams so the data, the sampler and the schedule never share coins. */
-const STREAM = { generation: 1, schedule: 2, validationGeneration: 3, validationSchedule: 4, finalGeneration: 5, finalSchedule: 6 } as const;
+const STREAM = { generation: 1, schedule: 2, validationGeneration: 3, validationSchedule: 4, finalGeneration: 5, finalSchedule: 6, fixedGeneration: 8, fixedSchedule: 9 } as const;
 
 export interface MatchSeeds {
   /** Row r of the generation batch samples from an RNG seeded by (generation, r). */
@@ -18,6 +18,11 @@ export function trainingSeeds(runSeed: number, step: number): MatchSeeds {
 /** The seeds of the end-of-run comparison: the same for the trained policies and their starting point. */
 export function finalSeeds(runSeed: number): MatchSeeds {
   return { generation: deriveSeed(runSeed, STREAM.finalGeneration), schedule: deriveSeed(runSeed, STREAM.finalSchedule) };
+}
+
+/** The seeds of the matches against one fixed opponent in one seat during training: the same at every evaluation, so they pair across steps. */
+export function fixedOpponentSeeds(runSeed: number, opponent: number, seat: number): MatchSeeds {
+  return { generation: deriveSeed(runSeed, opponent, seat, STREAM.fixedGeneration), schedule: deriveSeed(runSeed, opponent, seat, STREAM.fixedSchedule) };
 }
 
 export function validationSeeds(runSeed: number, step: number): MatchSeeds {

@@ -4,6 +4,7 @@ import { scriptedName, type WorldProtocol } from '../../core/protocols/world.ts'
 import type { Problem } from '../../core/tasks/task.ts';
 import { playWorldMoveText, playWorldTurn, startWorld, worldPrompt, worldToMove, type WorldMatch } from '../../core/world/world-match.ts';
 import { dealSeed } from '../../core/world/world-rewards.ts';
+import { scriptedMove } from '../../core/world/world-moves.ts';
 import type { WorldScene } from '../../core/world/world.ts';
 import { scheduleHash } from '../../core/schedules/spec.ts';
 import { ENV_AUTHOR } from '../../core/trajectory/trajectory.ts';
@@ -85,7 +86,7 @@ function playScripted<Role extends string>(protocol: WorldProtocol<Role>, match:
   const name = scriptedName(seat) ?? fail('POLICY_INVALID', `seat "${seat}" is not a reference opponent (scripted:<name>)`, { seat });
   const agent = protocol.scripted?.[name] ?? fail('POLICY_INVALID', `game "${world.id}" has no reference opponent "${name}" (it has: ${Object.keys(protocol.scripted ?? {}).join(', ') || 'none'})`, { game: world.id, opponent: name });
   const rng = new Rng(deriveSeed(match.seed, match.turns.length, 7));
-  const move = agent(match.world.state, player, world.legalMoves(match.world.state), rng);
+  const move = scriptedMove(world, agent, match.world.state, player, rng);
   const { match: next, note } = playWorldMoveText(world, match.world, world.moveText(move));
   match.world = next;
   const turn: PlayedTurn<Role> = {

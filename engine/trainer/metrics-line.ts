@@ -1,9 +1,12 @@
+import type { CollapseAlarm, FixedOpponentResults } from './fixed-opponents.ts';
 import type { PolicyLearning } from './learn-policy.ts';
 
 /** How a role did at one step: what its matches paid it and, when a policy learned from it, how the estimate went. */
 export interface RoleMetrics {
   /** Mean outcome reward. */
   readonly reward_mean: number;
+  /** Its standard deviation over the step's rollouts (0: every match paid the role alike); absent in older runs. */
+  readonly reward_std?: number;
   /** Share of its matches in which the grader found an answer / the right one (null when no grader judged the role). */
   readonly answer_present: number | null;
   readonly correct: number | null;
@@ -56,12 +59,16 @@ export interface MetricsLine {
   readonly policies: Readonly<Record<string, PolicyMetrics>>;
   /** Policies behind endpoints: what each was asked at this step (flat: `policy/<policy>/endpoint_calls`, …). */
   readonly endpoints?: Readonly<Record<string, EndpointMetrics>>;
+  /** At an evaluation step (evalEvery): the trained policies against each fixed opponent. */
+  readonly eval?: FixedOpponentResults;
+  /** Collapses the evaluation found. */
+  readonly alarms?: readonly CollapseAlarm[];
 }
 
-/** A metrics line's numbers, flat: `seconds`, `tokens`, `role/<role>/<name>`, `policy/<policy>/<name>` (what curves plot). */
-export function flatMetrics(line: Pick<MetricsLine, 'seconds' | 'tokens' | 'roles' | 'policies' | 'endpoints'>): Record<string, number> {
+/** A metrics line's numbers, flat: `seconds`, `tokens`, `role/<role>/<name>`, `policy/<policy>/<name>`, `eval/<opponent>/<name>` (what curves plot). */
+export function flatMetrics(line: Pick<MetricsLine, 'seconds' | 'tokens' | 'roles' | 'policies' | 'endpoints' | 'eval'>): Record<string, number> {
   const flat: Record<string, number> = { seconds: line.seconds, ...(line.tokens === undefined ? {} : { tokens: line.tokens }) };
-  for (const [kind, groups] of [['role', line.roles], ['policy', line.policies], ['policy', line.endpoints ?? {}]] as const) {
+  for (const [kind, groups] of [['role', line.roles], ['policy', line.policies], ['policy', line.endpoints ?? {}], ['eval', line.eval ?? {}]] as const) {
     for (const [name, metrics] of Object.entries(groups)) {
       for (const [key, value] of Object.entries(metrics)) if (typeof value === 'number' && Number.isFinite(value)) flat[`${kind}/${name}/${key}`] = value;
     }

@@ -149,6 +149,15 @@ export const TrainConfigSchema = z
     checkpointEvery: z.number().int().positive().default(10).describe('steps between checkpoints (every trainable policy, its optimizer, the trainer state)'),
     validateEvery: z.number().int().min(0).default(10).describe("steps between validations (the grader's verdicts on the task's validation problems, disjoint from its test problems, under the game's own protocol) that keep best/; 0 turns it off"),
     validationProblems: z.number().int().positive().max(MAX_EVAL_PROBLEMS).default(32).describe("problems per validation, from the task's validation split (its test split for a task without one)"),
+    evalEvery: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe("a world game's steps between evaluations against fixed opponents (its reference opponents and its base; SPIRAL evaluates every 16 steps), into metrics.jsonl and the viewer's curves; where the run does not validate, best/ is chosen by them; 0 turns it off (ours)"),
+    evalMatches: z.number().int().min(2).max(MAX_EVAL_PROBLEMS).default(32).describe('matches per fixed opponent at each evaluation, the trained policy in each of its seats in turn, on the same validation deals and seeds every time (ours)'),
+    evalOpponents: z.array(z.string().min(1)).min(1).optional().describe("the fixed opponents (the game's reference opponents by name, `base`: the policy's own start); absent: all of them"),
+    collapseDrop: z.number().gt(0).max(1).default(0.2).describe('the collapse alarm: a warning when the draw-or-win rate against a fixed opponent falls more than this below its best so far (ours)'),
     maxConsecutiveNonFinite: z.number().int().positive().default(3).describe('non-finite updates are skipped; this many in a row abort the run'),
     rolloutServers: RolloutServersSchema.optional().describe('rollouts on vLLM or SGLang servers (or `ludus serve-model`) over HTTP instead of the in-process decoders (see Rollout servers below)'),
     rolloutsAhead: z

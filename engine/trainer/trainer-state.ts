@@ -13,8 +13,13 @@ export interface TrainerState extends Record<string, unknown> {
   config: TrainConfig;
   /** Per trainable policy: non-finite updates in a row and in all. */
   nonFinite: Record<string, { consecutive: number; skipped: number }>;
-  /** The best validation so far: its step, accuracy and split (absent in checkpoints made before it was recorded). */
-  best: { step: number; accuracy: number; split?: Split } | null;
+  /**
+   * The best validation so far: its step, accuracy and split (absent in checkpoints made before it was recorded); or,
+   * in a run chosen by its fixed opponents, the best mean score against them (split `eval`).
+   */
+  best: { step: number; accuracy: number; split?: Split | 'eval' } | null;
+  /** Per fixed-opponent series: its best draw-or-win rate and step, for the collapse alarm. */
+  evalBest?: Record<string, { rate: number; step: number }>;
   eventSeq: number;
   /** Per role: its advantage estimator's state (Tango's EMA of class counts); stateless estimators keep null. */
   estimators: Record<string, unknown>;

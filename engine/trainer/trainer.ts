@@ -52,6 +52,7 @@ import type { TrainerState } from './trainer-state.ts';
 import { FORFEIT_START_LABEL } from '../../core/world/forfeit-credit.ts';
 import { transcriptLine, type MatchAdvantage } from './transcript-line.ts';
 import { validate } from './validate.ts';
+import { BASE_OPPONENT, baseCopyOf, collapseAlarms, fixedOpponentsOf, meanScore, playFixedOpponents } from './fixed-opponents.ts';
 import { drawOpponent, poolLearner, poolSeats, recordPoolResults, reopenPool, startPool, takeSnapshot } from './opponent-pool.ts';
 
 export interface TrainRun {
@@ -151,6 +152,8 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     if (state.pool) await reopenPool(pool, poolOf, state.pool, run.out);
     else state.pool = startPool(pool, poolOf);
   }
+  const fixedOpponents = config.evalEvery > 0 ? fixedOpponentsOf(game, config.evalOpponents) : [];
+  if (fixedOpponents.includes(BASE_OPPONENT)) for (const name of trainable) pool.addFrozen(baseCopyOf(name), name, pool.initial(name).weights);
   // Servers are checked before anything else is built, so an unreachable one fails the run before it starts.
   const endpoints = new Map(planned.flatMap(({ spec }) => (spec.endpoint ? [[spec.name, new EndpointClient(spec.name, spec.endpoint)] as const] : [])));
   const local = game.policies.filter((name) => !endpoints.has(name));
@@ -299,6 +302,8 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
       }
       const step = state.step + 1;
       const asked = endpointMetrics(endpoints, usedBefore);
+      const evaluated = config.evalEvery > 0 && step % config.evalEvery === 0 ? await playFixedOpponents(arena, game, task, trainable, fixedOpponents, config.evalMatches, config.seed) : undefined;
+      const alarms = evaluated ? collapseAlarms(evaluated, (state.evalBest ??= {}), step, config.collapseDrop) : [];
       const line: MetricsLine = {
         step,
         seconds: (performance.now() - started) / 1000,
@@ -308,6 +313,8 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
         roles: roleMetrics(game, matches, learned),
         policies: Object.fromEntries([...learned].map(([name, learning]) => [name, policyMetrics(learning, entryOf(rates, name, 'the learning rate of policy'), linkBytesSince(name))])),
         ...(Object.keys(asked).length > 0 ? { endpoints: asked } : {}),
+        ...(evaluated ? { eval: evaluated } : {}),
+        ...(alarms.length > 0 ? { alarms } : {}),
       };
       await appendJsonl(files.metrics, [line]);
       await scalars(step, flatMetrics(line));
@@ -322,6 +329,8 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
       state.step = step;
       state.cursor += config.problemsPerStep;
       if (config.validateEvery > 0 && step % config.validateEvery === 0) await validateAndKeepBest(step);
+      // A run that does not validate keeps best/ by its fixed opponents: the mean score (wins and half the draws) over them.
+      if (evaluated && config.validateEvery === 0) await keepBest(step, meanScore(evaluated), 'eval');
       const saving = step % config.checkpointEvery === 0 || step === last || stopped();
       if (saving) {
         await save();
@@ -371,8 +380,13 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
     ]);
     events.publish({ type: 'validation', step, role: result.role, accuracy: result.accuracy, answerPresent: result.answerPresent });
     await scalars(step, validationMetrics(result.role, result.accuracy, result.answerPresent));
-    if (state.best !== null && result.accuracy <= state.best.accuracy) return;
-    state.best = { step, accuracy: result.accuracy, split: result.split };
+    await keepBest(step, result.accuracy, result.split);
+  }
+
+  /** best/ holds every trained policy as it was at the step with the highest measure so far (validation accuracy, or the fixed opponents' mean score). */
+  async function keepBest(step: number, accuracy: number, split: NonNullable<TrainerState['best']>['split']): Promise<void> {
+    if (state.best !== null && accuracy <= state.best.accuracy) return;
+    state.best = { step, accuracy, split };
     for (const { name, learner } of learners.values()) {
       const dir = join(run.out, BEST_DIR, name);
       if (learner.kept) await learner.kept.writeForSamplers(resolve(dir));
@@ -416,6 +430,7 @@ function roleMetrics(game: Game, matches: readonly PlayedMatch[], learned: Reado
       ...labelMeans(rollouts.map((r) => r.rewards.labels ?? {})),
       ...judgeMetrics(matches.map((match) => match.rewards.verdicts ?? []), role),
       reward_mean: mean(rollouts.map((r) => r.rewards.outcome)),
+      reward_std: deviation(rollouts.map((r) => r.rewards.outcome)),
       answer_present: judged ? mean(verdicts.map((v) => (v?.answer_present ? 1 : 0))) : null,
       correct: judged ? mean(verdicts.map((v) => (v?.correct ? 1 : 0))) : null,
       response_len: mean(rollouts.map((r) => r.rewards.tokens)),
@@ -493,6 +508,12 @@ export function stepProblems(task: Task, config: Pick<TrainConfig, 'problemsPerS
 function worldLabelMeans(labels: readonly Readonly<Record<string, number>>[]): Record<string, number> {
   const names = [...new Set(labels.flatMap((l) => Object.keys(l)))].filter((name) => name !== FORFEIT_START_LABEL);
   return Object.fromEntries(names.map((name) => [name, mean(labels.map((l) => l[name] ?? 0))]));
+}
+
+/** The population standard deviation (0 for fewer than two values). */
+function deviation(values: readonly number[]): number {
+  const m = mean(values);
+  return Math.sqrt(mean(values.map((v) => (v - m) ** 2)));
 }
 
 function mean(values: readonly number[]): number {

@@ -6,7 +6,7 @@
  *   npx ludus train nim --plugin examples/nim/nim.ts --model default --steps 4 --no-watch
  *   npx ludus eval --game nim --plugin examples/nim/nim.ts --opponents random,perfect   (see docs/world-games.md)
  */
-import { definePlugin, randomLegal, worldGame, type ScriptedPlayer, type World } from '../../index.ts';
+import { definePlugin, oracle, randomLegal, worldGame, type World } from '../../index.ts';
 
 type Seat = 'first' | 'second';
 interface Nim {
@@ -46,11 +46,11 @@ export const nimWorld: World<Nim, Take, Seat> = {
   render: (state) => ({ grid: state.heaps.map((n) => Array.from({ length: 5 }, (_, k) => (k < n ? '●' : '·'))), caption: state.winner ? `${state.winner} wins` : `${state.next} to move` }),
 };
 
-/** Moves to heaps whose XOR is 0 when it can, else takes one stone. */
-export const perfect: ScriptedPlayer<Nim, Take, Seat> = (state, _seat, legal) => {
+/** Moves to heaps whose XOR is 0 when it can, else takes one stone; an oracle: it reads the heaps from the state. */
+export const perfect = oracle<Nim, Take, Seat>((state, _seat, legal) => {
   const xor = state.heaps.reduce((a, b) => a ^ b, 0);
   return legal.find(({ heap, count }) => (state.heaps[heap] - count) === (state.heaps[heap] ^ xor)) ?? legal[0];
-};
+});
 
 export default definePlugin({
   name: 'nim',

@@ -4,6 +4,8 @@ import { SCRIPTED_PREFIX, type WorldProtocol } from '../../core/protocols/world.
 import { deriveSeed } from '../../core/rng.ts';
 import type { Problem } from '../../core/tasks/task.ts';
 import { FORFEIT_START_LABEL } from '../../core/world/forfeit-credit.ts';
+import { exploitability, type PolicyTable } from '../../core/world/exploitability.ts';
+import { gameTree } from '../../core/world/game-tree.ts';
 import { startWorld, worldPrompt } from '../../core/world/world-match.ts';
 import { Scorer } from '../../native/runtime/scorer.ts';
 import { arenaFor } from '../../engine/match/arena.ts';
@@ -143,42 +145,65 @@ function summarize(opponent: string, outcomes: readonly { payoffs: Record<string
 /** A policy's move probabilities at every information set, and their exact exploitability. */
 export interface ExploitabilityResult {
   readonly exploitability: number;
-  readonly policy: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  /** NashConv: each player's best-response gain over its value under the policy, summed. */
+  readonly nashConv: number;
+  readonly policy: PolicyTable;
   /** Per information set, the probability the model puts on all its legal moves' texts together (the rest is illegal or other text). */
   readonly legalMass: Readonly<Record<string, number>>;
+  readonly nodes: number;
 }
 
+/** Sequences scored per call (ours): a few dozen information sets' moves at once. */
+const SCORED_PER_CALL = 64;
+
 /**
- * The exact exploitability of a model's policy in a small world game (Kuhn Poker): at every information set, the
- * prompt the player would get, each legal move's text (as the model writes it: a space, the move, the stop token)
- * scored teacher-forced at temperature 1, the probabilities renormalised over the legal moves, then the world's exact
- * best responses. An exact number, not a sample.
+ * The exact exploitability of a model's policy in any small world game, from the contract alone (gameTree, then
+ * exploitability): at every information set, the prompt the player would get, each legal move's text (as the model
+ * writes it: a space, the move, the stop token) scored teacher-forced at temperature 1, the probabilities renormalised
+ * over the legal moves, then exact best responses. An exact number, not a sample. A tree over `maxNodes` is
+ * WORLD_TOO_LARGE, naming its size.
  */
-export async function worldExploitability(options: { game: AnyGame; modelDir: string; threads?: number }): Promise<ExploitabilityResult> {
+export async function worldExploitability(options: { game: AnyGame; modelDir: string; threads?: number; maxNodes?: number }): Promise<ExploitabilityResult> {
   const protocol = worldProtocolOf(options.game);
   const { world } = protocol;
-  const exact = world.exact ?? fail('INPUT_INVALID', `game "${options.game.id}" has no exact measures (exploitability is defined for small games such as kuhn-poker)`, { game: options.game.id });
+  const tree = gameTree(world, options.maxNodes);
   const pool = await PolicyPool.load([{ name: MODEL, init: options.modelDir, trainable: false }], { task: 'world' });
   const policy = pool.policy(MODEL);
   const eos = policy.config.eosTokenIds[0];
   const scorer = await Scorer.create(policy, { threads: options.threads });
   try {
-    const table: Record<string, Record<string, number>> = {};
-    const legalMass: Record<string, number> = {};
-    for (const set of exact.informationSets()) {
+    const sets = tree.informationSets.map((set) => {
       const match = { ...startWorld(world.id, world, 0), state: set.state };
       const prompt = pool.tokenizer.encode(worldPrompt(world, match, set.player, protocol.illegal));
-      const moves = world.legalMoves(set.state).map((move: unknown) => world.moveText(move));
-      const sequences = moves.map((text: string) => [...prompt, ...pool.tokenizer.encode(` ${text}`), eos]);
-      const scored = await scorer.score(sequences);
-      const logps = scored.map((s) => s.logprobs.slice(prompt.length).reduce<number>((sum, lp) => sum + (lp ?? 0), 0));
-      const top = Math.max(...logps);
-      const weights = logps.map((lp) => Math.exp(lp - top));
-      const total = weights.reduce((a, b) => a + b, 0);
-      table[set.key] = Object.fromEntries(moves.map((m: string, i: number) => [m, weights[i] / total]));
-      legalMass[set.key] = logps.reduce((sum, lp) => sum + Math.exp(lp), 0);
+      const legal = world.legalMoves(set.state);
+      const sequences = legal.map((move: unknown) => [...prompt, ...pool.tokenizer.encode(` ${world.moveText(move)}`), eos]);
+      return { set, promptLength: prompt.length, sequences };
+    });
+    const logps = new Map<string, number[]>();
+    for (let i = 0; i < sets.length; ) {
+      const batch: typeof sets = [];
+      for (let rows = 0; i < sets.length && (batch.length === 0 || rows + sets[i].sequences.length <= SCORED_PER_CALL); i++) {
+        batch.push(sets[i]);
+        rows += sets[i].sequences.length;
+      }
+      const scored = await scorer.score(batch.flatMap((b) => b.sequences));
+      let at = 0;
+      for (const { set, promptLength, sequences } of batch) {
+        logps.set(set.key, sequences.map(() => scored[at++].logprobs.slice(promptLength).reduce<number>((sum, lp) => sum + (lp ?? 0), 0)));
+      }
     }
-    return { exploitability: exact.exploitability(table), policy: table, legalMass };
+    const table: Record<string, Record<string, number>> = {};
+    const legalMass: Record<string, number> = {};
+    for (const { set } of sets) {
+      const lp = logps.get(set.key)!;
+      const top = Math.max(...lp);
+      const weights = lp.map((v) => Math.exp(v - top));
+      const total = weights.reduce((a, b) => a + b, 0);
+      table[set.key] = Object.fromEntries(set.moves.map((id, i) => [id, weights[i] / total]));
+      legalMass[set.key] = lp.reduce((sum, v) => sum + Math.exp(v), 0);
+    }
+    const measured = exploitability(tree, table);
+    return { exploitability: measured.exploitability, nashConv: measured.nashConv, policy: table, legalMass, nodes: tree.nodes };
   } finally {
     await scorer.release();
   }

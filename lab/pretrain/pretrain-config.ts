@@ -2,10 +2,13 @@ import { z } from 'zod';
 import { LrScheduleSchema } from '../../native/train/lr-schedule.ts';
 import { TANGO_TEST_SHAPE } from '../../plugins/tasks/last-letter/options.ts';
 
-const TaskName = z.enum(['arithmetic', 'last-letter', 'world', 'multiplication']);
+const TaskName = z.enum(['arithmetic', 'last-letter', 'world', 'world-formats', 'multiplication']);
 
 /** The names of the presets: a task's own, or a base of its own over a task. */
-export const PRESET_NAMES = ['arithmetic', 'last-letter', 'world', 'arithmetic-judge-first', 'arithmetic-judge', 'kuhn-poker', 'multiplication'] as const;
+export const PRESET_NAMES = ['arithmetic', 'last-letter', 'world', 'world-general-first', 'world-general', 'arithmetic-judge-first', 'arithmetic-judge', 'kuhn-poker', 'multiplication'] as const;
+
+/** Where `world-general` reads its first stage from: `npx ludus pretrain --preset world-general-first --out runs/world-general-first` writes it. */
+export const WORLD_GENERAL_FIRST_MODEL = 'runs/world-general-first/model';
 
 /** Where `arithmetic-judge` reads the first judging base from: `npx ludus pretrain --preset arithmetic-judge-first --out runs/arithmetic-judge-first` writes it. */
 export const JUDGE_FIRST_MODEL = 'runs/arithmetic-judge-first/model';
@@ -222,6 +225,64 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
     saveDtype: 'BF16',
   },
   /**
+   * A general world base's first stage (ours, an experiment; not shipped): positions of world games, each example's target a uniformly random
+   * legal move, so the base plays legally and badly (SPIRAL starts from Qwen3-4B, which knows the rules; a
+   * 1.7M-parameter model must be taught them). 40% are made-up games whose prompts list their moves in many formats
+   * (`world-formats`: numbers, words, made-up words, `add 2`, `B 3`, `c4`, …); the rest are the shipped games,
+   * TicTacToe 30%, Kuhn Poker and Simple Negotiation 15% each, with `legalLine`, which trains the prompt's
+   * legal-moves line as well as the move (without it a 700-step base chose TicTacToe cells nearly uniformly among all
+   * nine). Tango's 128-wide architecture, a vocabulary of 512 trained on the mix; prompts under 200 tokens. Saved at
+   * step 450 of a schedule planned for 1,200 (`saveAt`): by then it played the shipped games but did not yet copy a
+   * made-up game's moves from its prompt (a race game's moves forfeited 81% of matches), which the second stage teaches.
+   */
+  'world-general-first': {
+    task: 'world',
+    taskOptions: { game: 'tictactoe', legalLine: true },
+    alsoTasks: [
+      { task: 'world-formats', share: 0.4 },
+      { task: 'world', taskOptions: { game: 'kuhn-poker', legalLine: true }, share: 0.15 },
+      { task: 'world', taskOptions: { game: 'negotiation', legalLine: true }, share: 0.15 },
+    ],
+    model: { hidden_size: 128, intermediate_size: 384, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 32 },
+    vocabSize: 512,
+    tokenizerProblems: 3000,
+    maxTokens: 256,
+    steps: 1200,
+    saveAt: 450,
+    batch: 32,
+    schedule: { lr: 3e-3, warmupSteps: 30, decay: 'cosine', minRatio: 0.05 },
+    checkpointEvery: 50,
+    saveDtype: 'BF16',
+  },
+  /**
+   * A general world base (ours, an experiment; not shipped): the first stage (read from WORLD_GENERAL_FIRST_MODEL) trained on to copy a
+   * made-up game's moves from its prompt. The mix alone did not teach it (after 550 steps its log-probability of each
+   * listed move was what its format's frequency gives, about −2.5 a token, copied or not), so as Tango's base learnt to
+   * copy words, a stage of made-up games alone comes first (`firstStage`: 200 steps, 70% of them `echo` examples that ask
+   * for the whole legal list again, every token of it a copying target); then made-up games keep 60% of the examples
+   * (half of them echoes) and the shipped games the rest (TicTacToe 20%, Kuhn Poker and Simple Negotiation 10% each), so
+   * that it answers any world game whose prompt lists its legal moves with one of them. Fresh data (seed 1), a cosine
+   * from lr 2e-3.
+   */
+  'world-general': {
+    task: 'world-formats',
+    taskOptions: { echo: 0.5 },
+    firstStage: { steps: 200, batch: 32, taskOptions: { echo: 0.7 } },
+    alsoTasks: [
+      { task: 'world', taskOptions: { game: 'tictactoe', legalLine: true }, share: 0.2 },
+      { task: 'world', taskOptions: { game: 'kuhn-poker', legalLine: true }, share: 0.1 },
+      { task: 'world', taskOptions: { game: 'negotiation', legalLine: true }, share: 0.1 },
+    ],
+    init: WORLD_GENERAL_FIRST_MODEL,
+    seed: 1,
+    maxTokens: 256,
+    steps: 450,
+    batch: 32,
+    schedule: { lr: 2e-3, warmupSteps: 10, decay: 'cosine', minRatio: 0.05 },
+    checkpointEvery: 50,
+    saveDtype: 'BF16',
+  },
+  /**
    * Kuhn Poker's base (models/kuhn-poker, ours): the world base (its tokenizer and weights) further trained on Kuhn
    * positions alone, 30% of whose targets are the Nash player's move (α = 0) and the rest uniformly random. The world
    * base, trained on random moves only, put the same probabilities on its moves whatever its card (within 0.004), and
@@ -285,3 +346,24 @@ export const PRETRAIN_PRESETS: Record<(typeof PRESET_NAMES)[number], z.input<typ
     schedule: { lr: 5e-4, warmupSteps: 10, decay: 'cosine', minRatio: 0.05 },
   },
 };
+
+/**
+ * A base of its own for one world game, a user's included (`ludus pretrain --plugin FILE --game NAME`; ours): the
+ * general world base further trained on that game's positions (random legal play from seeded deals, a uniformly
+ * random legal move as the target), with made-up games' positions kept at 30% so the base still reads any move list.
+ * It learns the game's rules and format, not its strategy, which self-play is for.
+ */
+export function worldGamePreset(game: string): z.input<typeof PretrainConfigSchema> {
+  return {
+    task: 'world',
+    taskOptions: { game },
+    alsoTasks: [{ task: 'world-formats', share: 0.3 }],
+    init: 'models/world',
+    maxTokens: 256,
+    steps: 300,
+    batch: 32,
+    schedule: { lr: 1e-3, warmupSteps: 10, decay: 'cosine', minRatio: 0.05 },
+    checkpointEvery: 50,
+    saveDtype: 'BF16',
+  };
+}

@@ -20,6 +20,7 @@ import { PretrainConfigSchema, type PretrainConfig } from './pretrain-config.ts'
 import { sftBatch, tokenizeExample, type SftExample } from './sft-batch.ts';
 import { isMixed, mixedExample, type SftSource } from './sft-examples.ts';
 import { Rng, deriveSeed } from '../../core/rng.ts';
+import { moveFormatsTask } from '../../core/world/move-formats.ts';
 import { worldMovesTask, type WorldTeacher } from '../../core/world/world-moves-task.ts';
 import type { WorldProtocol } from '../../core/protocols/world.ts';
 
@@ -145,6 +146,12 @@ type TaskFor = (name: string, options: Record<string, unknown>) => Promise<Task>
  * `teacher`.
  */
 async function pretrainTask(name: string, options: Record<string, unknown>, worlds: NonNullable<PretrainRun['worlds']> = {}): Promise<Task> {
+  if (name === 'world-formats') {
+    const { seed, echo, ...rest } = options;
+    if (Object.keys(rest).length > 0) fail('CONFIG_INVALID', `pretrain: the world-formats task takes only "echo", got ${Object.keys(rest).join(', ')}`, { options });
+    if (echo !== undefined && !(typeof echo === 'number' && echo >= 0 && echo <= 1)) fail('CONFIG_INVALID', `pretrain: world-formats' echo must be a share in [0, 1], got ${JSON.stringify(echo)}`, { echo });
+    return moveFormatsTask(typeof seed === 'number' ? seed : 0, { echo: echo as number | undefined });
+  }
   if (name !== 'world') return taskByName(name, options);
   const { game, seed, legalLine, teacher, teacherShare, ...rest } = options;
   const where = `pretrain: taskOptions of the world task ${JSON.stringify(game)}`;

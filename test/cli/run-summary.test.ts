@@ -4,6 +4,7 @@ import { composePlugins } from '../../composition/compose.ts';
 import { alternatingPair } from '../../cli/pair-divergence.ts';
 import { idleWarning, runSummary } from '../../cli/run-summary.ts';
 import { idlePolicies, type MetricsLine } from '../../engine/trainer/metrics-line.ts';
+import { StallWatch, stallCause, stallWarning } from '../../engine/trainer/stall-watch.ts';
 
 const catalog = await composePlugins();
 const game = (id: string) => catalog.games.create(id, { grader: catalog.graders.create('math'), knobs: {} });
@@ -87,5 +88,39 @@ describe('idlePolicies', () => {
     const idle = idlePolicies(line);
     expect(idle).toEqual([{ policy: 'p', roles: [{ role: 'a', zeroVarianceGroups: 4 }] }]);
     expect(idleWarning(3, idle[0])).toBe("WARNING step 3: policy p learned nothing (gradient 0; a: 4 zero-variance groups): every group's matches paid the same reward\n");
+  });
+});
+
+describe('StallWatch (no silent null runs)', () => {
+  const line = (step: number, gradNorm: number, roles: Record<string, Record<string, number>>) =>
+    ({ step, seats: { first: 'player', second: 'player' }, roles: Object.fromEntries(Object.entries(roles).map(([r, m]) => [r, { reward_mean: 0, answer_present: null, correct: null, response_len: 2, zero_variance_groups: 0, ...m }])), policies: { player: { loss: 0, grad_norm: gradNorm, clip_frac: 0, entropy: 0, lr: 3e-4, micro_batches: 1, skipped_nonfinite: 0 } } }) as unknown as MetricsLine;
+
+  it('should warn once when the gradient norm stays under the threshold for several steps, naming every rollout illegal as the cause', () => {
+    const watch = new StallWatch();
+    const forfeiting = { first: { forfeit: 1, reward_std: 0 }, second: { forfeit: 1, reward_std: 0 } };
+    expect(watch.observe(line(1, 0.3, forfeiting))).toEqual([]);
+    expect(watch.observe(line(2, 2e-6, forfeiting))).toEqual([]);
+    expect(watch.observe(line(3, 5e-15, forfeiting))).toEqual([]);
+    const [stall] = watch.observe(line(4, 4e-15, forfeiting));
+    expect(stall).toMatchObject({ policy: 'player', from: 2 });
+    expect(stallWarning(stall)).toMatch(/stayed under 0.0001 since step 2 .*illegal or unparseable move.*ludus pretrain --plugin FILE --game NAME/);
+    expect(watch.observe(line(5, 1e-15, forfeiting))).toEqual([]);
+  });
+
+  it('should name a constant reward, or tiny advantages, where the rollouts were legal', () => {
+    expect(stallCause(line(1, 0, { first: { forfeit: 0, reward_std: 0 }, second: { forfeit: 0.2, reward_std: 0 } }), 'player')).toMatch(/constant reward/);
+    expect(stallCause(line(1, 0, { first: { forfeit: 0, reward_std: 0.5 }, second: { forfeit: 0, reward_std: 0.4 } }), 'player')).toMatch(/advantages are near 0/);
+  });
+
+  it("should print the stall in the summary, and the run's --plugin in the command it prints", () => {
+    const watch = new StallWatch();
+    for (let step = 1; step <= 3; step++) watch.observe(line(step, 1e-9, { first: { forfeit: 1 }, second: { forfeit: 1 } }));
+    const text = runSummary(
+      { steps: 3, checkpointed: 3, best: null },
+      { game: game('tictactoe'), out: 'runs/r', task: 'world', trained: [{ name: 'player', init: 'default' }], idle: new Map(), stepsRun: 3, plugins: [`${process.cwd()}/examples/race/race.ts`], stalls: watch.stalls },
+      3,
+    );
+    expect(text).toContain("WARNING: policy player's gradient norm has stayed under 0.0001 since step 1");
+    expect(text).toContain('npx ludus eval --game tictactoe --model runs/r/checkpoint/policies/player --opponents random,minimax --compare default --plugin examples/race/race.ts');
   });
 });

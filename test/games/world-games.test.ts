@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { randomLegal } from '../../core/world/random-legal.ts';
 import { playScriptedMatch, playWorldMoveText, playWorldTurn, resultOf, startWorld, worldPayoffs, worldPrompt } from '../../core/world/world-match.ts';
+import { playerView } from '../../core/world/world-moves.ts';
 import { SPIRAL_FORFEIT } from '../../core/world/world.ts';
-import { bestResponseValue, infoKey, KUHN_KL_BETA, kuhnExploitability, kuhnNashPolicy, kuhnPokerGame, kuhnPokerWorld, policyPlayer, uniformKuhnPolicy, type KuhnState } from '../../games/kuhn-poker.ts';
+import { LudusError } from '../../core/errors.ts';
+import { Rng } from '../../core/rng.ts';
+import { cfrPolicy } from '../../core/world/cfr.ts';
+import { bestResponse, exploitability, uniformPolicy } from '../../core/world/exploitability.ts';
+import { gameTree } from '../../core/world/game-tree.ts';
+import { policyPlayer } from '../../core/world/policy-player.ts';
+import { infoKey, KUHN_KL_BETA, kuhnNashPolicy, kuhnPokerGame, kuhnPokerWorld, type KuhnState } from '../../games/kuhn-poker.ts';
+import { expectPromptsEqualWithinInformationSets } from '../support/world-checks.ts';
 import { bargainer, negotiationWorld, type NegotiationState } from '../../games/negotiation.ts';
 import { minimaxPlayer, minimaxValue, ticTacToeGame, ticTacToeWorld, winnerMark, type Cell, type TicTacToeState } from '../../games/tictactoe.ts';
 
@@ -89,7 +97,7 @@ describe('kuhn poker', () => {
     expect(kuhnPokerWorld.legalMoves(state([0, 1], ''))).toEqual(['check', 'bet']);
     expect(kuhnPokerWorld.toMove(state([0, 1], 'p'))).toBe('second');
     expect(kuhnPokerWorld.legalMoves(state([0, 1], 'pb'))).toEqual(['fold', 'call']);
-    expect(kuhnPokerWorld.parse('I call', ['check', 'bet'], state([0, 1], ''))).toEqual({ kind: 'illegal', why: 'cannot call now' });
+    expect(kuhnPokerWorld.parse!('I call', ['check', 'bet'], state([0, 1], ''))).toEqual({ kind: 'illegal', why: 'cannot call now' });
   });
 
   it("should never put the other player's card in a player's prompt", () => {
@@ -105,28 +113,61 @@ describe('kuhn poker', () => {
     }
   });
 
-  it('should deal two different cards from the seed', () => {
+  it('should deal two different cards from the seed, by chance events, as the earlier setup dealt them (replays stay exact)', () => {
     const deals = new Set(Array.from({ length: 60 }, (_, seed) => (startWorld('kuhn-poker', kuhnPokerWorld, seed).state as KuhnState).cards.join('')));
     expect([...deals].sort()).toEqual(['01', '02', '10', '12', '20', '21']);
+    for (let seed = 0; seed < 2000; seed++) {
+      const rng = new Rng(seed);
+      const first = rng.int(3);
+      const earlier = [first, (first + 1 + rng.int(2)) % 3];
+      expect((startWorld('kuhn-poker', kuhnPokerWorld, seed).state as KuhnState).cards).toEqual(earlier);
+    }
   });
 
-  it('should give every Nash policy of the family exploitability 0 and the game value −1/18', () => {
+  const tree = gameTree(kuhnPokerWorld);
+  const game = (policy: Parameters<typeof exploitability>[1]) => exploitability(tree, policy);
+
+  it('should prompt alike at every state of an information set, and name its 12 sets', () => {
+    expect(tree.informationSets).toHaveLength(12);
+    expectPromptsEqualWithinInformationSets(kuhnPokerWorld, tree);
+  });
+
+  it('should give every Nash policy of the family exploitability 0 and the game value −1/18, by the generic best response', () => {
     for (const alpha of [0, 1 / 6, 1 / 3]) {
-      expect(kuhnExploitability(kuhnNashPolicy(alpha))).toBeCloseTo(0, 12);
-      expect(bestResponseValue(kuhnNashPolicy(alpha), 'first')).toBeCloseTo(-1 / 18, 12);
+      const measured = game(kuhnNashPolicy(alpha));
+      expect(measured.exploitability).toBeCloseTo(0, 12);
+      expect(measured.values[0]).toBeCloseTo(-1 / 18, 12);
+      expect(bestResponse(tree, kuhnNashPolicy(alpha), 0).value).toBeCloseTo(-1 / 18, 12);
     }
   });
 
   it("should give the uniform policy OpenSpiel's exploitability of 11/24, and a deviating policy a positive one", () => {
-    expect(kuhnExploitability(uniformKuhnPolicy())).toBeCloseTo(11 / 24, 12);
+    expect(game(uniformPolicy(tree)).exploitability).toBeCloseTo(11 / 24, 12);
     const alwaysCallJ = { ...kuhnNashPolicy(0), [infoKey('second', 0, 'b')]: { fold: 0, call: 1 } };
-    expect(kuhnExploitability(alwaysCallJ)).toBeGreaterThan(0.01);
+    expect(game(alwaysCallJ).exploitability).toBeGreaterThan(0.01);
+    // Against a J that always calls, the first player's best response bets its K (5/3 chips a deal against checking's 7/6).
+    expect(bestResponse(tree, alwaysCallJ, 0).moves[infoKey('first', 2, '')]).toBe('bet');
   });
 
-  it('should list its 12 information sets and refuse a policy that misses one', () => {
-    expect(kuhnPokerWorld.exact!.informationSets()).toHaveLength(12);
+  it('should refuse a policy that misses an information set, naming it', () => {
     const { [infoKey('first', 0, '')]: _missing, ...partial } = kuhnNashPolicy(0);
-    expect(() => kuhnExploitability(partial)).toThrow(/no probability of "check" at first:J:/);
+    expect(() => game(partial)).toThrow(/no probability of "check" at "first:J:"/);
+  });
+
+  it("should find an equilibrium by CFR+ from the contract alone: exploitability under 0.005 in 1,000 iterations", () => {
+    expect(game(cfrPolicy(tree, 1000)).exploitability).toBeLessThan(0.005);
+  });
+
+  it('should refuse a tree over the limit with WORLD_TOO_LARGE naming its size', () => {
+    let error: unknown;
+    try {
+      gameTree(kuhnPokerWorld, 20);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(LudusError.is(error, 'WORLD_TOO_LARGE')).toBe(true);
+    expect((error as LudusError).details).toEqual({ game: 'kuhn-poker', nodes: tree.nodes, limit: 20 });
+    expect((error as LudusError).message).toContain(`its game tree has ${tree.nodes} nodes, over the 20`);
   });
 
   it('should hold every learning seat near its start by default (klBeta KUHN_KL_BETA), and take another β or none from the knobs', () => {
@@ -144,7 +185,7 @@ describe('kuhn poker', () => {
     expect(Object.keys(scripted)).toEqual(['random', 'nash', 'nash-bluffer']);
     let total = 0;
     const n = 3000;
-    for (let seed = 0; seed < n; seed++) total += worldPayoffs(kuhnPokerWorld, playScriptedMatch(kuhnPokerWorld, { first: policyPlayer(kuhnNashPolicy(1 / 6)), second: scripted.nash }, seed), SPIRAL_FORFEIT).first;
+    for (let seed = 0; seed < n; seed++) total += worldPayoffs(kuhnPokerWorld, playScriptedMatch(kuhnPokerWorld, { first: policyPlayer(kuhnPokerWorld, kuhnNashPolicy(1 / 6)), second: scripted.nash }, seed), SPIRAL_FORFEIT).first;
     expect(total / n).toBeGreaterThan(-1 / 18 - 0.06);
     expect(total / n).toBeLessThan(-1 / 18 + 0.06);
   });
@@ -169,9 +210,9 @@ describe('negotiation', () => {
 
   it('should refuse accepting with nothing on the table and claims beyond the pool', () => {
     const s = start([[1, 3], [3, 1]]);
-    expect(negotiationWorld.parse('accept', negotiationWorld.legalMoves(s), s)).toEqual({ kind: 'illegal', why: 'nothing to accept' });
-    expect(negotiationWorld.parse('keep 4 0', negotiationWorld.legalMoves(s), s).kind).toBe('illegal');
-    expect(negotiationWorld.parse('keep 2 1', negotiationWorld.legalMoves(s), s)).toEqual({ kind: 'move', move: { kind: 'keep', wood: 2, gold: 1 } });
+    expect(negotiationWorld.parse!('accept', negotiationWorld.legalMoves(s), s)).toEqual({ kind: 'illegal', why: 'nothing to accept' });
+    expect(negotiationWorld.parse!('keep 4 0', negotiationWorld.legalMoves(s), s).kind).toBe('illegal');
+    expect(negotiationWorld.parse!('keep 2 1', negotiationWorld.legalMoves(s), s)).toEqual({ kind: 'move', move: { kind: 'keep', wood: 2, gold: 1 } });
   });
 
   it("should never put the other player's values in a player's prompt", () => {
@@ -182,9 +223,9 @@ describe('negotiation', () => {
 
   it('should have the bargainer accept a fair claim and otherwise claim what it values', () => {
     const offered = negotiationWorld.apply(start([[1, 3], [3, 1]]), { kind: 'keep', wood: 0, gold: 3 });
-    expect(bargainer(offered, 'second', negotiationWorld.legalMoves(offered), undefined as never)).toEqual({ kind: 'accept' });
+    expect(bargainer(playerView(negotiationWorld, offered, 'second') as never)).toEqual({ kind: 'accept' });
     const greedy = negotiationWorld.apply(start([[1, 3], [3, 1]]), { kind: 'keep', wood: 3, gold: 3 });
-    expect(bargainer(greedy, 'second', negotiationWorld.legalMoves(greedy), undefined as never)).toEqual({ kind: 'keep', wood: 3, gold: 0 });
+    expect(bargainer(playerView(negotiationWorld, greedy, 'second') as never)).toEqual({ kind: 'keep', wood: 3, gold: 0 });
     const match = playScriptedMatch(negotiationWorld, { first: bargainer, second: bargainer }, 4);
     expect(resultOf(worldPayoffs(negotiationWorld, match, SPIRAL_FORFEIT), 'first')).toBeDefined();
   });
@@ -229,7 +270,7 @@ describe('worldMovesTask (the world base\'s supervised data)', () => {
     const { worldMovesTask } = await import('../../core/world/world-moves-task.ts');
     // Facing a bet, the Nash player (α = 0) folds a jack and calls a king: pure moves a uniform target never keeps to.
     const facingBet = (share: number) => {
-      const task = worldMovesTask(kuhnPokerWorld as never, 5, { teacher: { player: policyPlayer(kuhnNashPolicy(0)), share } });
+      const task = worldMovesTask(kuhnPokerWorld as never, 5, { teacher: { player: policyPlayer(kuhnPokerWorld, kuhnNashPolicy(0)), share } });
       const moves: Record<string, Set<string>> = { J: new Set(), K: new Set() };
       for (let i = 0; i < 400; i++) {
         const problem = task.sample('train', i);
@@ -242,6 +283,25 @@ describe('worldMovesTask (the world base\'s supervised data)', () => {
     expect([[...taught.J], [...taught.K]]).toEqual([['fold'], ['call']]);
     const half = facingBet(0.5);
     expect([half.J.size, half.K.size]).toEqual([2, 2]);
-    expect(() => worldMovesTask(kuhnPokerWorld as never, 5, { teacher: { player: policyPlayer(kuhnNashPolicy(0)), share: 1.5 } })).toThrow(/share must lie in \[0, 1\]/);
+    expect(() => worldMovesTask(kuhnPokerWorld as never, 5, { teacher: { player: policyPlayer(kuhnPokerWorld, kuhnNashPolicy(0)), share: 1.5 } })).toThrow(/share must lie in \[0, 1\]/);
+  });
+});
+
+describe("moveFormatsTask (the general world base's made-up games)", () => {
+  it('should list moves of one or two formats and target one of them, the same for the same index; echo asks for the whole list', async () => {
+    const { moveFormatsTask } = await import('../../core/world/move-formats.ts');
+    const task = moveFormatsTask(3);
+    const echoed = moveFormatsTask(3, { echo: 1 });
+    for (let i = 0; i < 200; i++) {
+      const problem = task.sample('train', i);
+      expect(problem).toEqual(task.sample('train', i));
+      expect(problem.prompt).toMatch(/\nLegal moves: [^\n]+\nYour move:$/);
+      const listed = /Legal moves: ([^\n]*)\n/.exec(problem.prompt)![1].split(', ');
+      expect(listed).toContain(problem.answer);
+      expect(problem.solution).toBe(` ${problem.answer}`);
+      const echo = echoed.sample('train', i);
+      expect(echo.prompt).toBe(problem.prompt.replace(/Your move:$/, 'The legal moves again:'));
+      expect(echo.solution).toBe(` ${listed.join(', ')}`);
+    }
   });
 });

@@ -33,6 +33,23 @@ describe('world-game training (self-play)', () => {
     }, 300_000);
   });
 
+  describe('having evalEvery set', () => {
+    it('should play the fixed opponents (random, minimax, the base) at those steps into metrics.jsonl, and keep best/ by their mean score', async () => {
+      const { out, result } = await runTraining({ ...selfPlay(2), validateEvery: 0, evalEvery: 2, evalMatches: 4 });
+      const lines = await jsonl<MetricsLine>(join(out, 'metrics.jsonl'));
+      expect(lines[0].eval).toBeUndefined();
+      expect(Object.keys(lines[1].eval ?? {})).toEqual(['random', 'minimax', 'base']);
+      for (const r of Object.values(lines[1].eval!)) {
+        expect(r.matches).toBe(4);
+        expect(r.win + r.draw + r.loss).toBeCloseTo(1, 12);
+        expect(r.score).toBeCloseTo(r.win + r.draw / 2, 12);
+      }
+      expect(lines[1].eval!.minimax.win).toBe(0);
+      expect(result.best).toMatchObject({ step: 2, split: 'eval' });
+      await expect(readFile(join(out, 'best', 'player', 'model.safetensors'))).resolves.toBeDefined();
+    }, 300_000);
+  });
+
   describe('having run N steps straight, or N/2, stopped, and resumed for N/2', () => {
     it('should end with the same weights, optimizer moments, RAE baselines and metrics', async () => {
       const config = { ...selfPlay(2), checkpointEvery: 1 };

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { kuhnExploitability, kuhnPokerGame } from '../../../games/kuhn-poker.ts';
+import { exploitability as exactExploitability } from '../../../core/world/exploitability.ts';
+import { gameTree } from '../../../core/world/game-tree.ts';
+import { kuhnPokerGame, kuhnPokerWorld } from '../../../games/kuhn-poker.ts';
 import { ticTacToeGame } from '../../../games/tictactoe.ts';
 import { evaluateWorld, worldExploitability } from '../../../lab/eval/world-eval.ts';
 import { resolveModelDir } from '../../../plugins/policies/default-model.ts';
@@ -13,7 +15,7 @@ describe('world evaluation on the shipped world base', () => {
     for (const moves of Object.values(policy)) expect(Object.values(moves).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
     // Every information set, the second player facing a check included (0.000 on a base whose data never held one): ≥ 0.97.
     for (const mass of Object.values(legalMass)) expect(mass).toBeGreaterThan(0.9);
-    expect(exploitability).toBeCloseTo(kuhnExploitability(policy), 12);
+    expect(exploitability).toBeCloseTo(exactExploitability(gameTree(kuhnPokerWorld), policy).exploitability, 12);
     expect(exploitability).toBeGreaterThan(0);
   }, 120_000);
 

@@ -42,3 +42,25 @@ describe("the calc game's shipped base", () => {
     expect(shipped).toEqual(JSON.parse(JSON.stringify(PretrainConfigSchema.parse(PRETRAIN_PRESETS.multiplication))));
   });
 });
+
+describe("a base of a user's world game's own (pretrainWorldBase, `ludus pretrain --plugin FILE --game NAME`)", () => {
+  it("should train the shipped world base further on the game's positions, with made-up games mixed in, and save it", async () => {
+    const { pretrainWorldBase } = await import('../../../lab/pretrain/pretrain-world.ts');
+    const { raceWorld } = await import('../../../examples/race/race.ts');
+    const { readFile } = await import('node:fs/promises');
+    const out = await mkdtemp(join(tmpdir(), 'ludus-race-base-'));
+    const { modelDir, steps } = await pretrainWorldBase({ world: raceWorld, out, threads: 1, config: { steps: 2, batch: 4, checkpointEvery: 1 } });
+    expect(steps).toBe(2);
+    const recorded = JSON.parse(await readFile(join(modelDir, 'pretrain_config.json'), 'utf8')) as { task: string; taskOptions: unknown; alsoTasks: { task: string }[]; init: string };
+    expect(recorded).toMatchObject({ task: 'world', taskOptions: { game: 'race' }, init: 'models/world', alsoTasks: [{ task: 'world-formats' }] });
+    await rm(out, { recursive: true, force: true });
+  }, 120_000);
+});
+
+describe('the shipped world base', () => {
+  it('should record exactly the config its preset parses to', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const shipped = JSON.parse(await readFile('models/world/pretrain_config.json', 'utf8')) as unknown;
+    expect(shipped).toEqual(JSON.parse(JSON.stringify(PretrainConfigSchema.parse(PRETRAIN_PRESETS.world))));
+  });
+});

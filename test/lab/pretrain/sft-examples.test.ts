@@ -134,11 +134,13 @@ describe('mixedExample over the world preset', () => {
     const { ticTacToeWorld } = await import('../../../games/tictactoe.ts');
     const { negotiationWorld } = await import('../../../games/negotiation.ts');
     const worlds: Record<string, unknown> = { 'kuhn-poker': kuhnPokerWorld, tictactoe: ticTacToeWorld, negotiation: negotiationWorld };
+    const { moveFormatsTask } = await import('../../../core/world/move-formats.ts');
     const preset = PretrainConfigSchema.parse(PRETRAIN_PRESETS.world);
-    const world = (options: Record<string, unknown>) => worldMovesTask(worlds[options.game as string] as never, preset.seed, { legalLine: options.legalLine === true });
+    const world = (task: string, options: Record<string, unknown>) =>
+      task === 'world-formats' ? moveFormatsTask(preset.seed, options) : worldMovesTask(worlds[options.game as string] as never, preset.seed, { legalLine: options.legalLine === true });
     const mix = [
-      { task: world(preset.taskOptions), share: 1 - preset.alsoTasks.reduce((sum, a) => sum + a.share, 0) },
-      ...preset.alsoTasks.map((a) => ({ task: world(a.taskOptions), share: a.share })),
+      { task: world(preset.task, preset.taskOptions), share: 1 - preset.alsoTasks.reduce((sum, a) => sum + a.share, 0) },
+      ...preset.alsoTasks.map((a) => ({ task: world(a.task, a.taskOptions), share: a.share })),
     ];
     const histories = new Map<string, number>();
     const openings = new Set<string>();
