@@ -4,14 +4,14 @@ import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import { METRICS_FILE } from '../../engine/trainer/trainer.ts';
 import { pathExists, writeFileAtomically } from '../../native/io/files.ts';
 import type { Estimate, PassAtK } from '../eval/report-types.ts';
-import { correctFamily, SIGNIFICANCE_LEVEL } from '../eval/significance.ts';
+import { correctClaims, SIGNIFICANCE_LEVEL } from '../eval/significance.ts';
 import { markdownTable, percentEstimate, pValue, signed } from '../reports/markdown.ts';
-import { claimsTable, TEST_COLUMNS, testCells, testsPreamble, type Claim } from '../reports/significance-columns.ts';
+import { claimsPreamble, claimsTable, TEST_COLUMNS, testCells, type Claim } from '../reports/significance-columns.ts';
 import { linePlot, type LineSeries } from '../reports/plots/line-plot.ts';
 import { passAtKPlot } from '../reports/plots/pass-at-k-plot.ts';
 import { svgToPng } from '../reports/plots/rasterize.ts';
 import type { Figure } from '../reports/report-plots.ts';
-import { AGON_ROWS, ROW_LABELS, type AgonArm, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
+import { AGON_CLAIMS, AGON_ROWS, ROW_LABELS, type AgonArm, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
 import type { AgonExperimentResult, AgonRowResult, TrainingConversions } from './agon-result.ts';
 export type { TrainingConversions } from './agon-result.ts';
 import { costTable } from './tango-report.ts';
@@ -40,6 +40,7 @@ interface RowView {
   readonly draftPass1?: Estimate;
   readonly converted?: Estimate;
   readonly regressed?: Estimate;
+  readonly summaryReveals?: Estimate;
   /** Mean tokens of the answering (last) pass; of drafting (every earlier pass); the summary prefill. */
   readonly lastTokens: Estimate | number;
   readonly draftTokens?: Estimate;
@@ -62,6 +63,7 @@ function view(row: AgonRowResult): RowView {
       draftPass1: r.draft_pass_at_k['1'],
       converted: r.converted,
       regressed: r.regressed,
+      ...(r.summary_reveals ? { summaryReveals: r.summary_reveals } : {}),
       lastTokens: r.trace_tokens.challenge,
       draftTokens: r.trace_tokens.draft,
       prefill: r.trace_tokens.summary_prefill,
@@ -137,34 +139,43 @@ function mainTable(rows: readonly (readonly [AgonRow, RowView])[]): string {
     pct(v.draftPass1),
     pct(v.converted),
     pct(v.regressed),
+    pct(v.summaryReveals),
   ]);
-  return `${markdownTable(['model', 'generations per answer', ...ks.map((k) => `pass@${k} (%)`), 'answer present (%)', 'draft pass@1 (%)', 'converted (%)', 'regressed (%)'], body)}\n\n"Draft pass@1" is the cascade's first stage alone; "converted": every draft wrong and the challenge right; "regressed": a draft right and the challenge wrong (pass@1 − draft pass@1 = converted − regressed for one draft).`;
+  return `${markdownTable(['model', 'generations per answer', ...ks.map((k) => `pass@${k} (%)`), 'answer present (%)', 'draft pass@1 (%)', 'converted (%)', 'regressed (%)', "summary spells the draft's answer (%)"], body)}\n\n"Draft pass@1" is the cascade's first stage alone; "converted": every draft wrong and the challenge right; "regressed": a draft right and the challenge wrong (pass@1 − draft pass@1 = converted − regressed for one draft). "Summary spells the draft's answer": the challenger's withheld summary of the first draft keeps working (on arithmetic, each column's \`Write d\`) that reads the draft's own final answer, so that answer was withheld in name only.`;
+}
+
+/** Whether a test is the one an Agon claim rests on. */
+const isClaimTest = (claim: (typeof AGON_CLAIMS)[number], t: Result['tests'][number]) =>
+  claim.metric !== 'training' && t.model === claim.model && t.other === claim.other && t.other_k === claim.k && (claim.metric === 'converted') === (t.metric === 'converted');
+
+/** The report's tests in two Holm families: the experiment's claims (AGON_CLAIMS, docs/experiments/protocol.md) and the others. */
+function reportTests(result: Result) {
+  return correctClaims(result.tests, (t) => AGON_CLAIMS.some((claim) => isClaimTest(claim, t)), AGON_CLAIMS.length);
 }
 
 function claimsSection(result: Result): string {
-  const tests = correctFamily(result.tests);
-  const find = (model: AgonRow, other: AgonRow, k: number, metric?: string) => tests.find((t) => t.model === model && t.other === other && t.other_k === k && (metric === undefined ? t.metric !== 'converted' : t.metric === metric));
-  const claims: Claim[] = [
-    { claim: 'Agon beats vanilla GRPO per answer', evidence: 'Agon cascade pass@1 > GRPO pass@1', test: find('agon', 'grpo', 1) },
-    { claim: 'Agon beats vanilla GRPO at the same number of generations', evidence: 'Agon cascade pass@1 > GRPO pass@2', test: find('agon', 'grpo', 2) },
-    { claim: 'Rotating roles helps (§5: 61 vs 52)', evidence: 'Agon > fixed roles', test: find('agon', 'fixed-roles', 1) },
-    { claim: 'Competition helps (§5: 32 vs 30)', evidence: 'Agon > cooperative exchange (conversion bonus 0)', test: find('agon', 'cooperative', 1) },
-    { claim: 'The conversion bonus raises conversions (§4)', evidence: 'Agon > cooperative exchange on answers converting a wrong draft', test: find('agon', 'cooperative', 1, 'converted') },
-    { claim: 'Exchange across two policies beats self-refinement', evidence: 'Agon > self-refinement', test: find('agon', 'self-refinement', 1) },
-    { claim: 'Training beats an untrained Mixture-of-Agents', evidence: 'Agon > Mixture-of-Agents', test: find('agon', 'moa', 1) },
-  ];
-  return `Each claim rests on the one comparison of the design that isolates it, read from the Holm-corrected tests above; a claim whose comparison is not significant is not made.\n\n${claimsTable(claims)}`;
+  const tests = reportTests(result);
+  const claims: Claim[] = AGON_CLAIMS.map((claim) => ({
+    claim: claim.claim,
+    evidence:
+      claim.metric === 'training'
+        ? `${ROW_LABELS[claim.model]} > ${ROW_LABELS[claim.other]}: conversions per wrong draft in training, step by step (tested across seeds only)`
+        : `${ROW_LABELS[claim.model]} pass@1 > ${ROW_LABELS[claim.other]} ${claim.metric === 'converted' ? 'on answers converting a wrong draft' : `pass@${claim.k}`}`,
+    test: tests.find((t) => isClaimTest(claim, t)),
+  }));
+  return `Each claim rests on the one comparison of the design that isolates it, read from the claims' Holm family above. This is one training run: a claim about the training procedure rests on the test across seeds, where the experiment ran several.\n\n${claimsTable(claims)}`;
 }
 
 function testsTable(result: Result): string {
-  const tests = correctFamily(result.tests);
-  const rows = result.tests.map((t, i) => [`${ROW_LABELS[t.model]} > ${ROW_LABELS[t.other]}`, t.metric, ...testCells(tests[i])]);
-  return `${testsPreamble(tests.length)} Per-problem pass rates, or for \`converted\` each problem's share of answers converting a wrong draft, problems paired by id (H1: the first is higher).\n\n${markdownTable(['comparison', 'metric', ...TEST_COLUMNS], rows)}`;
+  const tests = reportTests(result);
+  const claims = tests.filter((t) => t.claim).length;
+  const rows = tests.map((t) => [`${ROW_LABELS[t.model]} > ${ROW_LABELS[t.other]}`, t.metric, t.claim ? 'claim' : 'other', ...testCells(t)]);
+  return `${claimsPreamble(AGON_CLAIMS.length, claims, tests.length - claims)} Per-problem pass rates, or for \`converted\` each problem's share of answers converting a wrong draft, problems paired by id (H1: the first is higher).\n\n${markdownTable(['comparison', 'metric', 'family', ...TEST_COLUMNS], rows)}`;
 }
 
 function ablationTable(result: Result, rows: readonly (readonly [AgonRow, RowView])[]): string {
   const of = (row: AgonRow) => rows.find(([r]) => r === row)?.[1];
-  const corrected = correctFamily(result.tests);
+  const corrected = reportTests(result);
   const test = (other: AgonRow) => corrected.find((t) => t.model === 'agon' && t.other === other && t.other_k === 1);
   const agon = of('agon');
   const lines: [AgonRow, string, string, string, string][] = [

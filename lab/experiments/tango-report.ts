@@ -4,13 +4,13 @@ import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import { METRICS_FILE } from '../../engine/trainer/trainer.ts';
 import { pathExists, writeFileAtomically } from '../../native/io/files.ts';
 import type { Estimate as VerifierEstimate, VerifierEvalResult } from '../eval/verifier-eval.ts';
-import { correctFamily } from '../eval/significance.ts';
+import { correctClaims } from '../eval/significance.ts';
 import { markdownTable } from '../reports/markdown.ts';
-import { claimsTable, TEST_COLUMNS, testCells, testsPreamble, type Claim } from '../reports/significance-columns.ts';
+import { claimsPreamble, claimsTable, TEST_COLUMNS, testCells, type Claim } from '../reports/significance-columns.ts';
 import { linePlot, type LineSeries } from '../reports/plots/line-plot.ts';
 import { svgToPng } from '../reports/plots/rasterize.ts';
 import type { Figure } from '../reports/report-plots.ts';
-import { ARM_LABELS, type TangoArm, type TangoExperimentConfig } from './tango-experiment-config.ts';
+import { ARM_LABELS, TANGO_CLAIMS, type TangoArm, type TangoExperimentConfig } from './tango-experiment-config.ts';
 import type { CurvePoint, TangoArmResult, TangoExperimentResult } from './tango-result.ts';
 import { present } from '../../core/errors.ts';
 
@@ -129,34 +129,40 @@ function generatorTable(result: Omit<TangoExperimentResult, 'report'>): string {
   return markdownTable(['generator', ...ks.map((k) => `pass@${k} (%)`), 'answer present (%)'], rows);
 }
 
-/** Every paired test of the report, one Holm family: the generators' (H1: Tango's is higher), then the verifiers'. */
+const GENERATOR_CLAIM_METRIC = 'generator capability pass@1';
+const VERIFIER_CLAIM_METRIC = "verifier outcome accuracy (base's solutions)";
+
+/**
+ * Every paired test of the report, the generators' (H1: the first is higher) then the verifiers', in two Holm families:
+ * the experiment's claims (TANGO_CLAIMS, fixed in docs/experiments/protocol.md) and the other tests.
+ */
 function reportTests(result: Omit<TangoExperimentResult, 'report'>) {
   const label = (name: string) => (name === 'base' ? 'base' : ARM_LABELS[name as TangoArm]);
   const listed = [
-    ...result.generatorTests.flatMap(({ model, other, significance }) => significance.tests.map((test) => ({ name: `${label(model)} > ${label(other)}`, metric: `generator ${test.metric}`, test }))),
-    ...result.verifierTests.map((test) => ({ name: `${label(test.model)} > ${label(test.other)}`, metric: `verifier ${test.metric}`, test })),
+    ...result.generatorTests.flatMap(({ model, other, significance }) => significance.tests.map((test) => ({ model, other, name: `${label(model)} > ${label(other)}`, metric: `generator ${test.metric}`, test }))),
+    ...result.verifierTests.map((test) => ({ model: test.model, other: test.other, name: `${label(test.model)} > ${label(test.other)}`, metric: `verifier ${test.metric}`, test })),
   ];
-  const corrected = correctFamily(listed.map(({ test }) => test));
-  return listed.map((entry, i) => ({ ...entry, test: corrected[i] }));
+  const claimOf = (entry: (typeof listed)[number]) => TANGO_CLAIMS.find((c) => c.model === entry.model && c.other === entry.other && entry.metric === (c.on === 'generator' ? GENERATOR_CLAIM_METRIC : VERIFIER_CLAIM_METRIC));
+  const corrected = correctClaims(listed.map(({ test }) => test), (_, i) => claimOf(listed[i]) !== undefined, TANGO_CLAIMS.length);
+  return listed.map((entry, i) => ({ ...entry, claim: claimOf(entry), test: corrected[i] }));
 }
 
 function claimsSection(result: Omit<TangoExperimentResult, 'report'>): string {
   const tests = reportTests(result);
-  const find = (name: string, metric: string) => tests.find((t) => t.name === name && t.metric === metric)?.test;
-  const claims: Claim[] = [
-    { claim: "Tango's generator beats vanilla GRPO's (the paper's headline)", evidence: 'Tango > vanilla GRPO, generator pass@1', test: find('Tango > vanilla GRPO', 'generator capability pass@1') },
-    { claim: "Step rewards from a verifier help the generator", evidence: 'fixed verifier > vanilla GRPO, generator pass@1 (the fixed verifier differs from GRPO only by its step rewards)', test: find('fixed verifier > vanilla GRPO', 'generator capability pass@1') },
-    { claim: 'Training the verifier alongside helps the generator', evidence: 'Tango > fixed verifier, generator pass@1', test: find('Tango > fixed verifier', 'generator capability pass@1') },
-    { claim: 'RL on outcome rewards alone improves the verifier', evidence: "fixed generator > base, verifier outcome accuracy on the base's solutions", test: find('fixed generator > base', "verifier outcome accuracy (base's solutions)") },
-    { claim: 'Co-evolving improves the verifier beyond RL against a fixed generator', evidence: "Tango > fixed generator, verifier outcome accuracy on the base's solutions", test: find('Tango > fixed generator', "verifier outcome accuracy (base's solutions)") },
-  ];
-  return `Each claim rests on the one comparison of the design that isolates it, read from the Holm-corrected tests above; a claim whose comparison is not significant is not made.\n\n${claimsTable(claims)}`;
+  const label = (name: string) => (name === 'base' ? 'base' : ARM_LABELS[name as TangoArm]);
+  const claims: Claim[] = TANGO_CLAIMS.map((c) => ({
+    claim: c.claim,
+    evidence: `${label(c.model)} > ${label(c.other)}, ${c.on === 'generator' ? 'generator pass@1' : "verifier outcome accuracy on the base's solutions"}`,
+    test: tests.find((t) => t.claim === c)?.test,
+  }));
+  return `Each claim rests on the one comparison of the design that isolates it, read from the claims' Holm family above. This is one training run: a claim about the training procedure rests on the test across seeds, where the experiment ran several.\n\n${claimsTable(claims)}`;
 }
 
 function testsSection(result: Omit<TangoExperimentResult, 'report'>): string {
   const tests = reportTests(result);
   if (tests.length === 0) return 'No paired tests: too few shared problems.';
-  return `${testsPreamble(tests.length)} Generators: per-problem pass rates. Verifiers: each problem's share of right calls.\n\n${markdownTable(['comparison', 'metric', ...TEST_COLUMNS], tests.map(({ name, metric, test }) => [name, metric, ...testCells(test)]))}`;
+  const claims = tests.filter((t) => t.claim).length;
+  return `${claimsPreamble(TANGO_CLAIMS.length, claims, tests.length - claims)} Generators: per-problem pass rates. Verifiers: each problem's share of right calls.\n\n${markdownTable(['comparison', 'metric', 'family', ...TEST_COLUMNS], tests.map(({ name, metric, claim, test }) => [name, metric, claim ? 'claim' : 'other', ...testCells(test)]))}`;
 }
 
 function verifierTable(verifiers: Readonly<Record<string, VerifierEvalResult>>): string {
