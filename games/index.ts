@@ -3,6 +3,7 @@ import { agonGame } from './agon/agon.ts';
 import { grpoGame } from './grpo.ts';
 import { klRegGame } from './kl-reg.ts';
 import { kuhnPokerGame } from './kuhn-poker.ts';
+import { kuhnPokerMatchGame } from './kuhn-poker-match.ts';
 import { negotiationGame } from './negotiation.ts';
 import { tandemGame } from './tandem.ts';
 import { tangoGame } from './tango.ts';
@@ -19,6 +20,7 @@ export const builtInGames = definePlugin({
     { name: 'agon', create: ({ grader, knobs }) => agonGame(knobs, grader) },
     { name: 'tictactoe', create: ({ knobs }) => ticTacToeGame(knobs) },
     { name: 'kuhn-poker', create: ({ knobs }) => kuhnPokerGame(knobs) },
+    { name: 'kuhn-poker-match', create: ({ knobs }) => kuhnPokerMatchGame(knobs) },
     { name: 'negotiation', create: ({ knobs }) => negotiationGame(knobs) },
   ],
 });
