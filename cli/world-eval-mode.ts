@@ -1,6 +1,6 @@
 import { fail } from '../core/errors.ts';
 import { gameFor } from '../engine/trainer/run-pieces.ts';
-import { evaluateWorld, worldExploitability, worldProtocolOf, type ExploitabilityResult, type OpponentResult, type Rate, type WorldEvalOptions } from '../lab/eval/world-eval.ts';
+import { evaluateWorld, SPIRAL_EVAL_SAMPLING, worldExploitability, worldProtocolOf, type ExploitabilityResult, type OpponentResult, type Rate, type WorldEvalOptions } from '../lab/eval/world-eval.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
 import { resolve } from 'node:path';
 import { composePlugins } from '../composition/compose.ts';
@@ -17,6 +17,8 @@ export interface WorldEvalModeOptions extends Omit<WorldEvalOptions, 'game' | 'm
 
 export interface WorldEvalModeResult {
   readonly model: string;
+  /** How the model's moves were sampled against the opponents (SPIRAL_EVAL_SAMPLING unless the command said otherwise). */
+  readonly sampling: { readonly temperature: number; readonly topP: number };
   readonly opponents: readonly OpponentResult[];
   /** Games with exact measures (kuhn-poker): the exploitability of the model's policy. */
   readonly exploitability?: ExploitabilityResult;
@@ -34,10 +36,10 @@ export async function worldEvalMode(options: WorldEvalModeOptions): Promise<Worl
     const modelDir = resolveModelDir(model, 'world');
     const opponents =
       options.opponents.length > 0
-        ? await evaluateWorld({ game, modelDir, opponents: options.opponents, matches: options.matches, seed: options.seed, temperature: options.temperature, threads: options.threads, onProgress: report && ((label, done, total) => report(`${model} ${label}`, done, total)) })
+        ? await evaluateWorld({ game, modelDir, opponents: options.opponents, matches: options.matches, seed: options.seed, temperature: options.temperature, topP: options.topP, threads: options.threads, onProgress: report && ((label, done, total) => report(`${model} ${label}`, done, total)) })
         : [];
     const exploitability = protocol.world.exact ? await worldExploitability({ game, modelDir, threads: options.threads }) : undefined;
-    results.push({ model, opponents, ...(exploitability ? { exploitability } : {}) });
+    results.push({ model, sampling: { temperature: options.temperature, topP: options.topP }, opponents, ...(exploitability ? { exploitability } : {}) });
   }
   return results;
 }
@@ -48,6 +50,7 @@ const pct = (r: Rate) => `${(100 * r.rate).toFixed(1)} ± ${(100 * r.se).toFixed
 export function summarizeWorldEval(game: string, results: readonly WorldEvalModeResult[]): string {
   const lines = [`game ${game}`];
   if (results.some((r) => r.opponents.length > 0)) {
+    for (const { model, sampling } of results) lines.push(`${model}'s moves sampled at T ${sampling.temperature}, top-p ${sampling.topP}${sampling.temperature === SPIRAL_EVAL_SAMPLING.temperature && sampling.topP === SPIRAL_EVAL_SAMPLING.topP ? " (SPIRAL's evaluation setting)" : " (not SPIRAL's evaluation setting, T 0.6, top-p 0.95)"}`);
     lines.push('model | opponent | matches | win % | draw % | loss % | draw-or-win % | forfeit % | payoff | other');
     for (const { model, opponents } of results) {
       for (const o of opponents) {
@@ -56,6 +59,6 @@ export function summarizeWorldEval(game: string, results: readonly WorldEvalMode
       }
     }
   }
-  for (const { model, exploitability } of results) if (exploitability) lines.push(`exploitability of ${model}: ${exploitability.exploitability.toFixed(4)} (exact, from its move probabilities at all ${Object.keys(exploitability.policy).length} information sets)`);
+  for (const { model, exploitability } of results) if (exploitability) lines.push(`exploitability of ${model}: ${exploitability.exploitability.toFixed(4)} (exact, of the one-hand game ${game}, from its move probabilities at all ${Object.keys(exploitability.policy).length} information sets: no sampling)`);
   return `${lines.join('\n')}\n`;
 }

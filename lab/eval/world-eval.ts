@@ -46,9 +46,18 @@ export interface WorldEvalOptions {
   readonly matches: number;
   readonly seed: number;
   readonly temperature: number;
+  /** Nucleus sampling of the model's moves (1: none). */
+  readonly topP: number;
   readonly threads?: number;
   readonly onProgress?: (label: string, done: number, total: number) => void;
 }
+
+/**
+ * How SPIRAL samples a model's moves when it evaluates (its run scripts' evaluation settings: temperature 0.6, top-p
+ * 0.95): the default of `ludus eval --game`, so the reproduction's figures are at the paper's setting; any other is
+ * printed beside every figure it produced.
+ */
+export const SPIRAL_EVAL_SAMPLING = { temperature: 0.6, topP: 0.95 } as const;
 
 /** The world protocol of a world game, or a coded refusal naming the game. */
 export function worldProtocolOf(game: AnyGame): WorldProtocol<string> {
@@ -74,7 +83,7 @@ export async function evaluateWorld(options: WorldEvalOptions): Promise<Opponent
   const config = pool.policy(MODEL).config;
   const perSeat = Math.ceil(options.matches / players.length);
   const decoders = new DecoderPool(pool, { rows: Math.min(perSeat, 64), maxLen: config.maxPositionEmbeddings, threads: options.threads });
-  const arena = arenaFor(options.game, decoders, pool.tokenizer, config.eosTokenIds, { temperature: options.temperature, topP: 1, maxNewTokens: protocol.maxTokens });
+  const arena = arenaFor(options.game, decoders, pool.tokenizer, config.eosTokenIds, { temperature: options.temperature, topP: options.topP, maxNewTokens: protocol.maxTokens });
   const deals = dealsTask().problems('test', perSeat, options.seed) as unknown as Problem[];
   const results: OpponentResult[] = [];
   try {

@@ -18,19 +18,19 @@ describe('world evaluation on the shipped world base', () => {
   }, 120_000);
 
   it('should report win, draw and loss rates that add up, with SEs, the model in each seat for half the matches', async () => {
-    const [minimax] = await evaluateWorld({ game: ticTacToeGame({}), modelDir: base, opponents: ['minimax'], matches: 8, seed: 0, temperature: 1, threads: 1 });
+    const [minimax] = await evaluateWorld({ game: ticTacToeGame({}), modelDir: base, opponents: ['minimax'], matches: 8, seed: 0, temperature: 1, topP: 1, threads: 1 });
     expect(minimax.matches).toBe(8);
     expect(minimax.win.rate + minimax.draw.rate + minimax.loss.rate).toBeCloseTo(1, 12);
     expect(minimax.win.rate).toBe(0);
     expect(minimax.drawOrWin.rate).toBeCloseTo(minimax.draw.rate, 12);
     expect(minimax.loss.se).toBeGreaterThanOrEqual(0);
-    await expect(evaluateWorld({ game: ticTacToeGame({}), modelDir: base, opponents: ['alphazero'], matches: 8, seed: 0, temperature: 1 })).rejects.toThrow(/no reference opponent "alphazero"/);
+    await expect(evaluateWorld({ game: ticTacToeGame({}), modelDir: base, opponents: ['alphazero'], matches: 8, seed: 0, temperature: 1, topP: 1 })).rejects.toThrow(/no reference opponent "alphazero"/);
   }, 120_000);
 
   it('should find the shipped base legal most of the time and bad: few TicTacToe forfeits against random, none won against minimax', async () => {
     // Measured at 200 matches: forfeits 19.5 ± 2.8% against random (the base before legal-line pretraining: 79%),
     // wins 40.5 ± 3.5%; against minimax no win and draw-or-win 7.5 ± 1.9% (docs/world-games.md). Bands at 60 matches.
-    const [random, minimax] = await evaluateWorld({ game: ticTacToeGame({}), modelDir: base, opponents: ['random', 'minimax'], matches: 60, seed: 0, temperature: 1, threads: 1 });
+    const [random, minimax] = await evaluateWorld({ game: ticTacToeGame({}), modelDir: base, opponents: ['random', 'minimax'], matches: 60, seed: 0, temperature: 1, topP: 1, threads: 1 });
     expect(random.forfeit.rate).toBeLessThan(0.3);
     expect(random.win.rate).toBeGreaterThan(0.15);
     expect(minimax.win.rate).toBe(0);
