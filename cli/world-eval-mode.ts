@@ -1,6 +1,6 @@
 import { fail } from '../core/errors.ts';
 import { gameFor } from '../engine/trainer/run-pieces.ts';
-import { evaluateWorld, SPIRAL_EVAL_SAMPLING, worldExploitability, worldProtocolOf, type ExploitabilityResult, type OpponentResult, type Rate, type WorldEvalOptions } from '../lab/eval/world-eval.ts';
+import { evaluateWorld, pairedWorldResult, SPIRAL_EVAL_SAMPLING, worldExploitability, worldProtocolOf, type PairedWorldResult, type ExploitabilityResult, type OpponentResult, type Rate, type WorldEvalOptions } from '../lab/eval/world-eval.ts';
 import { resolveModelDir } from '../plugins/policies/default-model.ts';
 import { resolve } from 'node:path';
 import { composePlugins } from '../composition/compose.ts';
@@ -22,6 +22,8 @@ export interface WorldEvalModeResult {
   readonly opponents: readonly OpponentResult[];
   /** Games with exact measures (kuhn-poker): the exploitability of the model's policy. */
   readonly exploitability?: ExploitabilityResult;
+  /** With --compare, on the first model's entry: it against the compared model, match by match on the same deals. */
+  readonly paired?: readonly PairedWorldResult[];
 }
 
 /** Each model against each reference opponent (win/draw/loss ± SE), and its exact exploitability where the game has one. */
@@ -41,6 +43,8 @@ export async function worldEvalMode(options: WorldEvalModeOptions): Promise<Worl
     const exploitability = protocol.world.exact ? await worldExploitability({ game, modelDir, threads: options.threads }) : undefined;
     results.push({ model, sampling: { temperature: options.temperature, topP: options.topP }, opponents, ...(exploitability ? { exploitability } : {}) });
   }
+  const [first, compared] = results;
+  if (compared && first.opponents.length > 0) results[0] = { ...first, paired: first.opponents.map((o, i) => pairedWorldResult(o, compared.opponents[i])) };
   return results;
 }
 
@@ -57,6 +61,14 @@ export function summarizeWorldEval(game: string, results: readonly WorldEvalMode
         const other = [...Object.entries(o.labels).map(([k, v]) => `${k} ${v.toFixed(3)}`), ...(o.surplusShare ? [`surplus share ${o.surplusShare.rate.toFixed(3)} ± ${o.surplusShare.se.toFixed(3)}`] : [])].join(', ');
         lines.push(`${model} | ${o.opponent} | ${o.matches} | ${pct(o.win)} | ${pct(o.draw)} | ${pct(o.loss)} | ${pct(o.drawOrWin)} | ${pct(o.forfeit)} | ${o.payoff.rate.toFixed(3)} ± ${o.payoff.se.toFixed(3)} | ${other}`);
       }
+    }
+  }
+  for (const { model, paired } of results) {
+    for (const p of paired ?? []) {
+      const other = results[1]?.model ?? 'the other';
+      lines.push(
+        `${model} against ${other} vs ${p.opponent}, match by match on the same ${p.matches} deals and seeds: won ${p.wins.onlyModel} that ${other} did not (${other} forfeited ${p.gainedFrom.forfeit}, lost ${p.gainedFrom.loss} by play, drew ${p.gainedFrom.draw} of them), ${other} won ${p.wins.onlyOther} that ${model} did not: McNemar exact p ${p.wins.p.toFixed(4)}; draw-or-win ${p.drawOrWin.onlyModel} against ${p.drawOrWin.onlyOther}, p ${p.drawOrWin.p.toFixed(4)}`,
+      );
     }
   }
   for (const { model, exploitability } of results) if (exploitability) lines.push(`exploitability of ${model}: ${exploitability.exploitability.toFixed(4)} (exact, of the one-hand game ${game}, from its move probabilities at all ${Object.keys(exploitability.policy).length} information sets: no sampling)`);

@@ -38,7 +38,7 @@ describe('ludus eval', () => {
       expect(result.code, result.stderr).toBe(0);
       expect((JSON.parse(result.stdout) as { results: { sampling: unknown }[] }).results[0].sampling).toEqual({ temperature: 0.6, topP: 0.95 });
       const rate = { rate: 0.5, se: 0.1 };
-      const opponents = [{ opponent: 'random', matches: 2, win: rate, draw: rate, loss: rate, drawOrWin: rate, forfeit: rate, payoff: rate, labels: {} }];
+      const opponents = [{ opponent: 'random', matches: 2, win: rate, draw: rate, loss: rate, drawOrWin: rate, forfeit: rate, payoff: rate, labels: {}, perMatch: ['win' as const, 'loss' as const] }];
       const text = summarizeWorldEval('tictactoe', [{ model: 'm', sampling: { temperature: 1, topP: 1 }, opponents }]);
       expect(text).toContain("m's moves sampled at T 1, top-p 1 (not SPIRAL's evaluation setting, T 0.6, top-p 0.95)");
       expect(summarizeWorldEval('tictactoe', [{ model: 'm', sampling: { temperature: 0.6, topP: 0.95 }, opponents }])).toContain("(SPIRAL's evaluation setting)");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { kuhnExploitability, kuhnPokerGame } from '../../../games/kuhn-poker.ts';
 import { ticTacToeGame } from '../../../games/tictactoe.ts';
-import { evaluateWorld, worldExploitability } from '../../../lab/eval/world-eval.ts';
+import { evaluateWorld, pairedWorldResult, worldExploitability, type MatchResult, type OpponentResult } from '../../../lab/eval/world-eval.ts';
 import { resolveModelDir } from '../../../plugins/policies/default-model.ts';
 
 const base = resolveModelDir('default', 'world');
@@ -36,4 +36,24 @@ describe('world evaluation on the shipped world base', () => {
     expect(minimax.win.rate).toBe(0);
     expect(minimax.drawOrWin.rate).toBeLessThan(0.3);
   }, 120_000);
+});
+
+describe('pairedWorldResult', () => {
+  const result = (perMatch: MatchResult[]): OpponentResult => {
+    const rate = { rate: 0, se: 0 };
+    return { opponent: 'random', matches: perMatch.length, win: rate, draw: rate, loss: rate, drawOrWin: rate, forfeit: rate, payoff: rate, labels: {}, perMatch };
+  };
+
+  it("should pair two models' matches deal by deal: extra wins split by what the other did there, and McNemar's exact test on the discordant ones", () => {
+    // Deals 0–9. The trained model wins 0–6; the base wins 0, 1 and 9, forfeits 2, 3, 4, loses 5 by play, draws 6.
+    const trained = result(['win', 'win', 'win', 'win', 'win', 'win', 'win', 'loss', 'draw', 'loss']);
+    const base = result(['win', 'win', 'forfeit', 'forfeit', 'forfeit', 'loss', 'draw', 'loss', 'loss', 'win']);
+    const paired = pairedWorldResult(trained, base);
+    expect(paired.gainedFrom).toEqual({ forfeit: 3, loss: 1, draw: 1 });
+    // Wins: 5 deals only the trained model won, 1 only the base: p = 2 · P(X ≥ 5 | 6, 1/2) = 2 · 7/64.
+    expect(paired.wins).toEqual({ onlyModel: 5, onlyOther: 1, p: 14 / 64 });
+    // Draw or win: the trained model alone on 2–5 and 8 (deal 6 the base drew), the base alone on 9: 5 against 1 again.
+    expect(paired.drawOrWin).toEqual({ onlyModel: 5, onlyOther: 1, p: 14 / 64 });
+    expect(() => pairedWorldResult(trained, result(['win']))).toThrow(/same opponent and matches/);
+  });
 });
