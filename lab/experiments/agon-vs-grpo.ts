@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { SequentialProtocol } from '../../core/protocols/sequential.ts';
 import { parseConfig } from '../../core/parse-config.ts';
-import { AgonKnobsSchema } from '../../games/agon/agon.ts';
 import { TrainConfigSchema, type TrainConfig } from '../../engine/trainer/train-config.ts';
 import { checkpointPolicyDir } from '../../engine/trainer/trainer.ts';
 import { resolveModelDir } from '../../plugins/policies/default-model.ts';
@@ -15,7 +14,7 @@ import { AGON_CLAIMS, ROW_LABELS } from './agon-experiment-config.ts';
 import { passAtK } from '../../core/metrics/pass-at-k.ts';
 import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type TrainedArm } from './experiment-runner.ts';
 import type { AgonArmRun, AgonExperimentResult, AgonRowResult, AgonTest } from './agon-result.ts';
-import { present } from '../../core/errors.ts';
+import { fail, present } from '../../core/errors.ts';
 
 export type AgonExperimentRun = ExperimentRun<AgonExperimentConfig>;
 export type { AgonArmRun, AgonExperimentResult, AgonRowResult, AgonTest };
@@ -61,8 +60,8 @@ export const AGON_VS_GRPO: SeededDefinition<AgonExperimentConfig, AgonArm, AgonE
   title: 'Agon against vanilla GRPO, with its ablations (§5)',
   headline: agonHeadline,
   plan: (config, setup) => {
-    const turnTokens = turnTokensOf(setup.catalog.games.create('agon', { grader: setup.catalog.graders.create(setup.grader), knobs: config.knobs }));
-    return config.arms.map((arm) => ({ arm, config: armConfig(config, arm, setup.grader, turnTokens) }));
+    const agon = setup.catalog.games.create('agon', { grader: setup.catalog.graders.create(setup.grader), knobs: config.knobs });
+    return config.arms.map((arm) => ({ arm, config: armConfig(config, arm, setup.grader, turnTokensOf(agon), agonRewardOf(agon)) }));
   },
   evaluationPhases: (config) => [['evaluate', rowsOf(config).length + pairedArmsOf(config).length]],
   evaluate: evaluateAgon,
@@ -70,6 +69,19 @@ export const AGON_VS_GRPO: SeededDefinition<AgonExperimentConfig, AgonArm, AgonE
 
 export function runAgonVsGrpo(run: AgonExperimentRun, services?: ExperimentServices): Promise<AgonExperimentResult> {
   return runExperiment(AGON_VS_GRPO, run, services);
+}
+
+/** What the agon game pays a right answer and a boxed one (its knobs, after their defaults): GRPO's reward when matched. */
+interface AgonReward {
+  readonly correctWeight: number;
+  readonly formatWeight: number;
+}
+
+function agonRewardOf(game: ReturnType<ExperimentContext['game']>): AgonReward {
+  const { knobs } = game as typeof game & { readonly knobs?: Partial<AgonReward> };
+  const { correctWeight, formatWeight } = knobs ?? {};
+  if (correctWeight === undefined || formatWeight === undefined) return fail('CONFIG_INVALID', `agon-vs-grpo: game "${game.id}" does not say what it pays (knobs correctWeight, formatWeight)`);
+  return { correctWeight, formatWeight };
 }
 
 /** The agon turn cap (the game's, after its defaults): every generation of every model is capped there. */
@@ -190,10 +202,9 @@ async function evaluateAgon(context: ExperimentContext, trained: readonly Traine
  * zero-variance groups as the paper's GRPO baseline does (Agon's summary: "Zero-variance groups are dropped"), paid as
  * the Agon arms are unless the config's `grpoReward` says 'correctness'.
  */
-function armConfig(config: AgonExperimentConfig, arm: AgonArm, grader: string, turnTokens: number): TrainConfig {
+function armConfig(config: AgonExperimentConfig, arm: AgonArm, grader: string, turnTokens: number, agonReward: AgonReward): TrainConfig {
   const shared = { finalComparison: 0, validateEvery: 0, ...config.train, grader, seed: config.seed, model: config.model, task: config.task, steps: config.steps };
-  const agonKnobs = parseConfig(AgonKnobsSchema, config.knobs, 'agon knobs');
-  const reward = config.grpoReward === 'matched' ? { correctWeight: agonKnobs.correctWeight, formatWeight: agonKnobs.formatWeight } : {};
+  const reward = config.grpoReward === 'matched' ? agonReward : {};
   const input =
     arm === 'grpo'
       ? { ...shared, game: 'grpo', knobs: { zeroVariance: 'drop', ...reward }, maxNewTokens: turnTokens, policies: { senior: { adapter: { r: 16 } } } }
