@@ -114,6 +114,15 @@ export async function writeAgonReport(result: Result, config: AgonExperimentConf
   return join(result.out, AGON_REPORT);
 }
 
+/** What the GRPO run was paid, from its own config: Agon's correctness-and-format reward, or correctness alone. */
+function grpoPaid(result: Result): string {
+  const knobs = result.arms.find((a) => a.arm === 'grpo')?.config.knobs as { correctWeight?: number; formatWeight?: number } | undefined;
+  if (!knobs) return 'was not trained here';
+  const correct = knobs.correctWeight ?? 1;
+  const format = knobs.formatWeight ?? 0;
+  return format === 0 && correct === 1 ? 'was paid 1 for a right answer and 0 otherwise, while every Agon arm is paid for correctness and format' : `was paid ${correct} · correct + ${format} · format, as the Agon arms are`;
+}
+
 function notes(result: Result, config: AgonExperimentConfig): string {
   const agon = present(result.arms.find((a) => a.arm === 'agon') ?? result.arms[0], 'a trained arm').config;
   const knobs = Object.entries(agon.knobs).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
@@ -122,10 +131,11 @@ function notes(result: Result, config: AgonExperimentConfig): string {
       `${result.arms.map((arm) => ARM_DESCRIPTIONS[arm.arm]).join('; ')}. Each step: ${agon.problemsPerStep} problems × groups of ${agon.groupSize}, ` +
       `advantage \`${agon.advantage}\` (zero-variance groups dropped in every run, GRPO's too, as the paper's GRPO drops them), learning rate ${agon.schedule.lr}, rollout temperature ${agon.temperature}, grader \`${agon.grader}\`` +
       `${knobs.length > 0 ? `; agon knobs ${knobs.join(', ')}` : ''} (every other knob at its default: see games/agon/agon.ts). Every Agon adapter and the GRPO adapter take one update per step on ${agon.problemsPerStep * agon.groupSize} generations of its own.`,
+    `**Not the paper's** (docs/experiments/protocol.md): the learning rate ${agon.schedule.lr} (ours; the paper gives none); vanilla GRPO ${grpoPaid(result)}; the withheld summary keeps the draft's working, which on arithmetic spells its answer (the cascades' "summary spells the draft's answer" column).`,
     `**Budget.** Every generation, in every model, is capped at ${result.turnTokens} tokens (the agon turn cap; GRPO trains and answers at the same cap). A cascade answer costs two capped generations (the draft, then the challenge that reads the draft's summary, its final answer withheld); a one-pass model's pass@2 spends the same two generations with an oracle picking the better, so "Agon pass@1 vs GRPO pass@2" is the generation-count-matched comparison and pass@1 vs pass@1 the per-answer one. The summary the challenger reads is extra prefill, reported apart (the paper does not equalize it either, §4).`,
     `**Mixture-of-Agents** (untrained, the paper's §1/§5 baseline "an untrained Mixture-of-Agents pass over the same base"): ${config.moaProposals} proposals, each a draft by the base from the plain prompt, then one more base pass that reads every proposal's summary (answers withheld, as Agon's challenger reads one) and answers: ${config.moaProposals + 1} generations per answer. At one proposal it is the base → base cascade, the two-pass-matched MoA, shown beside it.`,
     `**Direction.** The paper picks the better cascade direction post hoc (§6); here A → B is the pre-registered direction and B → A is shown beside it, untested.`,
-    `Numbers are what this run measured, ± one bootstrap standard error over problems; the paired tests, Holm-corrected across the report, say which gaps are more than noise. At this scale (a few million parameters pretrained on generated problems, tens of steps, the seed above) read them as a test of the machinery and the direction, not a reproduction of the paper's magnitudes: the small base, pretrained on plain prompts, mostly continues the draft's summary, so the challenger's answer tracks the draft's and conversions are rare.`,
+    `Numbers are what this run measured, ± one bootstrap standard error over problems; the paired tests, Holm-corrected over the experiment's claims, say which gaps are more than the noise of these test problems for these trained models. At this scale (a few million parameters pretrained on generated problems, tens of steps, the seed above) read them as a test of the machinery and the direction, not a reproduction of the paper's magnitudes: the small base, pretrained on plain prompts, mostly continues the draft's summary, so the challenger's answer tracks the draft's and conversions are rare.`,
   ].join('\n\n');
 }
 

@@ -156,7 +156,7 @@ describe('the experiment runner', () => {
       expect(result.arms.map((arm) => arm.config.normalization)).toEqual(Array(4).fill('sequence-mean'));
       const report = await readFile(result.report, 'utf8');
       expect(report).toContain('greedy decoding');
-      expect(report).toContain("Holm-corrected across this report's family of **");
+      expect(report).toContain("Holm-corrected in two families: the experiment's **6 claims**");
       expect(report).toContain('fixed verifier > vanilla GRPO');
     });
   });
@@ -170,7 +170,7 @@ describe('the experiment runner', () => {
       expect(byService(calls)).toEqual({ train: 5, evaluate: 2, evaluateCascade: 8, policyDivergence: 3 });
       expect(calls.filter((c) => !c.gradedBySpy)).toEqual([]);
       expect(result.grader).toBe('spy');
-      expect(result.arms.find((arm) => arm.arm === 'grpo')!.config.knobs).toEqual({ zeroVariance: 'drop' });
+      expect(result.arms.find((arm) => arm.arm === 'grpo')!.config.knobs).toEqual({ zeroVariance: 'drop', correctWeight: 2, formatWeight: 1 });
     });
   });
 
