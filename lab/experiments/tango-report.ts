@@ -70,9 +70,23 @@ function notes(result: Omit<TangoExperimentResult, 'report'>, config: TangoExper
       `Tango ran ${tango.steps} steps (its verifier warm-up, then ${c.knobs.generatorSteps ?? 3} generator : ${c.knobs.verifierSteps ?? 1} verifier). ` +
       `Each step: ${c.problemsPerStep} problems × groups of ${c.groupSize}, advantage estimator \`${c.advantage}\`, loss normalization \`${c.normalization}\`${c.normalization === 'sequence-mean' ? " (the paper's Eq. 1)" : ''}, learning rate ${c.schedule.lr}, rollout temperature ${c.temperature}, prompts by the \`${c.chatTemplate === 'on' ? 'chat template where the tokenizer has one' : 'plain prompt'}\` rule, grader \`${c.grader}\`` +
       `${knobs.length > 0 ? `; tango knobs ${knobs.join(', ')}` : ''} (the tango knobs not set here at the paper's values: see games/tango.ts).`,
-    `**Not the paper's** (docs/experiments/protocol.md): the learning rate ${c.schedule.lr} (the paper's is 1e-6, §4), groups of ${c.groupSize} (the paper's 5), ${config.generatorSteps} generator updates (the paper's 200), and the verifier's start, \`${result.base}\` (the paper's verifier starts from the base without SFT, §4.1; the shipped bases were supervised on verification examples).`,
+    `**Not the paper's** (docs/experiments/protocol.md): ${tangoDepartures({ task: config.task, base: result.base, lr: c.schedule.lr, groupSize: c.groupSize, generatorSteps: config.generatorSteps }).join(', ')}.${config.task === 'last-letter' ? ` The verifier's supervised start, \`${result.base}\`, is the paper's on this task: its last-letter ablation gives both policies several dozen SFT steps on the format first (§4.3, Appendix B).` : ''}`,
     `Numbers are what this run measured, ± one bootstrap standard error over problems: that is the spread over test problems of one training run, not over training seeds (the seeds summary, where the experiment ran several, gives that). The paired tests, Holm-corrected over the experiment's claims, say which gaps are more than the noise of these test problems for these trained models. At this scale (a few million parameters, tens of steps) read them as a test of the machinery and of the direction, not as a reproduction of the paper's magnitudes.`,
   ].join('\n\n');
+}
+
+/**
+ * What a run does not take from the paper, each with the paper's value. The verifier's start departs only off
+ * last-letter: the paper's verifier starts from the base without SFT (§4.1), while its last-letter ablation supervises
+ * both policies on the format first (§4.3, Appendix B), as the shipped bases are.
+ */
+export function tangoDepartures(run: { task: string; base: string; lr: number; groupSize: number; generatorSteps: number }): string[] {
+  return [
+    `the learning rate ${run.lr} (the paper's is 1e-6, §4)`,
+    `groups of ${run.groupSize} (the paper's 5)`,
+    `${run.generatorSteps} generator updates (the paper's 200)`,
+    ...(run.task === 'last-letter' ? [] : [`the verifier's start, \`${run.base}\` (the paper's verifier starts from the base without SFT, §4.1; the shipped bases were supervised on verification examples)`]),
+  ];
 }
 
 /** Tango's count of `to` updates at the first validation where its `from` updates reached `value`: a fixed policy's timeline. */
