@@ -4,6 +4,7 @@ import { calcGame } from './calc.ts';
 import { grpoGame } from './grpo.ts';
 import { klRegGame } from './kl-reg.ts';
 import { kuhnPokerGame } from './kuhn-poker.ts';
+import { kuhnPokerMatchGame } from './kuhn-poker-match.ts';
 import { negotiationGame } from './negotiation.ts';
 import { leducGame } from './leduc-holdem.ts';
 import { liarsDiceGame } from './liars-dice.ts';
@@ -24,6 +25,7 @@ export const builtInGames = definePlugin({
     { name: 'agon', create: ({ grader, knobs }) => agonGame(knobs, grader) },
     { name: 'tictactoe', create: ({ knobs }) => ticTacToeGame(knobs) },
     { name: 'kuhn-poker', create: ({ knobs }) => kuhnPokerGame(knobs) },
+    { name: 'kuhn-poker-match', create: ({ knobs }) => kuhnPokerMatchGame(knobs) },
     { name: 'negotiation', create: ({ knobs }) => negotiationGame(knobs) },
     { name: 'calc', create: ({ grader, knobs }) => calcGame(knobs, grader) },
     { name: 'leduc-holdem', create: ({ knobs }) => leducGame(knobs) },

@@ -91,7 +91,7 @@ function stepTandem(grade: Grader, stepTokens: number, maxSteps: number) {
     id: 'tandem',
     roles: ['senior', 'junior'],
     protocol,
-    rewards: boxedAnswerReward(['senior', 'junior'], grade, 'joined'),
+    rewards: boxedAnswerReward(['senior', 'junior'], grade, { read: 'joined' }),
     trainable: ['senior'],
   });
 }

@@ -22,6 +22,7 @@ import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '..
 import { compareVerifiers, summarizeVerifier, summarizeVerifierComparison, VERIFIER_AXIS, verifierAxis } from '../verifier-axis.ts';
 import { cascadeMode, summarizeCascade } from '../cascade-mode.ts';
 import { summarizeWorldEval, worldEvalMode } from '../world-eval-mode.ts';
+import { SPIRAL_EVAL_SAMPLING } from '../../lab/eval/world-eval.ts';
 import { pluginOption } from '../run-config.ts';
 import type { TextTokenizer } from '../../plugins/tokenizers/hf-tokenizer.ts';
 import { CHAT_TEMPLATE_MODES, type ChatTemplateMode } from '../../plugins/tokenizers/prompt-text.ts';
@@ -36,8 +37,8 @@ export function register(program: Command): void {
     .command('eval')
     .description('evaluate a model on the tandem paper’s axes: solo capability (pass@k), handoff robustness with a junior, drift from the junior, junior legibility; bootstrap SEs and paired t-tests')
     .option('--model <dir>', "Hugging Face model directory with tokenizer.json, or 'default' (the shipped base for the task)")
-    .option('--game <name>', "a world game (tictactoe, kuhn-poker, negotiation, leduc-holdem, liars-dice, connect-four, trade, or a --plugin's): the model against reference opponents, win/draw/loss ± SE, and the exact exploitability wherever the game's tree is small enough (kuhn-poker, leduc-holdem, liars-dice); --compare evaluates a second model the same way")
-    .option('--opponents <list>', "with --game: reference opponents, comma-separated (tictactoe: random, minimax; kuhn-poker: random, nash, nash-bluffer; negotiation: random, bargainer; leduc-holdem, liars-dice: random, nash; connect-four: random, solver; trade: random, trader), or endpoint:<name> for a model behind an OpenAI-compatible endpoint of --endpoints", '')
+    .option('--game <name>', "a world game (tictactoe, kuhn-poker, kuhn-poker-match, negotiation, leduc-holdem, liars-dice, connect-four, trade, or a --plugin's): the model against reference opponents, win/draw/loss ± SE, and the exact exploitability wherever the game's tree is small enough (kuhn-poker, leduc-holdem, liars-dice); --compare evaluates a second model the same way")
+    .option('--opponents <list>', "with --game: reference opponents, comma-separated (tictactoe: random, minimax; kuhn-poker: random, nash, nash-bluffer; kuhn-poker-match: random, nash; negotiation: random, bargainer; leduc-holdem, liars-dice: random, nash; connect-four: random, solver; trade: random, trader), or endpoint:<name> for a model behind an OpenAI-compatible endpoint of --endpoints", '')
     .option('--endpoints <file>', `with --game: a JSON file of named endpoints ({ "name": { "url", "model", "tokenEnv", "sampling" } }) that endpoint:<name> opponents come from (default: ${DEFAULT_ENDPOINTS_FILE} in the working directory, when there is one)`)
     .option('--matches <n>', 'with --game: matches per opponent, the model in each seat for half', text, '200')
     .option(...pluginOption)
@@ -45,8 +46,8 @@ export function register(program: Command): void {
     .option('--split <split>', SPLITS.join(' | '), 'test')
     .option('--samples <n>', 'samples per problem (n of the pass@k estimator)', text, String(EVAL_DEFAULTS.samples))
     .option('--problems <n>', 'problems per benchmark', text, String(EVAL_DEFAULTS.problems))
-    .option('--temperature <t>', 'sampling temperature; 0: greedy decoding (RL Tango evaluates so, §4)', text, String(EVAL_DEFAULTS.temperature))
-    .option('--top-p <p>', 'nucleus sampling', text, String(EVAL_DEFAULTS.topP))
+    .option('--temperature <t>', "sampling temperature; 0: greedy decoding (RL Tango evaluates so, §4); with --game, SPIRAL's 0.6 unless given", text, String(EVAL_DEFAULTS.temperature))
+    .option('--top-p <p>', "nucleus sampling; with --game, SPIRAL's 0.95 unless given", text, String(EVAL_DEFAULTS.topP))
     .option('--max-new-tokens <n>', 'response budget', text, String(EVAL_DEFAULTS.maxNewTokens))
     .option('--batch <n>', 'rows decoded together', text, String(EVAL_DEFAULTS.batch))
     .option('--chat-template <on|off>', "on: prompt through the model's chat template where its tokenizer has one (instruct models); off: the task's plain prompt", EVAL_DEFAULTS.chatTemplate)
@@ -76,10 +77,13 @@ export function register(program: Command): void {
     .addOption(deviceOption())
     .option('--json', 'print one EvalReport JSON object')
     .option('--report <dir>', `write ${EVAL_REPORT_FILE} and the markdown report with plots into DIR`)
-    .action(async (opts) => {
+    .action(async (opts, command) => {
       if (opts.game !== undefined) {
         const matches = Number(opts.matches);
-        const temperature = Number(opts.temperature);
+        // A world game is evaluated as SPIRAL evaluates unless the command names its own sampling.
+        const given = (name: string) => command.getOptionValueSource(name) === 'cli';
+        const temperature = given('temperature') ? Number(opts.temperature) : SPIRAL_EVAL_SAMPLING.temperature;
+        const topP = given('topP') ? Number(opts.topP) : SPIRAL_EVAL_SAMPLING.topP;
         const models = [opts.model ?? 'default', ...(opts.compare !== undefined ? [opts.compare] : [])];
         const results = await worldEvalMode({
           game: opts.game,
@@ -90,6 +94,7 @@ export function register(program: Command): void {
           matches,
           seed: Number(opts.seed),
           temperature,
+          topP,
           threads: opts.threads,
           onProgress: opts.json ? undefined : (label, done, total) => process.stderr.write(`\r${label} ${done}/${total}   `),
         });

@@ -75,8 +75,9 @@ export function processBenchOf(verdicts: readonly MatchVerdict[], judge: string)
   const goldSteps = verdicts.filter((v) => v.judge === GRADER_JUDGE && v.step !== undefined && v.role === goldOutcome.role && v.turn === goldOutcome.turn);
   if (goldSteps.length === 0) {
     const erroneous = !goldOutcome.correct;
-    const callsCorrect = said.answer_present && said.correct;
-    return { erroneous, right: callsCorrect === !erroneous };
+    // Only a readable verdict finds an error: an unreadable one on erroneous work found nothing, whatever the outcome
+    // metrics count it as.
+    return { erroneous, right: said.answer_present && said.correct === !erroneous };
   }
   const goldFirst = firstError(goldSteps)!;
   const judgedSteps = verdicts.filter((v) => v.judge === judge && v.step !== undefined && v.role === goldOutcome.role && v.turn === goldOutcome.turn);

@@ -66,6 +66,12 @@ export interface Task<Meta extends object = Record<string, unknown>> {
    * step and every later one are wrong, and the final verdict is correct exactly when it caught none.
    */
   judgedSlip?(problem: Problem<Meta>, rate: number, missRate: number, rng: Rng): JudgedSolution;
+  /**
+   * Where the task's working spells out the answer as it goes (arithmetic's `Write d` lines, one digit per column): the
+   * answer that working in `text` reads, or null when it reads none. Agon's withheld summary is measured with it: a
+   * summary whose working reads the draft's answer has not withheld it.
+   */
+  answerInWork?(text: string): string | null;
 }
 
 /** A solution with a verifier's working and verdict on each step, and its final verdict. */

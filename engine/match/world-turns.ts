@@ -8,6 +8,7 @@ import { scriptedMove } from '../../core/world/world-moves.ts';
 import type { WorldScene } from '../../core/world/world.ts';
 import { scheduleHash } from '../../core/schedules/spec.ts';
 import { ENV_AUTHOR } from '../../core/trajectory/trajectory.ts';
+import { userTurnText } from '../../plugins/tokenizers/prompt-text.ts';
 import type { Arena } from './arena.ts';
 import { decodeTurns, type TurnRequest } from './decode-turns.ts';
 import type { MatchBroadcast } from './match-events.ts';
@@ -28,7 +29,7 @@ const SOLO_HASH = scheduleHash(SOLO);
 /**
  * Plays world matches to their ends, all at once, whatever turn each stands at: in every round each unfinished match
  * asks the player to move for a move, prompted with that player's own observation (hidden information never enters
- * another player's prompt); the model turns of the round are decoded together (across matches and seats, one batch
+ * another player's prompt) put by the arena's prompt rule (one user turn through the chat template where there is one); the model turns of the round are decoded together (across matches and seats, one batch
  * per policy), scripted seats move by their function, and every match's world takes its move. Matches of different
  * lengths leave the batch as they end; the world's turn limit stops an endless one.
  */
@@ -49,7 +50,8 @@ export async function playWorldTurns<Role extends string>(arena: Arena<Role>, pr
       turn: match.turns.length,
       role: player,
       policy: seat,
-      promptIds: arena.encodePrompt(worldPrompt(world, match.world, player, protocol.illegal)),
+      // The arena's prompt rule holds for observations too: through the chat template where the tokenizer has one.
+      promptIds: arena.encodePrompt(userTurnText(worldPrompt(world, match.world, player, protocol.illegal), arena.tokenizer, arena.chatTemplate)),
       maxTokens: protocol.maxTokens,
       ...(protocol.stop ? { stop: protocol.stop } : {}),
       ...(protocol.tools ? { tools: protocol.tools } : {}),

@@ -89,7 +89,7 @@ export const OpponentPoolSchema = PfspSettingsSchema.extend({
  */
 export const TrainConfigSchema = z
   .object({
-    game: z.string().min(1).describe('a game in the catalog: tandem, grpo, kl-reg, tango, agon, the world games tictactoe, kuhn-poker and negotiation, or one a plugin module registers (`ludus games` lists them)'),
+    game: z.string().min(1).describe('a game in the catalog: tandem, grpo, kl-reg, tango, agon, the world games tictactoe, kuhn-poker, kuhn-poker-match and negotiation, or one a plugin module registers (`ludus games` lists them)'),
     knobs: z
       .record(z.string(), z.unknown())
       .default({})

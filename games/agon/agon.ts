@@ -81,7 +81,7 @@ export function agonGame(knobs: unknown, grade: Grader) {
         ? Rotations.fixed<AgonRole>({ drafter: 'A', challenger: 'B' }, ['A', 'B'])
         : Rotations.alternateEveryStep<AgonRole>(['drafter', 'challenger'], ['A', 'B']);
   const summaryOf = (text: string) => withheldSummary(text, { maskMentions: k.maskMentions });
-  return defineGame<AgonRole, Problem>({
+  return defineGame<AgonRole, Problem, { readonly knobs: z.output<typeof AgonKnobsSchema> }>({
     id: 'agon',
     roles: ['drafter', 'challenger'],
     policies,
@@ -121,6 +121,7 @@ export function agonGame(knobs: unknown, grade: Grader) {
     validateOn: 'challenger',
     defaultModel: 'arithmetic-judge',
     ...(k.adapters ? { policyDefaults: Object.fromEntries(policies.map((name) => [name, { adapter: { r: 16, initStdB: k.adapterInitStdB } }])) } : {}),
+    knobs: k,
   });
 }
 

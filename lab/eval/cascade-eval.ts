@@ -1,6 +1,7 @@
 import type { AnyGame } from '../../core/catalog.ts';
 import { fail } from '../../core/errors.ts';
 import type { Grader } from '../../core/grading/verdict.ts';
+import { lastBoxed } from '../../plugins/graders/math/boxed.ts';
 import { BOOTSTRAP_DEFAULT_RESAMPLES } from '../../core/metrics/bootstrap.ts';
 import { paperKs, passAtK } from '../../core/metrics/pass-at-k.ts';
 import { pairedTest } from './significance.ts';
@@ -50,6 +51,12 @@ export interface CascadeEvalResult {
   readonly converted: Estimate;
   /** Share of answers where a draft was right and the challenge wrong. */
   readonly regressed: Estimate;
+  /**
+   * Where the task's working spells its answer out (`Task.answerInWork`, arithmetic's `Write d` lines): the share of
+   * answers whose challenger read, in the withheld summary of the first draft, working that spells that draft's own
+   * final answer — the answer withheld in name only. Absent for other tasks and in results made before it was measured.
+   */
+  readonly summary_reveals?: Estimate;
   /** Mean tokens per answer of each stage: drafting (all drafts), the challenge, and the summary prefill (what the challenger read beyond the plain problem). */
   readonly trace_tokens: { readonly draft: Estimate; readonly challenge: Estimate; readonly summary_prefill: Estimate };
   /**
@@ -103,7 +110,8 @@ export async function evaluateCascade(options: CascadeEvalOptions): Promise<Casc
       const chunk = problems.slice(start, start + options.batch);
       const seeds = { generation: deriveSeed(options.seed, start, 1), schedule: deriveSeed(options.seed, start, 2) };
       const matches = await playMatches(arena, { problems: chunk, copies: options.samples, seats, seeds, label: `cascade/${start}` });
-      chunk.forEach((_, p) => played.push(matches.slice(p * options.samples, (p + 1) * options.samples).map((match) => answerOf(match, options.grade, arena.encodeProblem(match.problem).length))));
+      const reads = readsAnswer(game, options.task.answerInWork);
+      chunk.forEach((_, p) => played.push(matches.slice(p * options.samples, (p + 1) * options.samples).map((match) => answerOf(match, options.grade, arena.encodeProblem(match.problem).length, reads))));
       options.onProgress?.(Math.min(start + chunk.length, problems.length), problems.length);
     }
   } finally {
@@ -130,6 +138,7 @@ export async function evaluateCascade(options: CascadeEvalOptions): Promise<Casc
     answer_present_rate: rate((a) => Number(a.answerPresent), 3),
     converted: rate((a) => Number(isConversion(a)), 4),
     regressed: rate((a) => Number(!a.correct && a.anyDraftCorrect), 5),
+    ...(options.task.answerInWork ? { summary_reveals: rate((a) => Number(a.summaryReveals), 10) } : {}),
     trace_tokens: { draft: rate((a) => a.draftTokens, 6), challenge: rate((a) => a.challengeTokens, 7), summary_prefill: rate((a) => a.prefillTokens, 8) },
     per_problem: problems.map((problem, p) => ({ id: problem.id, correct: correct[p], draft_correct: draftCorrect[p], converted: converted[p] })),
   };
@@ -146,10 +155,27 @@ interface Answer {
   draftTokens: number;
   challengeTokens: number;
   prefillTokens: number;
+  summaryReveals: boolean;
+}
+
+/**
+ * Whether the challenger of a played cascade could read the first draft's final answer off the working in what it saw
+ * of that draft (the game's view for the challenger: the withheld summary); always false where the task cannot say.
+ */
+function readsAnswer(game: AnyGame, answerInWork: ((text: string) => string | null) | undefined) {
+  return (match: PlayedMatch): boolean => {
+    if (!answerInWork) return false;
+    const draft = match.turns.find((turn) => turn.role === DRAFTER);
+    const withheld = draft ? lastBoxed(draft.text) : undefined;
+    if (!draft || withheld === undefined) return false;
+    const state = { matchId: match.matchId, seed: 0, problem: match.problem, transcript: match.turns, finished: false };
+    const seen = game.view(state, CHALLENGER).transcript.find((turn) => turn.turn === draft.turn)?.text ?? '';
+    return answerInWork(seen) === withheld;
+  };
 }
 
 /** One cascade, graded stage by stage from the turns' own text (whatever the game's reward rule pays). */
-function answerOf(match: PlayedMatch, grade: Grader, problemTokens: number): Answer {
+function answerOf(match: PlayedMatch, grade: Grader, problemTokens: number, reads: (match: PlayedMatch) => boolean): Answer {
   const drafts = match.turns.filter((turn) => turn.role === DRAFTER);
   const challenge = match.turns[match.turns.length - 1];
   const verdict = grade(match.problem.answer, challenge.text);
@@ -162,6 +188,7 @@ function answerOf(match: PlayedMatch, grade: Grader, problemTokens: number): Ans
     draftTokens: drafts.reduce((a, draft) => a + draft.tokens.length, 0),
     challengeTokens: challenge.tokens.length,
     prefillTokens: Math.max(0, challenge.promptIds.length - problemTokens),
+    summaryReveals: reads(match),
   };
 }
 

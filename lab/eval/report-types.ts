@@ -205,7 +205,10 @@ export interface PairedTest {
    * problems the model was higher on, lower on, and its one-sided p. Absent in reports made before it existed.
    */
   sign?: { wins: number; losses: number; p: number };
-  /** The test whose p decides: the exact sign test where fewer than EXACT_TEST_BELOW problems differ, else the t-test. */
+  /**
+   * The test whose p decides: the exact sign test where fewer than EXACT_TEST_BELOW problems differ, else the t-test.
+   * Across seeds (`seedLevelTest`) the t-test on the seeds' mean differences, or the sign test where they are all equal.
+   */
   decided_by?: 't-test' | 'sign test';
   /** That test's p. */
   p_test?: number;

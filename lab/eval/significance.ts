@@ -23,13 +23,45 @@ export function pairedTest(metric: string, alternative: Alternative, a: readonly
 }
 
 /**
- * Holm's correction across a report's whole family of tests: every test gets its adjusted p and the family size. A test
- * made before the sign test existed is decided by its t-test p.
+ * The primary test of a claim about a training procedure, whose unit of replication is the training seed: each seed's
+ * run gives one value per side (its mean over the test problems), and the paired one-sided t-test across the seeds
+ * (df = seeds − 1) decides, with the exact sign test across seeds beside it (k of n seeds higher against a fair coin;
+ * n seeds can reach no p below 1/2^n). Where every seed's difference is the same (zero variance) the sign test decides.
+ * `n` is the number of seeds. Needs at least 2 seeds.
  */
-export function correctFamily<T extends PairedTest>(tests: readonly T[]): (T & CorrectedTest)[] {
+export function seedLevelTest(metric: string, alternative: Alternative, model: readonly number[], other: readonly number[]): PairedTest {
+  if (model.length < 2) fail('INPUT_INVALID', `a seed-level test of ${metric} needs at least 2 seeds (got ${model.length})`);
+  const t = pairedTTest(model, other, alternative);
+  const sign = signTest(model, other, alternative);
+  const bySign = t.statistic === null;
+  return { metric, alternative, mean_diff: t.mean_diff, statistic: t.statistic, df: t.df, p: t.p, n: t.n, sign, decided_by: bySign ? 'sign test' : 't-test', p_test: bySign ? sign.p : t.p };
+}
+
+/**
+ * Holm's correction across a report's whole family of tests: every test gets its adjusted p and the family size. A test
+ * made before the sign test existed is decided by its t-test p. `untested` members of a family fixed in advance (a claim
+ * whose runs this report did not make) keep their place in it at p = 1, so a comparison is corrected over the same
+ * family in every report of the experiment.
+ */
+export function correctFamily<T extends PairedTest>(tests: readonly T[], untested = 0): (T & CorrectedTest)[] {
+  if (!Number.isInteger(untested) || untested < 0) fail('INPUT_INVALID', `a family's untested members must be a whole number >= 0 (got ${untested})`);
   const ps = tests.map((test) => test.p_test ?? test.p);
-  const adjusted = holm(ps);
-  return tests.map((test, i) => ({ ...test, p_test: ps[i], p_holm: adjusted[i], family: tests.length }));
+  const adjusted = holm([...ps, ...new Array<number>(untested).fill(1)]);
+  return tests.map((test, i) => ({ ...test, p_test: ps[i], p_holm: adjusted[i], family: tests.length + untested }));
+}
+
+/**
+ * A report's tests in two Holm families: the experiment's claims (a family of `claims` fixed in advance,
+ * docs/experiments/protocol.md; a claim the report could not test keeps its place at p = 1) and every other test, which
+ * is measured, not claimed, and corrected apart. Each test says which family it is in.
+ */
+export function correctClaims<T extends PairedTest>(tests: readonly T[], isClaim: (test: T, index: number) => boolean, claims: number): (T & CorrectedTest & { readonly claim: boolean })[] {
+  const flags = tests.map(isClaim);
+  const inFamily = tests.filter((_, i) => flags[i]);
+  if (inFamily.length > claims) fail('INPUT_INVALID', `${inFamily.length} tests claim a place in a family of ${claims} claims`);
+  const others = tests.filter((_, i) => !flags[i]);
+  const [claimed, rest] = [correctFamily(inFamily, claims - inFamily.length), correctFamily(others)];
+  return tests.map((_, i) => ({ ...(flags[i] ? claimed : rest).shift()!, claim: flags[i] }));
 }
 
 /**

@@ -17,6 +17,7 @@ import { playMatches } from '../../engine/match/play-matches.ts';
 import type { PlayedMatch } from '../../engine/match/played-match.ts';
 import { PolicyPool } from '../../engine/policies/policy-pool.ts';
 import { dealsTask } from '../../plugins/tasks/deals/deals-task.ts';
+import { mcnemarExact } from '../../core/metrics/exact-tests.ts';
 
 /** A rate over n matches with its binomial standard error √(p(1 − p)/n). */
 export interface Rate {
@@ -42,6 +43,46 @@ export interface OpponentResult {
   readonly surplusShare?: Rate;
   /** An endpoint opponent: what it was asked (requests, its token counts, retries). */
   readonly endpoint?: EndpointUsage;
+  /**
+   * Each match's result for the model, in order (the model's seat by seat, deal by deal): the same index is the same
+   * deal and seeds for any model evaluated with the same seed, so two results pair match by match. A forfeit is a loss
+   * by an illegal or unparseable move.
+   */
+  readonly perMatch: readonly MatchResult[];
+}
+
+export type MatchResult = 'win' | 'draw' | 'loss' | 'forfeit';
+
+/**
+ * Two models against one opponent on the same deals and seeds, match by match: the matches one won and the other did
+ * not, the other's result on the first's extra wins (forfeited, lost by play, drawn), and McNemar's exact two-sided
+ * test on the discordant matches, for wins and for draw-or-win.
+ */
+export interface PairedWorldResult {
+  readonly opponent: string;
+  readonly matches: number;
+  readonly wins: { readonly onlyModel: number; readonly onlyOther: number; readonly p: number };
+  readonly drawOrWin: { readonly onlyModel: number; readonly onlyOther: number; readonly p: number };
+  /** The model's wins where the other did not win, by the other's result there. */
+  readonly gainedFrom: Readonly<Record<Exclude<MatchResult, 'win'>, number>>;
+}
+
+/** `model` against `other`, each an evaluation against the same opponent with the same seed and match count. */
+export function pairedWorldResult(model: OpponentResult, other: OpponentResult): PairedWorldResult {
+  if (model.opponent !== other.opponent || model.perMatch.length !== other.perMatch.length) {
+    fail('INPUT_INVALID', `a paired world comparison needs the same opponent and matches (got ${model.opponent} × ${model.perMatch.length} and ${other.opponent} × ${other.perMatch.length})`);
+  }
+  const discordant = (good: (r: MatchResult) => boolean) => {
+    const onlyModel = model.perMatch.filter((r, i) => good(r) && !good(other.perMatch[i])).length;
+    const onlyOther = model.perMatch.filter((r, i) => !good(r) && good(other.perMatch[i])).length;
+    return { onlyModel, onlyOther, p: mcnemarExact(onlyModel, onlyOther) };
+  };
+  const gainedFrom = { draw: 0, loss: 0, forfeit: 0 };
+  model.perMatch.forEach((r, i) => {
+    const theirs = other.perMatch[i];
+    if (r === 'win' && theirs !== 'win') gainedFrom[theirs]++;
+  });
+  return { opponent: model.opponent, matches: model.perMatch.length, wins: discordant((r) => r === 'win'), drawOrWin: discordant((r) => r === 'win' || r === 'draw'), gainedFrom };
 }
 
 export interface WorldEvalOptions {
@@ -56,9 +97,18 @@ export interface WorldEvalOptions {
   readonly matches: number;
   readonly seed: number;
   readonly temperature: number;
+  /** Nucleus sampling of the model's moves (1: none). */
+  readonly topP: number;
   readonly threads?: number;
   readonly onProgress?: (label: string, done: number, total: number) => void;
 }
+
+/**
+ * How SPIRAL samples a model's moves when it evaluates (its run scripts' evaluation settings: temperature 0.6, top-p
+ * 0.95): the default of `ludus eval --game`, so the reproduction's figures are at the paper's setting; any other is
+ * printed beside every figure it produced.
+ */
+export const SPIRAL_EVAL_SAMPLING = { temperature: 0.6, topP: 0.95 } as const;
 
 /** The world protocol of a world game, or a coded refusal naming the game. */
 export function worldProtocolOf(game: AnyGame): WorldProtocol<string> {
@@ -93,7 +143,7 @@ export async function evaluateWorld(options: WorldEvalOptions): Promise<Opponent
   const perSeat = Math.ceil(options.matches / players.length);
   const local = new DecoderPool(pool, { rows: Math.min(perSeat, 64), maxLen: config.maxPositionEmbeddings, threads: options.threads });
   const decoders = endpoints.size > 0 ? new EndpointRuntime(local, endpoints, pool.tokenizer) : local;
-  const arena = arenaFor(options.game, decoders, pool.tokenizer, config.eosTokenIds, { temperature: options.temperature, topP: 1, maxNewTokens: protocol.maxTokens });
+  const arena = arenaFor(options.game, decoders, pool.tokenizer, config.eosTokenIds, { temperature: options.temperature, topP: options.topP, maxNewTokens: protocol.maxTokens });
   const deals = dealsTask().problems('test', perSeat, options.seed) as unknown as Problem[];
   const results: OpponentResult[] = [];
   try {
@@ -139,6 +189,7 @@ function summarize(opponent: string, outcomes: readonly { payoffs: Record<string
     payoff: rate(outcomes.map((o) => o.payoffs[o.seat])),
     labels: Object.fromEntries(names.map((name) => [name, rate(of(name)).rate])),
     ...(names.includes('deal') && shares.length > 0 ? { surplusShare: rate(shares) } : {}),
+    perMatch: outcomes.map(({ labels }): MatchResult => ((labels.forfeit ?? 0) > 0 ? 'forfeit' : (labels.win ?? 0) > 0 ? 'win' : (labels.draw ?? 0) > 0 ? 'draw' : 'loss')),
   };
 }
 

@@ -49,6 +49,24 @@ export const ROW_LABELS: Record<AgonRow, string> = {
   'self-refinement': 'self-refinement A → A',
 };
 
+/**
+ * The experiment's claims, each the one comparison of the design that isolates it, and its fixed Holm family in every
+ * report, per seed and across seeds (docs/experiments/protocol.md). `k` is the other side's pass@k against the model's
+ * pass@1 (2: a one-pass baseline at the cascade's two generations); `converted`: each problem's share of answers turning
+ * a wrong draft right; `training`: conversions per wrong draft in the training matches, step by step.
+ */
+export const AGON_CLAIMS: readonly { readonly model: AgonRow; readonly other: AgonRow; readonly k: number; readonly metric: 'pass' | 'converted' | 'training'; readonly claim: string }[] = [
+  { model: 'agon', other: 'grpo', k: 1, metric: 'pass', claim: 'Agon beats vanilla GRPO per answer' },
+  { model: 'agon', other: 'grpo', k: 2, metric: 'pass', claim: 'Agon beats vanilla GRPO at the same number of generations' },
+  { model: 'agon', other: 'fixed-roles', k: 1, metric: 'pass', claim: 'Rotating roles helps (§5: 61 vs 52)' },
+  { model: 'agon', other: 'cooperative', k: 1, metric: 'pass', claim: 'Competition helps (§5: 32 vs 30)' },
+  { model: 'agon', other: 'cooperative', k: 1, metric: 'converted', claim: 'The conversion bonus raises conversions at test time (§4)' },
+  { model: 'agon', other: 'cooperative', k: 1, metric: 'training', claim: 'The conversion bonus raises conversions in training (§4)' },
+  { model: 'agon', other: 'self-refinement', k: 1, metric: 'pass', claim: 'Exchange across two policies beats self-refinement' },
+  { model: 'agon', other: 'moa', k: 1, metric: 'pass', claim: 'Training beats an untrained Mixture-of-Agents' },
+  { model: 'agon', other: 'base-cascade', k: 1, metric: 'pass', claim: "Training beats the untrained base → base cascade (Agon's cascade against its base)" },
+];
+
 const positiveInt = z.number().int().positive();
 
 /** Fields the experiment sets itself, one value for every run. */
@@ -93,6 +111,13 @@ export const AgonExperimentConfigSchema = z
      * the base → base cascade, which the report shows beside it at the matched two-pass budget.
      */
     moaProposals: positiveInt.max(8).default(2),
+    /**
+     * What the vanilla GRPO baseline is paid. 'matched' (ours, the default since 2026-12-07): Agon's correctness-and-format
+     * reward, the agon knobs' correctWeight · correct + formatWeight · a box present (2 and 1 by default), so the baseline
+     * differs from the Agon arms in the game alone; 'correctness': 1 when right, else 0, vanilla GRPO's own and what every
+     * run before that date paid it.
+     */
+    grpoReward: z.enum(['matched', 'correctness']).default('matched'),
     /** The final evaluation: test problems every model sees with the same sampling seeds. */
     eval: z
       .strictObject({

@@ -4,14 +4,14 @@ import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import { METRICS_FILE } from '../../engine/trainer/trainer.ts';
 import { pathExists, writeFileAtomically } from '../../native/io/files.ts';
 import type { Estimate, PassAtK } from '../eval/report-types.ts';
-import { correctFamily, SIGNIFICANCE_LEVEL } from '../eval/significance.ts';
+import { correctClaims, SIGNIFICANCE_LEVEL } from '../eval/significance.ts';
 import { markdownTable, percentEstimate, pValue, signed } from '../reports/markdown.ts';
-import { claimsTable, TEST_COLUMNS, testCells, testsPreamble, type Claim } from '../reports/significance-columns.ts';
+import { claimsPreamble, claimsTable, TEST_COLUMNS, testCells, type Claim } from '../reports/significance-columns.ts';
 import { linePlot, type LineSeries } from '../reports/plots/line-plot.ts';
 import { passAtKPlot } from '../reports/plots/pass-at-k-plot.ts';
 import { svgToPng } from '../reports/plots/rasterize.ts';
 import type { Figure } from '../reports/report-plots.ts';
-import { AGON_ROWS, ROW_LABELS, type AgonArm, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
+import { AGON_CLAIMS, AGON_ROWS, ROW_LABELS, type AgonArm, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
 import type { AgonExperimentResult, AgonRowResult, TrainingConversions } from './agon-result.ts';
 export type { TrainingConversions } from './agon-result.ts';
 import { costTable } from './tango-report.ts';
@@ -40,6 +40,7 @@ interface RowView {
   readonly draftPass1?: Estimate;
   readonly converted?: Estimate;
   readonly regressed?: Estimate;
+  readonly summaryReveals?: Estimate;
   /** Mean tokens of the answering (last) pass; of drafting (every earlier pass); the summary prefill. */
   readonly lastTokens: Estimate | number;
   readonly draftTokens?: Estimate;
@@ -62,6 +63,7 @@ function view(row: AgonRowResult): RowView {
       draftPass1: r.draft_pass_at_k['1'],
       converted: r.converted,
       regressed: r.regressed,
+      ...(r.summary_reveals ? { summaryReveals: r.summary_reveals } : {}),
       lastTokens: r.trace_tokens.challenge,
       draftTokens: r.trace_tokens.draft,
       prefill: r.trace_tokens.summary_prefill,
@@ -112,6 +114,15 @@ export async function writeAgonReport(result: Result, config: AgonExperimentConf
   return join(result.out, AGON_REPORT);
 }
 
+/** What the GRPO run was paid, from its own config: Agon's correctness-and-format reward, or correctness alone. */
+function grpoPaid(result: Result): string {
+  const knobs = result.arms.find((a) => a.arm === 'grpo')?.config.knobs as { correctWeight?: number; formatWeight?: number } | undefined;
+  if (!knobs) return 'was not trained here';
+  const correct = knobs.correctWeight ?? 1;
+  const format = knobs.formatWeight ?? 0;
+  return format === 0 && correct === 1 ? 'was paid 1 for a right answer and 0 otherwise, while every Agon arm is paid for correctness and format' : `was paid ${correct} · correct + ${format} · format, as the Agon arms are`;
+}
+
 function notes(result: Result, config: AgonExperimentConfig): string {
   const agon = present(result.arms.find((a) => a.arm === 'agon') ?? result.arms[0], 'a trained arm').config;
   const knobs = Object.entries(agon.knobs).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
@@ -120,10 +131,11 @@ function notes(result: Result, config: AgonExperimentConfig): string {
       `${result.arms.map((arm) => ARM_DESCRIPTIONS[arm.arm]).join('; ')}. Each step: ${agon.problemsPerStep} problems × groups of ${agon.groupSize}, ` +
       `advantage \`${agon.advantage}\` (zero-variance groups dropped in every run, GRPO's too, as the paper's GRPO drops them), learning rate ${agon.schedule.lr}, rollout temperature ${agon.temperature}, grader \`${agon.grader}\`` +
       `${knobs.length > 0 ? `; agon knobs ${knobs.join(', ')}` : ''} (every other knob at its default: see games/agon/agon.ts). Every Agon adapter and the GRPO adapter take one update per step on ${agon.problemsPerStep * agon.groupSize} generations of its own.`,
+    `**Not the paper's** (docs/experiments/protocol.md): the learning rate ${agon.schedule.lr} (ours; the paper gives none); vanilla GRPO ${grpoPaid(result)}; the withheld summary keeps the draft's working, which on arithmetic spells its answer (the cascades' "summary spells the draft's answer" column).`,
     `**Budget.** Every generation, in every model, is capped at ${result.turnTokens} tokens (the agon turn cap; GRPO trains and answers at the same cap). A cascade answer costs two capped generations (the draft, then the challenge that reads the draft's summary, its final answer withheld); a one-pass model's pass@2 spends the same two generations with an oracle picking the better, so "Agon pass@1 vs GRPO pass@2" is the generation-count-matched comparison and pass@1 vs pass@1 the per-answer one. The summary the challenger reads is extra prefill, reported apart (the paper does not equalize it either, §4).`,
     `**Mixture-of-Agents** (untrained, the paper's §1/§5 baseline "an untrained Mixture-of-Agents pass over the same base"): ${config.moaProposals} proposals, each a draft by the base from the plain prompt, then one more base pass that reads every proposal's summary (answers withheld, as Agon's challenger reads one) and answers: ${config.moaProposals + 1} generations per answer. At one proposal it is the base → base cascade, the two-pass-matched MoA, shown beside it.`,
     `**Direction.** The paper picks the better cascade direction post hoc (§6); here A → B is the pre-registered direction and B → A is shown beside it, untested.`,
-    `Numbers are what this run measured, ± one bootstrap standard error over problems; the paired tests, Holm-corrected across the report, say which gaps are more than noise. At this scale (a few million parameters pretrained on generated problems, tens of steps, the seed above) read them as a test of the machinery and the direction, not a reproduction of the paper's magnitudes: the small base, pretrained on plain prompts, mostly continues the draft's summary, so the challenger's answer tracks the draft's and conversions are rare.`,
+    `Numbers are what this run measured, ± one bootstrap standard error over problems; the paired tests, Holm-corrected over the experiment's claims, say which gaps are more than the noise of these test problems for these trained models. At this scale (a few million parameters pretrained on generated problems, tens of steps, the seed above) read them as a test of the machinery and the direction, not a reproduction of the paper's magnitudes: the small base, pretrained on plain prompts, mostly continues the draft's summary, so the challenger's answer tracks the draft's and conversions are rare.`,
   ].join('\n\n');
 }
 
@@ -137,34 +149,43 @@ function mainTable(rows: readonly (readonly [AgonRow, RowView])[]): string {
     pct(v.draftPass1),
     pct(v.converted),
     pct(v.regressed),
+    pct(v.summaryReveals),
   ]);
-  return `${markdownTable(['model', 'generations per answer', ...ks.map((k) => `pass@${k} (%)`), 'answer present (%)', 'draft pass@1 (%)', 'converted (%)', 'regressed (%)'], body)}\n\n"Draft pass@1" is the cascade's first stage alone; "converted": every draft wrong and the challenge right; "regressed": a draft right and the challenge wrong (pass@1 − draft pass@1 = converted − regressed for one draft).`;
+  return `${markdownTable(['model', 'generations per answer', ...ks.map((k) => `pass@${k} (%)`), 'answer present (%)', 'draft pass@1 (%)', 'converted (%)', 'regressed (%)', "summary spells the draft's answer (%)"], body)}\n\n"Draft pass@1" is the cascade's first stage alone; "converted": every draft wrong and the challenge right; "regressed": a draft right and the challenge wrong (pass@1 − draft pass@1 = converted − regressed for one draft). "Summary spells the draft's answer": the challenger's withheld summary of the first draft keeps working (on arithmetic, each column's \`Write d\`) that reads the draft's own final answer, so that answer was withheld in name only.`;
+}
+
+/** Whether a test is the one an Agon claim rests on. */
+const isClaimTest = (claim: (typeof AGON_CLAIMS)[number], t: Result['tests'][number]) =>
+  claim.metric !== 'training' && t.model === claim.model && t.other === claim.other && t.other_k === claim.k && (claim.metric === 'converted') === (t.metric === 'converted');
+
+/** The report's tests in two Holm families: the experiment's claims (AGON_CLAIMS, docs/experiments/protocol.md) and the others. */
+function reportTests(result: Result) {
+  return correctClaims(result.tests, (t) => AGON_CLAIMS.some((claim) => isClaimTest(claim, t)), AGON_CLAIMS.length);
 }
 
 function claimsSection(result: Result): string {
-  const tests = correctFamily(result.tests);
-  const find = (model: AgonRow, other: AgonRow, k: number, metric?: string) => tests.find((t) => t.model === model && t.other === other && t.other_k === k && (metric === undefined ? t.metric !== 'converted' : t.metric === metric));
-  const claims: Claim[] = [
-    { claim: 'Agon beats vanilla GRPO per answer', evidence: 'Agon cascade pass@1 > GRPO pass@1', test: find('agon', 'grpo', 1) },
-    { claim: 'Agon beats vanilla GRPO at the same number of generations', evidence: 'Agon cascade pass@1 > GRPO pass@2', test: find('agon', 'grpo', 2) },
-    { claim: 'Rotating roles helps (§5: 61 vs 52)', evidence: 'Agon > fixed roles', test: find('agon', 'fixed-roles', 1) },
-    { claim: 'Competition helps (§5: 32 vs 30)', evidence: 'Agon > cooperative exchange (conversion bonus 0)', test: find('agon', 'cooperative', 1) },
-    { claim: 'The conversion bonus raises conversions (§4)', evidence: 'Agon > cooperative exchange on answers converting a wrong draft', test: find('agon', 'cooperative', 1, 'converted') },
-    { claim: 'Exchange across two policies beats self-refinement', evidence: 'Agon > self-refinement', test: find('agon', 'self-refinement', 1) },
-    { claim: 'Training beats an untrained Mixture-of-Agents', evidence: 'Agon > Mixture-of-Agents', test: find('agon', 'moa', 1) },
-  ];
-  return `Each claim rests on the one comparison of the design that isolates it, read from the Holm-corrected tests above; a claim whose comparison is not significant is not made.\n\n${claimsTable(claims)}`;
+  const tests = reportTests(result);
+  const claims: Claim[] = AGON_CLAIMS.map((claim) => ({
+    claim: claim.claim,
+    evidence:
+      claim.metric === 'training'
+        ? `${ROW_LABELS[claim.model]} > ${ROW_LABELS[claim.other]}: conversions per wrong draft in training, step by step (tested across seeds only)`
+        : `${ROW_LABELS[claim.model]} pass@1 > ${ROW_LABELS[claim.other]} ${claim.metric === 'converted' ? 'on answers converting a wrong draft' : `pass@${claim.k}`}`,
+    test: tests.find((t) => isClaimTest(claim, t)),
+  }));
+  return `Each claim rests on the one comparison of the design that isolates it, read from the claims' Holm family above. This is one training run: a claim about the training procedure rests on the test across seeds, where the experiment ran several.\n\n${claimsTable(claims)}`;
 }
 
 function testsTable(result: Result): string {
-  const tests = correctFamily(result.tests);
-  const rows = result.tests.map((t, i) => [`${ROW_LABELS[t.model]} > ${ROW_LABELS[t.other]}`, t.metric, ...testCells(tests[i])]);
-  return `${testsPreamble(tests.length)} Per-problem pass rates, or for \`converted\` each problem's share of answers converting a wrong draft, problems paired by id (H1: the first is higher).\n\n${markdownTable(['comparison', 'metric', ...TEST_COLUMNS], rows)}`;
+  const tests = reportTests(result);
+  const claims = tests.filter((t) => t.claim).length;
+  const rows = tests.map((t) => [`${ROW_LABELS[t.model]} > ${ROW_LABELS[t.other]}`, t.metric, t.claim ? 'claim' : 'other', ...testCells(t)]);
+  return `${claimsPreamble(AGON_CLAIMS.length, claims, tests.length - claims)} Per-problem pass rates, or for \`converted\` each problem's share of answers converting a wrong draft, problems paired by id (H1: the first is higher).\n\n${markdownTable(['comparison', 'metric', 'family', ...TEST_COLUMNS], rows)}`;
 }
 
 function ablationTable(result: Result, rows: readonly (readonly [AgonRow, RowView])[]): string {
   const of = (row: AgonRow) => rows.find(([r]) => r === row)?.[1];
-  const corrected = correctFamily(result.tests);
+  const corrected = reportTests(result);
   const test = (other: AgonRow) => corrected.find((t) => t.model === 'agon' && t.other === other && t.other_k === 1);
   const agon = of('agon');
   const lines: [AgonRow, string, string, string, string][] = [

@@ -10,10 +10,11 @@ import { pairedTest } from '../eval/significance.ts';
 import { AGON_ROWS, ARM_KNOBS, PAIRED_ARMS, ROW_ARM, type AgonArm, type AgonExperimentConfig, type AgonRow } from './agon-experiment-config.ts';
 import { perProblemOf, trainingConversions, writeAgonReport, type TrainingConversions } from './agon-report.ts';
 import { comparisonOf, type Headline, type SeededDefinition } from './seeds-summary.ts';
-import { ROW_LABELS } from './agon-experiment-config.ts';
+import { AGON_CLAIMS, ROW_LABELS } from './agon-experiment-config.ts';
+import { passAtK } from '../../core/metrics/pass-at-k.ts';
 import { baseOf, runExperiment, type ExperimentContext, type ExperimentRun, type ExperimentServices, type TrainedArm } from './experiment-runner.ts';
 import type { AgonArmRun, AgonExperimentResult, AgonRowResult, AgonTest } from './agon-result.ts';
-import { present } from '../../core/errors.ts';
+import { fail, present } from '../../core/errors.ts';
 
 export type AgonExperimentRun = ExperimentRun<AgonExperimentConfig>;
 export type { AgonArmRun, AgonExperimentResult, AgonRowResult, AgonTest };
@@ -59,8 +60,8 @@ export const AGON_VS_GRPO: SeededDefinition<AgonExperimentConfig, AgonArm, AgonE
   title: 'Agon against vanilla GRPO, with its ablations (§5)',
   headline: agonHeadline,
   plan: (config, setup) => {
-    const turnTokens = turnTokensOf(setup.catalog.games.create('agon', { grader: setup.catalog.graders.create(setup.grader), knobs: config.knobs }));
-    return config.arms.map((arm) => ({ arm, config: armConfig(config, arm, setup.grader, turnTokens) }));
+    const agon = setup.catalog.games.create('agon', { grader: setup.catalog.graders.create(setup.grader), knobs: config.knobs });
+    return config.arms.map((arm) => ({ arm, config: armConfig(config, arm, setup.grader, turnTokensOf(agon), agonRewardOf(agon)) }));
   },
   evaluationPhases: (config) => [['evaluate', rowsOf(config).length + pairedArmsOf(config).length]],
   evaluate: evaluateAgon,
@@ -68,6 +69,19 @@ export const AGON_VS_GRPO: SeededDefinition<AgonExperimentConfig, AgonArm, AgonE
 
 export function runAgonVsGrpo(run: AgonExperimentRun, services?: ExperimentServices): Promise<AgonExperimentResult> {
   return runExperiment(AGON_VS_GRPO, run, services);
+}
+
+/** What the agon game pays a right answer and a boxed one (its knobs, after their defaults): GRPO's reward when matched. */
+interface AgonReward {
+  readonly correctWeight: number;
+  readonly formatWeight: number;
+}
+
+function agonRewardOf(game: ReturnType<ExperimentContext['game']>): AgonReward {
+  const { knobs } = game as typeof game & { readonly knobs?: Partial<AgonReward> };
+  const { correctWeight, formatWeight } = knobs ?? {};
+  if (correctWeight === undefined || formatWeight === undefined) return fail('CONFIG_INVALID', `agon-vs-grpo: game "${game.id}" does not say what it pays (knobs correctWeight, formatWeight)`);
+  return { correctWeight, formatWeight };
 }
 
 /** The agon turn cap (the game's, after its defaults): every generation of every model is capped there. */
@@ -185,13 +199,15 @@ async function evaluateAgon(context: ExperimentContext, trained: readonly Traine
 /**
  * An arm's training config: the shared overrides, the arm's game and knobs, one value of steps, seed, model and task.
  * GRPO trains one rank-16 adapter (as each Agon policy is) with the agon turn cap as its response budget, dropping
- * zero-variance groups as the paper's GRPO baseline does (Agon's summary: "Zero-variance groups are dropped").
+ * zero-variance groups as the paper's GRPO baseline does (Agon's summary: "Zero-variance groups are dropped"), paid as
+ * the Agon arms are unless the config's `grpoReward` says 'correctness'.
  */
-function armConfig(config: AgonExperimentConfig, arm: AgonArm, grader: string, turnTokens: number): TrainConfig {
+function armConfig(config: AgonExperimentConfig, arm: AgonArm, grader: string, turnTokens: number, agonReward: AgonReward): TrainConfig {
   const shared = { finalComparison: 0, validateEvery: 0, ...config.train, grader, seed: config.seed, model: config.model, task: config.task, steps: config.steps };
+  const reward = config.grpoReward === 'matched' ? agonReward : {};
   const input =
     arm === 'grpo'
-      ? { ...shared, game: 'grpo', knobs: { zeroVariance: 'drop' }, maxNewTokens: turnTokens, policies: { senior: { adapter: { r: 16 } } } }
+      ? { ...shared, game: 'grpo', knobs: { zeroVariance: 'drop', ...reward }, maxNewTokens: turnTokens, policies: { senior: { adapter: { r: 16 } } } }
       : { ...shared, game: 'agon', knobs: { ...config.knobs, ...ARM_KNOBS[arm] } };
   return parseConfig(TrainConfigSchema, input, `experiment training config (${arm})`);
 }
@@ -215,11 +231,16 @@ function agonHeadline(result: AgonExperimentResult): Headline {
   };
   const rows = Object.entries(result.rows) as [AgonRow, AgonRowResult][];
   const training = Object.entries(result.training) as [AgonArm, TrainingConversions][];
+  const passAt2 = (row: AgonRowResult) => {
+    const { n, perProblem: problems } = perProblemOf(row);
+    return new Map(problems.map((p) => [p.id, passAtK(n, p.correct, 2)]));
+  };
   const perStep = (t: TrainingConversions) => new Map(t.steps.flatMap((s) => (s.per_wrong_draft === null ? [] : [[`step ${s.step}`, s.per_wrong_draft] as const])));
   return {
     metrics: [
       ...rows.map(([row, r]) => ({ model: ROW_LABELS[row], metric: 'pass@1', value: pass1(r).value, se: pass1(r).se })),
       ...rows.flatMap(([row, r]) => (r.kind === 'cascade' ? [{ model: ROW_LABELS[row], metric: 'converted (share of answers)', value: r.result.converted.value, se: r.result.converted.se }] : [])),
+      ...rows.flatMap(([row, r]) => (r.kind === 'cascade' && r.result.summary_reveals ? [{ model: ROW_LABELS[row], metric: "withheld summary spells the draft's answer (share of answers)", value: r.result.summary_reveals.value, se: r.result.summary_reveals.se }] : [])),
       ...(Object.entries(result.divergence) as [AgonArm, AnswerDivergence][]).flatMap(([arm, d]) => [
         { model: `${arm}: A against B, each alone`, metric: 'answers differing (share of samples)', value: d.sample_share, se: null },
         { model: `${arm}: A against B, each alone`, metric: 'problems with a differing answer (share)', value: d.problem_share, se: null },
@@ -227,7 +248,11 @@ function agonHeadline(result: AgonExperimentResult): Headline {
       ...training.flatMap(([arm, t]) => (t.per_wrong_draft === null ? [] : [{ model: `${arm} (training matches)`, metric: 'conversions per wrong draft', value: t.per_wrong_draft, se: null }])),
     ],
     comparisons: [
-      ...TESTS.filter(([model, other, k]) => k === 1 && result.rows[model] && result.rows[other]).map(([model, other]) => comparisonOf(ROW_LABELS[model], ROW_LABELS[other], 'pass@1', perProblem(present(result.rows[model], model)), perProblem(present(result.rows[other], other)))),
+      ...TESTS.filter(([model, other, k]) => k === 1 && result.rows[model] && result.rows[other]).map(([model, other]) => ({
+        ...comparisonOf(ROW_LABELS[model], ROW_LABELS[other], 'pass@1', perProblem(present(result.rows[model], model)), perProblem(present(result.rows[other], other))),
+        ...(AGON_CLAIMS.some((c) => c.metric === 'pass' && c.k === 1 && c.model === model && c.other === other) ? {} : { secondary: true }),
+      })),
+      ...(result.rows.agon && result.rows.grpo ? [comparisonOf(ROW_LABELS.agon, ROW_LABELS.grpo, 'pass@1 against pass@2 (the same generations)', perProblem(result.rows.agon), passAt2(result.rows.grpo))] : []),
       ...CONVERSION_TESTS.flatMap(([model, other]) => {
         const [a, b] = [conversionsOf(result.rows[model]), conversionsOf(result.rows[other])];
         return a && b ? [comparisonOf(ROW_LABELS[model], ROW_LABELS[other], 'converted', a, b)] : [];
@@ -238,5 +263,6 @@ function agonHeadline(result: AgonExperimentResult): Headline {
         return a && b ? [comparisonOf(`${model} (training matches)`, `${other} (training matches)`, 'conversions per wrong draft, per step', perStep(a), perStep(b))] : [];
       }),
     ],
+    untested: AGON_CLAIMS.filter((c) => !result.rows[c.model] || !result.rows[c.other]).map((c) => c.claim),
   };
 }

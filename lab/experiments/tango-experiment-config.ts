@@ -21,6 +21,20 @@ export const ARM_LABELS: Record<TangoArm | 'base', string> = {
   'fixed-generator': 'fixed generator',
 };
 
+/**
+ * The experiment's claims, each the one comparison of the design that isolates it, and its fixed Holm family in every
+ * report, per seed and across seeds (docs/experiments/protocol.md). Generator claims compare greedy pass@1; verifier
+ * claims each problem's share of right final verdicts on the base generator's solutions.
+ */
+export const TANGO_CLAIMS: readonly { readonly model: TangoArm; readonly other: TangoArm | 'base'; readonly on: 'generator' | 'verifier'; readonly claim: string }[] = [
+  { model: 'tango', other: 'grpo', on: 'generator', claim: "Tango's generator beats vanilla GRPO's (the paper's headline)" },
+  { model: 'fixed-verifier', other: 'grpo', on: 'generator', claim: 'Step rewards from a verifier help the generator' },
+  { model: 'tango', other: 'fixed-verifier', on: 'generator', claim: 'Training the verifier alongside helps the generator' },
+  { model: 'tango', other: 'base', on: 'verifier', claim: 'The verifier learns inside Tango' },
+  { model: 'fixed-generator', other: 'base', on: 'verifier', claim: 'RL on outcome rewards alone improves the verifier' },
+  { model: 'tango', other: 'fixed-generator', on: 'verifier', claim: 'Co-evolving improves the verifier beyond RL against a fixed generator' },
+];
+
 const positiveInt = z.number().int().positive();
 
 /** Fields the experiment sets itself, one value for every arm. */

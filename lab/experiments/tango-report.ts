@@ -4,13 +4,13 @@ import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import { METRICS_FILE } from '../../engine/trainer/trainer.ts';
 import { pathExists, writeFileAtomically } from '../../native/io/files.ts';
 import type { Estimate as VerifierEstimate, VerifierEvalResult } from '../eval/verifier-eval.ts';
-import { correctFamily } from '../eval/significance.ts';
+import { correctClaims } from '../eval/significance.ts';
 import { markdownTable } from '../reports/markdown.ts';
-import { claimsTable, TEST_COLUMNS, testCells, testsPreamble, type Claim } from '../reports/significance-columns.ts';
+import { claimsPreamble, claimsTable, TEST_COLUMNS, testCells, type Claim } from '../reports/significance-columns.ts';
 import { linePlot, type LineSeries } from '../reports/plots/line-plot.ts';
 import { svgToPng } from '../reports/plots/rasterize.ts';
 import type { Figure } from '../reports/report-plots.ts';
-import { ARM_LABELS, type TangoArm, type TangoExperimentConfig } from './tango-experiment-config.ts';
+import { ARM_LABELS, TANGO_CLAIMS, type TangoArm, type TangoExperimentConfig } from './tango-experiment-config.ts';
 import type { CurvePoint, TangoArmResult, TangoExperimentResult } from './tango-result.ts';
 import { present } from '../../core/errors.ts';
 
@@ -69,9 +69,24 @@ function notes(result: Omit<TangoExperimentResult, 'report'>, config: TangoExper
       `${config.generatorSteps} generator updates each for Tango, vanilla GRPO and the fixed verifier; the fixed generator takes Tango's ${tango.verifierUpdates} verifier updates. ` +
       `Tango ran ${tango.steps} steps (its verifier warm-up, then ${c.knobs.generatorSteps ?? 3} generator : ${c.knobs.verifierSteps ?? 1} verifier). ` +
       `Each step: ${c.problemsPerStep} problems × groups of ${c.groupSize}, advantage estimator \`${c.advantage}\`, loss normalization \`${c.normalization}\`${c.normalization === 'sequence-mean' ? " (the paper's Eq. 1)" : ''}, learning rate ${c.schedule.lr}, rollout temperature ${c.temperature}, prompts by the \`${c.chatTemplate === 'on' ? 'chat template where the tokenizer has one' : 'plain prompt'}\` rule, grader \`${c.grader}\`` +
-      `${knobs.length > 0 ? `; tango knobs ${knobs.join(', ')}` : ''} (every other knob at the paper's value: see games/tango.ts).`,
-    `Numbers are what this run measured, ± one bootstrap standard error over problems: that is the spread over test problems of one training run, not over training seeds (the seeds summary, where the experiment ran several, gives that). The paired tests, Holm-corrected across the report, say which gaps are more than noise. At this scale (a few million parameters, tens of steps) read them as a test of the machinery and of the direction, not as a reproduction of the paper's magnitudes.`,
+      `${knobs.length > 0 ? `; tango knobs ${knobs.join(', ')}` : ''} (the tango knobs not set here at the paper's values: see games/tango.ts).`,
+    `**Not the paper's** (docs/experiments/protocol.md): ${tangoDepartures({ task: config.task, base: result.base, lr: c.schedule.lr, groupSize: c.groupSize, generatorSteps: config.generatorSteps }).join(', ')}.${config.task === 'last-letter' ? ` The verifier's supervised start, \`${result.base}\`, is the paper's on this task: its last-letter ablation gives both policies several dozen SFT steps on the format first (§4.3, Appendix B).` : ''}`,
+    `Numbers are what this run measured, ± one bootstrap standard error over problems: that is the spread over test problems of one training run, not over training seeds (the seeds summary, where the experiment ran several, gives that). The paired tests, Holm-corrected over the experiment's claims, say which gaps are more than the noise of these test problems for these trained models. At this scale (a few million parameters, tens of steps) read them as a test of the machinery and of the direction, not as a reproduction of the paper's magnitudes.`,
   ].join('\n\n');
+}
+
+/**
+ * What a run does not take from the paper, each with the paper's value. The verifier's start departs only off
+ * last-letter: the paper's verifier starts from the base without SFT (§4.1), while its last-letter ablation supervises
+ * both policies on the format first (§4.3, Appendix B), as the shipped bases are.
+ */
+export function tangoDepartures(run: { task: string; base: string; lr: number; groupSize: number; generatorSteps: number }): string[] {
+  return [
+    `the learning rate ${run.lr} (the paper's is 1e-6, §4)`,
+    `groups of ${run.groupSize} (the paper's 5)`,
+    `${run.generatorSteps} generator updates (the paper's 200)`,
+    ...(run.task === 'last-letter' ? [] : [`the verifier's start, \`${run.base}\` (the paper's verifier starts from the base without SFT, §4.1; the shipped bases were supervised on verification examples)`]),
+  ];
 }
 
 /** Tango's count of `to` updates at the first validation where its `from` updates reached `value`: a fixed policy's timeline. */
@@ -129,34 +144,40 @@ function generatorTable(result: Omit<TangoExperimentResult, 'report'>): string {
   return markdownTable(['generator', ...ks.map((k) => `pass@${k} (%)`), 'answer present (%)'], rows);
 }
 
-/** Every paired test of the report, one Holm family: the generators' (H1: Tango's is higher), then the verifiers'. */
+const GENERATOR_CLAIM_METRIC = 'generator capability pass@1';
+const VERIFIER_CLAIM_METRIC = "verifier outcome accuracy (base's solutions)";
+
+/**
+ * Every paired test of the report, the generators' (H1: the first is higher) then the verifiers', in two Holm families:
+ * the experiment's claims (TANGO_CLAIMS, fixed in docs/experiments/protocol.md) and the other tests.
+ */
 function reportTests(result: Omit<TangoExperimentResult, 'report'>) {
   const label = (name: string) => (name === 'base' ? 'base' : ARM_LABELS[name as TangoArm]);
   const listed = [
-    ...result.generatorTests.flatMap(({ model, other, significance }) => significance.tests.map((test) => ({ name: `${label(model)} > ${label(other)}`, metric: `generator ${test.metric}`, test }))),
-    ...result.verifierTests.map((test) => ({ name: `${label(test.model)} > ${label(test.other)}`, metric: `verifier ${test.metric}`, test })),
+    ...result.generatorTests.flatMap(({ model, other, significance }) => significance.tests.map((test) => ({ model, other, name: `${label(model)} > ${label(other)}`, metric: `generator ${test.metric}`, test }))),
+    ...result.verifierTests.map((test) => ({ model: test.model, other: test.other, name: `${label(test.model)} > ${label(test.other)}`, metric: `verifier ${test.metric}`, test })),
   ];
-  const corrected = correctFamily(listed.map(({ test }) => test));
-  return listed.map((entry, i) => ({ ...entry, test: corrected[i] }));
+  const claimOf = (entry: (typeof listed)[number]) => TANGO_CLAIMS.find((c) => c.model === entry.model && c.other === entry.other && entry.metric === (c.on === 'generator' ? GENERATOR_CLAIM_METRIC : VERIFIER_CLAIM_METRIC));
+  const corrected = correctClaims(listed.map(({ test }) => test), (_, i) => claimOf(listed[i]) !== undefined, TANGO_CLAIMS.length);
+  return listed.map((entry, i) => ({ ...entry, claim: claimOf(entry), test: corrected[i] }));
 }
 
 function claimsSection(result: Omit<TangoExperimentResult, 'report'>): string {
   const tests = reportTests(result);
-  const find = (name: string, metric: string) => tests.find((t) => t.name === name && t.metric === metric)?.test;
-  const claims: Claim[] = [
-    { claim: "Tango's generator beats vanilla GRPO's (the paper's headline)", evidence: 'Tango > vanilla GRPO, generator pass@1', test: find('Tango > vanilla GRPO', 'generator capability pass@1') },
-    { claim: "Step rewards from a verifier help the generator", evidence: 'fixed verifier > vanilla GRPO, generator pass@1 (the fixed verifier differs from GRPO only by its step rewards)', test: find('fixed verifier > vanilla GRPO', 'generator capability pass@1') },
-    { claim: 'Training the verifier alongside helps the generator', evidence: 'Tango > fixed verifier, generator pass@1', test: find('Tango > fixed verifier', 'generator capability pass@1') },
-    { claim: 'RL on outcome rewards alone improves the verifier', evidence: "fixed generator > base, verifier outcome accuracy on the base's solutions", test: find('fixed generator > base', "verifier outcome accuracy (base's solutions)") },
-    { claim: 'Co-evolving improves the verifier beyond RL against a fixed generator', evidence: "Tango > fixed generator, verifier outcome accuracy on the base's solutions", test: find('Tango > fixed generator', "verifier outcome accuracy (base's solutions)") },
-  ];
-  return `Each claim rests on the one comparison of the design that isolates it, read from the Holm-corrected tests above; a claim whose comparison is not significant is not made.\n\n${claimsTable(claims)}`;
+  const label = (name: string) => (name === 'base' ? 'base' : ARM_LABELS[name as TangoArm]);
+  const claims: Claim[] = TANGO_CLAIMS.map((c) => ({
+    claim: c.claim,
+    evidence: `${label(c.model)} > ${label(c.other)}, ${c.on === 'generator' ? 'generator pass@1' : "verifier outcome accuracy on the base's solutions"}`,
+    test: tests.find((t) => t.claim === c)?.test,
+  }));
+  return `Each claim rests on the one comparison of the design that isolates it, read from the claims' Holm family above. This is one training run: a claim about the training procedure rests on the test across seeds, where the experiment ran several.\n\n${claimsTable(claims)}`;
 }
 
 function testsSection(result: Omit<TangoExperimentResult, 'report'>): string {
   const tests = reportTests(result);
   if (tests.length === 0) return 'No paired tests: too few shared problems.';
-  return `${testsPreamble(tests.length)} Generators: per-problem pass rates. Verifiers: each problem's share of right calls.\n\n${markdownTable(['comparison', 'metric', ...TEST_COLUMNS], tests.map(({ name, metric, test }) => [name, metric, ...testCells(test)]))}`;
+  const claims = tests.filter((t) => t.claim).length;
+  return `${claimsPreamble(TANGO_CLAIMS.length, claims, tests.length - claims)} Generators: per-problem pass rates. Verifiers: each problem's share of right calls.\n\n${markdownTable(['comparison', 'metric', 'family', ...TEST_COLUMNS], tests.map(({ name, metric, claim, test }) => [name, metric, claim ? 'claim' : 'other', ...testCells(test)]))}`;
 }
 
 function verifierTable(verifiers: Readonly<Record<string, VerifierEvalResult>>): string {

@@ -28,6 +28,16 @@ export function promptText(problem: Pick<Problem, 'prompt' | 'question' | 'instr
 }
 
 /**
+ * A prompt that is the model's whole input without being a task's problem (a world game's observation of its seat) as
+ * the rule puts it: one user turn through the tokenizer's chat template, the assistant turn opened, where the mode is on
+ * and the tokenizer has one (as SPIRAL wraps each observation); else the text itself.
+ */
+export function userTurnText(text: string, tokenizer: PromptTokenizer, mode: ChatTemplateMode = 'on'): string {
+  if (mode === 'off' || !hasChatTemplate(tokenizer)) return text;
+  return applyChatTemplate(tokenizer, [{ role: 'user', content: text }], { addGenerationPrompt: true });
+}
+
+/**
  * The one rule by which a run puts prompts to its policies, recorded with the run: `chat-template` where the mode is
  * on and the tokenizer has a template, else `plain`.
  */

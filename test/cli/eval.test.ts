@@ -7,6 +7,7 @@ import { runLudus } from '../support/cli.ts';
 import type { VerifierEvalResult } from '../../lab/eval/verifier-eval.ts';
 import type { EvalReport } from '../../lab/eval/report-types.ts';
 import type { CascadeModeResult } from '../../cli/cascade-mode.ts';
+import { summarizeWorldEval } from '../../cli/world-eval-mode.ts';
 
 describe('ludus eval', () => {
   describe('having a bad flag', () => {
@@ -29,6 +30,19 @@ describe('ludus eval', () => {
         expect(result.stderr).toContain(flag.replace(/^--/, ''));
       }
     });
+  });
+
+  describe('having --game (a world game)', () => {
+    it("should sample the model's moves at SPIRAL's T 0.6, top-p 0.95 when the command names no sampling, and say so", async () => {
+      const result = await runLudus(['eval', '--game', 'tictactoe', '--opponents', 'random', '--matches', '2', '--threads', '1', '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      expect((JSON.parse(result.stdout) as { results: { sampling: unknown }[] }).results[0].sampling).toEqual({ temperature: 0.6, topP: 0.95 });
+      const rate = { rate: 0.5, se: 0.1 };
+      const opponents = [{ opponent: 'random', matches: 2, win: rate, draw: rate, loss: rate, drawOrWin: rate, forfeit: rate, payoff: rate, labels: {}, perMatch: ['win' as const, 'loss' as const] }];
+      const text = summarizeWorldEval('tictactoe', [{ model: 'm', sampling: { temperature: 1, topP: 1 }, opponents }]);
+      expect(text).toContain("m's moves sampled at T 1, top-p 1 (not SPIRAL's evaluation setting, T 0.6, top-p 0.95)");
+      expect(summarizeWorldEval('tictactoe', [{ model: 'm', sampling: { temperature: 0.6, topP: 0.95 }, opponents }])).toContain("(SPIRAL's evaluation setting)");
+    }, 120_000);
   });
 
   describe('having --challenger (cascade mode)', () => {

@@ -139,7 +139,7 @@ describe('ludus train', () => {
       const { dir, file } = await configFile({ ...tinyConfig, knobs: { juniorImitation: -0.5 } });
       const cases: [string[], RegExp][] = [
         [['train', 'tandem', '--config', file], /\[CONFIG_INVALID\].*tandem knobs.*juniorImitation/],
-        [['train', 'chess'], /\[CONFIG_INVALID\] no game "chess" \(known: tandem, grpo, kl-reg, tango, agon, tictactoe, kuhn-poker, negotiation, calc, leduc-holdem, liars-dice, connect-four, trade\)/],
+        [['train', 'chess'], /\[CONFIG_INVALID\] no game "chess" \(known: tandem, grpo, kl-reg, tango, agon, tictactoe, kuhn-poker, kuhn-poker-match, negotiation, calc, leduc-holdem, liars-dice, connect-four, trade\)/],
         [['train', 'tandem', '--plugin', join(dir, 'missing.ts')], /\[PLUGIN_LOAD_FAILED\] plugin .*missing\.ts: no such file/],
         [['train', 'tandem', '--model', join(dir, 'no-model')], /\[POLICY_INVALID\] policy "senior": .*no-model does not exist/],
       ];

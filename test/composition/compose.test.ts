@@ -16,7 +16,7 @@ describe('composePlugins (the composition root)', () => {
   describe('having only the built-in modules', () => {
     it('should build every built-in game, with the knobs of the config checked by the game itself', async () => {
       const catalog = await composePlugins();
-      expect(catalog.games.names).toEqual(['tandem', 'grpo', 'kl-reg', 'tango', 'agon', 'tictactoe', 'kuhn-poker', 'negotiation', 'calc', 'leduc-holdem', 'liars-dice', 'connect-four', 'trade']);
+      expect(catalog.games.names).toEqual(['tandem', 'grpo', 'kl-reg', 'tango', 'agon', 'tictactoe', 'kuhn-poker', 'kuhn-poker-match', 'negotiation', 'calc', 'leduc-holdem', 'liars-dice', 'connect-four', 'trade']);
       const tandem = catalog.games.create('tandem', { ...math, knobs: { shareBand: [0.1, 0.9] } });
       expect(tandem.protocol).toMatchObject({ family: 'co-decoding', shareBand: [0.1, 0.9] });
       expect(catalog.games.create('kl-reg', { ...math, knobs: { beta: 0.5 } }).losses).toEqual({ senior: { kl: { toward: 'junior', beta: 0.5, estimator: 'k3' } } });
@@ -38,7 +38,7 @@ describe('composePlugins (the composition root)', () => {
 
     it('should refuse an unknown game and name the known ones', async () => {
       const catalog = await composePlugins();
-      expect(() => catalog.games.create('chess', math)).toThrow(/no game "chess" \(known: tandem, grpo, kl-reg, tango, agon, tictactoe, kuhn-poker, negotiation, calc, leduc-holdem, liars-dice, connect-four, trade\)/);
+      expect(() => catalog.games.create('chess', math)).toThrow(/no game "chess" \(known: tandem, grpo, kl-reg, tango, agon, tictactoe, kuhn-poker, kuhn-poker-match, negotiation, calc, leduc-holdem, liars-dice, connect-four, trade\)/);
     });
   });
 

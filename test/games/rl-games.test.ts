@@ -99,6 +99,17 @@ describe('grpoGame', () => {
   });
 });
 
+describe("grpoGame's reward", () => {
+  it("should pay correctness alone by default, and Agon's 2 · correct + 1 · format when asked", async () => {
+    const plain = grpoGame({}, gradeMath);
+    const matched = grpoGame({ correctWeight: 2, formatWeight: 1 }, gradeMath);
+    for (const [text, alone, agonLike] of [['The answer is \\boxed{5}.', 1, 3], ['The answer is \\boxed{6}.', 0, 1], ['The answer is 5.', 0, 0]] as const) {
+      expect((await plain.rewards(finished(text) as never)).outcome).toEqual({ senior: alone });
+      expect((await matched.rewards(finished(text) as never)).outcome).toEqual({ senior: agonLike });
+    }
+  });
+});
+
 describe('klRegGame', () => {
   it('should play solo and regularize toward the junior\'s policy with β, default 0.001', () => {
     expect(klRegGame({}, gradeMath).losses).toEqual({ senior: { kl: { toward: 'junior', beta: KL_REG_DEFAULT_BETA, estimator: 'k3' } } });

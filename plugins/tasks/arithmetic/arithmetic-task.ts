@@ -37,7 +37,18 @@ export function arithmeticTask(input: ArithmeticOptionsInput = {}): ArithmeticTa
   }, (steps) => steps.map(() => true));
   return { ...task, corrupt: corruptArithmetic, stepCheck: arithmeticStepCheck, slipped: slippedSolution,
     judgedSlip: (problem, rate, missRate, rng) => judgedSlipWalk(operandsOf(problem.meta), problem.steps, rate, missRate, rng),
+    answerInWork: writtenAnswer,
   };
+}
+
+/**
+ * The number a column walk's `Write d` lines spell, ones first (the last carry's `Write c` the leading digits), without
+ * leading zeros; null when the text writes nothing.
+ */
+export function writtenAnswer(text: string): string | null {
+  const written = [...text.matchAll(/\bWrite (\d+)/g)].map((m) => m[1]);
+  if (written.length === 0) return null;
+  return written.reverse().join('').replace(/^0+(?=\d)/, '');
 }
 
 /** Ones first, as the column walk reads them. */

@@ -29,13 +29,21 @@ describe('judgeAgreement', () => {
 
   it('should score each match as ProcessBench does: the first wrong step found on erroneous work, no step flagged on correct work', () => {
     // 1: correct steps, the verifier flags step 1: wrong. 2: first wrong step 1, flagged 1: right. 3: correct, unreadable:
-    // wrong. 4 and 5 (no step labels): erroneous, called or counted "incorrect": right.
-    expect(judgeAgreement(matches, 'verifier').processBench).toEqual({ erroneous: 3, erroneousRight: 3, correct: 2, correctRight: 0 });
+    // wrong. 4 (no step labels): erroneous, called "incorrect": right. 5 (no step labels): erroneous, unreadable: an
+    // unreadable verdict finds no error, so wrong, though the outcome counts above take it as "incorrect".
+    expect(judgeAgreement(matches, 'verifier').processBench).toEqual({ erroneous: 3, erroneousRight: 2, correct: 2, correctRight: 0 });
   });
 
   it('should report precision, recall and F1 of the outcome calls and F1 of the step calls', () => {
     expect(judgeMetrics(matches, 'verifier')).toEqual({ outcome_precision: 0.5, outcome_recall: 0.5, outcome_f1: 0.5, step_f1: 0.8, processbench_f1: 0, verdicts_readable: 7 / 9 });
     expect(judgeMetrics(matches, 'generator')).toEqual({});
+  });
+
+  it('should never score an unreadable verdict right on erroneous work without step labels, and score a readable "incorrect" right', () => {
+    const unreadable = [[v('grader', false), v('verifier', false, undefined, false)]];
+    const readable = [[v('grader', false), v('verifier', false)]];
+    expect(judgeAgreement(unreadable, 'verifier').processBench).toEqual({ erroneous: 1, erroneousRight: 0, correct: 0, correctRight: 0 });
+    expect(judgeAgreement(readable, 'verifier').processBench).toEqual({ erroneous: 1, erroneousRight: 1, correct: 0, correctRight: 0 });
   });
 
   it('should give ProcessBench F1 as the harmonic mean of the two accuracies: 3/4 and 1/2 give 0.6', () => {

@@ -87,4 +87,30 @@ describe('the prompt rule', () => {
       }, 120_000);
     }
   });
+
+  describe('having a world game and a model whose tokenizer has a chat template', () => {
+    it("should put each seat's observation to the model as one user turn through the template, as SPIRAL does, and plainly with the rule off", async () => {
+      const game = catalog.games.create('kuhn-poker', { grader: gradeMath, knobs: {} });
+      const pool = await PolicyPool.load(game.policies.map((policy) => ({ name: policy, init: 'default', trainable: false })), { task: 'arithmetic' });
+      const decoders = new DecoderPool(pool, { rows: 2, maxLen: pool.policy(game.policies[0]).config.maxPositionEmbeddings, threads: 1 });
+      try {
+        const tokenizer = withChatTemplate(pool.tokenizer);
+        const [deal] = (await taskByName('world')).problems('test', 1);
+        const play = async (chatTemplate: 'on' | 'off') => {
+          const arena = arenaFor(game, decoders, tokenizer, pool.policy(game.policies[0]).config.eosTokenIds, { temperature: 1, topP: 1, maxNewTokens: 8 }, { chatTemplate });
+          const [match] = await playMatches(arena, { problems: [deal], copies: 1, seats: game.rotation.at(0).seats, seeds: { generation: 1, schedule: 2 }, label: 'world' });
+          return { arena, first: tokenizer.decode(match.turns[0].promptIds) };
+        };
+        const on = await play('on');
+        expect(on.arena.promptRule).toBe('chat-template');
+        expect(on.first.startsWith('[user] ')).toBe(true);
+        expect(on.first.endsWith('\n[assistant]\n')).toBe(true);
+        const off = await play('off');
+        expect(off.arena.promptRule).toBe('plain');
+        expect(on.first).toBe(`[user] ${off.first}\n[assistant]\n`);
+      } finally {
+        await decoders.release();
+      }
+    }, 120_000);
+  });
 });

@@ -45,6 +45,9 @@ describe('evaluateCascade', () => {
       for (const stage of [first.trace_tokens.draft, first.trace_tokens.challenge]) expect(stage.value).toBeLessThanOrEqual(48);
       // Under `continue` the challenger reads the summary after the problem: prefill beyond the plain prompt.
       expect(first.trace_tokens.summary_prefill.value).toBeGreaterThan(0);
+      // Arithmetic's working spells its answer: how often the withheld summary reads the draft's answer is measured.
+      expect(first.summary_reveals!.value).toBeGreaterThanOrEqual(0);
+      expect(first.summary_reveals!.value).toBeLessThanOrEqual(1);
       const again = await evaluateCascade(options());
       expect(again).toEqual(first);
     });

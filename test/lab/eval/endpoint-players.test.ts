@@ -46,6 +46,7 @@ describe('a world-game opponent behind an OpenAI-compatible endpoint', () => {
       matches: 4,
       seed: 3,
       temperature: 1,
+      topP: 1,
       threads: 1,
     });
     expect(result.opponent).toBe('endpoint:served');
@@ -74,6 +75,7 @@ describe('a world-game opponent behind an OpenAI-compatible endpoint', () => {
         matches: 2,
         seed: 4,
         temperature: 1,
+        topP: 1,
         threads: 1,
       });
       expect(result.matches).toBe(2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareReports, correctFamily, EXACT_TEST_BELOW, pairedTest } from '../../../lab/eval/significance.ts';
+import { compareReports, correctFamily, EXACT_TEST_BELOW, pairedTest, seedLevelTest } from '../../../lab/eval/significance.ts';
 import { EVAL_REPORT_VERSION, type EvalReport, type ProblemStats } from '../../../lab/eval/report-types.ts';
 import { LudusError } from '../../../core/errors.ts';
 
@@ -109,5 +109,63 @@ describe('correctFamily', () => {
     expect(corrected.map((t) => t.p_holm)).toEqual([0.03, 0.06, 0.06].map((x) => expect.closeTo(x, 12)));
     expect(corrected.map((t) => t.family)).toEqual([3, 3, 3]);
     expect(corrected[1].p_test).toBe(0.04);
+  });
+
+  it('should keep untested members of a fixed family at p = 1: two tests in a family of four', () => {
+    const base = { alternative: 'greater' as const, mean_diff: 0, statistic: null, df: 1, n: 2 };
+    const corrected = correctFamily([{ ...base, metric: 'a', p: 0.01 }, { ...base, metric: 'b', p: 0.02 }], 2);
+    // Sorted 0.01 · 4 = 0.04, 0.02 · 3 = 0.06; the two untested at 1 come last.
+    expect(corrected.map((t) => t.p_holm)).toEqual([0.04, 0.06].map((x) => expect.closeTo(x, 12)));
+    expect(corrected.map((t) => t.family)).toEqual([4, 4]);
+  });
+});
+
+describe('seedLevelTest', () => {
+  // With df = 2 Student's t has a closed form: P(T > t) = (1 − t / √(t² + 2)) / 2.
+  describe('having three seeds whose differences are +2, +10 and −2 points (the fixed verifier against GRPO)', () => {
+    it('should give t = 0.945 and the one-sided p (1 − 5/9) / 2 = 2/9 across seeds, with 2 of 3 seeds higher (sign p 4/8)', () => {
+      const test = seedLevelTest('pass@1', 'greater', [0.92, 0.9, 0.9], [0.9, 0.8, 0.92]);
+      // Mean 10/3 points, sample variance 112/3, SE √(112/9): t² = (100/9) / (112/9) = 100/112, t / √(t² + 2) = 10/18.
+      expect(test.n).toBe(3);
+      expect(test.df).toBe(2);
+      expect(test.mean_diff).toBeCloseTo(1 / 30, 12);
+      expect(test.statistic).toBeCloseTo(Math.sqrt(100 / 112), 10);
+      expect(test.p).toBeCloseTo(2 / 9, 10);
+      expect(test.sign).toEqual({ wins: 2, losses: 1, p: 0.5 });
+      expect(test.decided_by).toBe('t-test');
+      expect(test.p_test).toBe(test.p);
+    });
+  });
+
+  describe('having three seeds at +27, −32 and +32 points (Agon against the base → base cascade)', () => {
+    it('should give p = (1 − √(243/2777)) / 2 = 0.352, far from the pooled test of the same models', () => {
+      const test = seedLevelTest('pass@1', 'greater', [0.77, 0.38, 0.72], [0.5, 0.7, 0.4]);
+      // Mean 9, deviations 18, −41, 23: variance 2534/2; t² = 81 / (1267/3) = 243/1267, t² + 2 = 2777/1267.
+      expect(test.p).toBeCloseTo((1 - Math.sqrt(243 / 2777)) / 2, 10);
+      expect(test.sign).toEqual({ wins: 2, losses: 1, p: 0.5 });
+    });
+  });
+
+  describe('having five seeds, every one higher', () => {
+    it('should give the exact sign test across seeds its floor 1/32, and the t-test its own p', () => {
+      const test = seedLevelTest('pass@1', 'greater', [0.5, 0.6, 0.7, 0.8, 0.9], [0.4, 0.4, 0.4, 0.4, 0.4]);
+      // Differences 0.1 … 0.5: mean 0.3, sample variance 0.025, t = 0.3 / √(0.025 / 5) = 4.243 on 4 df.
+      expect(test.sign).toEqual({ wins: 5, losses: 0, p: 1 / 32 });
+      expect(test.statistic).toBeCloseTo(0.3 / Math.sqrt(0.025 / 5), 10);
+      expect(test.p).toBeLessThan(0.01);
+    });
+  });
+
+  describe('having every seed differ by the same amount', () => {
+    it('should let the sign test across seeds decide, since the t statistic is undefined: 3 of 3 gives 1/8', () => {
+      const test = seedLevelTest('pass@1', 'greater', [0.6, 0.7, 0.8], [0.5, 0.6, 0.7]);
+      expect(test.statistic).toBeNull();
+      expect(test.decided_by).toBe('sign test');
+      expect(test.p_test).toBe(0.125);
+    });
+  });
+
+  it('should refuse a single seed', () => {
+    expect(() => seedLevelTest('pass@1', 'greater', [0.5], [0.4])).toThrow(LudusError);
   });
 });

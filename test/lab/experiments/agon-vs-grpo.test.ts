@@ -6,7 +6,7 @@ import { composePlugins } from '../../../composition/compose.ts';
 import { parseConfig } from '../../../core/parse-config.ts';
 import { AGON_ROWS, AgonExperimentConfigSchema, type AgonExperimentConfigInput } from '../../../lab/experiments/agon-experiment-config.ts';
 import { perProblemOf } from '../../../lab/experiments/agon-report.ts';
-import { runAgonVsGrpo } from '../../../lab/experiments/agon-vs-grpo.ts';
+import { AGON_VS_GRPO, runAgonVsGrpo } from '../../../lab/experiments/agon-vs-grpo.ts';
 import { expectConfigInvalid } from '../../support/errors.ts';
 
 /** Every run and every evaluation at the smallest size that exercises them: 1 step, 3 test problems, 2 answers each. */
@@ -90,6 +90,19 @@ describe('runAgonVsGrpo on a subset of the runs', () => {
     expect(report).toContain('## Do A and B answer differently?');
     expect(report).toContain('The conversion bonus raises conversions');
     expect(report).not.toContain('vanilla GRPO (one pass) |');
+  });
+});
+
+describe("the GRPO baseline's reward", () => {
+  const grpoKnobs = (input: AgonExperimentConfigInput) => {
+    const config = parseConfig(AgonExperimentConfigSchema, input, 'test');
+    return AGON_VS_GRPO.plan(config, { catalog, grader: 'math' }).find((plan) => plan.arm === 'grpo')!.config.knobs;
+  };
+
+  it("should pay GRPO what Agon's arms are paid, 2 · correct + 1 · format, following the agon knobs, unless the config asks for correctness alone", () => {
+    expect(grpoKnobs({})).toEqual({ zeroVariance: 'drop', correctWeight: 2, formatWeight: 1 });
+    expect(grpoKnobs({ knobs: { correctWeight: 3, formatWeight: 0.5 } })).toEqual({ zeroVariance: 'drop', correctWeight: 3, formatWeight: 0.5 });
+    expect(grpoKnobs({ grpoReward: 'correctness' })).toEqual({ zeroVariance: 'drop' });
   });
 });
 

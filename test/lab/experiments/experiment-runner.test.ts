@@ -156,7 +156,7 @@ describe('the experiment runner', () => {
       expect(result.arms.map((arm) => arm.config.normalization)).toEqual(Array(4).fill('sequence-mean'));
       const report = await readFile(result.report, 'utf8');
       expect(report).toContain('greedy decoding');
-      expect(report).toContain("Holm-corrected across this report's family of **");
+      expect(report).toContain("Holm-corrected in two families: the experiment's **6 claims**");
       expect(report).toContain('fixed verifier > vanilla GRPO');
     });
   });
@@ -170,7 +170,7 @@ describe('the experiment runner', () => {
       expect(byService(calls)).toEqual({ train: 5, evaluate: 2, evaluateCascade: 8, policyDivergence: 3 });
       expect(calls.filter((c) => !c.gradedBySpy)).toEqual([]);
       expect(result.grader).toBe('spy');
-      expect(result.arms.find((arm) => arm.arm === 'grpo')!.config.knobs).toEqual({ zeroVariance: 'drop' });
+      expect(result.arms.find((arm) => arm.arm === 'grpo')!.config.knobs).toEqual({ zeroVariance: 'drop', correctWeight: 2, formatWeight: 1 });
     });
   });
 
@@ -189,7 +189,7 @@ describe('the experiment runner', () => {
   });
 
   describe('having three training seeds', () => {
-    it('should run the experiment once per seed in seed-<s>/ and report every headline number as mean ± SE across seeds, with pooled Holm-corrected tests', async () => {
+    it('should run the experiment once per seed in seed-<s>/ and report every headline number as mean ± SE across seeds, with seed-level tests of its claims and the pooled tests beside', async () => {
       const { spy, catalog } = await spyCatalog();
       const { services, calls } = stubServices(spy, resolveModelDir('default', 'arithmetic'));
       const config = parseConfig(ExperimentConfigSchema, { steps: 1, train: { grader: 'spy' }, eval: { problems: 3, axes: ['capability'] } }, 'test');
@@ -204,10 +204,15 @@ describe('the experiment runner', () => {
       expect(trl.mean).toBeCloseTo(mean, 12);
       expect(trl.se).toBeCloseTo(Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / 2 / 3), 12);
       expect(result.tests.map((t) => `${t.model} > ${t.other}`)).toEqual(['TRL > GRPO', 'TRL > KL-Reg']);
-      expect(result.tests.every((t) => t.family === 2)).toBe(true);
+      // Each claim tested across the three seeds (its per-seed differences, the t-test across them), Holm over the claims' family.
+      expect(result.tests.every((t) => t.claim && t.test?.n === 3 && t.test.family === 2 && t.pooled.family === 2)).toBe(true);
+      const trlSeeds = result.tests[0].perSeed.map((s) => s.diff);
+      expect(result.tests[0].test!.mean_diff).toBeCloseTo(trlSeeds.reduce((a, d) => a + d, 0) / 3, 12);
       const report = await readFile(result.report, 'utf8');
       expect(report).toContain('across 3 seeds (mean ± SE)');
-      expect(report).toMatch(/not significant|significant/);
+      expect(report).toContain('## The claims, tested across seeds (primary)');
+      expect(report).toContain('## Pooled over seeds (secondary: about these 3 trained models on these problems)');
+      expect(report).toMatch(/significant|consistent in \d of 3 seeds/);
     });
 
     it('should refuse a seed listed twice', async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LudusError } from '../../../core/errors.ts';
 import { Rng } from '../../../core/rng.ts';
-import { arithmeticTask } from '../../../plugins/tasks/arithmetic/arithmetic-task.ts';
+import { arithmeticTask, writtenAnswer } from '../../../plugins/tasks/arithmetic/arithmetic-task.ts';
+import { withheldSummary } from '../../../plugins/protocols/draft-challenge.ts';
 import { AFTER_WRONG_STEP } from '../../../plugins/tasks/arithmetic/judged-slip.ts';
 import { goldPathLabels } from '../../../plugins/verdicts/gold-path.ts';
 import type { Operation } from '../../../plugins/tasks/arithmetic/options.ts';
@@ -235,5 +236,25 @@ describe('arithmeticTask', () => {
         expect(() => arithmeticTask(options as never)).toThrow(/CONFIG_INVALID.*task "arithmetic"/);
       },
     );
+  });
+});
+
+describe('writtenAnswer', () => {
+  it("should read the number a column walk's Write lines spell, ones first, the last carry leading", () => {
+    expect(writtenAnswer('Ones: 4 plus 6 is 10. Write 0, carry 1.\n\nTens: 1 plus 3 plus carry 1 is 5. Write 5.\n\nHundreds: 1 plus 9 is 10. Write 0, carry 1.\n\nThousands: carry 1. Write 1.')).toBe('1050');
+    expect(writtenAnswer('Ones: 9 minus 9 is 0. Write 0.\n\nTens: 3 minus 1 is 2. Write 2.\n\nHundreds: 5 minus 5 is 0. Write 0.')).toBe('20');
+    expect(writtenAnswer('no working here')).toBeNull();
+  });
+
+  it("should find the answer in Agon's withheld summary of a gold solution: withheld in name only on this task", () => {
+    const task = arithmeticTask();
+    const spelled = task.problems('test', 50).filter((problem) => {
+      const { summary, answer } = withheldSummary(problem.solution, { maskMentions: true });
+      expect(answer).toBe(problem.answer);
+      expect(summary).not.toContain('\\boxed');
+      return task.answerInWork?.(summary) === problem.answer;
+    });
+    // Masking the answer's standalone mentions cannot hide digits written one column at a time.
+    expect(spelled.length).toBeGreaterThan(40);
   });
 });
