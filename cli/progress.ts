@@ -55,3 +55,39 @@ export function progressReporter(name: string, stream: NodeJS.WriteStream = proc
     },
   };
 }
+
+export interface CountProgress {
+  update(label: string, done: number, total: number): void;
+  /** Ends the last line. */
+  stop(): void;
+}
+
+/**
+ * Progress counted per label (`capability 40/200`): redrawn in place on a terminal, a new line per label; in a log
+ * (not a TTY, where `\r` joins every redraw into one line) one line per label at every tenth of the way and at its end.
+ */
+export function countProgress(stream: NodeJS.WriteStream = process.stderr): CountProgress {
+  let shown = '';
+  let tenth = -1;
+  if (!stream.isTTY) {
+    return {
+      update: (label, done, total) => {
+        const reached = total > 0 ? Math.floor((10 * done) / total) : 10;
+        if (label === shown && reached <= tenth) return;
+        shown = label;
+        tenth = reached;
+        stream.write(`${label} ${done}/${total}\n`);
+      },
+      stop: () => undefined,
+    };
+  }
+  return {
+    update: (label, done, total) => {
+      stream.write(`${shown && shown !== label ? '\n' : '\r'}${label} ${done}/${total}`);
+      shown = label;
+    },
+    stop: () => {
+      if (shown) stream.write('\n');
+    },
+  };
+}

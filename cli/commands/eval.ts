@@ -18,6 +18,9 @@ import { LudusError, fail } from '../../core/errors.ts';
 import { SPLITS, type Split } from '../../core/tasks/task.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
 import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
+import { countProgress } from '../progress.ts';
+import { pathExists } from '../../native/io/files.ts';
+import { checkpointSource } from '../../native/io/checkpoint.ts';
 import { compareVerifiers, summarizeVerifier, summarizeVerifierComparison, VERIFIER_AXIS, verifierAxis } from '../verifier-axis.ts';
 import { cascadeMode, summarizeCascade } from '../cascade-mode.ts';
 import { summarizeWorldEval, worldEvalMode } from '../world-eval-mode.ts';
@@ -79,6 +82,7 @@ export function register(program: Command): void {
         const matches = Number(opts.matches);
         const temperature = Number(opts.temperature);
         const models = [opts.model ?? 'default', ...(opts.compare !== undefined ? [opts.compare] : [])];
+        const counted = opts.json ? undefined : countProgress();
         const results = await worldEvalMode({
           game: opts.game,
           models,
@@ -88,13 +92,15 @@ export function register(program: Command): void {
           seed: Number(opts.seed),
           temperature,
           threads: opts.threads,
-          onProgress: opts.json ? undefined : (label, done, total) => process.stderr.write(`\r${label} ${done}/${total}   `),
+          onProgress: counted && ((label, done, total) => counted.update(label, done, total)),
         });
-        if (!opts.json) process.stderr.write('\n');
+        counted?.stop();
         process.stdout.write(opts.json ? `${JSON.stringify({ game: opts.game, results })}\n` : summarizeWorldEval(opts.game, results));
         return;
       }
       if (opts.model === undefined) fail('INPUT_INVALID', '--model is required (or --game for a world game)', { flag: 'model' });
+      // A model directory that is not there is the mistake to name, before any question of which task it knows.
+      if (opts.model !== 'default' && !(await pathExists(opts.model))) await checkpointSource(opts.model);
       const task =
         opts.task ??
         trainedTask(opts.model) ??
@@ -140,13 +146,8 @@ export function register(program: Command): void {
       const needsJunior = parsed.axes.some((a) => a !== 'capability');
       const junior = needsJunior ? await loadModel(opts.junior, resolveModelDir(opts.junior, defaultTask), defaultTask) : undefined;
       const reference = parsed.axes.includes('drift') && opts.reference !== 'default' ? await loadModel(opts.reference, resolveModelDir(opts.reference, defaultTask), defaultTask) : undefined;
-      let shown = '';
-      const progress = opts.json
-        ? undefined
-        : (label: string, done: number, total: number) => {
-            process.stderr.write(`${shown && shown !== label ? '\n' : '\r'}${label} ${done}/${total}`);
-            shown = label;
-          };
+      const counted = opts.json ? undefined : countProgress();
+      const progress = counted && ((label: string, done: number, total: number) => counted.update(label, done, total));
       const base: Omit<EvalOptions, 'model'> = {
         ...(junior ? { junior: junior.model } : {}),
         ...(reference ? { reference: reference.model } : {}),
@@ -185,7 +186,7 @@ export function register(program: Command): void {
         report.significance = compareReports(report, other);
         reports.push(other);
       }
-      if (progress) process.stderr.write('\n');
+      counted?.stop();
       // Results first, files after: a failure while writing the report must not lose a long evaluation.
       // With --compare, both models' scores, each labelled the same way, then the paired tests.
       const text = other ? `${summarize(report, false)}\ncompared with:\n${summarize(other, false)}\n${significanceLines(report)}` : summarize(report);

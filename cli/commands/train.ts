@@ -1,4 +1,9 @@
-import { basename, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { pathExists } from '../../native/io/files.ts';
+import { CHECKPOINT_DIR, METRICS_FILE, TRANSCRIPTS_FILE, VALIDATION_FILE } from '../../engine/trainer/trainer.ts';
+import { TRAINER_STATE_FILE } from '../../engine/trainer/training-checkpoint.ts';
+import { SUMMARY_FILE } from '../../engine/trainer/run-summary-file.ts';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { builtInGames } from '../../games/index.ts';
@@ -10,10 +15,10 @@ import { pluginOption, recordedConfig, resolveRun, type RunOptions } from '../ru
 import { pairDivergence } from '../pair-divergence.ts';
 import { commandLine, idleWarning, runSummary } from '../run-summary.ts';
 import { trainInWorker, type WorkerTraining } from '../training/train-in-worker.ts';
-import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
+import { closeViewer, watchOptions, watchRun, type WatchOptions } from '../watch.ts';
 
 interface TrainOptions extends WatchOptions, RunOptions {
-  out: string;
+  out?: string;
   resume?: boolean;
   restart?: boolean;
   threads: number;
@@ -34,14 +39,15 @@ export function register(program: Command): void {
     .option('--config <file>', "JSON training config (every field in docs/config-reference.md; `policies` binds the game's policies to checkpoints and learner settings)")
     .option('--steps <n>', 'optimizer steps', (v) => Number(v))
     .option('--seed <n>', 'run seed: the same seed replays the same matches', (v) => Number(v))
-    .option('--out <dir>', 'run directory: run.json, metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/, best/', 'runs/train')
+    .option('--out <dir>', 'run directory: run.json, metrics.jsonl, transcripts.jsonl, validation.jsonl, summary.json, checkpoint/, best/ (default: runs/<game>)')
     .option('--resume', "continue from <out>/checkpoint; without --config and --plugin, the run's own (recorded in <out>/run.json)")
     .addOption(restartOption())
     .option('--model <dir>', "base model directory every policy starts from, or 'default' (the shipped base for the task)")
     .addOption(threadsOption(0))
     .addOption(forceThreadsOption())
     .addOption(deviceOption('where the matches are decoded, references scored and policies trained: cpu, webgpu or cuda (docs/gpu.md); weights, gradients and AdamW stay in host memory'));
-  watchOptions(command, 'the matches and training curves').action(async (gameName: string, opts: TrainOptions) => {
+  watchOptions(command, 'the matches and training curves').action(async (gameName: string, options: TrainOptions) => {
+    const opts = { ...options, out: options.out ?? `runs/${gameName}` };
     const mode = resumeMode(opts);
     const recorded = mode !== false && opts.config === undefined && opts.plugin.length === 0 ? await recordedConfig(opts.out) : undefined;
     const { config, game, catalog } = await resolveRun(gameName, opts, {}, recorded);
@@ -60,8 +66,8 @@ export function register(program: Command): void {
     const onSignal = (signal: keyof typeof SIGNAL_EXIT) => {
       if (signalled) {
         const saved = reached.checkpointed;
-        process.stderr.write(`\n${signal} again: quitting now, at step ${reached.step}. ${saved === null ? `Nothing was checkpointed; start over with: ${how.restart}` : `The checkpoint holds step ${saved}; continue with: ${how.resume}`}\n`);
-        process.exit(SIGNAL_EXIT[signal]);
+        process.stderr.write(`\n${signal} again: quitting now, during step ${reached.step + 1}. ${saved === null ? `Nothing was checkpointed; start over with: ${how.restart}` : `The checkpoint holds step ${saved}; continue with: ${how.resume}`}\n`);
+        quitBySignal(signal);
       }
       signalled = signal;
       process.stderr.write(`\n${signal}: stopping after step ${reached.step + 1} with a checkpoint there (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again quits at once)\n`);
@@ -69,11 +75,17 @@ export function register(program: Command): void {
     };
     const signals = ['SIGINT', 'SIGTERM'] as const;
     for (const signal of signals) process.on(signal, onSignal);
-    process.stderr.write(`train ${gameName}: ${config.steps} steps into ${opts.out} (Ctrl-C stops after the step under way, with a checkpoint)\n`);
+    const resumedFrom = mode === false ? null : await checkpointedStep(opts.out);
+    process.stderr.write(
+      resumedFrom === null
+        ? `train ${gameName}: ${config.steps} step${config.steps === 1 ? '' : 's'} into ${opts.out} (Ctrl-C stops after the step under way, with a checkpoint)\n`
+        : `train ${gameName}: resuming from step ${resumedFrom} of ${config.steps} in ${opts.out} (Ctrl-C stops after the step under way, with a checkpoint)\n`,
+    );
     const watched = opts.watch
       ? await watchRun(opts, { id: runId, game: game.id, view: game.view, headline: game.headline, control: { pause: () => void training?.pause(), resume: () => void training?.resume() } })
       : undefined;
     let result: TrainResult;
+    let finished = false;
     try {
       training = await trainInWorker(
         { out: opts.out, config, resume: mode, threads: opts.threads, device: parseDevice(opts.device) },
@@ -92,12 +104,14 @@ export function register(program: Command): void {
       );
       if (signalled) void training.stop();
       result = await training.done;
+      finished = !signalled && !result.stopped;
     } finally {
       steps.stop();
       for (const signal of signals) process.off(signal, onSignal);
-      await watched?.server.close();
+      if (watched) await closeViewer(watched.server, [runId], finished ? 'finished' : 'stopped');
     }
-    const facts = { game, out: opts.out, task: config.task, trained, idle, stepsRun };
+    const files = await runFiles(opts.out);
+    const facts = { game, out: opts.out, task: config.task, trained, idle, stepsRun, files, maxNewTokens: config.maxNewTokens };
     if (result.stopped || signalled) {
       process.stderr.write(
         result.checkpointed === null
@@ -112,6 +126,34 @@ export function register(program: Command): void {
     process.stderr.write(runSummary(result, { ...facts, ...(divergence ? { pair: divergence } : {}) }, (performance.now() - began) / 1000));
     process.stdout.write(`${JSON.stringify({ out: opts.out, steps: result.steps, best: result.best, ...(result.comparison ? { comparison: result.comparison } : {}), ...(divergence ? { divergence } : {}) })}\n`);
   });
+}
+
+/**
+ * Ends the process at once, as the signal's default action does: the kernel ends it without unwinding, so a worker
+ * thread in the middle of an onnxruntime call is neither waited for (process.exit joins it, which lasts until the call
+ * returns) nor torn down under that call (which aborts with a native error). Files are written atomically, so what
+ * the last checkpoint holds stays whole; the run's lock names a process that no longer runs and is taken over.
+ */
+export function quitBySignal(signal: NodeJS.Signals): never {
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
+  // The default action ends the process before this line runs; should the signal be ignored, exit as it would have.
+  return process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+}
+
+/** The step a run directory's checkpoint holds, or null where it has none. */
+async function checkpointedStep(out: string): Promise<number | null> {
+  const file = join(out, CHECKPOINT_DIR, TRAINER_STATE_FILE);
+  if (!(await pathExists(file))) return null;
+  const state = JSON.parse(await readFile(file, 'utf8')) as { step?: unknown };
+  return typeof state.step === 'number' ? state.step : null;
+}
+
+/** The run's files a reader opens first, as far as this run wrote them. */
+async function runFiles(out: string): Promise<string[]> {
+  const names = [METRICS_FILE, TRANSCRIPTS_FILE, VALIDATION_FILE, SUMMARY_FILE];
+  const present = await Promise.all(names.map((name) => pathExists(join(out, name))));
+  return names.filter((_, i) => present[i]);
 }
 
 /** This command line as typed, with --restart in place of --resume (a run with no checkpoint starts over, same flags). */
