@@ -29,7 +29,7 @@ interface TournamentOptions extends WatchOptions {
 export function register(program: Command): void {
   const command = program
     .command('tournament')
-    .description('a tournament of entrants (checkpoints, the shipped base, trainable learners and their snapshots) over one or more games: round-robin, Swiss or a PFSP league; openskill and Bradley–Terry ratings; trainable entrants learn between rounds; resumable')
+    .description('a tournament of entrants (checkpoints, the shipped base, trainable learners and their snapshots) over one or more games: round-robin, Swiss, a PFSP league or fixtures (the same listed pairings every round: an evaluation); openskill and Bradley–Terry ratings; trainable entrants learn between rounds; resumable')
     .argument('<config>', 'JSON tournament config (every field in docs/config-reference.md; the guide is docs/tournaments.md)')
     .option('--out <dir>', 'tournament directory (default: runs/<config name>)')
     .option('--resume', 'continue from <out>/state (without it, <out> must be new or empty)')
