@@ -5,15 +5,15 @@ import { CHECKPOINT_DIR, METRICS_FILE, TRANSCRIPTS_FILE, VALIDATION_FILE } from 
 import { TRAINER_STATE_FILE } from '../../engine/trainer/training-checkpoint.ts';
 import { SUMMARY_FILE } from '../../engine/trainer/run-summary-file.ts';
 import type { Command } from 'commander';
-import cliProgress from 'cli-progress';
 import { builtInGames } from '../../games/index.ts';
-import { idlePolicies, type MetricsLine } from '../../engine/trainer/metrics-line.ts';
+import { idlePolicies } from '../../engine/trainer/metrics-line.ts';
 import { planPolicies } from '../../engine/trainer/policy-plan.ts';
 import type { TrainResult } from '../../engine/trainer/trainer.ts';
 import { deviceOption, forceThreadsOption, parseDevice, restartOption, resumeMode, threadsOption } from '../options.ts';
 import { pluginOption, recordedConfig, resolveRun, type RunOptions } from '../run-config.ts';
 import { pairDivergence } from '../pair-divergence.ts';
 import { commandLine, idleWarning, runSummary } from '../run-summary.ts';
+import { stepReporter } from '../progress.ts';
 import { trainInWorker, type WorkerTraining } from '../training/train-in-worker.ts';
 import { closeViewer, watchOptions, watchRun, type WatchOptions } from '../watch.ts';
 
@@ -54,7 +54,7 @@ export function register(program: Command): void {
     const began = performance.now();
     const planned = planPolicies(game, config);
     const trained = planned.flatMap((p) => (p.learner ? [{ name: p.spec.name, init: p.spec.init }] : []));
-    const steps = stepReporter(gameName, game.trainable);
+    const steps = stepReporter(gameName, game.trainable, config.finalComparison);
     const idle = new Map<string, number[]>(trained.map((p) => [p.name, []]));
     let stepsRun = 0;
     let reached: { step: number; checkpointed: number | null } = { step: 0, checkpointed: null };
@@ -87,6 +87,7 @@ export function register(program: Command): void {
     let result: TrainResult;
     let finished = false;
     try {
+      steps.begin(config.steps, resumedFrom ?? 0);
       training = await trainInWorker(
         { out: opts.out, config, resume: mode, threads: opts.threads, device: parseDevice(opts.device) },
         {
@@ -162,39 +163,3 @@ function restartCommand(): string {
   return commandLine(['npx', 'ludus', ...args, '--restart']);
 }
 
-interface StepReporter {
-  step(line: MetricsLine, total: number, checkpointed: boolean): void;
-  warn(text: string): void;
-  stop(): void;
-}
-
-/** A bar on a terminal; anywhere else (CI logs, `tee`) one plain line per step, as it ends. */
-function stepReporter(gameName: string, trainable: readonly string[], stream: NodeJS.WriteStream = process.stderr): StepReporter {
-  const status = (line: MetricsLine) => {
-    const rewards = Object.entries(line.roles)
-      .filter(([role]) => trainable.includes(role))
-      .map(([role, metrics]) => `${role} reward ${metrics.reward_mean.toFixed(3)}`);
-    const losses = Object.entries(line.policies).map(([policy, metrics]) => `${policy} loss ${metrics.loss === null ? 'skipped' : metrics.loss.toFixed(4)}`);
-    return [...rewards, ...losses].join('  ');
-  };
-  if (!stream.isTTY) {
-    return {
-      step: (line, total, checkpointed) => void stream.write(`train ${gameName} step ${line.step}/${total}  ${status(line)}  ${line.seconds.toFixed(1)} s${checkpointed ? '  checkpointed' : ''}\n`),
-      warn: (text) => void stream.write(text),
-      stop: () => undefined,
-    };
-  }
-  const bar = new cliProgress.SingleBar({ format: `train ${gameName} |{bar}| {value}/{total} steps  {status}  eta {eta_formatted}`, stream }, cliProgress.Presets.shades_classic);
-  let started = false;
-  return {
-    step: (line, total) => {
-      if (!started) bar.start(total, line.step - 1, { status: '' });
-      started = true;
-      bar.update(line.step, { status: status(line) });
-    },
-    warn: (text) => void stream.write(`\n${text}`),
-    stop: () => {
-      if (started) bar.stop();
-    },
-  };
-}

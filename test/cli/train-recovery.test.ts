@@ -103,7 +103,7 @@ describe('ludus train, stopped and started again', () => {
     it('should stop at once, by the signal, with no native abort, naming what the checkpoint holds; the printed command finishes the run', async () => {
       const { dir, file } = await configFile({ ...tinyConfig, checkpointEvery: 1 });
       const out = join(dir, 'run');
-      const stopped = await runUntil(['train', 'tandem', '--config', file, '--steps', '4', '--out', out, '--no-watch', '--threads', '1'], /step 1\/4/, 'SIGINT', { when: /SIGINT: stopping after step/, signal: 'SIGINT' });
+      const stopped = await runUntil(['train', 'tandem', '--config', file, '--steps', '4', '--out', out, '--no-watch', '--threads', '1'], /step 1\/4 .*checkpointed/, 'SIGINT', { when: /SIGINT: stopping after step/, signal: 'SIGINT' });
       expect(stopped.killedBy, stopped.stderr).toBe('SIGINT');
       expect(stopped.code).toBe(130);
       expect(stopped.stderr).not.toMatch(/terminate called|Napi::Error|Aborted|core dumped/);
