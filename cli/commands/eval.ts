@@ -100,7 +100,7 @@ export function register(program: Command): void {
       }
       if (opts.model === undefined) fail('INPUT_INVALID', '--model is required (or --game for a world game)', { flag: 'model' });
       // A model directory that is not there is the mistake to name, before any question of which task it knows.
-      if (opts.model !== 'default' && !(await pathExists(opts.model))) await checkpointSource(opts.model);
+      if (opts.task === undefined && opts.model !== 'default' && !(await pathExists(opts.model))) await checkpointSource(opts.model);
       const task =
         opts.task ??
         trainedTask(opts.model) ??
