@@ -125,7 +125,8 @@ export function stepReporter(gameName: string, trainable: readonly string[], fin
     line.step === total && finalProblems > 0 ? `comparing the trained policies with their start on ${finalProblems} held-out problems…` : undefined;
   if (!stream.isTTY) {
     return {
-      begin: (total, from) => void stream.write(`train ${gameName} step ${from + 1}/${total} under way\n`),
+      // Not the `step N/M` of a finished step's line, which logs and scripts look for.
+      begin: (total, from) => void stream.write(`train ${gameName}: step ${from + 1} of ${total} under way\n`),
       step: (line, total, checkpointed) => {
         timed.push(line.seconds);
         stream.write(`train ${gameName} step ${line.step}/${total}  ${status(line)}  ${line.seconds.toFixed(1)} s${checkpointed ? '  checkpointed' : ''}${line.step < total ? `  ${eta(line.step, total)}` : ''}\n`);

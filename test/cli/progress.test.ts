@@ -42,7 +42,7 @@ describe('stepReporter', () => {
       steps.step(line(3, 30), 3, true);
       steps.stop();
       expect(lines()).toEqual([
-        'train tandem step 1/3 under way',
+        'train tandem: step 1 of 3 under way',
         'train tandem step 1/3  senior reward 0.500  10.0 s  eta 20.0 s + the final comparison',
         'train tandem step 2/3  senior reward 0.500  20.0 s  checkpointed  eta 15.0 s + the final comparison',
         'train tandem step 3/3  senior reward 0.500  30.0 s  checkpointed',
