@@ -11,7 +11,7 @@ import { LUDUS_BIN, runLudus } from '../support/cli.ts';
 
 describe('ludus serve', () => {
   describe('having a directory with a recorded run', () => {
-    it("should list the run and its matches, and replay a match's events from its transcript line", async () => {
+    it("should list the run and its matches, replay a match's events from its transcript line, and not outlive an npx that started it", { timeout: 300_000 }, async () => {
       const dir = await mkdtemp(join(tmpdir(), 'ludus-serve-'));
       const config = join(dir, 'tiny.json');
       await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 48, validateEvery: 0, finalComparison: 0 }));
