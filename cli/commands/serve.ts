@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { LudusEvent, RunSummary } from '../../core/events.ts';
 import { pathExists } from '../../native/io/files.ts';
@@ -34,7 +34,7 @@ export function register(program: Command): void {
     .option('--allow-origin <origin>', 'also accept WebSocket connections from pages of this origin (repeatable)', (v, all: string[]) => [...all, v], [])
     .action(async (opts: ServeOptions) => {
       const dirs = [];
-      for (const dir of opts.runs.split(',').filter((part) => part.trim() !== '')) dirs.push(...(await findRunDirs(dir.trim())));
+      for (const root of opts.runs.split(',').filter((part) => part.trim() !== '')) dirs.push(...(await findRunDirs(root.trim())).map((dir) => ({ root: root.trim(), dir })));
       const { runs, tournaments } = await readableRuns(dirs);
       if (runs.length === 0) fail('FILE_NOT_FOUND', `${opts.runs}: none of its runs could be read (see the warnings above)`, { dir: opts.runs });
       checkDistinctIds(runs);
@@ -88,18 +88,20 @@ interface ServedRun extends RecordedRun {
 }
 
 /**
- * Every run that reads back, and the tournaments they are games of (a tournament's game is named `<tournament>/<game>`,
- * as it was live); one that does not read back (a corrupt log, no tokenizer, no permission) is skipped with a warning.
+ * Every run that reads back, named by its path from the directory `--runs` gave (its own name when that is the run),
+ * and the tournaments they are games of (a tournament's game is named `<tournament>/<game>`, as it was live); one that does not read back (a corrupt log, no tokenizer, no permission) is skipped with a warning.
  */
-async function readableRuns(dirs: readonly string[]): Promise<{ runs: ServedRun[]; tournaments: Map<string, RecordedTournament> }> {
+async function readableRuns(dirs: readonly { root: string; dir: string }[]): Promise<{ runs: ServedRun[]; tournaments: Map<string, RecordedTournament> }> {
   const runs: ServedRun[] = [];
   const tournaments = new Map<string, RecordedTournament>();
-  for (const dir of dirs) {
+  for (const { root, dir } of dirs) {
     try {
       const tournamentDir = await tournamentDirOf(dir);
       if (tournamentDir !== undefined && !tournaments.has(tournamentDir)) tournaments.set(tournamentDir, await loadRecordedTournament(tournamentDir));
       const tournament = tournamentDir === undefined ? undefined : tournaments.get(tournamentDir);
-      const run = await loadRecordedRun(dir, warnOnStderr, tournament ? `${tournament.id}/${basename(dir)}` : basename(dir));
+      // A run found below the directory given is named by its path from there (runs/exp/grpo is "exp/grpo" beside "grpo").
+      const id = tournament ? `${tournament.id}/${basename(dir)}` : resolve(dir) === resolve(root) ? basename(dir) : relative(root, dir);
+      const run = await loadRecordedRun(dir, warnOnStderr, id);
       const summaryFile = join(dir, SUMMARY_FILE);
       const summary = (await pathExists(summaryFile)) ? (JSON.parse(await readFile(summaryFile, 'utf8')) as RunSummary) : undefined;
       runs.push({ ...run, ...(tournamentDir ? { tournament: tournamentDir } : {}), ...(summary ? { summary } : {}) });
