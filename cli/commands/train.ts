@@ -135,7 +135,7 @@ export function register(program: Command): void {
  * returns) nor torn down under that call (which aborts with a native error). Files are written atomically, so what
  * the last checkpoint holds stays whole; the run's lock names a process that no longer runs and is taken over.
  */
-export function quitBySignal(signal: NodeJS.Signals): never {
+function quitBySignal(signal: NodeJS.Signals): never {
   process.removeAllListeners(signal);
   process.kill(process.pid, signal);
   // The default action ends the process before this line runs; should the signal be ignored, exit as it would have.
