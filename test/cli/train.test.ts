@@ -88,6 +88,8 @@ describe('ludus train', () => {
       const steps = spectator.events.flatMap((event) => (event.type === 'train-step' ? [event.step] : []));
       expect(steps.at(-1)).toBe(2);
       expect(spectator.events.some((event) => event.type === 'tokens' && event.tokens.length === 1 && event.run === 'run')).toBe(true);
+      // The page and the run agree at the end: the run's last status reached the spectator before the server closed.
+      expect(spectator.events.filter((event) => event.type === 'run-status').map((event) => event.type === 'run-status' && event.status)).toEqual(['finished']);
     });
   });
 
