@@ -242,7 +242,10 @@ export class Curves {
     sections.internals.append(el('summary', {}, 'engine internals (learning rate, micro-batches, skipped updates, timing)'));
     for (const name of /** @type {const} */ (['more', 'internals'])) {
       sections[name].querySelector('summary')?.addEventListener('click', () => (this.toggled = true));
-      sections[name].addEventListener('toggle', () => (this.open[name] = sections[name].open));
+      // Only a person's toggle is kept: the page's own opening (a run without headline curves) is not a choice.
+      sections[name].addEventListener('toggle', () => {
+        if (this.toggled) this.open[name] = sections[name].open;
+      });
     }
     const bodies = { headline: sections.headline, more: el('div', { className: 'charts' }), internals: el('div', { className: 'charts' }) };
     sections.more.append(bodies.more);
