@@ -103,17 +103,16 @@ describe('ludus train, stopped and started again', () => {
     it('should stop at once, by the signal, with no native abort, naming what the checkpoint holds; the printed command finishes the run', async () => {
       const { dir, file } = await configFile({ ...tinyConfig, checkpointEvery: 1 });
       const out = join(dir, 'run');
-      const stopped = await runUntil(['train', 'tandem', '--config', file, '--steps', '4', '--out', out, '--no-watch', '--threads', '1'], /step 1\/4 .*checkpointed/, 'SIGINT', { when: /SIGINT: stopping after step/, signal: 'SIGINT' });
+      const stopped = await runUntil(['train', 'tandem', '--config', file, '--steps', '2', '--out', out, '--no-watch', '--threads', '1'], /step 1\/2 .*checkpointed/, 'SIGINT', { when: /SIGINT: stopping after step/, signal: 'SIGINT' });
       expect(stopped.killedBy, stopped.stderr).toBe('SIGINT');
       expect(stopped.code).toBe(130);
       expect(stopped.stderr).not.toMatch(/terminate called|Napi::Error|Aborted|core dumped/);
-      expect(stopped.stderr).toMatch(/SIGINT again: quitting now, during step \d\. The checkpoint holds step \d; continue with: npx ludus train tandem --out \S+ --resume/);
-      const held = await checkpointStep(out);
-      expect(stopped.stderr).toContain(`The checkpoint holds step ${held};`);
+      expect(stopped.stderr).toMatch(/SIGINT again: quitting now, during step 2\. The checkpoint holds step 1; continue with: npx ludus train tandem --out \S+ --resume/);
+      expect(await checkpointStep(out)).toBe(1);
       const command = /continue with: npx ludus (.+)\n/.exec(stopped.stderr)![1]!.split(' ');
       const resumed = await runLudus([...command, '--no-watch', '--threads', '1']);
       expect(resumed.code, resumed.stderr).toBe(0);
-      expect(await metricSteps(out)).toEqual([1, 2, 3, 4]);
+      expect(await metricSteps(out)).toEqual([1, 2]);
     });
   });
 
