@@ -78,7 +78,7 @@ describe("the README's first hour, run as written (shortened by flags) in a fres
     for (const step of steps) expect(step.prints.length, step.command).toBeGreaterThan(0);
     // The later steps read the run the install line made, where it made it.
     expect(steps[0]!.command).toBe('npx ludus train tandem');
-    for (const step of steps.slice(2, 4)) expect(step.command).toMatch(/ runs\/tandem[ /]/);
+    for (const step of steps.slice(2, 4)) expect(`${step.command} `).toMatch(/ runs\/tandem[ /]/);
   });
 
   it.each(steps.map((step) => [step.command, step] as const))('%s exits 0 and prints what the README says', async (_command, step) => {
