@@ -117,7 +117,9 @@ function evalCost(command: readonly string[]): string | undefined {
   if (!command.includes('--task')) return undefined;
   const schedules = command.includes('--handoff') ? 2 : 1;
   const matches = EVAL_DEFAULTS.problems * EVAL_DEFAULTS.samples * schedules * (command.includes('--compare') ? 2 : 1);
-  return `(${matches.toLocaleString('en')} matches: ${EVAL_DEFAULTS.problems} test problems × ${EVAL_DEFAULTS.samples} samples, ${schedules === 2 ? 'solo and co-written, ' : ''}both models; minutes on 2 cores. A quick look: add --problems 32 --samples 2)`;
+  // About 2,400 matches a minute on 2 cores with the shipped base (docs/evaluation.md: an estimate, not a quiet measurement).
+  const minutes = Math.max(1, Math.round(matches / 2400));
+  return `(${matches.toLocaleString('en')} matches: ${EVAL_DEFAULTS.problems} test problems × ${EVAL_DEFAULTS.samples} samples, ${schedules === 2 ? 'solo and co-written, ' : ''}both models; about ${minutes} minute${minutes === 1 ? '' : 's'} on 2 cores with the shipped base. A quick look: add --problems 32 --samples 2)`;
 }
 
 /** One step's warning, printed as it happens. */
