@@ -53,7 +53,8 @@ const SHORTER: readonly [RegExp, readonly string[]][] = [
 function argsOf(command: string): string[] {
   expect(command, 'a first-hour command the test can split on spaces').not.toMatch(/['"\\$`|;&<>]/);
   const args = command.slice('npx ludus '.length).split(/\s+/);
-  const extra = SHORTER.find(([pattern]) => pattern.test(args.join(' ')))?.[1] ?? [];
+  // A space after the last word, so `train tandem` alone (the install line's command) matches `^train tandem `.
+  const extra = SHORTER.find(([pattern]) => pattern.test(`${args.join(' ')} `))?.[1] ?? [];
   return [...args, ...extra];
 }
 
@@ -79,6 +80,8 @@ describe("the README's first hour, run as written (shortened by flags) in a fres
     // The later steps read the run the install line made, where it made it.
     expect(steps[0]!.command).toBe('npx ludus train tandem');
     for (const step of steps.slice(2, 4)) expect(`${step.command} `).toMatch(/ runs\/tandem[ /]/);
+    // Every command that trains or evaluates is shortened: an unshortened one would run the README's full size.
+    for (const step of steps.filter((s) => /^npx ludus (train|eval) /.test(s.command))) expect(argsOf(step.command).slice(step.command.split(' ').length - 2).length, step.command).toBeGreaterThan(0);
   });
 
   it.each(steps.map((step) => [step.command, step] as const))('%s exits 0 and prints what the README says', async (_command, step) => {
