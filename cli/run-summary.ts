@@ -6,6 +6,7 @@ import { bestPolicyDir, checkpointPolicyDir } from '../engine/trainer/run-dir.ts
 import type { TrainResult } from '../engine/trainer/trainer.ts';
 import { isAbsolute, relative } from 'node:path';
 import { stallWarning, type Stall } from '../engine/trainer/stall-watch.ts';
+import { EVAL_DEFAULTS } from '../lab/eval/evaluate.ts';
 import { pairDivergenceLine, type PairDivergence } from './pair-divergence.ts';
 import { VERIFIER_AXIS, VERIFIER_GAME, VERIFIER_ROLE } from './verifier-axis.ts';
 
@@ -20,6 +21,10 @@ export interface RunFacts {
   readonly idle: ReadonlyMap<string, readonly number[]>;
   /** Steps this process ran (a resumed run's earlier steps are not in `idle`). */
   readonly stepsRun: number;
+  /** The run's files this run wrote (metrics.jsonl, transcripts.jsonl, validation.jsonl where it validated, summary.json). */
+  readonly files?: readonly string[];
+  /** The training's response budget, which the printed eval command keeps. */
+  readonly maxNewTokens?: number;
   /** Two policies seated in turn (Agon's A and B): how often they answer the held-out problems differently on the same seeds. */
   readonly pair?: PairDivergence;
   /** The `--plugin` files the run loaded (its game's, where a plugin registers it): every command printed carries them. */
@@ -44,7 +49,8 @@ export function runSummary(result: TrainResult, facts: RunFacts, seconds: number
   const { game, out } = facts;
   const role = game.validateOn;
   const seats = game.rotation.at(0).seats;
-  const lines = [`\ntrained ${game.id} for ${result.steps} step${result.steps === 1 ? '' : 's'} in ${formatDuration(seconds)}`];
+  const resumed = facts.stepsRun < result.steps ? ` (${facts.stepsRun} in this process, resumed from step ${result.steps - facts.stepsRun})` : '';
+  const lines = [`\ntrained ${game.id} for ${result.steps} step${result.steps === 1 ? '' : 's'}${resumed} in ${formatDuration(seconds)}`];
   const c = result.comparison;
   if (c) {
     const pct = (e: { value: number; se: number }) => `${(100 * e.value).toFixed(1)}% ± ${(100 * e.se).toFixed(1)}`;
@@ -82,12 +88,16 @@ export function runSummary(result: TrainResult, facts: RunFacts, seconds: number
   }
   for (const stall of facts.stalls ?? []) lines.push(`  ${stallWarning(stall).trimEnd()}`);
   const policyDirs = facts.trained.map((p) => checkpointPolicyDir(out, p.name));
-  lines.push(`  files: ${out}/metrics.jsonl, transcripts.jsonl, validation.jsonl; the policies in ${policyDirs.join(', ')}`);
+  const files = facts.files ?? ['metrics.jsonl', 'transcripts.jsonl', 'validation.jsonl'];
+  lines.push(`  files: ${files.map((file, i) => (i === 0 ? `${out}/${file}` : file)).join(', ')}; the policies in ${policyDirs.join(', ')}`);
   const evaluated = facts.trained.find((p) => p.name === validated) ?? facts.trained[0];
   if (evaluated) {
     const roles = Object.entries(seats).filter(([, policy]) => policy === evaluated.name).map(([seat]) => seat);
     const plugins = (facts.plugins ?? []).flatMap((file) => ['--plugin', shownPath(file)]);
-    lines.push(`  evaluate it against its base: npx ${commandLine([...evalCommand(game, facts.task, checkpointPolicyDir(out, evaluated.name), evaluated.init, roles), ...plugins])}`);
+    const command = [...evalCommand(game, facts.task, checkpointPolicyDir(out, evaluated.name), evaluated.init, roles, facts.maxNewTokens), ...plugins];
+    lines.push(`  evaluate it against its base: npx ${commandLine(command)}`);
+    const cost = evalCost(command);
+    if (cost) lines.push(`    ${cost}`);
   }
   lines.push(`  watch it again: npx ludus serve --runs ${out}`, '');
   return lines.join('\n');
@@ -98,7 +108,7 @@ export function runSummary(result: TrainResult, facts: RunFacts, seconds: number
  * game against its reference opponents (and its exact measures), a co-writing policy solo and co-written (handoff
  * with the base as the junior), any other on its task.
  */
-function evalCommand(game: AnyGame, task: string, model: string, base: string, roles: readonly string[]): string[] {
+function evalCommand(game: AnyGame, task: string, model: string, base: string, roles: readonly string[], maxNewTokens?: number): string[] {
   // Tango's verifier alone (the fixed-generator ablation): judging the base's solutions beside the base judging them.
   if (game.id === VERIFIER_GAME && !roles.includes(game.validateOn) && roles.includes(VERIFIER_ROLE)) {
     return ['ludus', 'eval', '--model', model, '--task', task, '--axes', VERIFIER_AXIS, '--generator', base, '--compare', base];
@@ -107,8 +117,23 @@ function evalCommand(game: AnyGame, task: string, model: string, base: string, r
     const opponents = Object.keys(game.protocol.scripted ?? {});
     return ['ludus', 'eval', '--game', game.id, '--model', model, ...(opponents.length > 0 ? ['--opponents', opponents.join(',')] : []), '--compare', base];
   }
-  const axes = coAuthors(game.protocol, game.validateOn).length > 0 ? ['--axes', 'capability,handoff'] : [];
-  return ['ludus', 'eval', '--model', model, '--task', task, ...axes, '--compare', base];
+  // A co-writing policy is scored as it trained: handing off at every word (the eval's default hands off at step ends).
+  const axes = coAuthors(game.protocol, game.validateOn).length > 0 ? ['--axes', 'capability,handoff', '--handoff', 'word'] : [];
+  const budget = maxNewTokens !== undefined && maxNewTokens !== EVAL_DEFAULTS.maxNewTokens ? ['--max-new-tokens', String(maxNewTokens)] : [];
+  return ['ludus', 'eval', '--model', model, '--task', task, ...axes, ...budget, '--compare', base];
+}
+
+/**
+ * What the printed eval costs, in matches, and its quick form: the task's evaluation plays every problem of its
+ * test split several times per model and schedule, more than the run's own end-of-run comparison.
+ */
+function evalCost(command: readonly string[]): string | undefined {
+  if (!command.includes('--task')) return undefined;
+  const schedules = command.includes('--handoff') ? 2 : 1;
+  const matches = EVAL_DEFAULTS.problems * EVAL_DEFAULTS.samples * schedules * (command.includes('--compare') ? 2 : 1);
+  // About 2,400 matches a minute on 2 cores with the shipped base (docs/evaluation.md: an estimate, not a quiet measurement).
+  const minutes = Math.max(1, Math.round(matches / 2400));
+  return `(${matches.toLocaleString('en')} matches: ${EVAL_DEFAULTS.problems} test problems × ${EVAL_DEFAULTS.samples} samples, ${schedules === 2 ? 'solo and co-written, ' : ''}both models; about ${minutes} minute${minutes === 1 ? '' : 's'} on 2 cores with the shipped base. A quick look: add --problems 32 --samples 2)`;
 }
 
 /** A file as the user can type it from here: relative to the working directory where it lies below it. */

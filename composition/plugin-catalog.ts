@@ -8,6 +8,7 @@ import { PluginSet, type Plugin } from '../core/plugin.ts';
 import type { Protocol } from '../core/protocols/protocol.ts';
 import type { Problem } from '../core/tasks/task.ts';
 import { PLUGIN_TOKENS } from './tokens.ts';
+import { exampleGameHint } from './example-games.ts';
 
 /** Every plugin the loaded modules bound, by kind and name: what a config's names resolve against. */
 @injectable()
@@ -27,7 +28,7 @@ export class PluginCatalog implements Catalog {
     @multiInject(PLUGIN_TOKENS.rotations) rotations: Plugin<Rotation<string>, RotationOptions>[],
     @multiInject(PLUGIN_TOKENS.graders) graders: Plugin<Grader>[],
   ) {
-    this.games = new PluginSet('game', games);
+    this.games = new PluginSet('game', games, exampleGameHint);
     this.advantageEstimators = new PluginSet('advantage estimator', estimators);
     this.protocols = new PluginSet('protocol', protocols);
     this.rewardRules = new PluginSet('reward rule', rewardRules);

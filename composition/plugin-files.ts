@@ -1,12 +1,13 @@
 import { ContainerModule } from 'inversify';
 import { existsSync } from 'node:fs';
+import { register as registerHooks } from 'node:module';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import semver from 'semver';
 import { LudusError, fail } from '../core/errors.ts';
 import { PLUGIN_KINDS, type LudusPlugin } from '../core/plugin-module.ts';
-import { packageRoot } from '../native/io/package-root.ts';
+import { packageRoot, siblingModule } from '../native/io/package-root.ts';
 import { LUDUS_VERSION } from '../native/io/version.ts';
 import { pluginContainerModule } from './compose.ts';
 
@@ -39,9 +40,16 @@ async function typeScriptLoader(): Promise<void> {
   // ludus's own tsconfig where its checkout has one (decorators): a plugin importing ludus's TypeScript sources, as the
   // repository's examples do, fails without it when ludus runs from dist/; the installed package ships none, and tsx
   // then reads the plugin's nearest tsconfig as it always did.
-  const tsconfig = join(packageRoot(), 'tsconfig.json');
+  const root = packageRoot();
+  const tsconfig = join(root, 'tsconfig.json');
   if (existsSync(tsconfig)) register({ tsconfig });
   else register();
+  // The installed package ships its examples but not the sources they import (`../../index.ts`): that import goes to
+  // the compiled entry (registered after tsx, so asked first).
+  const [sourceEntry, compiledEntry] = [join(root, 'index.ts'), join(root, 'dist', 'index.js')];
+  if (!existsSync(sourceEntry) && existsSync(compiledEntry)) {
+    registerHooks(siblingModule(import.meta.url, 'source-entry-hooks'), { data: { sourceEntry: pathToFileURL(sourceEntry).href, compiledEntry: pathToFileURL(compiledEntry).href } });
+  }
   flags.__ludusTypeScript = true;
 }
 

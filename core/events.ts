@@ -133,12 +133,80 @@ export interface ValidationEvent extends Sequenced {
   readonly answerPresent: number;
 }
 
+/** An estimate with its standard error. */
+export interface Estimate {
+  readonly value: number;
+  readonly se: number;
+}
+
+/** A tournament entrant's skill estimate (openskill): its mean and its uncertainty. */
+export interface Skill {
+  readonly mu: number;
+  readonly sigma: number;
+}
+
 export interface RatingChangeEvent extends Sequenced {
   readonly type: 'rating-change';
   readonly entrant: string;
+  /** The rating `system` names (openskill's conservative μ − 3σ), before and after the round. */
   readonly before: number;
   readonly after: number;
   readonly system: string;
+  /** Rounds played once this change applies (1 after the first round). */
+  readonly round: number;
+  /** The estimate behind the rating, before and after the round: μ moves with results, σ shrinks with every game. */
+  readonly skill: { readonly before: Skill; readonly after: Skill };
+}
+
+/** One row of a tournament's leaderboard. */
+export interface LeaderboardRow extends Skill {
+  readonly rank: number;
+  readonly entrant: string;
+  /** μ − 3σ: what the ranking sorts by. */
+  readonly ordinal: number;
+  /** Games played against every opponent together, and their results (fractional where partners shared a response). */
+  readonly games: number;
+  readonly wins: number;
+  readonly draws: number;
+  readonly losses: number;
+  readonly trainable: boolean;
+  readonly snapshotOf?: string;
+}
+
+/** A tournament's leaderboard after a round. */
+export interface StandingsEvent extends Sequenced {
+  readonly type: 'standings';
+  /** Rounds played (1 after the first). */
+  readonly round: number;
+  readonly rows: readonly LeaderboardRow[];
+}
+
+/** What a finished training run reports (its run directory's summary.json): every final figure with its SE. */
+export interface RunSummary {
+  readonly game: string;
+  readonly steps: number;
+  /** The trained policies against where they started, on the same held-out matches (absent with finalComparison 0). */
+  readonly comparison?: {
+    readonly role: string;
+    readonly policy: string;
+    /** `solo`, or `co-written with <roles>`. */
+    readonly written: string;
+    readonly split: string;
+    readonly problems: number;
+    /** Share of problems judged correct, bootstrap SE over problems. */
+    readonly trained: Estimate;
+    readonly start: Estimate;
+    /** trained − start, paired by problem. */
+    readonly difference: Estimate;
+  };
+  /** The best validation accuracy the run reached (binomial SE over its problems), where it validated. */
+  readonly best?: { readonly role: string; readonly step: number; readonly split: string; readonly problems: number; readonly accuracy: Estimate };
+}
+
+/** A training run's summary, once it has taken all its steps. */
+export interface RunSummaryEvent extends Sequenced {
+  readonly type: 'run-summary';
+  readonly summary: RunSummary;
 }
 
 /** A tournament's payoff table after a round: every entrant's results against every other so far, over all its games. */
@@ -162,7 +230,9 @@ export type LudusEvent =
   | TrainStepEvent
   | ValidationEvent
   | RatingChangeEvent
-  | PayoffTableEvent;
+  | PayoffTableEvent
+  | StandingsEvent
+  | RunSummaryEvent;
 
 export type LudusEventType = LudusEvent['type'];
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { closestName } from './closest-name.ts';
 import { fail } from './errors.ts';
 
 /**
@@ -14,9 +15,47 @@ export function parseConfig<T extends z.ZodType>(schema: T, input: unknown, wher
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     if (issue.code === 'unrecognized_keys') refuseUnknown(schema, where, issue.path, issue.keys[0]);
-    fail('CONFIG_INVALID', `${where}: field "${issue.path.join('.')}" ${issue.message}`, { where, path: issue.path });
+    const given = valueAt(input, issue.path);
+    fail('CONFIG_INVALID', `${where}: field "${issue.path.join('.')}": ${issueWords(issue, given)}`, { where, path: issue.path });
   }
   return parsed.data as z.output<T>;
+}
+
+/** The value a config holds at `path` (undefined where it holds none). */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
+}
+
+/** A value as a refusal quotes it: its JSON, shortened, and what kind of value it is. */
+function shown(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const json = JSON.stringify(value) ?? String(value);
+  const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  return `${json.length > 60 ? `${json.slice(0, 60)}…` : json} (${kind})`;
+}
+
+const KINDS: Record<string, string> = { number: 'a number', string: 'a string', boolean: 'true or false', object: 'an object', array: 'an array', int: 'an integer' };
+
+/** What was given and what the field expects, in words (not the validation library's). */
+function issueWords(issue: z.core.$ZodIssue, given: unknown): string {
+  const what = `given ${shown(given)}`;
+  switch (issue.code) {
+    case 'invalid_type':
+      return given === undefined ? `missing: expected ${KINDS[issue.expected] ?? issue.expected}` : `${what}, expected ${KINDS[issue.expected] ?? issue.expected}`;
+    case 'too_small':
+    case 'too_big': {
+      const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
+      const sign = issue.code === 'too_small' ? (issue.inclusive ? '≥' : '>') : issue.inclusive ? '≤' : '<';
+      const of = issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint' ? 'a number' : `a ${issue.origin} of length`;
+      return `${what}, expected ${of} ${sign} ${String(bound)}`;
+    }
+    case 'invalid_value':
+      return `${what}, expected ${issue.values.length === 1 ? '' : 'one of '}${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return `${what}: ${issue.message}`;
+  }
 }
 
 function refuseUnknown(schema: z.ZodType, where: string, at: readonly PropertyKey[], key: string): never {
@@ -121,27 +160,6 @@ function closestField(schema: z.ZodType, at: readonly string[], key: string): st
   const itself = [...at, key].join('.');
   const elsewhere = fieldPaths(schema).filter((path) => path.at(-1)?.toLowerCase() === lower && path.join('.') !== itself);
   if (elsewhere.length > 0) return elsewhere.sort((a, b) => a.length - b.length)[0].join('.');
-  const near = (candidate: string): number => {
-    const c = candidate.toLowerCase();
-    if (lower.length >= 3 && (c.startsWith(lower) || lower.startsWith(c))) return 0;
-    return editDistance(lower, c);
-  };
-  const ranked = keysAt(schema, at)
-    .map((candidate) => ({ candidate, distance: near(candidate) }))
-    .filter(({ candidate, distance }) => distance <= Math.max(1, Math.floor(Math.max(candidate.length, key.length) / 3)))
-    .sort((a, b) => a.distance - b.distance);
-  const best = ranked.find(({ candidate }) => candidate !== key);
-  return best ? [...at, best.candidate].join('.') : undefined;
-}
-
-/** Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`. */
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
+  const sibling = closestName(key, keysAt(schema, at));
+  return sibling === undefined ? undefined : [...at, sibling].join('.');
 }

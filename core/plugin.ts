@@ -1,3 +1,4 @@
+import { closestName } from './closest-name.ts';
 import { fail } from './errors.ts';
 
 /**
@@ -15,9 +16,11 @@ export interface Plugin<Value, Options = void> {
 export class PluginSet<Value, Options = void> {
   private readonly byName = new Map<string, Plugin<Value, Options>>();
 
+  /** `hint(name)`: a word for an unknown name beyond "did you mean" (where an example of that name lives). */
   constructor(
     readonly kind: string,
     plugins: readonly Plugin<Value, Options>[],
+    private readonly hint: (name: string) => string | undefined = () => undefined,
   ) {
     for (const plugin of plugins) {
       const clash = this.byName.get(plugin.name);
@@ -38,7 +41,12 @@ export class PluginSet<Value, Options = void> {
   }
 
   get(name: string): Plugin<Value, Options> {
-    return this.byName.get(name) ?? fail('CONFIG_INVALID', `no ${this.kind} "${name}" (known: ${this.names.join(', ')})`, { kind: this.kind, name });
+    const plugin = this.byName.get(name);
+    if (plugin) return plugin;
+    const hint = this.hint(name);
+    const suggestion = hint === undefined ? closestName(name, this.names) : undefined;
+    const advice = hint ?? (suggestion === undefined ? '' : `did you mean "${suggestion}"? `);
+    return fail('CONFIG_INVALID', `no ${this.kind} "${name}" (${advice}known: ${this.names.join(', ')})`, { kind: this.kind, name, ...(suggestion ? { suggestion } : {}) });
   }
 
   create(name: string, options: Options): Value {

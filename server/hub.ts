@@ -59,6 +59,8 @@ export interface HubRun {
   readonly control?: RunControl;
   /** The curves its viewer draws first (the game's headline). */
   readonly headline?: readonly string[];
+  /** The tournament it is a game of (its runs share one leaderboard). */
+  readonly tournament?: string;
 }
 
 export interface HubStats {
@@ -347,7 +349,7 @@ export class BroadcastHub {
   private runInfo(run: HubRun, status: RunStatus): RunInfo {
     const control = run.control;
     const actions: ControlAction[] = control ? (['pause', 'resume', 'start-match'] as const).filter((action) => ({ pause: control.pause, resume: control.resume, 'start-match': control.startMatch })[action] !== undefined) : [];
-    return { id: run.id, game: run.game, status, actions, ...(run.headline ? { headline: run.headline } : {}) };
+    return { id: run.id, game: run.game, status, actions, ...(run.headline ? { headline: run.headline } : {}), ...(run.tournament ? { tournament: run.tournament } : {}) };
   }
 }
 

@@ -25,14 +25,26 @@ export interface RecordedRun {
   readonly metrics: readonly MetricsPoint[];
 }
 
-/** Run directories under `dir`: `dir` itself when it holds a transcripts file, else each child that does. */
+/** How deep under a `--runs` directory run directories are looked for: runs/ → a tournament → games → a game. */
+const SEARCH_DEPTH = 3;
+
+/**
+ * Run directories under `dir`: `dir` itself when it holds a transcripts file, else every directory below it that does
+ * (down to three levels, so `runs/` finds a tournament's games at `runs/<tournament>/games/<game>`), sorted.
+ */
 export async function findRunDirs(dir: string): Promise<string[]> {
-  if (await pathExists(join(dir, TRANSCRIPTS_FILE))) return [dir];
   if (!(await pathExists(dir))) fail('FILE_NOT_FOUND', `${dir}: no such directory`, { dir });
-  const children = (await readdir(dir, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => join(dir, entry.name));
-  const runs = [];
-  for (const child of children.sort()) if (await pathExists(join(child, TRANSCRIPTS_FILE))) runs.push(child);
-  if (runs.length === 0) fail('FILE_NOT_FOUND', `${dir}: no ${TRANSCRIPTS_FILE} in it or in its subdirectories`, { dir });
+  const runs = await runDirsUnder(dir, SEARCH_DEPTH);
+  if (runs.length === 0) fail('FILE_NOT_FOUND', `${dir}: no ${TRANSCRIPTS_FILE} in it or in its subdirectories (${SEARCH_DEPTH} levels down)`, { dir });
+  return runs;
+}
+
+async function runDirsUnder(dir: string, depth: number): Promise<string[]> {
+  if (await pathExists(join(dir, TRANSCRIPTS_FILE))) return [dir];
+  if (depth === 0) return [];
+  const children = (await readdir(dir, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory() && !entry.name.startsWith('.')).map((entry) => entry.name);
+  const runs: string[] = [];
+  for (const child of children.sort()) runs.push(...(await runDirsUnder(join(dir, child), depth - 1)));
   return runs;
 }
 
@@ -42,8 +54,7 @@ export async function findRunDirs(dir: string): Promise<string[]> {
  * curves from its metrics. Token texts come from the tokenizer the run saved; the game and its config from run.json.
  * A log's last line cut short by a crash is dropped and reported through `warn`.
  */
-export async function loadRecordedRun(dir: string, warn: Warn = warnOnStderr): Promise<RecordedRun> {
-  const id = basename(dir);
+export async function loadRecordedRun(dir: string, warn: Warn = warnOnStderr, id = basename(dir)): Promise<RecordedRun> {
   const lines = await readJsonl<TranscriptLine>(join(dir, TRANSCRIPTS_FILE), warn);
   const metrics = (await pathExists(join(dir, METRICS_FILE))) ? await readJsonl<MetricsLine>(join(dir, METRICS_FILE), warn) : [];
   const validations = (await pathExists(join(dir, VALIDATION_FILE))) ? await readJsonl<{ step: number; role?: string; accuracy: number; answer_present: number }>(join(dir, VALIDATION_FILE), warn) : [];

@@ -1,7 +1,8 @@
 import { validationMetrics } from '../engine/trainer/metrics-line.ts';
+import type { LeaderboardRow, RunSummary } from '../core/events.ts';
 import type { PayoffTable } from '../core/tournament/payoff.ts';
 import { matchRow, passes, type MatchRow } from './match-index.ts';
-import type { LiveMatch, MatchFilter, MatchPage, MatchSummary, MetricsPoint, RunInfo, Snapshot, WireEvent } from './wire.ts';
+import type { LiveMatch, MatchFilter, MatchPage, MatchSummary, MetricsPoint, RatingHistory, RunInfo, Snapshot, WireEvent } from './wire.ts';
 
 /** A run's finished matches that the hub does not hold itself: a recorded run's, read back from its transcripts. */
 export interface MatchArchive {
@@ -45,7 +46,12 @@ export class WatchState {
   private readonly live = new Map<string, HeldMatch>();
   private readonly finished = new Map<string, HeldMatch>();
   private readonly metrics = new Map<string, MetricsPoint[]>();
-  private readonly ratings = new Map<string, { entrant: string; system: string; history: number[] }>();
+  /** Per tournament run and entrant, its rating after every round. */
+  private readonly ratings = new Map<string, RatingHistory & { points: RatingHistory['points'][number][] }>();
+  /** Per tournament run, its latest leaderboard. */
+  private readonly leaderboards = new Map<string, readonly LeaderboardRow[]>();
+  /** Per training run, its summary once it took all its steps. */
+  private readonly summaries = new Map<string, RunSummary>();
   /** Per run, its finished matches as list rows, oldest first: a live run's as they end, a recorded run's when first asked for. */
   private readonly rows = new Map<string, MatchRow[]>();
   /** Per tournament run, its latest payoff table. */
@@ -95,14 +101,21 @@ export class WatchState {
         this.addMetrics(event.run, [{ step: event.step, metrics: validationMetrics(event.role, event.accuracy, event.answerPresent) }]);
         return;
       case 'rating-change': {
-        const rating = this.ratings.get(event.entrant) ?? { entrant: event.entrant, system: event.system, history: [event.before] };
-        rating.history.push(event.after);
-        if (rating.history.length > this.limits.ratingsPerEntrant) rating.history.splice(0, rating.history.length - this.limits.ratingsPerEntrant);
-        this.ratings.set(event.entrant, rating);
+        const key = keyOf(event.run, event.entrant);
+        const rating = this.ratings.get(key) ?? { run: event.run, entrant: event.entrant, system: event.system, points: [{ round: event.round - 1, rating: event.before, ...event.skill.before }] };
+        rating.points.push({ round: event.round, rating: event.after, ...event.skill.after });
+        if (rating.points.length > this.limits.ratingsPerEntrant) rating.points.splice(0, rating.points.length - this.limits.ratingsPerEntrant);
+        this.ratings.set(key, rating);
         return;
       }
       case 'payoff-table':
         this.payoffs.set(event.run, event.table);
+        return;
+      case 'standings':
+        this.leaderboards.set(event.run, event.rows);
+        return;
+      case 'run-summary':
+        this.summaries.set(event.run, event.summary);
         return;
       case 'match-start': {
         const summary: MatchSummary = { run: event.run, matchId: event.matchId, game: event.game, seats: event.seats, problemId: event.problemId, tokenCount: 0, finished: false };
@@ -181,9 +194,10 @@ export class WatchState {
       }),
       live: [...this.live.values()].map((held): LiveMatch => ({ ...held.summary, spans: held.spans })),
       finished: [...this.finished.values()].map((held) => held.summary),
-      leaderboard: [...this.ratings.values()].map(({ entrant, system, history }) => ({ entrant, system, rating: history[history.length - 1] })).sort((a, b) => b.rating - a.rating),
+      leaderboards: Object.fromEntries(this.leaderboards),
       ratings: [...this.ratings.values()],
       payoffs: Object.fromEntries(this.payoffs),
+      summaries: Object.fromEntries(this.summaries),
       metrics: Object.fromEntries(this.metrics),
     };
   }

@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import type { LudusEvent } from '../core/events.ts';
+import type { LeaderboardRow, LudusEvent, RunSummary } from '../core/events.ts';
 import type { PayoffTable } from '../core/tournament/payoff.ts';
 
-/** What a run is doing, as the viewer lists it. `recorded` is a finished run replayed from its directory. */
-export type RunStatus = 'running' | 'paused' | 'finished' | 'recorded';
+/**
+ * What a run is doing, as the viewer lists it: `finished` took all its steps (or rounds), `stopped` ended before
+ * (Ctrl-C, an error); `recorded` is a run replayed from its directory.
+ */
+export type RunStatus = 'running' | 'paused' | 'finished' | 'stopped' | 'recorded';
 
 export interface RunInfo {
   readonly id: string;
@@ -15,6 +18,17 @@ export interface RunInfo {
   readonly matches?: number;
   /** The curves the viewer draws first, larger (the game's headline: metric keys, `*` for every role or policy). */
   readonly headline?: readonly string[];
+  /** The tournament the run is a game of: its runs (one per game) share one leaderboard, ratings and payoff table. */
+  readonly tournament?: string;
+}
+
+/** A tournament entrant's rating after every round, the first point its rating before it first played. */
+export interface RatingHistory {
+  /** The tournament run whose events carried it (the tournament's first game). */
+  readonly run: string;
+  readonly entrant: string;
+  readonly system: string;
+  readonly points: readonly { readonly round: number; readonly rating: number; readonly mu: number; readonly sigma: number }[];
 }
 
 /** A run's status changed: part of the numbered stream so the page orders it with the matches. */
@@ -42,6 +56,12 @@ export interface MatchSummary {
   readonly prompt?: string;
   /** The grader's verdict on each judged role's answer: correct or not. */
   readonly verdicts?: Readonly<Record<string, boolean>>;
+  /** Each judged role's final answer (its turn's last `\boxed{…}`), null where it boxed none. */
+  readonly answers?: Readonly<Record<string, string | null>>;
+  /** The gold answer, where the game's view lets a spectator see it. */
+  readonly gold?: string;
+  /** The tournament round the match was played in. */
+  readonly round?: number;
 }
 
 /** A live match so far: its text as runs of one author each. */
@@ -62,11 +82,14 @@ export interface Snapshot {
   readonly live: readonly LiveMatch[];
   /** The most recent finished matches, newest last; their events come with a `match` request. */
   readonly finished: readonly MatchSummary[];
-  readonly leaderboard: readonly { readonly entrant: string; readonly rating: number; readonly system: string }[];
-  /** Each entrant's rating after every round so far, the first entry its rating before the first (tournaments). */
-  readonly ratings: readonly { readonly entrant: string; readonly system: string; readonly history: readonly number[] }[];
+  /** Per tournament run, its leaderboard after the latest round. */
+  readonly leaderboards: Readonly<Record<string, readonly LeaderboardRow[]>>;
+  /** Each entrant's rating after every round so far, the first point its rating before it first played (tournaments). */
+  readonly ratings: readonly RatingHistory[];
   /** Per tournament run, its payoff table after the latest round (`table[a][b]`: a's wins, draws and losses against b). */
   readonly payoffs: Readonly<Record<string, PayoffTable>>;
+  /** Per training run that took all its steps, its final figures (summary.json). */
+  readonly summaries: Readonly<Record<string, RunSummary>>;
   readonly metrics: Readonly<Record<string, readonly MetricsPoint[]>>;
 }
 

@@ -19,6 +19,9 @@ import { LudusError, fail } from '../../core/errors.ts';
 import { SPLITS, type Split } from '../../core/tasks/task.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
 import { deviceOption, forceThreadsOption, parseDevice, threadsOption } from '../options.ts';
+import { countProgress } from '../progress.ts';
+import { pathExists } from '../../native/io/files.ts';
+import { checkpointSource } from '../../native/io/checkpoint.ts';
 import { compareVerifiers, summarizeVerifier, summarizeVerifierComparison, VERIFIER_AXIS, verifierAxis } from '../verifier-axis.ts';
 import { cascadeMode, summarizeCascade } from '../cascade-mode.ts';
 import { summarizeWorldEval, worldEvalMode } from '../world-eval-mode.ts';
@@ -85,6 +88,7 @@ export function register(program: Command): void {
         const temperature = given('temperature') ? Number(opts.temperature) : SPIRAL_EVAL_SAMPLING.temperature;
         const topP = given('topP') ? Number(opts.topP) : SPIRAL_EVAL_SAMPLING.topP;
         const models = [opts.model ?? 'default', ...(opts.compare !== undefined ? [opts.compare] : [])];
+        const counted = opts.json ? undefined : countProgress();
         const results = await worldEvalMode({
           game: opts.game,
           models,
@@ -96,13 +100,15 @@ export function register(program: Command): void {
           temperature,
           topP,
           threads: opts.threads,
-          onProgress: opts.json ? undefined : (label, done, total) => process.stderr.write(`\r${label} ${done}/${total}   `),
+          onProgress: counted && ((label, done, total) => counted.update(label, done, total)),
         });
-        if (!opts.json) process.stderr.write('\n');
+        counted?.stop();
         process.stdout.write(opts.json ? `${JSON.stringify({ game: opts.game, results })}\n` : summarizeWorldEval(opts.game, results));
         return;
       }
       if (opts.model === undefined) fail('INPUT_INVALID', '--model is required (or --game for a world game)', { flag: 'model' });
+      // A model directory that is not there is the mistake to name, before any question of which task it knows.
+      if (opts.task === undefined && opts.model !== 'default' && !(await pathExists(opts.model))) await checkpointSource(opts.model);
       const task =
         opts.task ??
         trainedTask(opts.model) ??
@@ -148,13 +154,8 @@ export function register(program: Command): void {
       const needsJunior = parsed.axes.some((a) => a !== 'capability');
       const junior = needsJunior ? await loadModel(opts.junior, resolveModelDir(opts.junior, defaultTask), defaultTask) : undefined;
       const reference = parsed.axes.includes('drift') && opts.reference !== 'default' ? await loadModel(opts.reference, resolveModelDir(opts.reference, defaultTask), defaultTask) : undefined;
-      let shown = '';
-      const progress = opts.json
-        ? undefined
-        : (label: string, done: number, total: number) => {
-            process.stderr.write(`${shown && shown !== label ? '\n' : '\r'}${label} ${done}/${total}`);
-            shown = label;
-          };
+      const counted = opts.json ? undefined : countProgress();
+      const progress = counted && ((label: string, done: number, total: number) => counted.update(label, done, total));
       const base: Omit<EvalOptions, 'model'> = {
         ...(junior ? { junior: junior.model } : {}),
         ...(reference ? { reference: reference.model } : {}),
@@ -193,7 +194,7 @@ export function register(program: Command): void {
         report.significance = compareReports(report, other);
         reports.push(other);
       }
-      if (progress) process.stderr.write('\n');
+      counted?.stop();
       // Results first, files after: a failure while writing the report must not lose a long evaluation.
       // With --compare, both models' scores, each labelled the same way, then the paired tests.
       const text = other ? `${summarize(report, false)}\ncompared with:\n${summarize(other, false)}\n${significanceLines(report)}` : summarize(report);

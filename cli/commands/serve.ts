@@ -1,4 +1,10 @@
+import { readFile } from 'node:fs/promises';
+import { basename, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { LudusEvent, RunSummary } from '../../core/events.ts';
+import { pathExists } from '../../native/io/files.ts';
+import { SUMMARY_FILE } from '../../engine/trainer/run-summary-file.ts';
+import { loadRecordedTournament, tournamentDirOf, type RecordedTournament } from '../tournament-replay.ts';
 import type { Game } from '../../core/game/define-game.ts';
 import { DEFAULT_HEADLINE } from '../../core/game/headline.ts';
 import { ownSecretsOnly } from '../../core/game/view.ts';
@@ -11,7 +17,7 @@ import { pluginOption } from '../run-config.ts';
 import { fail } from '../../core/errors.ts';
 import { warnOnStderr } from '../../engine/trainer/jsonl-log.ts';
 import { parsePort } from '../options.ts';
-import { DEFAULT_VIEWER_PORT, startViewer, type WatchOptions } from '../watch.ts';
+import { DEFAULT_VIEWER_PORT, endWithNpx, startViewer, type WatchOptions } from '../watch.ts';
 
 interface ServeOptions extends Omit<WatchOptions, 'watch'> {
   runs: string;
@@ -28,22 +34,30 @@ export function register(program: Command): void {
     .option('--allow-origin <origin>', 'also accept WebSocket connections from pages of this origin (repeatable)', (v, all: string[]) => [...all, v], [])
     .action(async (opts: ServeOptions) => {
       const dirs = [];
-      for (const dir of opts.runs.split(',').filter((part) => part.trim() !== '')) dirs.push(...(await findRunDirs(dir.trim())));
-      const runs = await readableRuns(dirs);
+      for (const root of opts.runs.split(',').filter((part) => part.trim() !== '')) dirs.push(...(await findRunDirs(root.trim())).map((dir) => ({ root: root.trim(), dir })));
+      const { runs, tournaments } = await readableRuns(dirs);
       if (runs.length === 0) fail('FILE_NOT_FOUND', `${opts.runs}: none of its runs could be read (see the warnings above)`, { dir: opts.runs });
       checkDistinctIds(runs);
       const server = await startViewer({ ...opts, watch: true });
       for (const run of runs) {
         const game = await gameOf(run, opts.plugin);
+        const tournament = run.tournament && tournaments.get(run.tournament);
         server.hub.addRun(
-          { id: run.id, game: run.game ?? 'unknown', status: 'recorded', view: spectatorView(game?.view ?? ownSecretsOnly), headline: game?.headline ?? DEFAULT_HEADLINE },
-          { archive: run.archive, metrics: run.metrics },
+          { id: run.id, game: run.game ?? 'unknown', status: 'recorded', view: spectatorView(game?.view ?? ownSecretsOnly), headline: game?.headline ?? DEFAULT_HEADLINE, ...(tournament ? { tournament: tournament.id } : {}) },
+          { archive: run.archive, metrics: [...run.metrics, ...((tournament && run.game && tournament.metrics.get(run.game)) || [])] },
         );
+        if (run.summary) server.hub.publish(run.id, { type: 'run-summary', summary: run.summary, seq: 0 });
       }
+      for (const tournament of tournaments.values()) {
+        const carrier = runs.find((run) => run.tournament === tournament.dir && run.game === tournament.first) ?? runs.find((run) => run.tournament === tournament.dir);
+        for (const event of carrier ? tournament.events : []) server.hub.publish(carrier!.id, { ...event, seq: 0 } as LudusEvent);
+      }
+      server.hub.flush();
       process.stderr.write(`watch: ${server.url}\nreplaying ${runs.map((run) => `${run.id} (${run.archive.summaries().length} matches)`).join(', ')}; Ctrl-C to stop\n`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
+        endWithNpx(resolve);
       });
       await server.close();
     });
@@ -66,16 +80,35 @@ function checkDistinctIds(runs: readonly RecordedRun[]): void {
   }
 }
 
-/** Every run that reads back; one that does not (a corrupt log, no tokenizer, no permission) is skipped with a warning. */
-async function readableRuns(dirs: readonly string[]): Promise<RecordedRun[]> {
-  const runs: RecordedRun[] = [];
-  for (const dir of dirs) {
+interface ServedRun extends RecordedRun {
+  /** The directory of the tournament the run is a game of. */
+  readonly tournament?: string;
+  /** Its summary.json: the final figures of a training run that took all its steps. */
+  readonly summary?: RunSummary;
+}
+
+/**
+ * Every run that reads back, named by its path from the directory `--runs` gave (its own name when that is the run),
+ * and the tournaments they are games of (a tournament's game is named `<tournament>/<game>`, as it was live); one that does not read back (a corrupt log, no tokenizer, no permission) is skipped with a warning.
+ */
+async function readableRuns(dirs: readonly { root: string; dir: string }[]): Promise<{ runs: ServedRun[]; tournaments: Map<string, RecordedTournament> }> {
+  const runs: ServedRun[] = [];
+  const tournaments = new Map<string, RecordedTournament>();
+  for (const { root, dir } of dirs) {
     try {
-      runs.push(await loadRecordedRun(dir));
+      const tournamentDir = await tournamentDirOf(dir);
+      if (tournamentDir !== undefined && !tournaments.has(tournamentDir)) tournaments.set(tournamentDir, await loadRecordedTournament(tournamentDir));
+      const tournament = tournamentDir === undefined ? undefined : tournaments.get(tournamentDir);
+      // A run found below the directory given is named by its path from there (runs/exp/grpo is "exp/grpo" beside "grpo").
+      const id = tournament ? `${tournament.id}/${basename(dir)}` : resolve(dir) === resolve(root) ? basename(dir) : relative(root, dir);
+      const run = await loadRecordedRun(dir, warnOnStderr, id);
+      const summaryFile = join(dir, SUMMARY_FILE);
+      const summary = (await pathExists(summaryFile)) ? (JSON.parse(await readFile(summaryFile, 'utf8')) as RunSummary) : undefined;
+      runs.push({ ...run, ...(tournamentDir ? { tournament: tournamentDir } : {}), ...(summary ? { summary } : {}) });
     } catch (error) {
       if (typeof (error as { code?: unknown } | null)?.code !== 'string') throw error;
       warnOnStderr(`skipping ${dir}: ${(error as Error).message}`);
     }
   }
-  return runs;
+  return { runs, tournaments };
 }

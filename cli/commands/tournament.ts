@@ -15,7 +15,7 @@ import { restartOption, resumeMode } from '../options.ts';
 import { pluginOption } from '../run-config.ts';
 import type { Standing } from '../../lab/tournament/standings.ts';
 import type { TournamentMethods, WorkerTournamentSpec } from '../training/tournament-worker.ts';
-import { startViewer, watchOptions, type WatchOptions } from '../watch.ts';
+import { closeViewer, startViewer, watchOptions, type WatchOptions } from '../watch.ts';
 
 interface TournamentOptions extends WatchOptions {
   out?: string;
@@ -29,7 +29,7 @@ interface TournamentOptions extends WatchOptions {
 export function register(program: Command): void {
   const command = program
     .command('tournament')
-    .description('a tournament of entrants (checkpoints, the shipped base, trainable learners and their snapshots) over one or more games: round-robin, Swiss or a PFSP league; openskill and Bradley–Terry ratings; trainable entrants learn between rounds; resumable')
+    .description('a tournament of entrants (checkpoints, the shipped base, trainable learners and their snapshots) over one or more games: round-robin, Swiss, a PFSP league or fixtures (the same listed pairings every round: an evaluation); openskill and Bradley–Terry ratings; trainable entrants learn between rounds; resumable')
     .argument('<config>', 'JSON tournament config (every field in docs/config-reference.md; the guide is docs/tournaments.md)')
     .option('--out <dir>', 'tournament directory (default: runs/<config name>)')
     .option('--resume', 'continue from <out>/state (without it, <out> must be new or empty)')
@@ -48,10 +48,11 @@ export function register(program: Command): void {
     const server = opts.watch ? await startViewer(opts) : undefined;
     const events: Record<string, LudusEmitter> = {};
     for (const { id: game, game: built } of games) {
-      if (server) events[game] = liveRun(server.hub, { id: `${id}/${game}`, game, status: 'running', view: spectatorView(built.view), headline: built.headline });
+      if (server) events[game] = liveRun(server.hub, { id: `${id}/${game}`, game, status: 'running', view: spectatorView(built.view), headline: built.headline, tournament: id });
     }
     if (server) process.stderr.write(`watch: ${server.url}\n`);
     const rpc = await WorkerRpc.spawn<TournamentMethods>(siblingModule(import.meta.url, '../training/tournament-worker'), { label: 'tournament worker' });
+    let finished = false;
     try {
       const spec: WorkerTournamentSpec = { out, config, resume: resumeMode(opts), threads: opts.threads, live: Object.keys(events) };
       const result = await rpc.call('tournament', [spec], {
@@ -68,9 +69,10 @@ export function register(program: Command): void {
         },
       });
       process.stdout.write(`${JSON.stringify({ out, rounds: result.rounds, standings: result.standings.map((s) => ({ rank: s.rank, entrant: s.entrant, ordinal: s.overall.ordinal, elo: s.overall.elo })) })}\n`);
+      finished = true;
     } finally {
       await rpc.terminate();
-      await server?.close();
+      if (server) await closeViewer(server, Object.keys(events).map((game) => `${id}/${game}`), finished ? 'finished' : 'stopped');
     }
   });
 }
@@ -87,7 +89,7 @@ export function roundLine(round: number, rounds: number, standings: readonly Sta
   const decided = standings.some((s) => s.record.wins > 0 || s.record.losses > 0);
   if (!decided && standings.some((s) => s.record.draws > 0)) {
     lines.push(
-      '  every match so far is a draw: in each pairing both sides scored the same (both solved, or both missed, every problem), so the ratings cannot tell the entrants apart yet; entrants that differ more, harder problems or more problems per round will',
+      '  every match so far is a draw: in each pairing both sides scored the same (both solved, or both missed, every problem), so the ratings cannot tell the entrants apart yet (μ stays put; σ shrinks with every game, so μ − 3σ rises for all alike). Entrants that differ more, harder problems or more problems per round separate them.',
     );
   }
   return `${lines.join('\n')}\n`;

@@ -1,6 +1,10 @@
-import { basename, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { pathExists } from '../../native/io/files.ts';
+import { CHECKPOINT_DIR, METRICS_FILE, TRANSCRIPTS_FILE, VALIDATION_FILE } from '../../engine/trainer/trainer.ts';
+import { TRAINER_STATE_FILE } from '../../engine/trainer/training-checkpoint.ts';
+import { SUMMARY_FILE } from '../../engine/trainer/run-summary-file.ts';
 import type { Command } from 'commander';
-import cliProgress from 'cli-progress';
 import { builtInGames } from '../../games/index.ts';
 import { idlePolicies, type MetricsLine } from '../../engine/trainer/metrics-line.ts';
 import { StallWatch, stallWarning } from '../../engine/trainer/stall-watch.ts';
@@ -11,11 +15,12 @@ import { deviceOption, forceThreadsOption, parseDevice, restartOption, resumeMod
 import { pluginOption, recordedConfig, resolveRun, type RunOptions } from '../run-config.ts';
 import { pairDivergence } from '../pair-divergence.ts';
 import { commandLine, idleWarning, runSummary } from '../run-summary.ts';
+import { stepReporter } from '../progress.ts';
 import { trainInWorker, type WorkerTraining } from '../training/train-in-worker.ts';
-import { watchOptions, watchRun, type WatchOptions } from '../watch.ts';
+import { closeViewer, watchOptions, watchRun, type WatchOptions } from '../watch.ts';
 
 interface TrainOptions extends WatchOptions, RunOptions {
-  out: string;
+  out?: string;
   resume?: boolean;
   restart?: boolean;
   threads: number;
@@ -36,21 +41,22 @@ export function register(program: Command): void {
     .option('--config <file>', "JSON training config (every field in docs/config-reference.md; `policies` binds the game's policies to checkpoints and learner settings)")
     .option('--steps <n>', 'optimizer steps', (v) => Number(v))
     .option('--seed <n>', 'run seed: the same seed replays the same matches', (v) => Number(v))
-    .option('--out <dir>', 'run directory: run.json, metrics.jsonl, transcripts.jsonl, validation.jsonl, checkpoint/, best/', 'runs/train')
+    .option('--out <dir>', 'run directory: run.json, metrics.jsonl, transcripts.jsonl, validation.jsonl, summary.json, checkpoint/, best/ (default: runs/<game>)')
     .option('--resume', "continue from <out>/checkpoint; without --config and --plugin, the run's own (recorded in <out>/run.json)")
     .addOption(restartOption())
     .option('--model <dir>', "base model directory every policy starts from, or 'default' (the shipped base for the task)")
     .addOption(threadsOption(0))
     .addOption(forceThreadsOption())
     .addOption(deviceOption('where the matches are decoded, references scored and policies trained: cpu, webgpu or cuda (docs/gpu.md); weights, gradients and AdamW stay in host memory'));
-  watchOptions(command, 'the matches and training curves').action(async (gameName: string, opts: TrainOptions) => {
+  watchOptions(command, 'the matches and training curves').action(async (gameName: string, options: TrainOptions) => {
+    const opts = { ...options, out: options.out ?? `runs/${gameName}` };
     const mode = resumeMode(opts);
     const recorded = mode !== false && opts.config === undefined && opts.plugin.length === 0 ? await recordedConfig(opts.out) : undefined;
     const { config, game, catalog } = await resolveRun(gameName, opts, {}, recorded);
     const began = performance.now();
     const planned = planPolicies(game, config);
     const trained = planned.flatMap((p) => (p.learner ? [{ name: p.spec.name, init: p.spec.init }] : []));
-    const steps = stepReporter(gameName, game.trainable);
+    const steps = stepReporter(gameName, game.trainable, config.finalComparison);
     const idle = new Map<string, number[]>(trained.map((p) => [p.name, []]));
     const stalls = new StallWatch();
     let stepsRun = 0;
@@ -63,8 +69,8 @@ export function register(program: Command): void {
     const onSignal = (signal: keyof typeof SIGNAL_EXIT) => {
       if (signalled) {
         const saved = reached.checkpointed;
-        process.stderr.write(`\n${signal} again: quitting now, at step ${reached.step}. ${saved === null ? `Nothing was checkpointed; start over with: ${how.restart}` : `The checkpoint holds step ${saved}; continue with: ${how.resume}`}\n`);
-        process.exit(SIGNAL_EXIT[signal]);
+        process.stderr.write(`\n${signal} again: quitting now, during step ${reached.step + 1}. ${saved === null ? `Nothing was checkpointed; start over with: ${how.restart}` : `The checkpoint holds step ${saved}; continue with: ${how.resume}`}\n`);
+        quitBySignal(signal);
       }
       signalled = signal;
       process.stderr.write(`\n${signal}: stopping after step ${reached.step + 1} with a checkpoint there (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again quits at once)\n`);
@@ -72,12 +78,19 @@ export function register(program: Command): void {
     };
     const signals = ['SIGINT', 'SIGTERM'] as const;
     for (const signal of signals) process.on(signal, onSignal);
-    process.stderr.write(`train ${gameName}: ${config.steps} steps into ${opts.out} (Ctrl-C stops after the step under way, with a checkpoint)\n`);
+    const resumedFrom = mode === false ? null : await checkpointedStep(opts.out);
+    process.stderr.write(
+      resumedFrom === null
+        ? `train ${gameName}: ${config.steps} step${config.steps === 1 ? '' : 's'} into ${opts.out} (Ctrl-C stops after the step under way, with a checkpoint)\n`
+        : `train ${gameName}: resuming from step ${resumedFrom} of ${config.steps} in ${opts.out} (Ctrl-C stops after the step under way, with a checkpoint)\n`,
+    );
     const watched = opts.watch
       ? await watchRun(opts, { id: runId, game: game.id, view: game.view, headline: game.headline, control: { pause: () => void training?.pause(), resume: () => void training?.resume() } })
       : undefined;
     let result: TrainResult;
+    let finished = false;
     try {
+      steps.begin(config.steps, resumedFrom ?? 0);
       training = await trainInWorker(
         { out: opts.out, config, resume: mode, threads: opts.threads, device: parseDevice(opts.device) },
         {
@@ -97,12 +110,14 @@ export function register(program: Command): void {
       );
       if (signalled) void training.stop();
       result = await training.done;
+      finished = !signalled && !result.stopped;
     } finally {
       steps.stop();
       for (const signal of signals) process.off(signal, onSignal);
-      await watched?.server.close();
+      if (watched) await closeViewer(watched.server, [runId], finished ? 'finished' : 'stopped');
     }
-    const facts = { game, out: opts.out, task: config.task, trained, idle, stepsRun, plugins: config.plugins, stalls: stalls.stalls };
+    const files = await runFiles(opts.out);
+    const facts = { game, out: opts.out, task: config.task, trained, idle, stepsRun, files, maxNewTokens: config.maxNewTokens, plugins: config.plugins, stalls: stalls.stalls };
     if (result.stopped || signalled) {
       process.stderr.write(
         result.checkpointed === null
@@ -119,45 +134,37 @@ export function register(program: Command): void {
   });
 }
 
+/**
+ * Ends the process at once, as the signal's default action does: the kernel ends it without unwinding, so a worker
+ * thread in the middle of an onnxruntime call is neither waited for (process.exit joins it, which lasts until the call
+ * returns) nor torn down under that call (which aborts with a native error). Files are written atomically, so what
+ * the last checkpoint holds stays whole; the run's lock names a process that no longer runs and is taken over.
+ */
+function quitBySignal(signal: NodeJS.Signals): never {
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
+  // The default action ends the process before this line runs; should the signal be ignored, exit as it would have.
+  return process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+}
+
+/** The step a run directory's checkpoint holds, or null where it has none. */
+async function checkpointedStep(out: string): Promise<number | null> {
+  const file = join(out, CHECKPOINT_DIR, TRAINER_STATE_FILE);
+  if (!(await pathExists(file))) return null;
+  const state = JSON.parse(await readFile(file, 'utf8')) as { step?: unknown };
+  return typeof state.step === 'number' ? state.step : null;
+}
+
+/** The run's files a reader opens first, as far as this run wrote them. */
+async function runFiles(out: string): Promise<string[]> {
+  const names = [METRICS_FILE, TRANSCRIPTS_FILE, VALIDATION_FILE, SUMMARY_FILE];
+  const present = await Promise.all(names.map((name) => pathExists(join(out, name))));
+  return names.filter((_, i) => present[i]);
+}
+
 /** This command line as typed, with --restart in place of --resume (a run with no checkpoint starts over, same flags). */
 function restartCommand(): string {
   const args = process.argv.slice(2).filter((arg) => arg !== '--resume' && arg !== '--restart');
   return commandLine(['npx', 'ludus', ...args, '--restart']);
 }
 
-interface StepReporter {
-  step(line: MetricsLine, total: number, checkpointed: boolean): void;
-  warn(text: string): void;
-  stop(): void;
-}
-
-/** A bar on a terminal; anywhere else (CI logs, `tee`) one plain line per step, as it ends. */
-function stepReporter(gameName: string, trainable: readonly string[], stream: NodeJS.WriteStream = process.stderr): StepReporter {
-  const status = (line: MetricsLine) => {
-    const rewards = Object.entries(line.roles)
-      .filter(([role]) => trainable.includes(role))
-      .map(([role, metrics]) => `${role} reward ${metrics.reward_mean.toFixed(3)}`);
-    const losses = Object.entries(line.policies).map(([policy, metrics]) => `${policy} loss ${metrics.loss === null ? 'skipped' : metrics.loss.toFixed(4)}`);
-    return [...rewards, ...losses].join('  ');
-  };
-  if (!stream.isTTY) {
-    return {
-      step: (line, total, checkpointed) => void stream.write(`train ${gameName} step ${line.step}/${total}  ${status(line)}  ${line.seconds.toFixed(1)} s${checkpointed ? '  checkpointed' : ''}\n`),
-      warn: (text) => void stream.write(text),
-      stop: () => undefined,
-    };
-  }
-  const bar = new cliProgress.SingleBar({ format: `train ${gameName} |{bar}| {value}/{total} steps  {status}  eta {eta_formatted}`, stream }, cliProgress.Presets.shades_classic);
-  let started = false;
-  return {
-    step: (line, total) => {
-      if (!started) bar.start(total, line.step - 1, { status: '' });
-      started = true;
-      bar.update(line.step, { status: status(line) });
-    },
-    warn: (text) => void stream.write(`\n${text}`),
-    stop: () => {
-      if (started) bar.stop();
-    },
-  };
-}

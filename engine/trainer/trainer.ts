@@ -31,6 +31,7 @@ import type { MatchRuntime } from '../match/runtime.ts';
 import { appendJsonl, trimJsonlAfter } from './jsonl-log.ts';
 import { toolMetrics } from './tool-metrics.ts';
 import { compareWithStart, type FinalComparison } from './final-comparison.ts';
+import { runSummaryOf, summaryScalars, writeRunSummary } from './run-summary-file.ts';
 import { entropyCoefOf, exactKlReference, learnPolicy, type PolicyLearner, type PolicyLearning } from './learn-policy.ts';
 import { openPolicyLearner, roleEstimators } from './policy-learner.ts';
 import { chooseRunBudget, RUN_BUDGET_BYTES } from '../../native/model/memory.ts';
@@ -358,6 +359,12 @@ async function trainUnlocked(run: TrainRun): Promise<TrainResult> {
         await startDecoders.release();
         await trainedDecoders?.release();
       }
+    }
+    if (state.step === config.steps && !stopped()) {
+      const summary = await runSummaryOf(game.id, state.step, comparison, files.validation);
+      await writeRunSummary(run.out, summary);
+      await scalars(state.step, summaryScalars(summary));
+      events.publish({ type: 'run-summary', summary });
     }
   } catch (error) {
     failed = true;

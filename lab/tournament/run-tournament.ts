@@ -3,7 +3,7 @@ import { jsonDifferences } from '../../core/json-differences.ts';
 import { join } from 'node:path';
 import type { Catalog } from '../../core/catalog.ts';
 import { fail } from '../../core/errors.ts';
-import type { LudusEmitter } from '../../core/events.ts';
+import type { LudusEmitter, Skill } from '../../core/events.ts';
 import { deriveSeed, Rng } from '../../core/rng.ts';
 import type { PoolEntrant, TournamentFormat } from '../../core/tournament/formats.ts';
 import { fixtures, league, roundRobin, swiss } from '../../core/tournament/formats.ts';
@@ -31,7 +31,7 @@ import { LEAGUE_STATE_FILE, type LeagueState } from './league-state.ts';
 import { roundLineups } from './lineups.ts';
 import { LineupDecoders, playLineups, type RoundTable } from './play-round.ts';
 import { applyContests, scopeRatings } from './rate-round.ts';
-import { writeStandings, type RatingsLine, type Standing } from './standings.ts';
+import { leaderboardRows, writeStandings, type RatingsLine, type Standing } from './standings.ts';
 import { TournamentConfigSchema, type TournamentConfig } from './tournament-config.ts';
 import { trainRound, type UpdateRecord } from './train-round.ts';
 
@@ -175,7 +175,7 @@ async function runTournamentUnlocked(run: TournamentRun): Promise<TournamentResu
       }
 
       const contests = games.flatMap((game) => roundContests(game, played.filter((p) => p.lineup.game === game.id)));
-      const before = ratingsOf(state);
+      const before = skillsOf(state);
       applyContests(contests, state.skills, state.payoff, config.ratings);
       for (const { game, entrant, score } of games.flatMap((game) => sideScores(game, played.filter((p) => p.lineup.game === game.id)))) {
         for (const table of [state.scores.overall, (state.scores.games[game] ??= {})]) {
@@ -195,9 +195,13 @@ async function runTournamentUnlocked(run: TournamentRun): Promise<TournamentResu
         state.byes.push(bye);
       }
       const first = streams.get(games[0].id)!;
-      const after = ratingsOf(state);
-      for (const entrant of state.pool) first.publish({ type: 'rating-change', entrant: entrant.name, before: before[entrant.name] ?? after[entrant.name], after: after[entrant.name], system: 'openskill μ − 3σ' });
+      const after = skillsOf(state);
+      for (const entrant of state.pool) {
+        const skill = { before: before[entrant.name] ?? after[entrant.name], after: after[entrant.name] };
+        first.publish({ type: 'rating-change', entrant: entrant.name, before: ordinalOf(skill.before), after: ordinalOf(skill.after), system: 'openskill μ − 3σ', round: round + 1, skill });
+      }
       first.publish({ type: 'payoff-table', round: round + 1, table: structuredClone(state.payoff.overall) });
+      first.publish({ type: 'standings', round: round + 1, rows: leaderboardRows(state) });
 
       await replaceDirectory(stateDir, async (temp) => {
         const { updates, advantages } = await trainRound(
@@ -309,13 +313,16 @@ async function loadState(dir: string, config: TournamentConfig): Promise<LeagueS
   return { ...state, config };
 }
 
-/** Every entrant's conservative overall rating (the prior's for one that has not played). */
-function ratingsOf(state: LeagueState): Record<string, number> {
+/** Every entrant's overall skill, μ and σ (the prior's for one that has not played). */
+function skillsOf(state: LeagueState): Record<string, Skill> {
   return Object.fromEntries(state.pool.map((e) => {
-    const skill = state.skills.overall[e.name] ?? initialSkill(state.config.ratings);
-    return [e.name, skill.mu - 3 * skill.sigma];
+    const { mu, sigma } = state.skills.overall[e.name] ?? initialSkill(state.config.ratings);
+    return [e.name, { mu, sigma }];
   }));
 }
+
+/** The conservative rating the leaderboard sorts by. */
+const ordinalOf = (skill: Skill): number => skill.mu - 3 * skill.sigma;
 
 function roundRatings(state: LeagueState, games: readonly TournamentGame[]): RatingsLine {
   const names = state.pool.map((e) => e.name);
@@ -383,7 +390,12 @@ export function gameTrainConfig(config: TournamentConfig, game: string): TrainCo
 }
 
 function publishUpdate(stream: EventStream, record: UpdateRecord): void {
+  stream.publish({ type: 'train-step', step: record.update, trains: [record.entrant], metrics: updateMetrics(record) });
+}
+
+/** An update's numbers as the viewer's curves take them: `policy/<entrant>/<name>`, finite numbers only. */
+export function updateMetrics(record: UpdateRecord): Record<string, number> {
   const metrics: Record<string, number> = {};
   for (const [key, value] of Object.entries(record.metrics)) if (typeof value === 'number' && Number.isFinite(value)) metrics[`policy/${record.entrant}/${key}`] = value;
-  stream.publish({ type: 'train-step', step: record.update, trains: [record.entrant], metrics });
+  return metrics;
 }

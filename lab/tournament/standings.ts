@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import type { LeaderboardRow } from '../../core/events.ts';
+import { initialSkill } from '../../core/tournament/skill-ratings.ts';
 import { gamesOf, headToHead, scoreRate, type HeadToHead, type PayoffTable } from '../../core/tournament/payoff.ts';
 import { writeFileAtomically } from '../../native/io/files.ts';
 import { markdownTable } from '../reports/markdown.ts';
@@ -40,13 +42,7 @@ export const PLOTS_DIR = 'plots';
 export function standings(state: LeagueState, last: RatingsLine): Standing[] {
   const rows = state.pool.map((entrant) => {
     const overall = last.overall[entrant.name];
-    const record = Object.keys(state.payoff.overall[entrant.name] ?? {}).reduce(
-      (sum, opponent) => {
-        const h = headToHead(state.payoff.overall, entrant.name, opponent);
-        return { wins: sum.wins + h.wins, draws: sum.draws + h.draws, losses: sum.losses + h.losses };
-      },
-      { wins: 0, draws: 0, losses: 0 },
-    );
+    const record = recordOf(state.payoff.overall, entrant.name);
     return {
       entrant: entrant.name,
       trainable: entrant.trainable,
@@ -60,6 +56,31 @@ export function standings(state: LeagueState, last: RatingsLine): Standing[] {
     };
   });
   rows.sort((a, b) => b.overall.ordinal - a.overall.ordinal || b.overall.bt.theta - a.overall.bt.theta || a.entrant.localeCompare(b.entrant));
+  return rows.map((row, i) => ({ rank: i + 1, ...row }));
+}
+
+/** An entrant's results against every opponent together, from the payoff table. */
+function recordOf(payoff: PayoffTable, entrant: string): HeadToHead {
+  return Object.keys(payoff[entrant] ?? {}).reduce(
+    (sum, opponent) => {
+      const h = headToHead(payoff, entrant, opponent);
+      return { wins: sum.wins + h.wins, draws: sum.draws + h.draws, losses: sum.losses + h.losses };
+    },
+    { wins: 0, draws: 0, losses: 0 },
+  );
+}
+
+/**
+ * The leaderboard the viewer shows after a round: every entrant of the pool by μ − 3σ (the prior's for one that has
+ * not played), with μ, σ, the games it played and its record.
+ */
+export function leaderboardRows(state: LeagueState): LeaderboardRow[] {
+  const rows = state.pool.map((entrant) => {
+    const { mu, sigma } = state.skills.overall[entrant.name] ?? initialSkill(state.config.ratings);
+    const record = recordOf(state.payoff.overall, entrant.name);
+    return { entrant: entrant.name, mu, sigma, ordinal: mu - 3 * sigma, games: gamesOf(record), ...record, trainable: entrant.trainable, ...(entrant.snapshotOf ? { snapshotOf: entrant.snapshotOf } : {}) };
+  });
+  rows.sort((a, b) => b.ordinal - a.ordinal || a.entrant.localeCompare(b.entrant));
   return rows.map((row, i) => ({ rank: i + 1, ...row }));
 }
 

@@ -25,7 +25,11 @@ export interface DirLock {
  */
 export async function lockDirectory(dir: string, what: string): Promise<DirLock> {
   // The first directory mkdir made (undefined: `dir` was there): removed again on release if nothing else was written.
-  const created = await mkdir(dir, { recursive: true });
+  const created = await mkdir(dir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+    // A file where the directory (or one above it) should be: the user's mistake, said before anything is written.
+    if (error.code === 'EEXIST' || error.code === 'ENOTDIR') fail('INPUT_INVALID', `${dir}: is a file (or lies under one), not a directory for this ${what}`, { dir });
+    throw error;
+  });
   const path = join(dir, LOCK_FILE);
   const mine: Holder = { pid: process.pid, host: hostname(), started: new Date().toISOString() };
   for (let attempt = 0; ; attempt++) {

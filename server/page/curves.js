@@ -80,13 +80,41 @@ export function figuresOf(runs, metricsOf, headline) {
 }
 
 /**
- * Exponential moving average (weight 0.3 on each new point), gaps left as gaps: what "smooth" draws.
+ * What the smoothing slider draws, as TensorBoard does: an exponential moving average with `weight` on the past
+ * (0: the values themselves), debiased at the start so the first points are not pulled toward 0; gaps left as gaps.
+ * It changes what is drawn only: captions, the best point, the values at the cursor and the CSV read the raw values.
  * @param {readonly (number | null)[]} values
+ * @param {number} weight
  */
-function smoothed(values) {
-  /** @type {number | null} */
-  let last = null;
-  return values.map((value) => (value === null || value === undefined ? null : (last = last === null ? value : 0.3 * value + 0.7 * last)));
+export function smoothed(values, weight) {
+  if (weight <= 0) return values.slice();
+  let last = 0;
+  let seen = 0;
+  return values.map((value) => {
+    if (value === null || value === undefined) return null;
+    last = weight * last + (1 - weight) * value;
+    seen += 1;
+    return last / (1 - weight ** seen);
+  });
+}
+
+/**
+ * The y range a figure's values call for: their span with 8% room on each side, never a made-up 0–100 for a flat
+ * series (a flat series gets ±10% of its value, or ±1 at 0); on a log scale, whole decades around the values.
+ * @param {number | null} min
+ * @param {number | null} max
+ * @param {boolean} log
+ * @returns {[number, number]}
+ */
+export function fittedRange(min, max, log) {
+  if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
+  if (log) return [10 ** Math.floor(Math.log10(min)), 10 ** Math.ceil(Math.log10(max) + (min === max ? 1e-9 : 0))];
+  if (min === max) {
+    const pad = min === 0 ? 1 : Math.abs(min) * 0.1;
+    return [min - pad, max + pad];
+  }
+  const pad = (max - min) * 0.08;
+  return [min - pad, max + pad];
 }
 
 /**
@@ -104,14 +132,13 @@ function pointsOf(points, axis) {
 }
 
 /**
- * The table uPlot draws: the union of every series' x, each series null where it has no point.
+ * The figure's values: the union of every series' x, each series null where it has no point.
  * @param {Figure} figure
  * @param {MetricsOf} metricsOf
  * @param {Axis} axis
- * @param {boolean} smooth
  * @returns {Table}
  */
-function tableOf(figure, metricsOf, axis, smooth) {
+function tableOf(figure, metricsOf, axis) {
   const xs = [...new Set(figure.series.flatMap((s) => pointsOf(metricsOf(s.run), axis).filter((p) => p.metrics[s.key] !== undefined).map((p) => p.x)))].sort((a, b) => a - b);
   const at = new Map(xs.map((x, i) => [x, i]));
   const columns = figure.series.map((s) => {
@@ -121,10 +148,30 @@ function tableOf(figure, metricsOf, axis, smooth) {
       const i = at.get(point.x);
       if (point.metrics[s.key] !== undefined && i !== undefined) column[i] = point.metrics[s.key];
     }
-    return smooth ? smoothed(column) : column;
+    return column;
   });
   return [xs, ...columns];
 }
+
+/**
+ * What uPlot draws of a table: each series smoothed (weight 0: as it is).
+ * @param {Table} table
+ * @param {number} weight
+ * @returns {Table}
+ */
+const drawnOf = ([xs, ...columns], weight) => [xs, ...columns.map((column) => smoothed(column, weight))];
+
+/**
+ * Whether every value of a table is above 0 (a log scale can show it).
+ * @param {Table} table
+ */
+const allPositive = ([, ...columns]) => columns.every((column) => column.every((value) => value === null || value > 0));
+
+/**
+ * A number as the readout and the CSV write it: as recorded, at most 6 significant digits.
+ * @param {number} value
+ */
+const exact = (value) => (Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(6))));
 
 /**
  * The best point of each series of a validation accuracy figure: a ring drawn on it, and a caption.
@@ -158,34 +205,48 @@ export class Curves {
     /** @type {{ figure: Figure, chart: uPlot }[]} */
     this.charts = [];
     this.layout = '';
-    /** @type {{ runs: readonly string[], axis: Axis, smooth: boolean, headlineCount: number }} */
-    this.settings = { runs: [], axis: 'step', smooth: false, headlineCount: 0 };
-    /** Which folded sections are open, kept across redraws (more curves open, internals shut, until toggled). */
-    this.open = { more: true, internals: false };
+    /** @type {{ runs: readonly string[], axis: Axis, smooth: number, log: boolean, headlineCount: number }} */
+    this.settings = { runs: [], axis: 'step', smooth: 0, log: false, headlineCount: 0 };
+    /**
+     * Which folded sections are open, kept across redraws: both shut until toggled, so the headline and the match
+     * being played share the first screen.
+     */
+    this.open = { more: false, internals: false };
+    /** Whether the user has opened or shut a section (the defaults then no longer apply). */
+    this.toggled = false;
   }
 
   /**
    * Draws `runs` (one, or several overlaid) with `headline`; rebuilds only when the set of figures changed.
-   * @param {{ runs: readonly string[], headline?: readonly string[], axis: string, smooth: boolean }} what
+   * `smooth` is the smoothing weight (0: none); `log` draws every figure whose values are all above 0 on a log scale.
+   * @param {{ runs: readonly string[], headline?: readonly string[], axis: string, smooth: number, log: boolean }} what
    */
-  draw({ runs, headline, axis: axisName, smooth }) {
+  draw({ runs, headline, axis: axisName, smooth, log }) {
     /** @type {Axis} */
     const axis = axisName === 'tokens' ? 'tokens' : 'step';
     const figures = figuresOf(runs, this.metricsOf, headline ?? DEFAULT_HEADLINE);
-    const layout = JSON.stringify([runs, axis, smooth, figures.map((f) => [f.id, f.series.map((s) => s.key + s.run)])]);
+    const layout = JSON.stringify([runs, axis, smooth, log, figures.map((f) => [f.id, f.series.map((s) => s.key + s.run)])]);
     if (layout === this.layout) return this.update();
     this.layout = layout;
     for (const { chart } of this.charts) chart.destroy();
     this.charts = [];
-    this.settings = { runs, axis, smooth, headlineCount: figures.filter((f) => f.section === 'headline').length };
+    this.settings = { runs, axis, smooth, log, headlineCount: figures.filter((f) => f.section === 'headline').length };
+    // Without a headline figure (a tournament's games record their updates' numbers only), the rest opens at once.
+    const headlineless = this.settings.headlineCount === 0 && !this.toggled;
     const sections = {
       headline: el('div', { className: 'headline', id: 'headline' }),
-      more: el('details', { className: 'more-curves', open: this.open.more }),
+      more: el('details', { className: 'more-curves', open: this.open.more || headlineless }),
       internals: el('details', { className: 'internals', open: this.open.internals }),
     };
-    for (const name of /** @type {const} */ (['more', 'internals'])) sections[name].addEventListener('toggle', () => (this.open[name] = sections[name].open));
     sections.more.append(el('summary', {}, 'more curves'));
     sections.internals.append(el('summary', {}, 'engine internals (learning rate, micro-batches, skipped updates, timing)'));
+    for (const name of /** @type {const} */ (['more', 'internals'])) {
+      sections[name].querySelector('summary')?.addEventListener('click', () => (this.toggled = true));
+      // Only a person's toggle is kept: the page's own opening (a run without headline curves) is not a choice.
+      sections[name].addEventListener('toggle', () => {
+        if (this.toggled) this.open[name] = sections[name].open;
+      });
+    }
     const bodies = { headline: sections.headline, more: el('div', { className: 'charts' }), internals: el('div', { className: 'charts' }) };
     sections.more.append(bodies.more);
     sections.internals.append(bodies.internals);
@@ -195,16 +256,19 @@ export class Curves {
 
   update() {
     for (const { figure, chart } of this.charts) {
-      const table = tableOf(figure, this.metricsOf, this.settings.axis, this.settings.smooth);
-      chart.setData(table);
+      const table = tableOf(figure, this.metricsOf, this.settings.axis);
+      Object.assign(chart, { raw: table });
+      chart.setData(drawnOf(table, this.settings.smooth));
       const caption = chart.root.parentElement?.querySelector('figcaption');
       if (caption) this.caption(figure, table, caption);
     }
   }
 
   /**
+   * The caption: what the figure shows, and for validation accuracy the best point of the raw values (smoothing
+   * never changes a reported figure).
    * @param {Figure} figure
-   * @param {Table} table
+   * @param {Table} table the raw values
    * @param {HTMLElement} node
    */
   caption(figure, table, node) {
@@ -234,33 +298,107 @@ export class Curves {
     node.dataset.kind = figure.kind;
     node.dataset.section = figure.section;
     const caption = el('figcaption');
-    node.append(caption);
+    const readout = el('div', { className: 'readout' }, 'hover for the values');
+    const csv = el('button', { type: 'button', className: 'csv', title: 'download these series as CSV (the raw values)' }, 'csv');
+    const tools = el('div', { className: 'figure-tools' });
+    tools.append(readout, csv);
+    node.append(caption, tools);
     parent.append(node);
     const overlaid = this.settings.runs.length > 1;
     const whos = [...new Set(figure.series.map((s) => s.who))];
-    const table = tableOf(figure, this.metricsOf, this.settings.axis, this.settings.smooth);
+    const table = tableOf(figure, this.metricsOf, this.settings.axis);
+    const log = this.settings.log && allPositive(table);
     this.caption(figure, table, caption);
+    if (this.settings.log && !log) caption.append(el('span', { className: 'hint' }, ' · linear: has values ≤ 0'));
     const size = figure.section === 'headline' ? this.headlineSize() : SIZES.other;
     const series = figure.series.map((s) => {
       const color = overlaid ? runColor(this.settings.runs.indexOf(s.run)) : colorOf(s.who || figure.name);
       return { label: labelOf(s, overlaid), stroke: color, width: figure.section === 'headline' ? 2 : 1.5, dash: overlaid ? dashOf(whos.indexOf(s.who)) : undefined, spanGaps: true, points: { show: true, size: figure.section === 'headline' ? 6 : 4, fill: color } };
     });
+    const xName = this.settings.axis === 'tokens' ? 'tokens seen' : 'step';
     /** @type {uPlot.Options} */
     const options = {
       ...size,
       legend: { show: true, live: false },
-      scales: { x: { time: false } },
+      scales: {
+        x: { time: false },
+        // Fitted to the raw values (a smoothed line lies within them), the same with smoothing on or off.
+        y: { ...(log ? { distr: 3 } : {}), range: (u) => rawRange(u, log) },
+      },
       axes: [
-        { label: this.settings.axis === 'tokens' ? 'tokens seen' : 'step', size: 36, ...(this.settings.axis === 'tokens' ? {} : { incrs: STEP_TICKS }) },
+        { label: xName, size: 36, ...(this.settings.axis === 'tokens' ? {} : { incrs: STEP_TICKS }) },
         { label: figure.name, size: 60, values: (_u, ticks) => ticks.map((tick) => Number(tick.toPrecision(3)).toString()) },
       ],
       series: [{ label: this.settings.axis === 'tokens' ? 'tokens' : 'step' }, ...series],
-      hooks: marksBest(figure) ? { draw: [(u) => drawBest(u, series)] } : {},
+      hooks: {
+        setCursor: [(u) => showValues(u, readout, xName, this.settings.smooth)],
+        ...(marksBest(figure) ? { draw: [(u) => drawBest(u, series)] } : {}),
+      },
     };
-    const chart = new uPlot(options, table, node);
+    /** @type {uPlot & { raw?: Table }} */
+    const chart = new uPlot(options, drawnOf(table, this.settings.smooth), node);
+    chart.raw = table;
+    chart.setData(drawnOf(table, this.settings.smooth));
+    csv.onclick = () => downloadCsv(`${overlaid ? 'runs' : this.settings.runs[0]}-${figure.kind ? `${figure.kind}-` : ''}${figure.name}.csv`, xName, series.map((s) => s.label), chart.raw ?? table);
     Object.assign(node, { uplot: chart });
     return chart;
   }
+}
+
+/**
+ * The y range of a chart's raw values (what the smoothed line is drawn from), fitted to them.
+ * @param {uPlot & { raw?: Table }} u
+ * @param {boolean} log
+ */
+function rawRange(u, log) {
+  const columns = u.raw ? u.raw.slice(1) : u.data.slice(1);
+  /** @type {number[]} */
+  const values = columns.flatMap((column) => Array.from(column).flatMap((v) => (v !== null && v !== undefined && Number.isFinite(v) ? [v] : [])));
+  return fittedRange(values.length > 0 ? Math.min(...values) : null, values.length > 0 ? Math.max(...values) : null, log);
+}
+
+/**
+ * The value of every series at the cursor's point, as recorded (with the smoothed value beside it while smoothing).
+ * @param {uPlot & { raw?: Table }} u
+ * @param {HTMLElement} readout
+ * @param {string} xName
+ * @param {number} smooth
+ */
+function showValues(u, readout, xName, smooth) {
+  const i = u.cursor.idx;
+  const raw = u.raw;
+  if (i === null || i === undefined || !raw) {
+    readout.textContent = 'hover for the values';
+    delete readout.dataset.index;
+    return;
+  }
+  const parts = u.series.slice(1).map((series, s) => {
+    const value = raw[s + 1]?.[i];
+    const drawn = u.data[s + 1]?.[i];
+    const shown = value === null || value === undefined ? '—' : exact(value);
+    return `${series.label} ${shown}${smooth > 0 && drawn !== null && drawn !== undefined && value !== null && value !== undefined ? ` (smoothed ${exact(drawn)})` : ''}`;
+  });
+  readout.textContent = `${xName} ${raw[0][i]}: ${parts.join(' · ')}`;
+  readout.dataset.index = String(i);
+}
+
+/**
+ * A chart's raw values as a CSV file the browser downloads: a column for x, one per series, empty where a series has
+ * no point.
+ * @param {string} name
+ * @param {string} xName
+ * @param {readonly string[]} labels
+ * @param {Table} table
+ */
+function downloadCsv(name, xName, labels, table) {
+  const quote = (/** @type {string} */ text) => (/[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+  const rows = table[0].map((x, i) => [String(x), ...table.slice(1).map((column) => (column[i] === null || column[i] === undefined ? '' : String(column[i])))].join(','));
+  const text = `${[xName, ...labels].map(quote).join(',')}\n${rows.join('\n')}\n`;
+  const link = el('a', { href: URL.createObjectURL(new Blob([text], { type: 'text/csv' })), download: name.replace(/[^\w.-]+/g, '_') });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
 }
 
 /**
@@ -273,12 +411,12 @@ function labelOf(series, overlaid) {
 }
 
 /**
- * A ring around each series' best point (validation accuracy), in the series' colour.
- * @param {uPlot} u
+ * A ring around each series' best point (validation accuracy) as recorded, in the series' colour.
+ * @param {uPlot & { raw?: Table }} u
  * @param {readonly { stroke: string }[]} series
  */
 function drawBest(u, series) {
-  const best = bestOf(u.data);
+  const best = bestOf(u.raw ?? u.data);
   const ctx = u.ctx;
   best.forEach((point, i) => {
     if (!point) return;

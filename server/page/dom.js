@@ -72,3 +72,22 @@ export function parseMatchHash(hash) {
     return null;
   }
 }
+
+/**
+ * Which copy of its problem a match is (the last part of its id: matches of one group differ there), in words.
+ * @param {string} matchId
+ */
+export function copyOf(matchId) {
+  const copy = matchId.slice(matchId.lastIndexOf('/') + 1);
+  return /^\d+$/.test(copy) ? `copy ${Number(copy) + 1}` : '';
+}
+
+/**
+ * Who sits where, where that says more than the role's name (a tournament's entrants, a pool's opponents): `role
+ * policy` for every seat whose policy is not named after its role; '' when every one is.
+ * @param {Readonly<Record<string, string>>} seats
+ */
+export function entrantsOf(seats) {
+  const named = Object.entries(seats ?? {}).filter(([role, policy]) => policy !== role);
+  return named.map(([role, policy]) => `${role} ${policy}`).join(' · ');
+}

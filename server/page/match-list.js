@@ -1,7 +1,7 @@
 // The list of a run's finished matches, found by what they are: filters (step, role, outcome, verdict, the two
 // entrants of a payoff cell) and text search are answered by the server a page at a time, newest first.
 import { colorOf } from './colors.js';
-import { $, $input, $select, el, round } from './dom.js';
+import { $, $input, $select, el, entrantsOf, round } from './dom.js';
 
 /** @typedef {import('../wire.ts').ClientMessage} ClientMessage */
 /** @typedef {import('../wire.ts').MatchFilter} MatchFilter */
@@ -144,6 +144,7 @@ export class MatchList {
     const problem = el('div', { className: 'row-problem' }, (match.prompt ?? match.problemId ?? match.matchId).replace(/\s+/g, ' '));
     const facts = el('div', { className: 'row-facts' });
     if (match.step !== undefined) facts.append(el('span', { className: 'row-step' }, `step ${match.step}`));
+    if (match.round !== undefined) facts.append(el('span', { className: 'row-step' }, `round ${match.round}`));
     for (const [role, value] of Object.entries(match.outcome ?? {})) {
       const verdict = match.verdicts?.[role];
       const chip = el('span', { className: 'row-role' }, `${role} ${round(value)}${verdict === undefined ? '' : verdict ? ' ✓' : ' ✗'}`);
@@ -151,7 +152,15 @@ export class MatchList {
       if (verdict !== undefined) chip.dataset.correct = String(verdict);
       facts.append(chip);
     }
+    const entrants = entrantsOf(match.seats);
+    if (entrants) facts.append(el('span', { className: 'row-entrants' }, entrants));
     item.append(problem, facts);
+    // The answer each judged role gave, against the gold one.
+    const answers = Object.entries(match.answers ?? {});
+    if (answers.length > 0 || match.gold !== undefined) {
+      const given = answers.map(([role, answer]) => `${answers.length > 1 ? `${role}: ` : ''}${answer === null ? 'no answer' : `answered ${answer}`}`).join(', ');
+      item.append(el('div', { className: 'row-answer' }, [given || null, match.gold === undefined ? null : `gold ${match.gold}`].filter(Boolean).join(' · ')));
+    }
     item.onclick = () => this.open(match.run, match.matchId);
     return item;
   }

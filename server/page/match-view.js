@@ -51,7 +51,12 @@ export class MatchView {
     /** @type {((view: MatchView) => void) | undefined} Called once the match has ended (the page then shows its group). */
     this.onEnd = undefined;
     this.seats = summary.seats ?? {};
-    $('match-title').textContent = `${summary.matchId} · ${summary.game}${summary.problemId ? ` · ${summary.problemId}` : ''}`;
+    /** @type {Record<string, boolean>} The grader's verdict on each role's answer, for the title. */
+    this.verdicts = {};
+    this.title();
+    const step = /^step-(\d+)\//.exec(summary.matchId)?.[1];
+    const round_ = /^r(\d+)\//.exec(summary.matchId)?.[1];
+    $('match-id').textContent = [summary.matchId, summary.game, step === undefined ? null : `step ${Number(step) + 1}`, round_ === undefined ? null : `round ${round_}`, summary.problemId ? `problem ${summary.problemId}` : null].filter(Boolean).join(' · ');
     $('transcript').replaceChildren();
     /** @type {Renderer} */
     this.renderer = renderers.get(summary.game) ?? {};
@@ -66,6 +71,18 @@ export class MatchView {
       item.style.setProperty('--c', colorOf(role));
       legend.append(item);
     }
+  }
+
+  /**
+   * The match's title, from what it is: its problem, who plays it, and once it has ended its outcome.
+   * @param {Readonly<Record<string, number>>} [outcome]
+   */
+  title(outcome) {
+    const problem = (this.summary.prompt ?? '').split('\n').map((line) => line.trim()).find((line) => line !== '') ?? this.summary.problemId ?? this.summary.matchId;
+    const shown = problem.length > 90 ? `${problem.slice(0, 90)}…` : problem;
+    const who = Object.entries(this.seats).map(([role, policy]) => (policy === role ? role : `${role} ${policy}`)).join(', ');
+    const result = outcome ? Object.entries(outcome).map(([role, value]) => `${role} ${round(value)}${role in this.verdicts ? (this.verdicts[role] ? ' ✓' : ' ✗') : ''}`).join(', ') : 'playing';
+    $('match-title').textContent = [shown, who, result].filter(Boolean).join(' · ');
   }
 
   /**
@@ -231,6 +248,7 @@ export class MatchView {
       }
       case 'verdict':
         this.verdict(event);
+        if (event.judge === 'grader' && event.step === undefined) this.verdicts[event.role] = event.correct;
         break;
       case 'reward': {
         const side = $('outcome');
@@ -244,6 +262,7 @@ export class MatchView {
         break;
       }
       case 'match-end':
+        this.title(event.outcome);
         $('outcome').prepend(el('div', { className: 'finished' }, `finished · ${Object.entries(event.outcome).map(([role, value]) => `${role} ${round(value)}`).join(' · ')}`));
         this.onEnd?.(this);
         break;

@@ -1,15 +1,20 @@
-// A tournament as it is watched: every entrant's rating after each round, and the payoff table as a heat map whose
-// cells list the matches behind them.
+// A tournament as it is watched or replayed: its leaderboard (μ, σ, games, record), every entrant's μ ± σ after each
+// round, and the payoff table as a heat map whose cells list the matches behind them.
 import uPlot from '/vendor/uplot.esm.js';
 import { mix, runColor } from './colors.js';
 import { $, el, round } from './dom.js';
 
-/** @typedef {import('../../core/events.ts').RatingChangeEvent} RatingChangeEvent */
+/** @typedef {import('../../core/events.ts').LeaderboardRow} LeaderboardRow */
 /** @typedef {import('../../core/tournament/payoff.ts').PayoffTable} PayoffTable */
-/** @typedef {import('../wire.ts').Snapshot['ratings']} Ratings */
+/** @typedef {import('../wire.ts').RatingHistory} RatingHistory */
 
 const LOW = '#fee2e2';
 const HIGH = '#bbf7d0';
+
+/**
+ * What the page shows of one tournament: its entrants' rating histories, its latest leaderboard and payoff table.
+ * @typedef {{ ratings: readonly RatingHistory[], leaderboard: readonly LeaderboardRow[] | undefined, payoff: PayoffTable | undefined }} Shown
+ */
 
 export class Tournament {
   /**
@@ -18,62 +23,102 @@ export class Tournament {
    */
   constructor({ between }) {
     this.between = between;
-    /** @type {Map<string, { system: string, history: number[] }>} */
-    this.ratings = new Map();
     /** @type {uPlot | null} */
     this.chart = null;
     this.entrants = '';
   }
 
+  /** @param {Shown} shown */
+  show({ ratings, leaderboard, payoff }) {
+    const any = ratings.length > 0 || (leaderboard?.length ?? 0) > 0 || Object.keys(payoff ?? {}).length > 0;
+    $('tournament').hidden = !any;
+    this.leaderboard(leaderboard ?? []);
+    this.drawRatings(ratings);
+    this.payoff(payoff);
+  }
+
   /**
-   * Ratings from a snapshot: each entrant's history, the first entry its rating before round 1.
-   * @param {Ratings} ratings
+   * The leaderboard: rank by μ − 3σ, with μ ± σ, the games played and the record.
+   * @param {readonly LeaderboardRow[]} rows
    */
-  load(ratings) {
-    this.ratings = new Map(ratings.map((rating) => [rating.entrant, { system: rating.system, history: rating.history.slice() }]));
-    this.drawRatings();
+  leaderboard(rows) {
+    const box = $('leaderboard');
+    if (rows.length === 0) return box.replaceChildren();
+    const table = el('table', { className: 'leaderboard' });
+    table.append(el('caption', {}, 'leaderboard: ranked by μ − 3σ (openskill), a rating that is sure to within 3σ'));
+    const head = el('tr');
+    head.append(...['#', 'entrant', 'μ − 3σ', 'μ ± σ', 'games', 'won–drawn–lost'].map((name) => el('th', {}, name)));
+    table.append(head);
+    for (const row of rows) {
+      const tr = el('tr');
+      tr.dataset.entrant = row.entrant;
+      const name = `${row.entrant}${row.trainable ? ' (trains)' : ''}${row.snapshotOf ? ` (snapshot of ${row.snapshotOf})` : ''}`;
+      tr.append(
+        el('td', {}, String(row.rank)),
+        el('td', { className: 'entrant' }, name),
+        el('td', {}, row.ordinal.toFixed(2)),
+        el('td', {}, `${row.mu.toFixed(2)} ± ${row.sigma.toFixed(2)}`),
+        el('td', {}, round(Number(row.games.toFixed(2)))),
+        el('td', {}, [row.wins, row.draws, row.losses].map((n) => round(Number(n.toFixed(2)))).join('–')),
+      );
+      table.append(tr);
+    }
+    box.replaceChildren(table);
   }
 
-  /** @param {RatingChangeEvent} event */
-  change(event) {
-    const rating = this.ratings.get(event.entrant) ?? { system: event.system, history: [event.before] };
-    rating.history.push(event.after);
-    this.ratings.set(event.entrant, rating);
-    this.drawRatings();
-  }
-
-  drawRatings() {
-    $('tournament').hidden = this.ratings.size === 0;
-    if (this.ratings.size === 0) return;
-    const rated = [...this.ratings.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const entrants = rated.map(([entrant]) => entrant);
-    const rounds = Math.max(...rated.map(([, rating]) => rating.history.length));
-    /** @type {uPlot.AlignedData} */
-    const table = [Array.from({ length: rounds }, (_, i) => i), ...rated.map(([, rating]) => Array.from({ length: rounds }, (_, i) => rating.history[i] ?? null))];
-    const system = rated[0]?.[1].system ?? '';
+  /**
+   * Every entrant's μ after each round as a line, its ± σ as a band around it: a draw moves no μ but narrows every
+   * band, which is why μ − 3σ (the leaderboard's rating) rises on draws for everyone alike.
+   * @param {readonly RatingHistory[]} ratings
+   */
+  drawRatings(ratings) {
     const box = $('ratings');
-    if (this.chart && this.entrants === entrants.join('\u0000')) return this.chart.setData(table);
+    if (ratings.length === 0) {
+      this.chart?.destroy();
+      this.chart = null;
+      this.entrants = '';
+      return box.replaceChildren();
+    }
+    const rated = [...ratings].sort((a, b) => (a.entrant < b.entrant ? -1 : a.entrant > b.entrant ? 1 : 0));
+    const rounds = [...new Set(rated.flatMap((r) => r.points.map((p) => p.round)))].sort((a, b) => a - b);
+    /** @param {RatingHistory} rating @param {(p: RatingHistory['points'][number]) => number} pick */
+    const column = (rating, pick) => rounds.map((r) => {
+      const point = rating.points.find((p) => p.round === r);
+      return point ? pick(point) : null;
+    });
+    const sigmas = rated.map((rating) => column(rating, (p) => p.sigma));
+    /** @type {uPlot.AlignedData} */
+    const table = [rounds, ...rated.map((rating) => column(rating, (p) => p.mu))];
+    const entrants = rated.map((r) => r.entrant).join('\u0000');
+    const bands = { sigmas };
+    if (this.chart && this.entrants === entrants) {
+      Object.assign(this.chart, { bands });
+      return this.chart.setData(table);
+    }
     this.chart?.destroy();
-    this.entrants = entrants.join('\u0000');
+    this.entrants = entrants;
     box.replaceChildren();
     const figure = el('figure');
     figure.dataset.curve = 'rating';
-    figure.append(el('figcaption', {}, `rating (${system}) after each round`));
+    figure.append(el('figcaption', {}, 'μ after each round, the band ± σ (openskill). The leaderboard ranks by μ − 3σ: σ shrinks with every game, draws too, so μ − 3σ rises for all alike while μ stays put'));
     box.append(figure);
-    this.chart = new uPlot(
+    const chart = new uPlot(
       {
         width: 440,
         height: 230,
         legend: { show: true, live: false },
-        scales: { x: { time: false } },
-        axes: [{ label: 'round', size: 36, incrs: [1, 2, 5, 10, 20, 50, 100] }, { label: 'rating', size: 60 }],
+        scales: { x: { time: false }, y: { range: (u) => bandRange(u) } },
+        axes: [{ label: 'round', size: 36, incrs: [1, 2, 5, 10, 20, 50, 100] }, { label: 'μ', size: 60 }],
         // A colour per entrant by its place in the sorted list: entrants of one league never share one.
-        series: [{ label: 'round' }, ...entrants.map((e, i) => ({ label: e, stroke: runColor(i), width: 2, points: { show: true, size: 6, fill: runColor(i) } }))],
+        series: [{ label: 'round' }, ...rated.map((r, i) => ({ label: r.entrant, stroke: runColor(i), width: 2, points: { show: true, size: 6, fill: runColor(i) } }))],
+        hooks: { drawAxes: [(u) => drawBands(u)] },
       },
       table,
       figure,
     );
-    Object.assign(figure, { uplot: this.chart });
+    Object.assign(chart, { bands });
+    this.chart = chart;
+    Object.assign(figure, { uplot: chart });
   }
 
   /**
@@ -112,4 +157,57 @@ export class Tournament {
     }
     box.replaceChildren(table_);
   }
+}
+
+/**
+ * The chart's σ per series and round, kept on the chart beside its data.
+ * @typedef {uPlot & { bands?: { sigmas: (number | null)[][] } }} BandedChart
+ */
+
+/**
+ * The y range that holds every band (μ ± σ), with a little room.
+ * @param {BandedChart} u
+ * @returns {[number, number]}
+ */
+function bandRange(u) {
+  let low = Number.POSITIVE_INFINITY;
+  let high = Number.NEGATIVE_INFINITY;
+  u.data.slice(1).forEach((column, s) =>
+    column.forEach((mu, i) => {
+      if (mu === null || mu === undefined) return;
+      const sigma = u.bands?.sigmas[s]?.[i] ?? 0;
+      low = Math.min(low, mu - sigma);
+      high = Math.max(high, mu + sigma);
+    }),
+  );
+  if (!Number.isFinite(low)) return [0, 1];
+  const pad = Math.max((high - low) * 0.05, 0.5);
+  return [low - pad, high + pad];
+}
+
+/**
+ * Each series' μ ± σ as a translucent band in its colour, under the lines.
+ * @param {BandedChart} u
+ */
+function drawBands(u) {
+  const ctx = u.ctx;
+  const xs = Array.from(u.data[0]);
+  u.data.slice(1).forEach((column, s) => {
+    const sigmas = u.bands?.sigmas[s] ?? [];
+    const at = xs.flatMap((/** @type {number} */ x, /** @type {number} */ i) => {
+      const mu = column[i];
+      const sigma = sigmas[i];
+      return mu === null || mu === undefined || sigma === null || sigma === undefined ? [] : [{ x: u.valToPos(x, 'x', true), high: u.valToPos(mu + sigma, 'y', true), low: u.valToPos(mu - sigma, 'y', true) }];
+    });
+    if (at.length === 0) return;
+    ctx.save();
+    ctx.fillStyle = runColor(s);
+    ctx.globalAlpha = 0.12;
+    ctx.beginPath();
+    at.forEach((/** @type {{ x: number, high: number }} */ p, /** @type {number} */ i) => (i === 0 ? ctx.moveTo(p.x, p.high) : ctx.lineTo(p.x, p.high)));
+    for (const p of [...at].reverse()) ctx.lineTo(p.x, p.low);
+    ctx.closePath();
+    ctx.fill();
+    ctx.restore();
+  });
 }

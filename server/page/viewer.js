@@ -2,7 +2,7 @@
 // and draws runs, live matches (tokens coloured by author), finished matches found by filter and search, each at its
 // own URL (#run/match), the curves (headline first; several runs overlaid) and a tournament's ratings and payoffs.
 import { Curves } from './curves.js';
-import { $, $input, $select, el, keyOf, matchHash, parseMatchHash } from './dom.js';
+import { $, $input, $select, copyOf, el, entrantsOf, keyOf, matchHash, parseMatchHash } from './dom.js';
 import { MatchList } from './match-list.js';
 import { MatchView } from './match-view.js';
 import { Tournament } from './tournament.js';
@@ -16,11 +16,14 @@ export { registerRenderer } from './match-view.js';
 /** @typedef {import('../wire.ts').Snapshot} Snapshot */
 /** @typedef {import('../wire.ts').WireEvent} WireEvent */
 /** @typedef {import('../../core/tournament/payoff.ts').PayoffTable} PayoffTable */
+/** @typedef {import('../../core/events.ts').LeaderboardRow} LeaderboardRow */
+/** @typedef {import('../../core/events.ts').RunSummary} RunSummary */
+/** @typedef {import('../wire.ts').RatingHistory} RatingHistory */
 /** @typedef {import('./match-view.js').ViewSummary} ViewSummary */
 /** @typedef {import('./curves.js').Point} Point */
 /**
  * A match in flight: what the snapshot or its start said, its text so far and its events since.
- * @typedef {{ summary: ViewSummary, spans: readonly { turn: number, author: string, text: string }[], events: WireEvent[] }} Live
+ * @typedef {{ summary: ViewSummary, spans: readonly { turn: number, author: string, text: string }[], events: WireEvent[], tokens: number }} Live
  */
 
 const model = {
@@ -28,6 +31,9 @@ const model = {
   /** @type {Map<string, Live>} */ live: new Map(),
   /** @type {Map<string, Point[]>} */ metrics: new Map(),
   /** @type {Map<string, PayoffTable>} */ payoffs: new Map(),
+  /** @type {Map<string, RatingHistory & { points: RatingHistory['points'][number][] }>} by run and entrant */ ratings: new Map(),
+  /** @type {Map<string, readonly LeaderboardRow[]>} */ leaderboards: new Map(),
+  /** @type {Map<string, RunSummary>} */ summaries: new Map(),
   seq: -1,
 };
 const ui = {
@@ -110,7 +116,7 @@ function showRecorded(message) {
   const events = message.events;
   const start = events.find((event) => event.type === 'match-start');
   /** @type {ViewSummary} */
-  const summary = { run: message.run, matchId: message.matchId, game: start?.game ?? '', seats: start?.seats ?? {}, problemId: start?.problemId };
+  const summary = { run: message.run, matchId: message.matchId, game: start?.game ?? '', seats: start?.seats ?? {}, problemId: start?.problemId, prompt: start?.prompt };
   const scrub = $input('scrub');
   // Where each turn is whole: the scrubber's stops for the arrow keys (the start, each turn's end, the last event).
   ui.turnMarks = [0, ...events.flatMap((event, i) => (event.type === 'turn-end' ? [i + 1] : [])), events.length].filter((mark, i, all) => all.indexOf(mark) === i);
@@ -169,23 +175,58 @@ function setRun(run) {
   list.show(run);
   drawCharts();
   renderRuns();
-  drawPayoff();
+  drawTournament();
+  renderSummary();
 }
 
-/** The current run's payoff table, or the one a tournament's other game holds (a league has one table). */
-function drawPayoff() {
-  tournament.payoff(model.payoffs.get(ui.run ?? '') ?? [...model.payoffs.values()].at(-1));
+/**
+ * The current run's tournament: its leaderboard, ratings and payoff table, carried by one of its runs (the first
+ * game's; a tournament of several games has one leaderboard).
+ */
+function drawTournament() {
+  const current = model.runs.get(ui.run ?? '');
+  const carriers = current?.tournament ? [...model.runs.values()].filter((run) => run.tournament === current.tournament).map((run) => run.id) : ui.run ? [ui.run] : [];
+  const first = (/** @type {Map<string, any>} */ map) => carriers.map((run) => map.get(run)).find((value) => value !== undefined);
+  tournament.show({ ratings: [...model.ratings.values()].filter((rating) => carriers.includes(rating.run)), leaderboard: first(model.leaderboards), payoff: first(model.payoffs) });
+}
+
+/** @param {{ value: number, se: number }} e */
+const percent = (e) => `${(100 * e.value).toFixed(1)}% ± ${(100 * e.se).toFixed(1)}`;
+
+/** The run's final figures (summary.json) above its curves, each with its standard error. */
+function renderSummary() {
+  const summary = model.summaries.get(ui.run ?? '');
+  const box = $('summary');
+  box.hidden = !summary;
+  if (!summary) return box.replaceChildren();
+  const parts = [];
+  const c = summary.comparison;
+  if (c) {
+    const sign = c.difference.value >= 0 ? '+' : '';
+    parts.push(
+      el('span', { className: 'summary-what' }, `held-out accuracy of ${c.role} (${c.written}), ${c.problems} ${c.split} problems:`),
+      el('strong', {}, `trained ${percent(c.trained)}`),
+      el('span', {}, `at the start ${percent(c.start)}`),
+      el('span', {}, `difference ${sign}${(100 * c.difference.value).toFixed(1)} ± ${(100 * c.difference.se).toFixed(1)} points`),
+    );
+  }
+  const best = summary.best;
+  if (best) parts.push(el('span', {}, `best ${best.split} accuracy ${percent(best.accuracy)} at step ${best.step}`));
+  box.replaceChildren(...parts);
 }
 
 /** @param {Snapshot} snapshot */
 function loadSnapshot(snapshot) {
   model.seq = snapshot.seq;
   model.runs = new Map(snapshot.runs.map((run) => [run.id, run]));
-  model.live = new Map(snapshot.live.map((match) => [keyOf(match.run, match.matchId), { summary: match, spans: match.spans, events: [] }]));
+  model.live = new Map(snapshot.live.map((match) => [keyOf(match.run, match.matchId), { summary: match, spans: match.spans, events: [], tokens: match.tokenCount }]));
   model.metrics = new Map(Object.entries(snapshot.metrics).map(([run, points]) => [run, points.map((point) => ({ step: point.step, metrics: { ...point.metrics } }))]));
-  tournament.load(snapshot.ratings ?? []);
+  model.ratings = new Map((snapshot.ratings ?? []).map((rating) => [keyOf(rating.run, rating.entrant), { ...rating, points: rating.points.slice() }]));
   model.payoffs = new Map(Object.entries(snapshot.payoffs ?? {}));
-  drawPayoff();
+  model.leaderboards = new Map(Object.entries(snapshot.leaderboards ?? {}));
+  model.summaries = new Map(Object.entries(snapshot.summaries ?? {}));
+  drawTournament();
+  renderSummary();
   for (const run of ui.overlay) if (!model.runs.has(run)) ui.overlay.delete(run);
   const wanted = parseMatchHash(location.hash);
   if (!ui.snapshotSeen && wanted && model.runs.has(wanted.run)) {
@@ -237,15 +278,28 @@ function apply(event) {
     case 'validation':
       addPoint(event.run, event.step, { [`validation/${event.role}/accuracy`]: event.accuracy, [`validation/${event.role}/answer_present`]: event.answerPresent });
       break;
-    case 'rating-change':
-      tournament.change(event);
+    case 'rating-change': {
+      const key = keyOf(event.run, event.entrant);
+      const rating = model.ratings.get(key) ?? { run: event.run, entrant: event.entrant, system: event.system, points: [{ round: event.round - 1, rating: event.before, ...event.skill.before }] };
+      rating.points.push({ round: event.round, rating: event.after, ...event.skill.after });
+      model.ratings.set(key, rating);
+      drawTournament();
       break;
+    }
     case 'payoff-table':
       model.payoffs.set(event.run, event.table);
-      drawPayoff();
+      drawTournament();
+      break;
+    case 'standings':
+      model.leaderboards.set(event.run, event.rows);
+      drawTournament();
+      break;
+    case 'run-summary':
+      model.summaries.set(event.run, event.summary);
+      renderSummary();
       break;
     case 'match-start':
-      model.live.set(keyOf(event.run, event.matchId), { summary: { run: event.run, matchId: event.matchId, game: event.game, seats: event.seats, problemId: event.problemId, prompt: event.prompt }, spans: [], events: [event] });
+      model.live.set(keyOf(event.run, event.matchId), { summary: { run: event.run, matchId: event.matchId, game: event.game, seats: event.seats, problemId: event.problemId, prompt: event.prompt }, spans: [], events: [event], tokens: 0 });
       if (ui.follow && (!ui.selected || !model.live.has(keyOf(ui.selected.run, ui.selected.matchId)))) select(event.run, event.matchId, false);
       break;
     default: {
@@ -256,6 +310,7 @@ function apply(event) {
         break;
       }
       live.events.push(event);
+      if (event.type === 'tokens') live.tokens += event.tokens.length;
       if (shown) ui.view?.apply(event);
       if (event.type === 'match-end' && key) {
         model.live.delete(key);
@@ -280,11 +335,17 @@ function shownRuns() {
 function drawCharts() {
   const runs = shownRuns().filter((run) => model.metrics.has(run));
   if (runs.length === 0) {
-    curves.draw({ runs: [], headline: [], axis: 'step', smooth: false });
+    curves.draw({ runs: [], headline: [], axis: 'step', smooth: 0, log: false });
     return;
   }
   const headline = [...new Set(runs.flatMap((run) => model.runs.get(run)?.headline ?? []))];
-  curves.draw({ runs, headline: headline.length > 0 ? headline : undefined, axis: $select('axis').value, smooth: $input('smooth').checked });
+  curves.draw({ runs, headline: headline.length > 0 ? headline : undefined, axis: $select('axis').value, smooth: Number($input('smooth').value), log: $input('log').checked });
+}
+
+/** The smoothing slider's value, in words beside it. */
+function showSmoothing() {
+  const weight = Number($input('smooth').value);
+  $('smooth-value').textContent = weight === 0 ? 'off' : weight.toFixed(2);
 }
 
 /** The header: what is being watched, in words (the current run, its game and progress, matches in flight). */
@@ -325,10 +386,14 @@ function renderLists() {
   renderRuns();
   /** @param {Live} live */
   const liveItem = (live) => {
-    const item = el('li', { title: live.summary.matchId }, `${live.summary.prompt ?? live.summary.problemId ?? live.summary.matchId}`.replace(/\s+/g, ' '));
-    item.dataset.run = live.summary.run;
-    item.dataset.match = live.summary.matchId;
-    item.onclick = () => select(live.summary.run, live.summary.matchId, true);
+    const { summary } = live;
+    const item = el('li', { title: summary.matchId });
+    item.dataset.run = summary.run;
+    item.dataset.match = summary.matchId;
+    // What tells one live match from the next: its copy of the problem, who plays, how far it has got.
+    const facts = [copyOf(summary.matchId), entrantsOf(summary.seats), live.tokens > 0 ? `${live.tokens} tokens` : 'starting'].filter(Boolean).join(' · ');
+    item.append(el('div', { className: 'row-problem' }, `${summary.prompt ?? summary.problemId ?? summary.matchId}`.replace(/\s+/g, ' ')), el('div', { className: 'row-facts' }, facts));
+    item.onclick = () => select(summary.run, summary.matchId, true);
     return item;
   };
   $('live').replaceChildren(...[...model.live.values()].map(liveItem));
@@ -348,7 +413,9 @@ function send(message) {
 function setConnection(state) {
   const badge = $('connection');
   badge.dataset.state = state;
-  badge.textContent = state === 'open' ? 'live' : state;
+  const statuses = [...model.runs.values()].map((run) => run.status);
+  const ended = statuses.length > 0 && statuses.every((status) => status === 'finished' || status === 'stopped');
+  badge.textContent = state === 'open' ? 'live' : ended ? `closed: the run ${statuses.includes('stopped') ? 'stopped' : 'finished'}` : state;
 }
 
 function connect() {
@@ -396,7 +463,11 @@ for (const button of document.querySelectorAll('#control button')) {
   };
 }
 
-$input('smooth').onchange = drawCharts;
+$input('smooth').oninput = () => {
+  showSmoothing();
+  drawCharts();
+};
+$input('log').onchange = drawCharts;
 $('axis').onchange = drawCharts;
 window.addEventListener('hashchange', () => {
   const wanted = parseMatchHash(location.hash);

@@ -2,7 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { LudusError } from '../../core/errors.ts';
+import { parseEvalFlags, register } from '../../cli/commands/eval.ts';
 import { runLudus } from '../support/cli.ts';
 import type { VerifierEvalResult } from '../../lab/eval/verifier-eval.ts';
 import type { EvalReport } from '../../lab/eval/report-types.ts';
@@ -11,24 +14,43 @@ import { summarizeWorldEval } from '../../cli/world-eval-mode.ts';
 
 describe('ludus eval', () => {
   describe('having a bad flag', () => {
-    it('should refuse it with INPUT_INVALID naming the flag, before loading a model', async () => {
-      for (const [flag, value] of [
-        ['--axes', 'capability,vibes'],
-        ['--handoff', 'sometimes'],
-        ['--samples', '0'],
-        ['--bootstrap', '1'],
-        ['--handoff-p', '1.5'],
-        ['--top-p', 'x'],
-        ['--split', 'dev'],
-        ['--extract', 'boxed,guess'],
-        ['--chat-template', 'maybe'],
-        ['--displaced-ranking', 'loudest'],
-      ]) {
-        const result = await runLudus(['eval', '--model', '/nonexistent', '--task', 'arithmetic', flag, value]);
-        expect(result.code, `${flag} ${value}`).toBe(2);
-        expect(result.stderr).toContain('[INPUT_INVALID]');
-        expect(result.stderr).toContain(flag.replace(/^--/, ''));
+    const BAD_FLAGS = [
+      ['--axes', 'capability,vibes'],
+      ['--handoff', 'sometimes'],
+      ['--samples', '0'],
+      ['--bootstrap', '1'],
+      ['--handoff-p', '1.5'],
+      ['--top-p', 'x'],
+      ['--split', 'dev'],
+      ['--extract', 'boxed,guess'],
+      ['--chat-template', 'maybe'],
+      ['--displaced-ranking', 'loudest'],
+    ] as const;
+
+    it('should refuse each with INPUT_INVALID naming the flag, as the command parses it', async () => {
+      // The command's own option parsing (defaults included), in this process; its action is the flags' check.
+      for (const [flag, value] of BAD_FLAGS) {
+        const program = new Command().exitOverride();
+        register(program);
+        let parsed: Record<string, unknown> | undefined;
+        program.commands.find((command) => command.name() === 'eval')!.action((opts: Record<string, unknown>) => void (parsed = opts));
+        await program.parseAsync(['eval', '--model', '/nonexistent', '--task', 'arithmetic', flag, value], { from: 'user' });
+        const refusal = (() => {
+          try {
+            parseEvalFlags(parsed!);
+          } catch (error) {
+            return error;
+          }
+        })();
+        expect(LudusError.is(refusal, 'INPUT_INVALID'), `${flag} ${value}`).toBe(true);
+        expect((refusal as LudusError).message).toContain(flag.replace(/^--/, ''));
       }
+    });
+
+    it('should exit 2 with INPUT_INVALID naming it, before loading a model', async () => {
+      const result = await runLudus(['eval', '--model', '/nonexistent', '--task', 'arithmetic', '--axes', 'capability,vibes']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('[INPUT_INVALID] --axes: unknown "vibes"');
     });
   });
 

@@ -59,6 +59,21 @@ describe('runSummary (the end of ludus train)', () => {
   });
 });
 
+describe('runSummary of a resumed co-writing run', () => {
+  it('should count the steps this process ran, list the files the run wrote, and print an eval that hands off at every word as training did', () => {
+    const text = runSummary(
+      { steps: 30, checkpointed: 30, best: null },
+      { game: game('tandem'), out: 'runs/tandem', task: 'arithmetic', trained: [{ name: 'senior', init: 'default' }], idle: new Map(), stepsRun: 12, files: ['metrics.jsonl', 'transcripts.jsonl', 'summary.json'], maxNewTokens: 224 },
+      81,
+    );
+    expect(text).toContain('trained tandem for 30 steps (12 in this process, resumed from step 18) in 1 min 21 s');
+    expect(text).toContain('files: runs/tandem/metrics.jsonl, transcripts.jsonl, summary.json;');
+    expect(text).not.toContain('validation.jsonl');
+    expect(text).toContain('evaluate it against its base: npx ludus eval --model runs/tandem/checkpoint/policies/senior --task arithmetic --axes capability,handoff --handoff word --max-new-tokens 224 --compare default');
+    expect(text).toMatch(/6,400 matches: 200 test problems × 8 samples, solo and co-written, both models; .* A quick look: add --problems 32 --samples 2/);
+  });
+});
+
 describe('alternatingPair', () => {
   it("should pair Agon's A and B, who take turns in the challenger's seat, and no policies that keep their roles", () => {
     const of = (id: string, knobs: Record<string, unknown> = {}) => catalog.games.create(id, { grader: catalog.graders.create('math'), knobs });

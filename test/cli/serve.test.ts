@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,11 +7,11 @@ import type { TranscriptLine } from '../../engine/trainer/transcript-line.ts';
 import type { WireEvent } from '../../server/wire.ts';
 import { Spectator } from '../server/hub-clients.ts';
 import { serveLudus } from '../server/page/browser.ts';
-import { runLudus } from '../support/cli.ts';
+import { LUDUS_BIN, runLudus } from '../support/cli.ts';
 
 describe('ludus serve', () => {
   describe('having a directory with a recorded run', () => {
-    it("should list the run and its matches, and replay a match's events from its transcript line", async () => {
+    it("should list the run and its matches, replay a match's events from its transcript line, and not outlive an npx that started it", { timeout: 300_000 }, async () => {
       const dir = await mkdtemp(join(tmpdir(), 'ludus-serve-'));
       const config = join(dir, 'tiny.json');
       await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 48, validateEvery: 0, finalComparison: 0 }));
@@ -64,6 +65,19 @@ describe('ludus serve', () => {
       } finally {
         expect(await served.stop()).toBe(0);
       }
+
+      // Started by npx in the background (npm_command=exec, a shell between) and killed there: npx does not pass the
+      // kill on, and the server does not outlive it.
+      const shell = spawn('sh', ['-c', `"${process.execPath}" "${LUDUS_BIN}" serve --runs "${out}" --port 0; true`], { env: { ...process.env, npm_command: 'exec' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let printed = '';
+      const url = await new Promise<string>((resolve) => shell.stderr.on('data', (chunk: Buffer) => {
+        printed += chunk.toString();
+        const found = /watch: (http:\S+)/.exec(printed)?.[1];
+        if (found) resolve(found);
+      }));
+      expect((await fetch(url)).status).toBe(200);
+      shell.kill('SIGKILL');
+      await expect.poll(() => fetch(url).then(() => 'up', () => 'down'), { timeout: 20_000, interval: 250 }).toBe('down');
     });
   });
 

@@ -48,6 +48,12 @@ describe('ludus tournament', () => {
       const tables = spectator.events.flatMap((event) => (event.type === 'payoff-table' ? [event] : []));
       expect(tables.map((event) => event.round)).toEqual([1, 2]);
       expect(tables.every((event) => event.run === 'run/grpo')).toBe(true);
+      // Each rating change carries μ and σ; each round ends with the leaderboard; the run's end reaches the spectator.
+      expect(ratings.every((event) => event.skill.after.sigma < event.skill.before.sigma)).toBe(true);
+      const boards = spectator.events.flatMap((event) => (event.type === 'standings' ? [event] : []));
+      expect(boards.map((event) => event.rows.map((row) => row.entrant).sort())).toEqual([['base', 'learner'], ['base', 'learner']]);
+      expect(boards.at(-1)!.rows.every((row) => row.games === row.wins + row.draws + row.losses && row.ordinal === row.mu - 3 * row.sigma)).toBe(true);
+      expect(spectator.events.filter((event) => event.type === 'run-status').map((event) => event.type === 'run-status' && event.status)).toEqual(['finished']);
     });
   });
 

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../core/events.ts';
 import { gitCommit } from '../../native/io/git-commit.ts';
 import { configFile, runLudus, type CliResult } from '../support/cli.ts';
 import { startMlflowStandIn, type MlflowStandIn } from '../support/mlflow-server.ts';
@@ -17,7 +18,7 @@ describe('ludus train with tracking.mlflow', () => {
     let result: CliResult;
     beforeAll(async () => {
       server = await startMlflowStandIn();
-      const { dir, file } = await configFile({ ...tinyConfig, tracking: { mlflow: { uri: server.url, experiment: 'cli' } } });
+      const { dir, file } = await configFile({ ...tinyConfig, finalComparison: 2, tracking: { mlflow: { uri: server.url, experiment: 'cli' } } });
       out = join(dir, 'run');
       result = await train(file, out, withoutMlflowEnv());
     });
@@ -48,6 +49,32 @@ describe('ludus train with tracking.mlflow', () => {
       expect(run.metrics.map((m) => m.key)).toContain('validation/senior/accuracy');
       const line = JSON.parse((await readFile(join(out, 'metrics.jsonl'), 'utf8')).split('\n')[0]) as { roles: { senior: { reward_mean: number } } };
       expect(run.metrics.find((m) => m.step === 1 && m.key === 'role/senior/reward_mean')?.value).toBe(line.roles.senior.reward_mean);
+    });
+
+    it('should write every final figure with its SE to summary.json, and log the same figures to TensorBoard and MLflow at the last step', async () => {
+      const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as RunSummary;
+      const printed = JSON.parse(result.stdout) as { comparison: { trained: { value: number; se: number }; difference: { value: number; se: number } } };
+      expect(summary).toMatchObject({ game: 'tandem', steps: 2, comparison: { role: 'senior', split: 'test', problems: 2, trained: printed.comparison.trained, difference: printed.comparison.difference } });
+      const validation = (await readFile(join(out, 'validation.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number; accuracy: number; problems: number });
+      const best = validation.reduce((top, line) => (line.accuracy > top.accuracy ? line : top));
+      expect(summary.best).toEqual({ role: 'senior', step: best.step, split: 'validation', problems: best.problems, accuracy: { value: best.accuracy, se: Math.sqrt((best.accuracy * (1 - best.accuracy)) / best.problems) } });
+      const files = (await readdir(out)).filter((name) => name.startsWith('events.out.tfevents.'));
+      const board = Object.assign({}, ...(await Promise.all(files.map((name) => readEventFile(join(out, name))))).flat().filter((e) => e.step === 2 && e.scalars !== undefined).map((e) => e.scalars)) as Record<string, number>;
+      const c = summary.comparison!;
+      const expected = {
+        'final/senior/trained': c.trained.value,
+        'final/senior/trained_se': c.trained.se,
+        'final/senior/start': c.start.value,
+        'final/senior/start_se': c.start.se,
+        'final/senior/difference': c.difference.value,
+        'final/senior/difference_se': c.difference.se,
+        'best/senior/accuracy': summary.best!.accuracy.value,
+        'best/senior/accuracy_se': summary.best!.accuracy.se,
+      };
+      for (const [tag, value] of Object.entries(expected)) expect(board[tag], tag).toBeCloseTo(value, 5);
+      const [run] = [...server.runs.values()];
+      for (const [tag, value] of Object.entries(expected)) expect(run.metrics.find((m) => m.step === 2 && m.key === tag)?.value, tag).toBeCloseTo(value, 5);
+      expect(result.stderr).toContain('summary.json');
     });
 
     it('should log the config as params and the game, seed and commit as tags', async () => {

@@ -9,23 +9,33 @@ import { readEventFile, type ReadEvent } from '../support/tensorboard-reader.ts'
 const tinyConfig = { problemsPerStep: 1, groupSize: 2, maxNewTokens: 48, validateEvery: 0, finalComparison: 0 };
 const INDEX = fileURLToPath(new URL('../../index.ts', import.meta.url));
 
-/** `ludus …args` in a child process; `signal` is sent once stderr shows `when` (a line of the plain per-step log). */
-function runUntil(args: string[], when: RegExp, signal: NodeJS.Signals): Promise<CliResult & { signalledAt: string }> {
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
+
+/**
+ * `ludus …args` in a child process; `signal` is sent once stderr shows `when` (a line of the plain per-step log), and
+ * `again` (a second signal) once stderr shows `thenWhen`. A process ended by a signal exits 128 + its number, as a
+ * shell reports it.
+ */
+function runUntil(args: string[], when: RegExp, signal: NodeJS.Signals, again?: { when: RegExp; signal: NodeJS.Signals }): Promise<CliResult & { signalledAt: string; killedBy: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [LUDUS_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let signalledAt = '';
+    let twice = false;
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       if (!signalledAt && when.test(stderr)) {
         signalledAt = stderr;
         child.kill(signal);
+      } else if (signalledAt && again && !twice && again.when.test(stderr.slice(signalledAt.length))) {
+        twice = true;
+        child.kill(again.signal);
       }
     });
     child.on('error', reject);
-    child.on('close', (code, killedBy) => resolve({ code: code ?? (killedBy === 'SIGKILL' ? 137 : 1), stdout, stderr, signalledAt }));
+    child.on('close', (code, killedBy) => resolve({ code: code ?? 128 + (SIGNAL_NUMBERS[killedBy!] ?? 0), stdout, stderr, signalledAt, killedBy }));
   });
 }
 
@@ -55,6 +65,9 @@ describe('ludus train, stopped and started again', () => {
       expect(command).toEqual(['train', 'tandem', '--out', out, '--resume']);
       const resumed = await runLudus([...command, '--no-watch', '--threads', '1']);
       expect(resumed.code, resumed.stderr).toBe(0);
+      // It says where it took over, and counts the steps this process ran apart from the run's.
+      expect(resumed.stderr).toContain(`train tandem: resuming from step ${reached} of 5 in ${out}`);
+      expect(resumed.stderr).toContain(`trained tandem for 5 steps (${5 - reached} in this process, resumed from step ${reached}) in `);
       expect(await metricSteps(out)).toEqual([1, 2, 3, 4, 5]);
       expect(await checkpointStep(out)).toBe(5);
       // TensorBoard beside metrics.jsonl: one event file per process, the second marking where it took over.
@@ -82,6 +95,23 @@ describe('ludus train, stopped and started again', () => {
       expect(command.at(-1)).toBe('--restart');
       const restarted = await runLudus(command);
       expect(restarted.code, restarted.stderr).toBe(0);
+      expect(await metricSteps(out)).toEqual([1, 2]);
+    });
+  });
+
+  describe('having Ctrl-C twice in the middle of a step', () => {
+    it('should stop at once, by the signal, with no native abort, naming what the checkpoint holds; the printed command finishes the run', async () => {
+      const { dir, file } = await configFile({ ...tinyConfig, checkpointEvery: 1 });
+      const out = join(dir, 'run');
+      const stopped = await runUntil(['train', 'tandem', '--config', file, '--steps', '2', '--out', out, '--no-watch', '--threads', '1'], /step 1\/2 .*checkpointed/, 'SIGINT', { when: /SIGINT: stopping after step/, signal: 'SIGINT' });
+      expect(stopped.killedBy, stopped.stderr).toBe('SIGINT');
+      expect(stopped.code).toBe(130);
+      expect(stopped.stderr).not.toMatch(/terminate called|Napi::Error|Aborted|core dumped/);
+      expect(stopped.stderr).toMatch(/SIGINT again: quitting now, during step 2\. The checkpoint holds step 1; continue with: npx ludus train tandem --out \S+ --resume/);
+      expect(await checkpointStep(out)).toBe(1);
+      const command = /continue with: npx ludus (.+)\n/.exec(stopped.stderr)![1]!.split(' ');
+      const resumed = await runLudus([...command, '--no-watch', '--threads', '1']);
+      expect(resumed.code, resumed.stderr).toBe(0);
       expect(await metricSteps(out)).toEqual([1, 2]);
     });
   });

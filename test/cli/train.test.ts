@@ -27,7 +27,8 @@ describe('ludus train', () => {
       // Every accuracy says how the answer was written, on which split, of which policy.
       expect(result.stderr).toMatch(/accuracy of senior \(co-written with junior\), test split, 6 held-out problems, one match each on the same seeds:\n {4}policy senior trained \d+\.\d% ± \d+\.\d {3}at the start \d+\.\d% ± \d+\.\d {3}difference [+-]\d+\.\d ± \d+\.\d points/);
       expect(result.stderr).toContain(`the policies in ${out}/checkpoint/policies/senior`);
-      expect(result.stderr).toContain(`evaluate it against its base: npx ludus eval --model ${out}/checkpoint/policies/senior --task arithmetic --axes capability,handoff --compare default`);
+      // Scored as training scored it: handing off at every word, with the run's response budget.
+      expect(result.stderr).toContain(`evaluate it against its base: npx ludus eval --model ${out}/checkpoint/policies/senior --task arithmetic --axes capability,handoff --handoff word --max-new-tokens ${tinyConfig.maxNewTokens} --compare default`);
       // A log is not a terminal: one plain line per step as it ends.
       expect(result.stderr).toMatch(/train tandem step 1\/2 {2}senior reward \d\.\d{3} {2}senior loss /);
       expect(result.stderr).toMatch(/train tandem step 2\/2 .* checkpointed\n/);
@@ -88,6 +89,8 @@ describe('ludus train', () => {
       const steps = spectator.events.flatMap((event) => (event.type === 'train-step' ? [event.step] : []));
       expect(steps.at(-1)).toBe(2);
       expect(spectator.events.some((event) => event.type === 'tokens' && event.tokens.length === 1 && event.run === 'run')).toBe(true);
+      // The page and the run agree at the end: the run's last status reached the spectator before the server closed.
+      expect(spectator.events.filter((event) => event.type === 'run-status').map((event) => event.type === 'run-status' && event.status)).toEqual(['finished']);
     });
   });
 

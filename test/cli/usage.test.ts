@@ -98,6 +98,41 @@ describe('ludus usage', () => {
     });
   });
 
+  describe('having a game that is not in the catalog', () => {
+    it('should suggest the game a typo most likely meant', async () => {
+      await expectRefused(['train', 'tandm', '--out', join(dir, 'run'), '--no-watch'], '[CONFIG_INVALID] no game "tandm" (did you mean "tandem"? known: tandem, grpo');
+    });
+
+    it("should name the --plugin that adds one of ludus's example games", async () => {
+      const { stderr } = await expectRefused(['train', 'nim', '--out', join(dir, 'run'), '--no-watch'], '[CONFIG_INVALID] no game "nim" ("nim" is an example game, not a built-in: add --plugin ');
+      const plugin = /add --plugin (\S+);/.exec(stderr)![1]!;
+      expect(plugin.endsWith(join('examples', 'nim', 'nim.ts'))).toBe(true);
+    });
+  });
+
+  describe('having a training config field of the wrong type', () => {
+    it('should say the field, what was given and what it expects, not the validation library\'s words', async () => {
+      const config = join(await mkdtemp(join(tmpdir(), 'ludus-usage-type-')), 'steps.json');
+      await writeFile(config, JSON.stringify({ steps: 'ten' }));
+      const { stderr } = await expectRefused(['train', 'tandem', '--config', config, '--out', join(dir, 'run'), '--no-watch'], `[CONFIG_INVALID] ${config}: field "steps": given "ten" (a string), expected a number`);
+      expect(stderr).not.toMatch(/Invalid input|received/);
+    });
+  });
+
+  describe('having an --out that is a file', () => {
+    it('should refuse it with INPUT_INVALID for train and tournament, not a raw mkdir error from the worker', async () => {
+      const file = join(await mkdtemp(join(tmpdir(), 'ludus-usage-file-')), 'not-a-dir');
+      await writeFile(file, 'x');
+      const league = join(await mkdtemp(join(tmpdir(), 'ludus-usage-league-')), 'league.json');
+      await writeFile(league, JSON.stringify({ entrants: [{ name: 'base' }, { name: 'other' }], games: [{ game: 'grpo' }], format: { kind: 'round-robin', cycles: 1 }, problemsPerRound: 1, groupSize: 2 }));
+      for (const args of [['train', 'grpo', '--steps', '1', '--out', file, '--no-watch'], ['tournament', league, '--out', file, '--no-watch']]) {
+        const { stderr } = await expectRefused(args, `[INPUT_INVALID] ${file}: is a file (or lies under one), not a directory for this`);
+        expect(stderr).not.toMatch(/WORKER_FAILED|EEXIST/);
+      }
+      expect(await readFile(file, 'utf8')).toBe('x');
+    });
+  });
+
   describe('having a training config whose sizes cannot be meant', () => {
     it('should exit 2 naming the field and its bound, before anything is allocated or written', async () => {
       const configDir = await mkdtemp(join(tmpdir(), 'ludus-usage-sizes-'));
@@ -119,6 +154,11 @@ describe('ludus usage', () => {
       const result = await runLudus(['eval', '--model', 'models/arithmetic', '--problems', '1', '--samples', '1', '--max-new-tokens', '8', '--bootstrap', '2', '--threads', '1', '--json']);
       expect(result.code, result.stderr).toBe(0);
       expect((JSON.parse(result.stdout) as { benchmarks: { name: string }[] }).benchmarks.map((b) => b.name)).toEqual(['arithmetic']);
+    });
+
+    it('should blame a model directory that is not there, not --task', async () => {
+      const missing = join(dir, 'no-such-run', 'checkpoint', 'policies', 'senior');
+      await expectRefused(['eval', '--model', missing], `[CHECKPOINT_MISSING_FILE] ${missing}: not a model directory (no such directory)`);
     });
 
     it('should ask for --task where the model does not say', async () => {

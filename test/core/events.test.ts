@@ -19,7 +19,7 @@ describe('sequencer', () => {
 
   describe('having a start', () => {
     it('should continue from it (a resumed stream)', () => {
-      expect(sequencer(41)({ type: 'rating-change', entrant: 'p1', before: 1000, after: 1016, system: 'elo' }).seq).toBe(41);
+      expect(sequencer(41)({ type: 'validation', step: 1, role: 'senior', accuracy: 0.5, answerPresent: 1 }).seq).toBe(41);
     });
   });
 });

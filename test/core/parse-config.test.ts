@@ -70,9 +70,11 @@ describe('parseConfig', () => {
     });
   });
 
-  describe('having a known field of the wrong type', () => {
-    it('should name the field', () => {
-      expect(refusal({ schedule: { lr: -1 } }).message).toContain('run.json: field "schedule.lr"');
+  describe('having a known field of the wrong type or out of range', () => {
+    it('should name the field, what was given and what it expects, in words', () => {
+      expect(refusal({ schedule: { lr: -1 } }).message).toMatch(/run\.json: field "schedule\.lr": given -1 \(a number\), expected a number [>≥] 0$/);
+      expect(refusal({ steps: 'ten' }).message).toBe('[CONFIG_INVALID] run.json: field "steps": given "ten" (a string), expected a number');
+      expect(refusal({ steps: 'ten' }).message).not.toMatch(/Invalid input|received/);
     });
   });
 });

@@ -14,19 +14,28 @@ interface Step {
 }
 
 /**
- * The README's "The first hour" block: every `npx ludus …` line, with the quoted texts ("…") of the comment lines above
- * it, which say what it prints.
+ * The README's install line's ludus command, then its "The first hour" block: every `npx ludus …` line, with the
+ * quoted texts ("…") of the comment lines above it, which say what it prints. A numbered comment with no command of its
+ * own (step 1) speaks of the install line's command, which the block goes on from (its run directory).
  */
 function firstHour(readme: string): Step[] {
+  const install = /```sh\n([^\n]*npx ludus [^\n]*)\n```/.exec(readme.split(/^## /m).find((part) => part.startsWith('Install')) ?? '')?.[1];
+  const installCommand = install && `npx ludus ${install.split('npx ludus ')[1]!.trim()}`;
   const section = readme.split(/^## /m).find((part) => part.startsWith('The first hour'));
   const block = section && /```sh\n([\s\S]*?)```/.exec(section)?.[1];
   if (!block) throw new Error('README.md has no "## The first hour" section with a ```sh block');
   const steps: Step[] = [];
   let comment: string[] = [];
+  const quoted = (lines: readonly string[]) => [...lines.join(' ').matchAll(/"([^"]+)"/g)].map((match) => match[1]!);
   for (const line of block.split('\n')) {
+    if (/^# \d+\./.test(line) && comment.length > 0) {
+      if (!installCommand || !comment.join(' ').includes('install line')) throw new Error(`a step of the first hour has no command and is not the install line's: ${comment[0]}`);
+      steps.push({ command: installCommand, prints: quoted(comment) });
+      comment = [];
+    }
     if (line.startsWith('#')) comment.push(line);
     else if (line.startsWith('npx ludus ')) {
-      steps.push({ command: line.trim(), prints: [...comment.join(' ').matchAll(/"([^"]+)"/g)].map((match) => match[1]!) });
+      steps.push({ command: line.trim(), prints: quoted(comment) });
       comment = [];
     } else if (line.trim() !== '') throw new Error(`the first hour's block has a line that is neither a comment nor a ludus command: ${line}`);
   }
@@ -38,13 +47,14 @@ const SHORTER: readonly [RegExp, readonly string[]][] = [
   [/^train tandem /, ['--steps', '2', '--port', '0']],
   [/^train proposer-critic /, ['--steps', '2']],
   [/^serve /, ['--port', '0']],
-  [/^eval /, ['--problems', '8', '--samples', '2']],
+  [/^eval /, ['--problems', '8', '--samples', '2', '--max-new-tokens', '96']],
 ];
 
 function argsOf(command: string): string[] {
   expect(command, 'a first-hour command the test can split on spaces').not.toMatch(/['"\\$`|;&<>]/);
   const args = command.slice('npx ludus '.length).split(/\s+/);
-  const extra = SHORTER.find(([pattern]) => pattern.test(args.join(' ')))?.[1] ?? [];
+  // A space after the last word, so `train tandem` alone (the install line's command) matches `^train tandem `.
+  const extra = SHORTER.find(([pattern]) => pattern.test(`${args.join(' ')} `))?.[1] ?? [];
   return [...args, ...extra];
 }
 
@@ -63,10 +73,15 @@ describe("the README's first hour, run as written (shortened by flags) in a fres
     symlinkSync(join(root, 'examples'), join(dir, 'examples'));
   });
 
-  it('covers train, watch, replay, evaluate against the base, writing a game and taking the policy out, each saying what it prints', () => {
+  it("starts from the install line's training and covers watch, replay, evaluate against the base, writing a game and taking the policy out, each saying what it prints", () => {
     const verbs = steps.map((step) => step.command.split(' ').slice(2, 4).join(' '));
     expect(verbs).toEqual(['train tandem', 'match tandem', 'serve --runs', 'eval --model', 'games --plugin', 'train proposer-critic', 'export --format']);
     for (const step of steps) expect(step.prints.length, step.command).toBeGreaterThan(0);
+    // The later steps read the run the install line made, where it made it.
+    expect(steps[0]!.command).toBe('npx ludus train tandem');
+    for (const step of steps.slice(2, 4)) expect(`${step.command} `).toMatch(/ runs\/tandem[ /]/);
+    // Every command that trains or evaluates is shortened: an unshortened one would run the README's full size.
+    for (const step of steps.filter((s) => /^npx ludus (train|eval) /.test(s.command))) expect(argsOf(step.command).slice(step.command.split(' ').length - 2).length, step.command).toBeGreaterThan(0);
   });
 
   it.each(steps.map((step) => [step.command, step] as const))('%s exits 0 and prints what the README says', async (_command, step) => {
@@ -101,12 +116,13 @@ describe("the README's first hour, run as written (shortened by flags) in a fres
 });
 
 describe('firstHour', () => {
-  it('reads commands and the quoted texts above each, and refuses a block with anything else', () => {
-    const readme = ['# x', '## The first hour', '```sh', '# 1. Train: prints "a 1" and "b"', 'npx ludus train x', '', 'npx ludus games', '```'].join('\n');
+  it("reads commands and the quoted texts above each, a step without a command as the install line's, and refuses a block with anything else", () => {
+    const readme = ['# x', '## Install', '```sh', 'npm ci && npx ludus train x', '```', '## The first hour', '```sh', '# 1. The install line trained: prints "a 1" and "b"', '', '# 2. Games: "c"', 'npx ludus games', '```'].join('\n');
     expect(firstHour(readme)).toEqual([
       { command: 'npx ludus train x', prints: ['a 1', 'b'] },
-      { command: 'npx ludus games', prints: [] },
+      { command: 'npx ludus games', prints: ['c'] },
     ]);
+    expect(() => firstHour(readme.replace('The install line trained', 'Trained'))).toThrow(/has no command and is not the install line's/);
     expect(() => firstHour(readme.replace('npx ludus games', 'rm -rf runs'))).toThrow(/neither a comment nor a ludus command/);
     expect(() => firstHour('# x\n## Install\n')).toThrow(/no "## The first hour"/);
     expect(printed('trained tandem for 30 steps').test('trained tandem for 2 steps')).toBe(true);

@@ -9,7 +9,7 @@ const parseExample = async (name: string) =>
   parseConfig(TournamentConfigSchema, JSON.parse(await readFile(new URL(`../../examples/tournaments/${name}.json`, import.meta.url), 'utf8')), name);
 
 describe('the example tournaments', () => {
-  for (const [name, expected] of [['league', ['grpo', 'tandem']], ['seniors-round-robin', ['grpo', 'tandem']], ['agon-league', ['agon']], ['tictactoe-league', ['tictactoe']], ['tictactoe-snapshots', ['tictactoe']], ['endpoint-league', ['tictactoe']]] as const) {
+  for (const [name, expected] of [['league', ['grpo']], ['seniors-round-robin', ['grpo', 'tandem']], ['agon-league', ['agon']], ['tictactoe-league', ['tictactoe']], ['tictactoe-snapshots', ['tictactoe']], ['endpoint-league', ['tictactoe']]] as const) {
     it(`should parse ${name}.json and find its games in the catalog`, async () => {
       const games = tournamentGames(await parseExample(name), await composePlugins());
       expect(games.map((g) => g.id).sort()).toEqual(expected);

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { pathExists } from '../../native/io/files.ts';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,5 +53,33 @@ describe('the published package', () => {
     const metrics = (await readFile(join(project, 'runs', 'my-solo', 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number; roles: Record<string, unknown> });
     expect(metrics.map((line) => line.step)).toEqual([1, 2]);
     expect(Object.keys(metrics[0].roles)).toEqual(['writer']);
+
+    // The licence package.json names, and every file the README and the docs run with `npx ludus`, or name from
+    // examples/, is in the package; the README's example game joins the catalog from there.
+    expect(await readFile(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+    const named = await runnablePaths();
+    expect(named).toEqual(expect.arrayContaining(['examples/proposer-critic/proposer-critic.ts', 'examples/tournaments/league.json']));
+    const missing = [];
+    for (const path of named) if (!(await pathExists(join(installed, path)))) missing.push(path);
+    expect(missing).toEqual([]);
+    const games = await run('npx', ['ludus', 'games', '--plugin', join('node_modules', 'ludus', 'examples', 'proposer-critic', 'proposer-critic.ts')], { cwd: project, env });
+    expect(games.stdout).toContain('proposer-critic');
   });
 });
+
+/**
+ * The paths the README and the docs give a user to run: every `examples/` or `models/` path in a line that runs
+ * `npx ludus`, and every `examples/` path anywhere (tools/ scripts run from a checkout, through tsx, and say so).
+ */
+async function runnablePaths(): Promise<string[]> {
+  const pages = ['README.md', ...(await readdir(join(ROOT, 'docs'), { recursive: true })).filter((name) => name.endsWith('.md')).map((name) => join('docs', name))];
+  const paths = new Set<string>();
+  for (const page of pages) {
+    for (const line of (await readFile(join(ROOT, page), 'utf8')).split('\n')) {
+      for (const [path] of line.matchAll(/\b(?:examples|models)\/[\w./-]*[\w]/g)) {
+        if (path.startsWith('examples/') || line.includes('npx ludus')) paths.add(path.replace(/[.]$/, ''));
+      }
+    }
+  }
+  return [...paths].sort();
+}

@@ -410,20 +410,33 @@ describe('BroadcastHub', () => {
       expect(invalid).toMatchObject({ type: 'error', code: 'MESSAGE_INVALID' });
     });
 
-    it("should keep each entrant's rating after every round, and the latest payoff table", () => {
+    it("should keep each entrant's rating, μ and σ after every round, the latest leaderboard and payoff table, and a run's summary", () => {
       const hub = new BroadcastHub({ flushMs: 1000, heartbeatMs: 0 });
-      hub.addRun({ id: 'run', game: 'agon', status: 'running' });
-      for (const [round, before, after] of [[1, 0, 2], [2, 2, 3]]) {
-        hub.publish('run', event({ type: 'rating-change', entrant: 'ann', before, after, system: 'openskill' }));
-        hub.publish('run', event({ type: 'rating-change', entrant: 'bob', before: -before, after: -after, system: 'openskill' }));
+      hub.addRun({ id: 'run', game: 'agon', status: 'running', tournament: 'league' });
+      const skill = (mu: number) => ({ mu, sigma: 8 - Math.abs(mu - 25) });
+      for (const [round, before, after] of [[1, 25, 27], [2, 27, 28]]) {
+        hub.publish('run', event({ type: 'rating-change', entrant: 'ann', before: before - 24, after: after - 24, system: 'openskill μ − 3σ', round, skill: { before: skill(before), after: skill(after) } }));
+        hub.publish('run', event({ type: 'rating-change', entrant: 'bob', before: 26 - before, after: 26 - after, system: 'openskill μ − 3σ', round, skill: { before: skill(50 - before), after: skill(50 - after) } }));
         hub.publish('run', event({ type: 'payoff-table', round, table: { ann: { bob: { wins: round, draws: 0, losses: 0 } }, bob: { ann: { wins: 0, draws: 0, losses: round } } } }));
+        const row = { trainable: false, draws: 0, games: round, sigma: 7 };
+        hub.publish('run', event({ type: 'standings', round, rows: [{ ...row, rank: 1, entrant: 'ann', mu: after, ordinal: after - 21, wins: round, losses: 0 }, { ...row, rank: 2, entrant: 'bob', mu: 50 - after, ordinal: 29 - after, wins: 0, losses: round }] }));
       }
+      const summary = { game: 'agon', steps: 3, best: { role: 'drafter', step: 2, split: 'validation', problems: 8, accuracy: { value: 0.5, se: 0.18 } } };
+      hub.publish('run', event({ type: 'run-summary', summary }));
       hub.flush();
       const socket = new FakeSocket();
       hub.attach(socket.asWebSocket());
       hub.close();
       const [snapshot] = socket.messages;
-      expect(snapshot).toMatchObject({ ratings: [{ entrant: 'ann', history: [0, 2, 3] }, { entrant: 'bob', history: [0, -2, -3] }], leaderboard: [{ entrant: 'ann', rating: 3 }, { entrant: 'bob', rating: -3 }] });
+      expect(snapshot).toMatchObject({
+        runs: [{ id: 'run', tournament: 'league' }],
+        ratings: [
+          { run: 'run', entrant: 'ann', points: [{ round: 0, rating: 1, mu: 25, sigma: 8 }, { round: 1, rating: 3, mu: 27, sigma: 6 }, { round: 2, rating: 4, mu: 28, sigma: 5 }] },
+          { run: 'run', entrant: 'bob', points: [{ round: 0, mu: 25 }, { round: 1, mu: 23 }, { round: 2, mu: 22 }] },
+        ],
+        leaderboards: { run: [{ entrant: 'ann', rank: 1, mu: 28, wins: 2 }, { entrant: 'bob', rank: 2, losses: 2 }] },
+        summaries: { run: summary },
+      });
       expect(snapshot.type === 'snapshot' && snapshot.payoffs).toEqual({ run: { ann: { bob: { wins: 2, draws: 0, losses: 0 } }, bob: { ann: { wins: 0, draws: 0, losses: 2 } } } });
     });
   });

@@ -27,7 +27,20 @@ describe('match rows', () => {
       expect(row.summary.prompt?.startsWith('What is 38 + 45?')).toBe(true);
       expect(row.summary.prompt).toHaveLength(PROMPT_SHOWN + 1);
       expect(row.summary.verdicts).toEqual({ senior: true });
+      expect(row.summary.answers).toEqual({ senior: null });
       expect(row.text).toContain('carry the 1');
+    });
+
+    it("should show the judged turn's last boxed answer beside the gold, and a tournament match's round", () => {
+      const start = { ...at, matchId: 'r3/arithmetic/train/0/7/1', type: 'match-start', game: 'tandem', seed: 1, seats: { senior: 'ann', junior: 'bob' }, prompt: 'What is 38 + 45?', answer: '83' } as const;
+      const row = matchRow(summary(start.matchId, { senior: 1, junior: 1 }, start.seats), [
+        start,
+        { ...at, type: 'tokens', turn: 0, position: 0, tokens: [1], authors: ['senior'], text: 'So \\boxed{82}, no: ' },
+        { ...at, type: 'tokens', turn: 0, position: 1, tokens: [2], authors: ['junior'], text: '\\boxed{83}.' },
+        { ...at, type: 'verdict', role: 'senior', judge: 'grader', correct: true, answerPresent: true, turn: 0 },
+      ]);
+      expect(row.summary).toMatchObject({ round: 3, gold: '83', answers: { senior: '83' }, verdicts: { senior: true } });
+      expect(row.summary.step).toBeUndefined();
     });
   });
 

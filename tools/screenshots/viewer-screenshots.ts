@@ -14,9 +14,10 @@ import { launchChromium, serveLudus, type ServingLudus } from '../../test/server
 import { runLudus } from '../../test/support/cli.ts';
 
 const OUT = new URL('../../docs/images/', import.meta.url).pathname;
-const VIEWPORT = { width: 1400, height: 1000 };
+/** A common laptop's screen, the page as it opens (nothing unfolded): what a newcomer first sees. */
+const VIEWPORT = { width: 1440, height: 900 };
 
-const TRAIN = { problemsPerStep: 2, groupSize: 4, maxNewTokens: 96, validateEvery: 2, validationProblems: 8, finalComparison: 0 };
+const TRAIN = { problemsPerStep: 2, groupSize: 4, maxNewTokens: 96, validateEvery: 2, validationProblems: 8, finalComparison: 8 };
 const LEAGUE = {
   entrants: [
     { name: 'base', init: 'default' },
@@ -57,7 +58,6 @@ async function live(browser: Browser, dir: string): Promise<void> {
   try {
     const page = await opened(browser, served.url);
     await page.waitForFunction(() => (document.querySelector('#watching')?.textContent ?? '').includes('step 3'), undefined, { timeout: 300_000 });
-    await page.click('#charts details.more-curves > summary');
     await page.waitForFunction(() => document.querySelectorAll('#transcript .tok').length > 40, undefined, { timeout: 120_000 });
     await shoot(page, 'viewer-live.png');
   } finally {
@@ -79,9 +79,7 @@ async function replay(browser: Browser, a: string, b: string): Promise<void> {
     await page.waitForSelector('#outcome .finished');
     await page.fill('#filter-text', 'plus');
     await page.waitForFunction(() => document.querySelector<HTMLElement>('#finished')?.dataset.answered === document.querySelector<HTMLElement>('#finished')?.dataset.asked);
-    await page.click('#charts details.more-curves > summary');
     await shoot(page, 'viewer-replay.png');
-    await page.click('#charts details.more-curves > summary');
     await page.check('input[data-overlay="tandem-a"]');
     await page.check('input[data-overlay="tandem-b"]');
     await page.selectOption('#axis', 'tokens');

@@ -8,7 +8,7 @@ import { withheldSummary } from '../../../plugins/protocols/draft-challenge.ts';
 import { loadTokenizer } from '../../../plugins/tokenizers/hf-tokenizer.ts';
 import { runLudus } from '../../support/cli.ts';
 import { launchChromium, serveLudus, type ServingLudus } from './browser.ts';
-import { colorDistance, parseColor, strokeColors } from './pixels.ts';
+import { colorDistance, parseColor, renderedColors, strokeColors } from './pixels.ts';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -30,6 +30,74 @@ async function open(url: string, prepare?: (page: Page) => Promise<unknown>): Pr
 }
 
 const tokenCount = (page: Page) => page.locator('#transcript .tok').count();
+
+type ChartNode = HTMLElement & { uplot: { raw: (number | null)[][]; data: (number | null)[][]; over: HTMLElement; bbox: { height: number }; scales: { y: { min: number; max: number; distr: number } }; valToPos(v: number, scale: string): number } };
+
+/**
+ * The curves of a recorded run read as numbers: the values at the cursor, axes fitted to the data (and a log scale),
+ * a smoothing slider that leaves the reported best where the run recorded it, and a chart's CSV.
+ */
+async function curvesYouCanRead(page: Page, run: string): Promise<void> {
+  const metrics = (await readFile(join(run, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number; roles: { senior: { correct: number } } });
+  const validation = (await readFile(join(run, 'validation.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number; accuracy: number });
+  const exact = (v: number) => String(Number(v.toPrecision(6)));
+  const correct = '#charts figure[data-section="headline"][data-curve="correct"]';
+
+  // Hovering a step shows every series' value there, as recorded.
+  const last = metrics.at(-1)!;
+  await page.locator(correct).scrollIntoViewIfNeeded();
+  const at = await page.evaluate((selector) => {
+    const u = document.querySelector<ChartNode>(selector)!.uplot;
+    const box = u.over.getBoundingClientRect();
+    const i = u.data[0].length - 1;
+    return { x: box.left + u.valToPos(u.data[0][i]!, 'x'), y: box.top + box.height / 2 };
+  }, correct);
+  // Just inside the plot: the last step's point sits on its right edge.
+  await page.mouse.move(at.x - 1, at.y);
+  await expect(page.locator(`${correct} .readout`).textContent()).resolves.toBe(`step ${last.step}: senior ${exact(last.roles.senior.correct)}`);
+
+  // Every axis is fitted to its figure's values: none spans more than a fifth beyond them (a flat series: ±10%, ±1 at 0),
+  // and the drawn points of a varying series reach across most of the plot.
+  const fits = await page.$$eval('#charts figure', (nodes) =>
+    (nodes as ChartNode[]).map((node) => {
+      const u = node.uplot;
+      const values = u.raw.slice(1).flat().filter((v): v is number => v !== null);
+      const ys = values.map((v) => u.valToPos(v, 'y'));
+      return { name: node.dataset.curve, min: Math.min(...values), max: Math.max(...values), low: u.scales.y.min, high: u.scales.y.max, reach: (Math.max(...ys) - Math.min(...ys)) / (u.bbox.height / devicePixelRatio), values: values.length };
+    }),
+  ).then((all) => all.filter((fit) => fit.values > 0));
+  expect(fits.length).toBeGreaterThan(5);
+  for (const fit of fits) {
+    expect(fit.low, fit.name).toBeLessThanOrEqual(fit.min);
+    expect(fit.high, fit.name).toBeGreaterThanOrEqual(fit.max);
+    const room = fit.max > fit.min ? 1.2 * (fit.max - fit.min) : 2 * (fit.min === 0 ? 1 : 0.1 * Math.abs(fit.min));
+    expect(fit.high - fit.low, fit.name).toBeLessThanOrEqual(room + 1e-9);
+    if (fit.max > fit.min) expect(fit.reach, fit.name).toBeGreaterThan(0.7);
+  }
+  // A log scale for every figure whose values are all above 0; the rest say why they stay linear.
+  await page.check('#log');
+  await page.waitForFunction(() => document.querySelector<ChartNode>('#charts figure[data-curve="seconds"]')?.uplot.scales.y.distr === 3);
+  const logs = await page.$$eval('#charts figure', (nodes) => (nodes as ChartNode[]).map((node) => ({ positive: node.uplot.raw.slice(1).flat().every((v) => v === null || v > 0), log: node.uplot.scales.y.distr === 3, said: node.querySelector('figcaption')!.textContent!.includes('linear: has values ≤ 0') })));
+  for (const figure of logs) expect(figure.log ? figure.positive : !figure.positive && figure.said).toBe(true);
+  await page.uncheck('#log');
+
+  // Smoothing changes the lines only: the best validation accuracy stays the recorded one, at its step.
+  const best = validation.reduce((top, line) => (line.accuracy > top.accuracy ? line : top));
+  const accuracy = '#charts figure[data-kind="validation"][data-curve="accuracy"]';
+  await page.locator('#smooth').fill('0.9');
+  await expect(page.locator('#smooth-value').textContent()).resolves.toBe('0.90');
+  await page.waitForSelector(`${correct} canvas`);
+  await expect(page.locator(`${accuracy} figcaption`).textContent()).resolves.toContain(`best ${best.accuracy.toFixed(3)} at step ${best.step}`);
+  const smoothed = await page.$eval(correct, (node) => ({ raw: (node as ChartNode).uplot.raw[1], drawn: (node as ChartNode).uplot.data[1] }));
+  expect(smoothed.raw).toEqual(metrics.map((line) => line.roles.senior.correct));
+  if (new Set(smoothed.raw).size > 1) expect(smoothed.drawn).not.toEqual(smoothed.raw);
+  await page.locator('#smooth').fill('0');
+
+  // A chart's series as CSV: x, then a column per series, the recorded values.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${correct} .csv`)]);
+  const csv = await readFile((await download.path())!, 'utf8');
+  expect(csv).toBe(`step,senior\n${metrics.map((line) => `${line.step},${line.roles.senior.correct}`).join('\n')}\n`);
+}
 
 describe('the viewer page in Chromium', () => {
   describe('having a live tandem match (ludus match)', () => {
@@ -94,7 +162,7 @@ describe('the viewer page in Chromium', () => {
     it('should replay a finished match token by token, scrub through it turn by turn and draw the headline first, in the role colours', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'ludus-viewer-'));
       const config = join(dir, 'tiny.json');
-      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 160, validateEvery: 1, validationProblems: 2, finalComparison: 0 }));
+      await writeFile(config, JSON.stringify({ problemsPerStep: 1, groupSize: 2, maxNewTokens: 160, validateEvery: 1, validationProblems: 4, finalComparison: 2 }));
       const trained = await runLudus(['train', 'tandem', '--config', config, '--steps', '2', '--out', join(dir, 'runs', 'tiny'), '--no-watch', '--threads', '1']);
       expect(trained.code).toBe(0);
       const other = await runLudus(['train', 'tandem', '--config', config, '--steps', '2', '--seed', '2', '--out', join(dir, 'more', 'other'), '--no-watch', '--threads', '1']);
@@ -108,7 +176,7 @@ describe('the viewer page in Chromium', () => {
       const served = await serveLudus(['serve', '--runs', `${join(dir, 'runs')},${join(dir, 'more', 'other')}`, '--port', '0']);
       try {
         const { page, requested } = await open(served.url);
-        await page.setViewportSize({ width: 1400, height: 1000 });
+        await page.setViewportSize({ width: 1400, height: 900 });
         await page.waitForSelector('#runs li[data-run="tiny"][data-status="recorded"]');
         await page.waitForSelector('#runs li[data-run="other"][data-status="recorded"]');
         await expect(page.locator('#finished li').count()).resolves.toBe(lines.length);
@@ -125,7 +193,11 @@ describe('the viewer page in Chromium', () => {
         const headline = await page.locator('#charts figure[data-section="headline"]').evaluateAll((nodes) => nodes.map((node) => `${node.dataset.kind}/${node.dataset.curve}`));
         expect(headline).toEqual(['role/reward_mean', 'role/correct', 'validation/accuracy', 'role/share']);
         const lowestHeadline = Math.max(...(await page.locator('#charts figure[data-section="headline"]').evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().bottom))));
-        expect(lowestHeadline).toBeLessThan(1000);
+        expect(lowestHeadline).toBeLessThan(900);
+        // The run's final figures (summary.json) head the curves, each with its standard error.
+        const summary = JSON.parse(await readFile(join(dir, 'runs', 'tiny', 'summary.json'), 'utf8')) as { comparison: { trained: { value: number; se: number } }; best: { step: number; accuracy: { value: number } } };
+        await expect(page.locator('#summary').textContent()).resolves.toContain(`trained ${(100 * summary.comparison.trained.value).toFixed(1)}% ± ${(100 * summary.comparison.trained.se).toFixed(1)}`);
+        await expect(page.locator('#summary').textContent()).resolves.toContain(`best validation accuracy ${(100 * summary.best.accuracy.value).toFixed(1)}%`);
         const others = await page.locator('#charts details, #finished').evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().top));
         expect(Math.min(...others)).toBeGreaterThanOrEqual(lowestHeadline);
         await expect(page.locator('#charts details.internals').getAttribute('open')).resolves.toBeNull();
@@ -152,6 +224,16 @@ describe('the viewer page in Chromium', () => {
         // The end-of-text token is a marker, not text; a turn both authors wrote says so.
         expect(shown.at(-1)).toMatchObject({ text: '', special: '<|endoftext|>' });
         await expect(page.locator('.turn-label').first().textContent()).resolves.toMatch(/co-written by senior \(senior\) and junior \(junior\)|co-written by junior \(junior\) and senior \(senior\)/);
+        // Its title says what it is: the problem's first line, who played, the outcome; the id stands beside it.
+        const title = await page.locator('#match-title').textContent();
+        expect(title).toContain(line.prompt.split('\n').find((l) => l.trim() !== '')!.trim().slice(0, 40));
+        expect(title).toContain('senior, junior');
+        expect(title).toMatch(new RegExp(`senior ${line.outcome.senior}( ✓| ✗)?`));
+        await expect(page.locator('#match-id').textContent()).resolves.toContain(line.matchId);
+        // Opened at 1400×900, the headline and the match share the first screen.
+        const [headlineBox, tokenBox] = await Promise.all([page.locator('#headline').boundingBox(), page.locator('#transcript .tok').first().boundingBox()]);
+        expect(headlineBox!.y + headlineBox!.height).toBeLessThan(tokenBox!.y);
+        expect(tokenBox!.y + tokenBox!.height).toBeLessThan(900);
         await expect(page.locator('#outcome .group-title').textContent()).resolves.toBe('group of 2');
 
         await page.locator('#scrub').fill('10');
@@ -176,13 +258,18 @@ describe('the viewer page in Chromium', () => {
         const cold = await browser.newPage();
         await cold.goto(url);
         await cold.waitForFunction((n) => document.querySelectorAll('#transcript .tok').length === n, line.responseIds.length);
-        await expect(cold.locator('#match-title').textContent()).resolves.toContain(line.matchId);
+        await expect(cold.locator('#match-id').textContent()).resolves.toContain(line.matchId);
         await expect(cold.locator(`#finished li.selected`).getAttribute('data-match')).resolves.toBe(line.matchId);
         await cold.close();
 
+        // Each row shows the answer the grader judged against the gold one.
+        const judged = JSON.parse((await readFile(join(dir, 'runs', 'tiny', 'transcripts.jsonl'), 'utf8')).trim().split('\n').at(-1)!) as TranscriptLine;
+        await expect(page.locator(`#finished li[data-match="${judged.matchId}"] .row-answer`).textContent()).resolves.toMatch(new RegExp(`^(answered \\S+|no answer) · gold ${judged.answer!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+
+        await curvesYouCanRead(page, join(dir, 'runs', 'tiny'));
+        await page.click('#charts details.more-curves > summary');
         await page.waitForSelector('#charts figure[data-curve="loss"][data-kind="policy"] canvas');
         await page.waitForSelector('#charts figure[data-curve="grad_norm"][data-kind="policy"] canvas');
-        await page.check('#smooth');
         await page.waitForSelector('#charts figure[data-curve="accuracy"][data-kind="validation"] canvas');
         await expect(page.locator('#outcome .advantage').count()).resolves.toBe(1);
 
@@ -311,6 +398,7 @@ describe('the viewer page in Chromium', () => {
         expect(series.filter((name) => name !== 'step')).toEqual(['alice', 'bob']);
         // A user game's curves are stroked in its roles' and policies' legend colours, one colour each.
         await page.setViewportSize({ width: 1400, height: 1000 });
+        await page.click('#charts details.more-curves > summary');
         for (const figure of ['#charts figure[data-section="headline"][data-curve="reward_mean"]', '#charts figure[data-curve="loss"][data-kind="policy"]']) {
           const strokes = await strokeColors(browser, page, figure);
           expect(strokes.every((stroke) => stroke.ok) && strokes.some((stroke) => stroke.distances.length > 0), JSON.stringify(strokes)).toBe(true);
@@ -321,6 +409,83 @@ describe('the viewer page in Chromium', () => {
         await served.stop();
       }
     });
+  });
+});
+
+describe('the viewer page in Chromium, on a finished league', () => {
+  it('should replay it from its directory or the one above: ratings μ ± σ over rounds, the leaderboard, the payoff heat map, entrants in every row', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ludus-viewer-league-'));
+    const config = join(dir, 'league.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        entrants: [{ name: 'base' }, { name: 'alice', trainable: true, snapshotEvery: 1, schedule: { lr: 1e-3 } }],
+        games: [{ game: 'grpo' }],
+        format: { kind: 'league', rounds: 2, opponents: 1 },
+        problemsPerRound: 2,
+        groupSize: 2,
+        maxNewTokens: 48,
+      }),
+    );
+    const out = join(dir, 'runs', 'league');
+    expect((await runLudus(['tournament', config, '--out', out, '--no-watch', '--threads', '1'])).code).toBe(0);
+    const standings = JSON.parse(await readFile(join(out, 'standings.json'), 'utf8')) as { standings: { entrant: string; overall: { mu: number; sigma: number; ordinal: number }; record: { wins: number; draws: number; losses: number } }[] };
+    const payoff = JSON.parse(await readFile(join(out, 'payoff.json'), 'utf8')) as { overall: Record<string, Record<string, { wins: number; draws: number; losses: number }>> };
+    const ratings = (await readFile(join(out, 'ratings.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { step: number; overall: Record<string, { mu: number; sigma: number }> });
+    const lines = (await readFile(join(out, 'games', 'grpo', 'transcripts.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as TranscriptLine);
+
+    for (const runs of [out, join(dir, 'runs')]) {
+      const served = await serveLudus(['serve', '--runs', runs, '--port', '0']);
+      try {
+        const { page } = await open(served.url);
+        await page.setViewportSize({ width: 1400, height: 900 });
+        await page.waitForSelector('#runs li[data-run="league/grpo"][data-status="recorded"]');
+        await page.waitForSelector('#leaderboard tr[data-entrant]');
+        // The leaderboard: every entrant with μ − 3σ, μ ± σ, games and record, in the standings' order.
+        const rows = await page.locator('#leaderboard tr[data-entrant]').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent)));
+        expect(rows.map((row) => row[1]!.split(' ')[0])).toEqual(standings.standings.map((s) => s.entrant));
+        standings.standings.forEach((s, i) => {
+          const { wins, draws, losses } = s.record;
+          expect(rows[i]!.slice(2)).toEqual([s.overall.ordinal.toFixed(2), `${s.overall.mu.toFixed(2)} ± ${s.overall.sigma.toFixed(2)}`, String(Number((wins + draws + losses).toFixed(2))), [wins, draws, losses].map((n) => String(Number(n.toFixed(2)))).join('–')]);
+        });
+        // The ratings: each entrant's μ after every round (its first point the prior, a snapshot's the round it joined).
+        const chart = await page.$eval('#ratings figure[data-curve="rating"]', (node) => {
+          const u = (node as HTMLElement & { uplot: { data: (number | null)[][]; series: { label: string }[] } }).uplot;
+          return { rounds: u.data[0], series: u.series.slice(1).map((s, i) => ({ label: s.label, mu: u.data[i + 1] })) };
+        });
+        expect(chart.rounds).toEqual([0, ...ratings.map((line) => line.step)]);
+        const alice = chart.series.find((s) => s.label === 'alice')!;
+        expect(alice.mu).toEqual([25, ...ratings.map((line) => line.overall.alice.mu)]);
+        expect(chart.series.find((s) => s.label === 'alice@1')!.mu).toEqual([null, 25, ratings[1].overall['alice@1'].mu]);
+        // The ± σ band is drawn: inside it, off the lines, the canvas is tinted; above it, it is the background.
+        const band = await page.$eval('#ratings figure[data-curve="rating"]', (node) => {
+          const u = (node as HTMLElement & { uplot: { over: HTMLElement; valToPos(v: number, s: string): number } }).uplot;
+          const box = u.over.getBoundingClientRect();
+          // The widest band is the prior's (σ = 25/3) at round 0: halfway between its top and the plot's top is outside every band.
+          return { x: box.left + box.width * 0.25, inside: box.top + u.valToPos(25 + 4, 'y'), outside: box.top + u.valToPos(25 + 25 / 3, 'y') / 2, background: getComputedStyle(document.documentElement).backgroundColor };
+        });
+        const [[inside], [outside]] = await renderedColors(browser, page, [{ x: band.x, y: band.inside }, { x: band.x, y: band.outside }]);
+        expect(colorDistance(inside!, parseColor(band.background))).toBeGreaterThan(8);
+        expect(colorDistance(outside!, parseColor(band.background))).toBeLessThan(12);
+        await expect(page.locator('#ratings figcaption').textContent()).resolves.toContain('μ − 3σ rises');
+        // The payoff heat map: every cell's score rate as payoff.json says, painted by it.
+        const cells = await page.locator('#payoff td[data-row]').evaluateAll((tds) => tds.map((td) => ({ row: td.dataset.row, column: td.dataset.column, rate: Number(td.dataset.rate), text: td.querySelector('.payoff-mean')!.textContent })));
+        for (const cell of cells) {
+          const h = payoff.overall[cell.row!]![cell.column!]!;
+          expect(cell.rate).toBeCloseTo((h.wins + h.draws / 2) / (h.wins + h.draws + h.losses), 9);
+          expect(cell.text).toBe(cell.rate.toFixed(2));
+        }
+        expect(cells.length).toBeGreaterThan(0);
+        // Every row names who sat where and the round.
+        await expect(page.locator('#finished li').count()).resolves.toBe(lines.length);
+        const row = page.locator(`#finished li[data-match="${lines.at(-1)!.matchId}"]`);
+        await expect(row.locator('.row-entrants').textContent()).resolves.toBe(Object.entries(lines.at(-1)!.seats).map(([role, entrant]) => `${role} ${entrant}`).join(' · '));
+        await expect(row.locator('.row-step').textContent()).resolves.toBe('round 2');
+        await page.close();
+      } finally {
+        await served.stop();
+      }
+    }
   });
 });
 
