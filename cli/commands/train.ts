@@ -6,7 +6,7 @@ import { TRAINER_STATE_FILE } from '../../engine/trainer/training-checkpoint.ts'
 import { SUMMARY_FILE } from '../../engine/trainer/run-summary-file.ts';
 import type { Command } from 'commander';
 import { builtInGames } from '../../games/index.ts';
-import { idlePolicies, type MetricsLine } from '../../engine/trainer/metrics-line.ts';
+import { idlePolicies } from '../../engine/trainer/metrics-line.ts';
 import { StallWatch, stallWarning } from '../../engine/trainer/stall-watch.ts';
 import { collapseWarning } from '../../engine/trainer/fixed-opponents.ts';
 import { planPolicies } from '../../engine/trainer/policy-plan.ts';

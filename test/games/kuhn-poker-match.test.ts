@@ -5,7 +5,7 @@ import { randomLegal } from '../../core/world/random-legal.ts';
 import { playScriptedMatch, playWorldMoveText, startWorld, worldPayoffs, worldPrompt, type WorldMatch } from '../../core/world/world-match.ts';
 import { SPIRAL_FORFEIT } from '../../core/world/world.ts';
 import type { MetricsLine } from '../../engine/trainer/metrics-line.ts';
-import { kuhnNashPolicy, kuhnPokerWorld, type KuhnState } from '../../games/kuhn-poker.ts';
+import { kuhnNashPolicy, type KuhnState } from '../../games/kuhn-poker.ts';
 import { HANDS, handSeatOf, kuhnPokerMatchGame, kuhnPokerMatchWorld, matchPolicyPlayer, openerOf, type KuhnMatchState } from '../../games/kuhn-poker-match.ts';
 import { jsonl, runTraining, tinyConfig } from '../support/training.ts';
 
