@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { MODEL_SERVER_LIMITS, startModelServer } from '../../server/model-server/model-server.ts';
 import { forceThreadsOption, parsePort, threadsOption, wholeNumberArg } from '../options.ts';
 import { accessOptions, accessSettings, announce, type AccessFlags } from '../server-access.ts';
+import { untilSignal } from '../until-signal.ts';
 
 interface ServeModelOptions extends AccessFlags {
   host: string;
@@ -34,6 +35,7 @@ export function register(program: Command): void {
     .addOption(forceThreadsOption())
     .action(async (dir: string, opts: ServeModelOptions) => {
       const access = accessSettings(opts, MODEL_SERVER_LIMITS);
+      const stopped = untilSignal();
       const server = await startModelServer({
         model: dir,
         name: opts.name ?? (dir === 'default' ? 'default' : basename(dir)),
@@ -51,10 +53,7 @@ export function register(program: Command): void {
       });
       announce('serve-model', opts.host, access.token, { url: server.url, model: server.models.base.name });
       process.stderr.write(`serve-model: ${server.models.base.path} as "${server.models.base.name}" on ${server.url}; Ctrl-C to stop\n`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await stopped;
       await server.close();
     });
 }

@@ -4,6 +4,7 @@ import { LEARNER_ENGINES, OrtEngine, TorchEngine, type LearnerEngine, type Learn
 import { startTrainerServer, TRAINER_SERVER_LIMITS } from '../../server/trainer-server/trainer-server.ts';
 import { forceThreadsOption, parsePort, threadsOption, wholeNumberArg } from '../options.ts';
 import { accessOptions, accessSettings, announce, type AccessFlags } from '../server-access.ts';
+import { untilSignal } from '../until-signal.ts';
 
 interface ServeTrainerOptions extends AccessFlags {
   host: string;
@@ -52,6 +53,7 @@ export function register(program: Command): void {
     .addOption(forceThreadsOption())
     .action(async (opts: ServeTrainerOptions) => {
       const access = accessSettings(opts, TRAINER_SERVER_LIMITS);
+      const stopped = untilSignal();
       const server = await startTrainerServer({
         engine: () => openEngine(opts),
         host: opts.host,
@@ -69,10 +71,7 @@ export function register(program: Command): void {
       });
       announce('serve-trainer', opts.host, access.token, { url: server.url, samplerDir: server.samplerDir, backend: server.engine.describe() });
       process.stderr.write(`serve-trainer: on ${server.url}, training on ${server.engine.summary()}, saving for samplers under ${server.samplerDir}; Ctrl-C to stop\n`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await stopped;
       await server.close();
     });
 }

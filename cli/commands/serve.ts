@@ -18,6 +18,7 @@ import { fail } from '../../core/errors.ts';
 import { warnOnStderr } from '../../engine/trainer/jsonl-log.ts';
 import { parsePort } from '../options.ts';
 import { DEFAULT_VIEWER_PORT, endWithNpx, startViewer, type WatchOptions } from '../watch.ts';
+import { untilSignal } from '../until-signal.ts';
 
 interface ServeOptions extends Omit<WatchOptions, 'watch'> {
   runs: string;
@@ -38,6 +39,7 @@ export function register(program: Command): void {
       const { runs, tournaments } = await readableRuns(dirs);
       if (runs.length === 0) fail('FILE_NOT_FOUND', `${opts.runs}: none of its runs could be read (see the warnings above)`, { dir: opts.runs });
       checkDistinctIds(runs);
+      const stopped = untilSignal();
       const server = await startViewer({ ...opts, watch: true });
       for (const run of runs) {
         const game = await gameOf(run, opts.plugin);
@@ -54,11 +56,7 @@ export function register(program: Command): void {
       }
       server.hub.flush();
       process.stderr.write(`watch: ${server.url}\nreplaying ${runs.map((run) => `${run.id} (${run.archive.summaries().length} matches)`).join(', ')}; Ctrl-C to stop\n`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-        endWithNpx(resolve);
-      });
+      await Promise.race([stopped, new Promise<void>((resolve) => endWithNpx(resolve))]);
       await server.close();
     });
 }

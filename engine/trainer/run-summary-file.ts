@@ -1,3 +1,4 @@
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunSummary } from '../../core/events.ts';
 import { pathExists, writeFileAtomically } from '../../native/io/files.ts';
@@ -38,8 +39,13 @@ export async function runSummaryOf(game: string, steps: number, comparison: Fina
 
 const estimate = ({ value, se }: { value: number; se: number }) => ({ value, se });
 
-/** summary.json in the run directory, written atomically. */
+/**
+ * summary.json in the run directory, written atomically. The half-written copy of a process killed while writing it
+ * (`.summary.json.writing-*`: the run's last write, after its last checkpoint) is removed first; the run directory's
+ * lock makes this process its only writer.
+ */
 export async function writeRunSummary(out: string, summary: RunSummary): Promise<void> {
+  for (const entry of await readdir(out)) if (entry.startsWith(`.${SUMMARY_FILE}.writing-`)) await rm(join(out, entry), { force: true });
   await writeFileAtomically(join(out, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
 }
 

@@ -74,9 +74,10 @@ describe('the published package', () => {
 async function runnablePaths(): Promise<string[]> {
   const pages = ['README.md', ...(await readdir(join(ROOT, 'docs'), { recursive: true })).filter((name) => name.endsWith('.md')).map((name) => join('docs', name))];
   const paths = new Set<string>();
+  // A path under examples/ or models/ at the root (test/examples/… is the repository's, not the package's).
   for (const page of pages) {
     for (const line of (await readFile(join(ROOT, page), 'utf8')).split('\n')) {
-      for (const [path] of line.matchAll(/\b(?:examples|models)\/[\w./-]*[\w]/g)) {
+      for (const [path] of line.matchAll(/(?<![\w/])(?:examples|models)\/[\w./-]*[\w]/g)) {
         if (path.startsWith('examples/') || line.includes('npx ludus')) paths.add(path.replace(/[.]$/, ''));
       }
     }
