@@ -33,8 +33,16 @@ describe('the viewer page in Chromium, having a recorded TicTacToe self-play run
       await page.goto(served.url);
       await page.waitForSelector('#runs li[data-run="ttt"][data-status="recorded"]');
       await page.click(`#finished li[data-match="${line.matchId}"]`);
-      await page.locator('#scrub').fill(String(await page.locator('#scrub').getAttribute('max')));
-      await page.waitForFunction((n) => document.querySelectorAll('#transcript .world-grid').length === n, line.turns.length);
+      // Scrubbed to the end of what has arrived, again while the match is still arriving (its end may come later
+      // than the first scrub on a loaded machine), until every turn's board is drawn.
+      await page.waitForFunction((n) => {
+        const scrub = document.querySelector<HTMLInputElement>('#scrub')!;
+        if (scrub.value !== scrub.max) {
+          scrub.value = scrub.max;
+          scrub.dispatchEvent(new Event('input', { bubbles: true }));
+        }
+        return document.querySelectorAll('#transcript .world-grid').length === n;
+      }, line.turns.length);
       const boards = await page.evaluate(() => Array.from(document.querySelectorAll('#transcript .world-grid'), (table) => Array.from(table.querySelectorAll('tr'), (tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent))));
       expect(boards).toEqual(line.turns.map((turn) => turn.scene.grid));
       const moves = await page.locator('#transcript .world-move').allTextContents();
